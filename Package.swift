@@ -1,0 +1,24 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Strict settings shared by every target: Swift 6 mode is the tools default;
+/// these add the upcoming checks the style guide asks for.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Milieu",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "MilieuEngine", targets: ["MilieuEngine"]),
+        .library(name: "MilieuJSON", targets: ["MilieuJSON"]),
+    ],
+    targets: [
+        .target(name: "MilieuJSON", swiftSettings: strict),
+        .target(name: "MilieuEngine", dependencies: ["MilieuJSON"], swiftSettings: strict),
+        .testTarget(name: "MilieuJSONTests", dependencies: ["MilieuJSON"], swiftSettings: strict),
+        .testTarget(name: "MilieuEngineTests", dependencies: ["MilieuEngine"], swiftSettings: strict),
+    ]
+)
