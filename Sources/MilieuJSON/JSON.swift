@@ -33,6 +33,12 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
         self.init(elements.map { (key: $0.0, value: $0.1) })
     }
 
+    /// Members the caller has already checked are free of duplicate keys (the parser does),
+    /// taken as is without the per-key scan of `init(_:)`.
+    init(uncheckedUniqueMembers members: [Member]) {
+        self.members = members
+    }
+
     public var startIndex: Int { members.startIndex }
     public var endIndex: Int { members.endIndex }
     public subscript(position: Int) -> Member { members[position] }

@@ -1,0 +1,136 @@
+import MilieuJSON
+
+/// An error the engine reports: a stable kind, a message a person can act on, and
+/// the fields that name the culprit (they become `error.data` on the wire).
+///
+/// Any operation that throws one leaves the graph exactly as it was.
+public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A stable error name. A struct rather than an enum so that adding kinds breaks nobody.
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        public let name: String
+        public var description: String { name }
+
+        public static let environmentObjectMissing = Kind(name: "EnvironmentObjectMissing")
+        public static let unknownPath = Kind(name: "UnknownPath")
+        public static let unknownType = Kind(name: "UnknownType")
+        public static let unknownAction = Kind(name: "UnknownAction")
+        public static let typeMismatch = Kind(name: "TypeMismatch")
+        public static let readOnly = Kind(name: "ReadOnly")
+        public static let versionConflict = Kind(name: "VersionConflict")
+        public static let duplicateView = Kind(name: "DuplicateView")
+        public static let invalidDeclaration = Kind(name: "InvalidDeclaration")
+        public static let inUse = Kind(name: "InUse")
+        public static let forbidden = Kind(name: "Forbidden")
+        public static let invalidValue = Kind(name: "InvalidValue")
+        public static let limitExceeded = Kind(name: "LimitExceeded")
+    }
+
+    public let kind: Kind
+    public let message: String
+    /// The culprit's names; `kind` is added by the wire layer.
+    public var data: JSONObject
+
+    public init(kind: Kind, message: String, data: JSONObject = [:]) {
+        self.kind = kind
+        self.message = message
+        self.data = data
+    }
+
+    public var description: String { "\(kind): \(message)" }
+}
+
+extension EngineError {
+    /// Rule 8: the message reads as SwiftUI's does.
+    static func environmentObjectMissing(type: String, view: String, variable: String, searched: [String]) -> EngineError {
+        let hint =
+            "Provide a \(type) on \(view) or one of its ancestors: add its key path to "
+            + "\"provide\": {\"environmentObjects\": [...]} in an ancestor's declaration, or call view/provide "
+            + "with {\"path\": <ancestor>, \"environmentObjects\": [<key path of a \(type)>]}."
+        return EngineError(
+            kind: .environmentObjectMissing,
+            message: "No ObservableObject of type \(type) found. A View.environmentObject(_:) for \(type) "
+                + "may be missing as an ancestor of this view.",
+            data: [
+                "type": .string(type), "view": .string(view), "variable": .string(variable),
+                "searched": .array(searched.map(JSON.string)), "hint": .string(hint),
+            ])
+    }
+
+    static func unknownPath(_ path: String, _ reason: String) -> EngineError {
+        EngineError(kind: .unknownPath, message: "unknown path \(path): \(reason)", data: ["path": .string(path)])
+    }
+
+    static func unknownType(_ type: String) -> EngineError {
+        EngineError(
+            kind: .unknownType, message: "unknown type \(type); schema/types lists the registered types",
+            data: ["type": .string(type)])
+    }
+
+    static func unknownAction(path: String, action: String, type: String, known: [String]) -> EngineError {
+        let list = known.isEmpty ? "it has none" : "it has " + known.joined(separator: ", ")
+        return EngineError(
+            kind: .unknownAction, message: "\(type) has no action \(action) (\(path)); \(list)",
+            data: ["path": .string(path), "action": .string(action), "type": .string(type)])
+    }
+
+    static func typeMismatch(path: String, expected: String, actual: String) -> EngineError {
+        EngineError(
+            kind: .typeMismatch, message: "\(path) expects \(expected), got \(actual)",
+            data: ["path": .string(path), "expected": .string(expected), "actual": .string(actual)])
+    }
+
+    static func readOnly(_ path: String, _ reason: String) -> EngineError {
+        EngineError(
+            kind: .readOnly, message: "\(path) cannot be written: \(reason)",
+            data: ["path": .string(path), "reason": .string(reason)])
+    }
+
+    static func versionConflict(path: String, expected: Int, actual: Int) -> EngineError {
+        EngineError(
+            kind: .versionConflict,
+            message: "\(path) is at version \(actual), not \(expected); read it again and retry",
+            data: ["path": .string(path), "expected": .int(expected), "actual": .int(actual)])
+    }
+
+    static func duplicateView(_ path: String) -> EngineError {
+        EngineError(
+            kind: .duplicateView, message: "a view is already mounted at \(path); give it another name or an id",
+            data: ["path": .string(path)])
+    }
+
+    static func invalidDeclaration(field: String, reason: String, view: String? = nil) -> EngineError {
+        var data: JSONObject = ["field": .string(field), "reason": .string(reason)]
+        if let view { data["view"] = .string(view) }
+        let place = view.map { " of \($0)" } ?? ""
+        return EngineError(kind: .invalidDeclaration, message: "invalid \(field)\(place): \(reason)", data: data)
+    }
+
+    static func inUse(provided: String, view: String, dependents: [String]) -> EngineError {
+        EngineError(
+            kind: .inUse,
+            message: "\(provided) provided by \(view) is still required by "
+                + dependents.joined(separator: ", ") + "; unmount them or provide it from another ancestor first",
+            data: [
+                "provided": .string(provided), "view": .string(view),
+                "dependents": .array(dependents.map(JSON.string)),
+            ])
+    }
+
+    static func forbidden(path: String, reason: String) -> EngineError {
+        EngineError(
+            kind: .forbidden, message: "\(path): \(reason)", data: ["path": .string(path), "reason": .string(reason)])
+    }
+
+    /// `value` is nil for a secure property, whose value is never shown (rule 13).
+    static func invalidValue(path: String, constraint: String, value: JSON?) -> EngineError {
+        var data: JSONObject = ["path": .string(path), "constraint": .string(constraint)]
+        if let value { data["value"] = value }
+        return EngineError(kind: .invalidValue, message: "\(path) must satisfy \(constraint)", data: data)
+    }
+
+    static func limitExceeded(limit: String, max: Int) -> EngineError {
+        EngineError(
+            kind: .limitExceeded, message: "limit reached: at most \(max) \(limit)",
+            data: ["limit": .string(limit), "max": .int(max)])
+    }
+}

@@ -1,0 +1,38 @@
+import MilieuJSON
+
+/// One thing a committed transaction did, in the order it happened; the daemon turns
+/// these into notifications for the watchers they concern.
+public enum Change: Sendable, Equatable {
+    /// A stored or computed property changed. `value` is nil for a secure property (rule 13).
+    case property(object: String, type: String, property: String, value: JSON?)
+    /// A view's `@State` changed.
+    case state(view: String, variable: String, value: JSON)
+    /// A view's body was evaluated again, and why (rule 10).
+    case viewUpdated(view: String, reasons: [String], body: [String])
+    /// A view appeared: `"mounted"` or `"identity"`.
+    case viewMounted(view: String, reason: String, body: [String])
+    /// A view went: `"unmounted"`, `"identity"`, `"connectionClosed"` or `"parentUnmounted"`.
+    case viewUnmounted(view: String, reason: String)
+    case objectCreated(object: String, type: String, owner: String?, reason: String)
+    case objectDestroyed(object: String, type: String, owner: String?, reason: String)
+    /// Something worth a warning, such as `StateObjectInitIgnored` (rule 4).
+    case diagnostic(kind: String, message: String, view: String, variable: String, ignored: JSON, hint: String)
+
+    /// The view path a view event or diagnostic is about.
+    public var view: String? {
+        switch self {
+        case .state(let view, _, _), .viewUpdated(let view, _, _), .viewMounted(let view, _, _),
+            .viewUnmounted(let view, _), .diagnostic(_, _, let view, _, _, _):
+            view
+        case .property, .objectCreated, .objectDestroyed: nil
+        }
+    }
+}
+
+/// What one committed transaction changed, all under one version (rule 11).
+public struct Commit: Sendable {
+    public let version: Int
+    public let changes: [Change]
+
+    public var isEmpty: Bool { changes.isEmpty }
+}

@@ -1,0 +1,116 @@
+import MilieuJSON
+
+/// Environment values a view sees when no ancestor provides the key, as SwiftUI's keys have defaults.
+/// A key with no default and no provider reads as null.
+public enum EnvironmentDefaults {
+    public static let values: [String: JSON] = [
+        "colorScheme": "light", "locale": "en_US", "layoutDirection": "leftToRight", "isEnabled": true,
+        "dynamicTypeSize": "large",
+    ]
+}
+
+extension Graph {
+    /// Rule 7: the nearest provider of `type`, searching the view itself and then its ancestors,
+    /// with the paths searched for an error.
+    func environmentObject(_ type: String, for node: ViewNode) -> (Int?, searched: [String]) {
+        var searched: [String] = []
+        for view in node.ancestorsAndSelf {
+            searched.append(view.path)
+            if let id = view.providedObjects[type] { return (id, searched) }
+        }
+        return (nil, searched)
+    }
+
+    func environmentValue(_ key: String, for node: ViewNode) -> (provider: Int?, value: JSON) {
+        for view in node.ancestorsAndSelf {
+            if let value = view.providedEnvironment[key] { return (view.serial, value) }
+        }
+        return (nil, EnvironmentDefaults.values[key] ?? .null)
+    }
+
+    /// What a declaration's `provide` comes to for `node` now: objects by type, values by key.
+    func declaredProvides(of node: ViewNode) throws(EngineError) -> ([String: Int], [String: JSON]) {
+        var objects: [String: Int] = [:]
+        for path in node.declaration.provideObjects {
+            let (type, id) = try providedObject(path, relativeTo: node)
+            objects[type] = id
+        }
+        return (objects, Dictionary(node.declaration.provideEnvironment.map { ($0.key, $0.value) }, uniquingKeysWith: { _, b in b }))
+    }
+
+    /// A key path to an object, relative to `node` unless it is absolute or starts at an object id.
+    private func providedObject(_ path: String, relativeTo node: ViewNode) throws(EngineError) -> (String, Int) {
+        var keyPath = try KeyPath(parsing: path)
+        if !path.hasPrefix("/"), case .view = keyPath.root { keyPath.root = .view(node.path) }
+        guard case .object(let id) = try resolve(keyPath, display: path), let record = objects[id] else {
+            throw .typeMismatch(path: path, expected: "an object to provide", actual: "a value")
+        }
+        return (record.type.name, id)
+    }
+
+    /// `view/provide`: adds, replaces or withdraws what a mounted view provides to its subtree.
+    func provideOperation(_ path: String, objects paths: [String], environment: JSONObject, withdraw: [String])
+        throws(EngineError)
+    {
+        let canonical = try ViewPath.split(path).view
+        guard let node = views[canonical] else { throw .unknownPath(path, "no view is mounted there") }
+        var objects = node.providedObjects
+        var values = node.providedEnvironment
+        for objectPath in paths {
+            let (type, id) = try providedObject(objectPath, relativeTo: node)
+            objects[type] = id
+        }
+        for (key, value) in environment { values[key] = value }
+        for name in withdraw {
+            if objects.removeValue(forKey: name) == nil, values.removeValue(forKey: name) == nil {
+                throw .unknownPath(path, "\(canonical) provides no \(name) to withdraw")
+            }
+        }
+        try applyProvides(node, objects: objects, environment: values)
+    }
+
+    /// Makes `node` provide exactly these, and brings its subtree's environment up to date:
+    /// views that now see another object or value are evaluated again; views left
+    /// without a required object make the change fail with InUse (rule 8).
+    func applyProvides(_ node: ViewNode, objects: [String: Int], environment: [String: JSON]) throws(EngineError) {
+        let oldObjects = node.providedObjects
+        let oldEnvironment = node.providedEnvironment
+        let types = Set(objects.keys).union(oldObjects.keys).filter { objects[$0] != oldObjects[$0] }
+        let keys = Set(environment.keys).union(oldEnvironment.keys).filter { environment[$0] != oldEnvironment[$0] }
+        guard !types.isEmpty || !keys.isEmpty else { return }
+        for type in types { if let id = objects[type] { hold(id) } }
+        node.providedObjects = objects
+        node.providedEnvironment = environment
+        journal.record {
+            node.providedObjects = oldObjects
+            node.providedEnvironment = oldEnvironment
+        }
+        var missing: [(type: String, view: String)] = []
+        for view in node.subtree {
+            for (name, type) in view.declaration.environmentObjects where types.contains(type) {
+                guard let found = environmentObject(type, for: view).0 else {
+                    missing.append((type, view.path))
+                    continue
+                }
+                if view.variables[name]?.object != found {
+                    setVariable(view, name, .object(found, .environmentObject))
+                    pending.queue.add(view, reason: "_\(name)")
+                }
+            }
+            for key in view.declaration.environment where keys.contains(key) {
+                let (provider, value) = environmentValue(key, for: view)
+                guard case .environment(let oldProvider, let oldValue)? = view.variables[key],
+                    oldProvider != provider || oldValue != value
+                else { continue }
+                setVariable(view, key, .environment(provider: provider, value: value))
+                if view.dependencies[.environment(provider: oldProvider, key: key)] != nil {
+                    pending.queue.add(view, reason: "env.\(key)")
+                }
+            }
+        }
+        if let first = missing.first {
+            throw .inUse(provided: first.type, view: node.path, dependents: missing.filter { $0.type == first.type }.map(\.view))
+        }
+        for type in types { if let id = oldObjects[type] { release(id, reason: "released") } }
+    }
+}

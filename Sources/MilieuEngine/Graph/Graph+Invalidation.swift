@@ -1,0 +1,192 @@
+import MilieuJSON
+
+extension Graph {
+    /// After a transaction's operations: finds what really changed (rule 9), brings computed
+    /// properties up to date (rule 12), and evaluates each invalidated view once, parents
+    /// first (rules 10 and 11). Any error here fails the whole transaction.
+    func propagate() throws(EngineError) {
+        let next = version + 1
+        var changedSlots: [Int: [Int]] = [:]
+        var objectOrder: [Int] = []
+        for location in pending.touchOrder {
+            guard let original = pending.originals[location] else { continue }
+            switch location {
+            case .property(let id, let slot):
+                guard let record = objects[id], record.values[slot] != original else { continue }
+                if changedSlots[id] == nil { objectOrder.append(id) }
+                changedSlots[id, default: []].append(slot)
+            case .state(let serial, let name):
+                guard let node = viewsBySerial[serial], case .state(let value)? = node.variables[name], value != original
+                else { continue }
+                pending.propertyChanges.append(.state(view: node.path, variable: name, value: value))
+                setVersion(node, next)
+                invalidate(.location(location))
+            }
+        }
+        for id in objectOrder {
+            guard let record = objects[id], let slots = changedSlots[id] else { continue }
+            for slot in slots { reportPropertyChange(record, slot: slot) }
+            updateComputed(record, changed: Set(slots))
+            setVersion(record, next)
+            invalidate(.object(id))
+        }
+        while let (node, reasons) = pending.queue.next() {
+            guard node.isMounted else { continue }
+            try evaluateBody(node, reasons: reasons)
+        }
+    }
+
+    private func reportPropertyChange(_ record: ObjectRecord, slot: Int) {
+        let secure = record.type.isSecure(slot)
+        pending.propertyChanges.append(
+            .property(
+                object: record.name, type: record.type.name, property: record.type.propertyName(slot),
+                value: secure ? nil : record.values[slot]))
+        invalidate(.location(.property(object: record.serial, slot: slot)))
+    }
+
+    /// Re-evaluates the computed properties that read a changed slot; only a new value is a change.
+    private func updateComputed(_ record: ObjectRecord, changed: Set<Int>) {
+        let base = record.type.storedCount
+        for index in record.type.model.computed.indices where record.computedReads[index].contains(where: changed.contains) {
+            let oldReads = record.computedReads[index]
+            let old = record.values[base + index]
+            let new = record.evaluateComputed(index)
+            journal.record {
+                record.computedReads[index] = oldReads
+                record.values[base + index] = old
+            }
+            guard new != old else { continue }
+            record.values[base + index] = new
+            reportPropertyChange(record, slot: base + index)
+        }
+    }
+
+    /// Evaluates `node`'s body, records what it read, reports it, and re-creates its children's
+    /// declarations from the values it now passes them.
+    func evaluateBody(_ node: ViewNode, reasons: [String]) throws(EngineError) {
+        let recorder = ReadRecorder()
+        for name in node.declaration.variables {
+            switch node.variables[name] {
+            case .object(let id, let wrapper)? where wrapper != .input:
+                if objects[id]?.type.model.style == .observableObject { recorder.note(.object(id), "_\(name)") }
+            default: break
+            }
+        }
+        var body: [String] = []
+        body.reserveCapacity(node.declaration.body.count)
+        for template in node.declaration.body { body.append(try render(template, in: node, recorder: recorder)) }
+        var children: [(ViewNode, EvaluatedDeclaration)] = []
+        for child in node.children {
+            children.append((child, try evaluate(child.declaration, parent: node, recorder: recorder)))
+        }
+        setDependencies(node, recorder.dependencies)
+        setBody(node, body)
+        if reasons.contains(InvalidationQueue.mounted) {
+            pending.events.append(.viewMounted(view: node.path, reason: "mounted", body: body))
+        } else if reasons.contains(InvalidationQueue.identity) {
+            pending.events.append(.viewMounted(view: node.path, reason: "identity", body: body))
+            pending.events.append(.viewUpdated(view: node.path, reasons: [InvalidationQueue.identity], body: body))
+        } else {
+            pending.events.append(.viewUpdated(view: node.path, reasons: reasons, body: body))
+        }
+        for (child, evaluated) in children where child.isMounted {
+            try reconcile(child, with: evaluated)
+        }
+    }
+
+    private func render(_ template: Template, in node: ViewNode, recorder: ReadRecorder) throws(EngineError) -> String {
+        var line = ""
+        for part in template.parts {
+            switch part {
+            case .text(let text): line += text
+            case .read(let members):
+                switch try read(members, in: node, recorder: recorder, display: "\(node.path).\(members.joined(separator: "."))") {
+                case .value(.string(let text)): line += text
+                case .value(let value): line += value.jsonText
+                case .object(let id): line += objects[id]?.name ?? "null"
+                case .secure: line += "<secure>"
+                }
+            }
+        }
+        return line
+    }
+
+    /// A child whose parent was evaluated: a new id makes a new identity (rule 6); otherwise
+    /// new inputs, binding targets or observed objects re-evaluate it with `@self` (rules 5, 10),
+    /// and a state object's new initial values are dropped and reported (rule 4).
+    private func reconcile(_ child: ViewNode, with evaluated: EvaluatedDeclaration) throws(EngineError) {
+        if evaluated.id != child.explicitID {
+            try replaceIdentity(child, evaluated: evaluated)
+            return
+        }
+        let fresh = child.birth == transaction
+        var changed = false
+        var objectsChanged = false
+        for (name, bound) in evaluated.inputs {
+            let new: ViewVariable
+            switch bound {
+            case .object(let id): new = .inputObject(id)
+            case .value(let value): new = .input(value)
+            case .secure: new = .input(.null)
+            }
+            switch (child.variables[name], new) {
+            case (.input(let a)?, .input(let b)) where a == b: continue
+            case (.inputObject(let a)?, .inputObject(let b)) where a == b: continue
+            default: break
+            }
+            if case .inputObject(let id) = new { hold(id) }
+            if case .inputObject(let old)? = child.variables[name] { release(old, reason: "released") }
+            setVariable(child, name, new)
+            changed = true
+        }
+        for (name, location) in evaluated.bindings {
+            guard case .binding(let old)? = child.variables[name], old != location else { continue }
+            setVariable(child, name, .binding(location))
+            changed = true
+        }
+        for (name, source) in evaluated.observed {
+            guard case .object(let old, _)? = child.variables[name] else { continue }
+            switch source {
+            case .construct(let type, let arguments):
+                guard !fresh else { continue }
+                let record = try createObject(
+                    type, initial: arguments, owner: "\(child.path).\(name)", reason: "construct",
+                    field: "observedObjects.\(name).init")
+                hold(record.serial)
+                setVariable(child, name, .object(record.serial, .observedObject))
+                release(old, reason: "replaced")
+            case .object(let id):
+                guard id != old else { continue }
+                hold(id)
+                setVariable(child, name, .object(id, .observedObject))
+                release(old, reason: "released")
+            }
+            changed = true
+            objectsChanged = true
+        }
+        if !fresh {
+            for (name, arguments) in evaluated.stateObjects where arguments != child.stateObjectArguments[name] {
+                reportIgnoredInitializer(child, variable: name, arguments: arguments)
+            }
+        }
+        if objectsChanged {
+            let (objects, environment) = try declaredProvides(of: child)
+            try applyProvides(child, objects: objects, environment: environment)
+        }
+        if changed && !fresh { pending.queue.add(child, reason: "@self") }
+    }
+
+    private func reportIgnoredInitializer(_ node: ViewNode, variable: String, arguments: JSONObject) {
+        let type = node.declaration.stateObjects.first { $0.name == variable }?.initializer.type ?? "object"
+        let kept = node.variables[variable]?.object.flatMap { objects[$0]?.name } ?? type
+        pending.events.append(
+            .diagnostic(
+                kind: "StateObjectInitIgnored",
+                message: "\(node.path): @StateObject \(variable) keeps \(kept); the new initial values "
+                    + "\(JSON.object(arguments).jsonText) were ignored, because a state object is created once per view identity",
+                view: node.path, variable: variable, ignored: .object(arguments),
+                hint: "To make a new \(type) when these values change, give \(node.declaration.name) an id bound to them "
+                    + "(\"id\": {\"$parent\": ...}), as .id(value) does in SwiftUI; or pass the object in as an @ObservedObject."))
+    }
+}

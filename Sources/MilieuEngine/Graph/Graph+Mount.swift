@@ -1,0 +1,326 @@
+import MilieuJSON
+
+/// A declaration's `$parent` and `$input` references, evaluated against its parent as the
+/// parent is now: at mount, and again each time the parent's body is evaluated.
+struct EvaluatedDeclaration {
+    var id: JSON?
+    var inputs: [(name: String, value: Bound)] = []
+    /// Initial @State values: used only when the identity is created (rule 3).
+    var state: [(name: String, value: Bound)] = []
+    var bindings: [(name: String, location: Location)] = []
+    var stateObjects: [(name: String, arguments: JSONObject)] = []
+    var observed: [(name: String, source: Observed)] = []
+
+    enum Observed {
+        case construct(type: String, arguments: JSONObject)
+        case object(Int)
+    }
+}
+
+extension Graph {
+    func evaluate(_ declaration: ViewDeclaration, parent: ViewNode?, recorder: ReadRecorder?) throws(EngineError)
+        -> EvaluatedDeclaration
+    {
+        let view = ViewPath.child(of: declaration.parent, name: declaration.name, id: nil)
+        var inputs: [String: Bound] = [:]
+        var visiting: Set<String> = []
+
+        func input(_ name: String) throws(EngineError) -> Bound {
+            if let done = inputs[name] { return done }
+            guard let expression = declaration.inputs.first(where: { $0.name == name })?.value else {
+                throw .invalidDeclaration(field: "$input", reason: "\"$input\": \"\(name)\" names no input of the view", view: view)
+            }
+            guard visiting.insert(name).inserted else {
+                throw .invalidDeclaration(
+                    field: "inputs.\(name)", reason: "inputs refer to each other in a cycle through \(name)", view: view)
+            }
+            let value = try evaluate(expression)
+            inputs[name] = value
+            return value
+        }
+
+        func evaluate(_ expression: ValueExpression) throws(EngineError) -> Bound {
+            switch expression {
+            case .literal(let value): return .value(value)
+            case .input(let name): return try input(name)
+            case .parent(let members):
+                guard let parent else {
+                    throw .invalidDeclaration(field: "$parent", reason: "the root view has no parent", view: view)
+                }
+                guard parent.variables[members[0]] != nil else {
+                    throw .invalidDeclaration(
+                        field: "$parent",
+                        reason: "\"$parent\": \"\(members.joined(separator: "."))\" names no variable of \(parent.path)",
+                        view: view)
+                }
+                let bound = try read(members, in: parent, recorder: recorder, display: "\(parent.path).\(members.joined(separator: "."))")
+                if bound == .secure {
+                    throw .forbidden(path: "\(parent.path).\(members.joined(separator: "."))", reason: "a secure value cannot be passed to a view")
+                }
+                return bound
+            }
+        }
+
+        func value(_ expression: ValueExpression) throws(EngineError) -> JSON {
+            switch try evaluate(expression) {
+            case .value(let value): return value
+            case .object(let id): return .string(objects[id]?.name ?? "")
+            case .secure: return .null
+            }
+        }
+
+        var result = EvaluatedDeclaration()
+        if let id = declaration.id { result.id = try value(id) }
+        for (name, _) in declaration.inputs { result.inputs.append((name, try input(name))) }
+        for (name, expression) in declaration.state { result.state.append((name, try evaluate(expression))) }
+        for (name, source) in declaration.bindings {
+            result.bindings.append((name, try bindingLocation(source, parent: parent, view: view, variable: name)))
+        }
+        for (name, initializer) in declaration.stateObjects {
+            result.stateObjects.append((name, try arguments(initializer, value)))
+        }
+        for (name, source) in declaration.observedObjects {
+            switch source {
+            case .construct(let initializer):
+                result.observed.append((name, .construct(type: initializer.type, arguments: try arguments(initializer, value))))
+            case .object(let objectName):
+                guard let record = objectsByName[objectName] else {
+                    throw .unknownPath(objectName, "no object \(objectName) for observed object \(name) of \(view)")
+                }
+                result.observed.append((name, .object(record.serial)))
+            case .parent(let members):
+                guard case .object(let id) = try evaluate(.parent(members)) else {
+                    throw .invalidDeclaration(
+                        field: "observedObjects.\(name)", reason: "$parent \(members.joined(separator: ".")) is not an object",
+                        view: view)
+                }
+                result.observed.append((name, .object(id)))
+            }
+        }
+        return result
+    }
+
+    private func arguments(_ initializer: ObjectInitializer, _ value: (ValueExpression) throws(EngineError) -> JSON)
+        throws(EngineError) -> JSONObject
+    {
+        var arguments = JSONObject()
+        for (name, expression) in initializer.arguments { arguments[name] = try value(expression) }
+        return arguments
+    }
+
+    /// A binding's source of truth: a @State or @Binding of the parent, or a stored property of an object.
+    private func bindingLocation(_ members: [String], parent: ViewNode?, view: String, variable: String) throws(EngineError)
+        -> Location
+    {
+        let field = "bindings.\(variable)"
+        guard let parent else { throw .invalidDeclaration(field: field, reason: "the root view has no parent", view: view) }
+        let name = members[0]
+        switch parent.variables[name] {
+        case nil:
+            throw .invalidDeclaration(field: field, reason: "\"$parent\": \"\(name)\" names no variable of \(parent.path)", view: view)
+        case .state? where members.count == 1: return .state(view: parent.serial, name: name)
+        case .binding(let location)? where members.count == 1: return location
+        default:
+            guard members.count >= 2 else {
+                throw .invalidDeclaration(
+                    field: field, reason: "\(name) of \(parent.path) is not a @State or @Binding; bind to one, or to object.property",
+                    view: view)
+            }
+            let display = "\(parent.path).\(members.joined(separator: "."))"
+            let (location, rest) = try writeTarget(KeyPath(root: .view(parent.path), members: members), display: display)
+            guard rest.isEmpty, case .property(let id, let slot) = location else {
+                throw .invalidDeclaration(field: field, reason: "a binding ends at a property or a @State", view: view)
+            }
+            if let record = objects[id], record.type.isComputed(slot) {
+                throw .invalidDeclaration(field: field, reason: "\(display) is computed and cannot be bound", view: view)
+            }
+            return location
+        }
+    }
+
+    /// `view/mount`: the view is created now; its body is evaluated when the transaction propagates.
+    func mountOperation(_ json: JSON, owner: Int?) throws(EngineError) -> ViewNode {
+        let declaration = try ViewDeclaration(json: json)
+        guard let parent = views[declaration.parent] else {
+            throw .unknownPath(declaration.parent, "no view is mounted there to be the parent")
+        }
+        let recorder = ReadRecorder()
+        let evaluated = try evaluate(declaration, parent: parent, recorder: recorder)
+        let node = try buildNode(declaration, parent: parent, explicitID: evaluated.id, owner: owner, evaluated: evaluated)
+        addDependencies(parent, recorder.dependencies)
+        return node
+    }
+
+    /// Creates a view identity: its state, its objects, what it provides, its environment (rules 3–8).
+    func buildNode(
+        _ declaration: ViewDeclaration, parent: ViewNode?, explicitID: JSON?, owner: Int?, evaluated: EvaluatedDeclaration?,
+        after previous: ViewNode? = nil, atEnd: Bool = true, reason: String = InvalidationQueue.mounted
+    ) throws(EngineError) -> ViewNode {
+        let evaluated = try evaluatedOrNew(evaluated, declaration, parent: parent)
+        let node = ViewNode(
+            serial: makeSerial(), declaration: declaration, parent: parent, explicitID: explicitID, birth: transaction,
+            owner: owner)
+        try link(node, after: previous, atEnd: atEnd)
+        for (name, bound) in evaluated.inputs {
+            switch bound {
+            case .object(let id):
+                hold(id)
+                node.variables[name] = .inputObject(id)
+            case .value(let value): node.variables[name] = .input(value)
+            case .secure: node.variables[name] = .input(.null)
+            }
+        }
+        for (name, bound) in evaluated.state {
+            guard case .value(let initial) = bound else {
+                throw .invalidDeclaration(field: "state.\(name)", reason: "a @State holds a value, not an object", view: node.path)
+            }
+            node.variables[name] = .state(initial)
+            node.stateTypes[name] = Self.stateType(of: initial)
+        }
+        for (name, location) in evaluated.bindings { node.variables[name] = .binding(location) }
+        let objectReason = parent == nil ? "app" : "stateObject"
+        for (name, arguments) in evaluated.stateObjects {
+            guard let type = declaration.stateObjects.first(where: { $0.name == name })?.initializer.type else { continue }
+            let record = try createObject(
+                type, initial: arguments, owner: "\(node.path).\(name)", reason: objectReason, field: "stateObjects.\(name).init")
+            hold(record.serial)
+            node.variables[name] = .object(record.serial, .stateObject)
+            node.stateObjectArguments[name] = arguments
+        }
+        for (name, source) in evaluated.observed {
+            let id: Int
+            switch source {
+            case .construct(let type, let arguments):
+                id = try createObject(
+                    type, initial: arguments, owner: "\(node.path).\(name)", reason: "construct",
+                    field: "observedObjects.\(name).init"
+                ).serial
+            case .object(let existing): id = existing
+            }
+            hold(id)
+            node.variables[name] = .object(id, .observedObject)
+        }
+        let (providedObjects, providedEnvironment) = try declaredProvides(of: node)
+        for id in providedObjects.values { hold(id) }
+        node.providedObjects = providedObjects
+        node.providedEnvironment = providedEnvironment
+        for (name, type) in declaration.environmentObjects {
+            guard registry[type] != nil else { throw .unknownType(type) }
+            let (found, searched) = environmentObject(type, for: node)
+            guard let found else {
+                throw .environmentObjectMissing(type: type, view: node.path, variable: name, searched: searched)
+            }
+            node.variables[name] = .object(found, .environmentObject)
+        }
+        for key in declaration.environment {
+            let (provider, value) = environmentValue(key, for: node)
+            node.variables[key] = .environment(provider: provider, value: value)
+        }
+        try checkBodyReads(node)
+        pending.queue.add(node, reason: reason)
+        return node
+    }
+
+    private func evaluatedOrNew(_ evaluated: EvaluatedDeclaration?, _ declaration: ViewDeclaration, parent: ViewNode?)
+        throws(EngineError) -> EvaluatedDeclaration
+    {
+        if let evaluated { return evaluated }
+        return try evaluate(declaration, parent: parent, recorder: nil)
+    }
+
+    /// The shape a @State keeps: the kind of its initial value (a null or object initial value accepts any JSON).
+    static func stateType(of value: JSON) -> PropertyType {
+        switch value {
+        case .bool: .bool
+        case .int: .int
+        case .double: .double
+        case .string: .string
+        case .array: .array(.json)
+        case .null, .object: .json
+        }
+    }
+
+    /// Refuses a body that reads a property its object's type does not have, before anything is shown.
+    private func checkBodyReads(_ node: ViewNode) throws(EngineError) {
+        for template in node.declaration.body {
+            for case .read(let members) in template.parts where members.count > 1 {
+                guard let id = node.variables[members[0]]?.object, let type = objects[id]?.type else { continue }
+                guard type.slots[members[1]] != nil else {
+                    throw .invalidDeclaration(
+                        field: "body", reason: "\"\(template.source)\" reads \(members[1]), which \(type.name) does not have",
+                        view: node.path)
+                }
+            }
+        }
+    }
+
+    /// `view/unmount`.
+    func unmountOperation(_ path: String) throws(EngineError) {
+        let canonical = try ViewPath.split(path).view
+        guard let node = views[canonical] else { throw .unknownPath(path, "no view is mounted there") }
+        guard node.parent != nil else { throw .forbidden(path: path, reason: "the root view cannot be unmounted") }
+        teardown(node, reason: "unmounted")
+    }
+
+    /// Removes `node` and its subtree, children first, releasing what they hold (rules 3 and 15).
+    func teardown(_ node: ViewNode, reason: String) {
+        let objectReason = reason == "identity" ? "identity" : "ownerUnmounted"
+        for current in node.subtree.reversed() {
+            for name in current.declaration.variables {
+                switch current.variables[name] {
+                case .object(let id, .stateObject)?: release(id, reason: objectReason)
+                case .object(let id, .observedObject)?:
+                    let constructed = current.declaration.observedObjects.contains { entry in
+                        if entry.name == name, case .construct = entry.source { true } else { false }
+                    }
+                    release(id, reason: constructed ? objectReason : "released")
+                case .inputObject(let id)?: release(id, reason: "released")
+                default: break
+                }
+            }
+            for id in current.providedObjects.values { release(id, reason: "released") }
+            setDependencies(current, [:])
+            remove(current)
+            if current.hasEvaluated {
+                let viewReason = current === node ? reason : (reason == "identity" ? "identity" : "parentUnmounted")
+                pending.events.append(.viewUnmounted(view: current.path, reason: viewReason))
+            }
+        }
+    }
+
+    /// Rule 6: a new `id` makes a new view. The old identity and its subtree go; the same
+    /// declarations are built again, with fresh state, from the current inputs.
+    func replaceIdentity(_ child: ViewNode, evaluated: EvaluatedDeclaration) throws(EngineError) {
+        guard let parent = child.parent else { return }
+        let previous = child.previousSibling
+        let plan = child.children.map(RebuildPlan.init)
+        teardown(child, reason: "identity")
+        let fresh = try buildNode(
+            child.declaration, parent: parent, explicitID: evaluated.id, owner: child.owner, evaluated: evaluated,
+            after: previous, atEnd: false, reason: InvalidationQueue.identity)
+        for item in plan { try rebuild(item, under: fresh) }
+    }
+
+    private func rebuild(_ plan: RebuildPlan, under parent: ViewNode) throws(EngineError) {
+        var declaration = plan.declaration
+        declaration.parent = parent.path
+        let evaluated = try evaluate(declaration, parent: parent, recorder: nil)
+        let node = try buildNode(
+            declaration, parent: parent, explicitID: evaluated.id, owner: plan.owner, evaluated: evaluated,
+            reason: InvalidationQueue.identity)
+        for child in plan.children { try rebuild(child, under: node) }
+    }
+}
+
+/// The declarations under a view whose identity changes, to build them again.
+struct RebuildPlan {
+    let declaration: ViewDeclaration
+    let owner: Int?
+    let children: [RebuildPlan]
+
+    init(_ node: ViewNode) {
+        declaration = node.declaration
+        owner = node.owner
+        children = node.children.map(RebuildPlan.init)
+    }
+}

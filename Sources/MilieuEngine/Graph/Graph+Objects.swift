@@ -1,0 +1,150 @@
+import MilieuJSON
+
+extension Graph {
+    /// Makes an object of `typeName` with `initial` values over the declared defaults.
+    /// The caller holds it (`hold`); creation is reported with its owner and reason (rule 15).
+    func createObject(_ typeName: String, initial: JSONObject, owner: String?, reason: String, field: String)
+        throws(EngineError) -> ObjectRecord
+    {
+        guard let type = registry[typeName] else { throw .unknownType(typeName) }
+        var values = type.model.stored.map(\.defaultValue)
+        for (name, value) in initial {
+            guard let slot = type.slots[name] else {
+                throw .invalidDeclaration(field: "\(field).\(name)", reason: "\(typeName) has no property \(name)")
+            }
+            guard slot < type.storedCount else {
+                throw .readOnly("\(typeName).\(name)", "\(name) is computed from other properties")
+            }
+            values[slot] = try checked(value, for: type.model.stored[slot], path: "\(typeName).\(name)")
+        }
+        let record = ObjectRecord(
+            serial: makeSerial(), name: makeObjectName(typeName), type: type, values: values, version: version,
+            owner: owner)
+        for index in type.model.computed.indices { record.values.append(record.evaluateComputed(index)) }
+        objects[record.serial] = record
+        objectsByName[record.name] = record
+        journal.record { [unowned self] in
+            objects[record.serial] = nil
+            objectsByName[record.name] = nil
+        }
+        pending.events.append(.objectCreated(object: record.name, type: typeName, owner: owner, reason: reason))
+        return record
+    }
+
+    func hold(_ id: Int) {
+        guard let record = objects[id] else { return }
+        record.holders += 1
+        journal.record { record.holders -= 1 }
+    }
+
+    /// Lets go of an object; the last holder destroys it, reported with `reason`.
+    func release(_ id: Int, reason: String) {
+        guard let record = objects[id] else { return }
+        record.holders -= 1
+        journal.record { record.holders += 1 }
+        guard record.holders <= 0 else { return }
+        objects[id] = nil
+        objectsByName[record.name] = nil
+        journal.record { [unowned self] in
+            objects[id] = record
+            objectsByName[record.name] = record
+        }
+        pending.events.append(
+            .objectDestroyed(object: record.name, type: record.type.name, owner: record.owner, reason: reason))
+    }
+
+    /// The value conformed to the property's type and checked against its validation.
+    func checked(_ value: JSON, for property: StoredProperty, path: String) throws(EngineError) -> JSON {
+        guard let conformed = property.type.conform(value) else {
+            throw .typeMismatch(path: path, expected: property.type.description, actual: value.kindName)
+        }
+        if case .reference(let type) = property.type, case .string(let name) = conformed {
+            guard objectsByName[name]?.type.name == type else {
+                throw .typeMismatch(path: path, expected: "@\(type)", actual: "\"\(name)\"")
+            }
+        }
+        if let violated = property.validation.violation(of: conformed) {
+            throw .invalidValue(path: path, constraint: violated, value: property.secure ? nil : conformed)
+        }
+        return conformed
+    }
+
+    /// Writes a stored property; an equal value is no change (rule 9).
+    func writeProperty(_ record: ObjectRecord, slot: Int, _ value: JSON, path: String) throws(EngineError) {
+        guard slot < record.type.storedCount else {
+            throw .readOnly(path, "\(record.type.propertyName(slot)) is computed from other properties")
+        }
+        let conformed = try checked(value, for: record.type.model.stored[slot], path: path)
+        let old = record.values[slot]
+        guard old != conformed else { return }
+        pending.touch(.property(object: record.serial, slot: slot), original: old)
+        record.values[slot] = conformed
+        journal.record { record.values[slot] = old }
+    }
+
+    /// The current value of a computed property, evaluated afresh (an action may have just written what it reads).
+    func currentValue(_ record: ObjectRecord, slot: Int) -> JSON {
+        guard record.type.isComputed(slot) else { return record.values[slot] }
+        let index = slot - record.type.storedCount
+        let previousReads = record.computedReads[index]
+        let value = record.evaluateComputed(index)
+        record.computedReads[index] = previousReads
+        return value
+    }
+
+    /// Runs an action of the object at the head of `path` (rule 14).
+    func callOperation(_ path: String, _ arguments: [JSON]) throws(EngineError) -> JSON {
+        let keyPath = try KeyPath(parsing: path)
+        guard let action = keyPath.members.last else { throw .unknownPath(path, "name an action, as login.login") }
+        let target = KeyPath(root: keyPath.root, members: Array(keyPath.members.dropLast()))
+        guard case .object(let id) = try resolve(target, display: path) else {
+            throw .unknownPath(path, "\(target.description) is not an object")
+        }
+        guard let record = objects[id] else { throw .unknownPath(path, "the object is gone") }
+        guard let definition = record.type.actions[action] else {
+            throw .unknownAction(path: path, action: action, type: record.type.name, known: record.type.model.actions.map(\.name))
+        }
+        let expected = definition.parameters
+        guard arguments.count == expected.count else {
+            let signature = expected.map { "\($0.name): \($0.type)" }.joined(separator: ", ")
+            throw .typeMismatch(
+                path: path, expected: "\(expected.count) argument(s) (\(signature))", actual: "\(arguments.count)")
+        }
+        var conformed: [JSON] = []
+        for (argument, parameter) in zip(arguments, expected) {
+            guard let value = parameter.type.conform(argument) else {
+                throw .typeMismatch(path: "\(path)(\(parameter.name))", expected: parameter.type.description, actual: argument.kindName)
+            }
+            conformed.append(value)
+        }
+        return try definition.perform(ActionContext(graph: self, record: record, arguments: conformed, path: target.description))
+    }
+}
+
+/// What an action sees: its object's properties (secure ones too), its arguments and the clock.
+public struct ActionContext {
+    private unowned let graph: Graph
+    private let record: ObjectRecord
+    public let arguments: [JSON]
+    private let path: String
+
+    init(graph: Graph, record: ObjectRecord, arguments: [JSON], path: String) {
+        self.graph = graph
+        self.record = record
+        self.arguments = arguments
+        self.path = path
+    }
+
+    /// The current time as ISO 8601, from the graph's clock.
+    public var now: String { graph.clock() }
+
+    public func get(_ name: String) throws(EngineError) -> JSON {
+        guard let slot = record.type.slots[name] else { throw .unknownPath("\(path).\(name)", "no such property") }
+        return graph.currentValue(record, slot: slot)
+    }
+
+    public func set(_ name: String, _ value: JSON) throws(EngineError) {
+        guard let slot = record.type.slots[name] else { throw .unknownPath("\(path).\(name)", "no such property") }
+        try graph.writeProperty(record, slot: slot, value, path: "\(path).\(name)")
+    }
+}

@@ -1,0 +1,207 @@
+import MilieuJSON
+
+/// What a key path or `$parent` reference comes to: a value, an object, or a secure value that is not shown.
+enum Bound: Equatable {
+    case value(JSON)
+    case object(Int)
+    case secure
+}
+
+/// Collects what an evaluation reads, each with the reason a change to it would give (rule 10).
+final class ReadRecorder {
+    var dependencies: [Dependency: String] = [:]
+
+    func note(_ dependency: Dependency, _ reason: String) {
+        if dependencies[dependency] == nil { dependencies[dependency] = reason }
+    }
+}
+
+extension Graph {
+    /// Reads `members` starting at one of `node`'s variables, recording what was read.
+    func read(_ members: [String], in node: ViewNode, recorder: ReadRecorder?, display: String) throws(EngineError) -> Bound {
+        let name = members[0]
+        guard let variable = node.variables[name] else {
+            throw .unknownPath(display, "\(node.path) has no variable \(name)")
+        }
+        var bound: Bound
+        switch variable {
+        case .input(let value): bound = .value(value)
+        case .inputObject(let id), .object(let id, _): bound = .object(id)
+        case .state(let value):
+            recorder?.note(.location(.state(view: node.serial, name: name)), "_\(name)")
+            bound = .value(value)
+        case .binding(let location):
+            recorder?.note(.location(location), "_\(name)")
+            bound = boundValue(at: location)
+        case .environment(let provider, let value):
+            recorder?.note(.environment(provider: provider, key: name), "env.\(name)")
+            bound = .value(value)
+        }
+        for index in members.indices.dropFirst() {
+            bound = try member(members[index], of: bound, recorder: recorder, reason: members[...index].joined(separator: "."),
+                display: display)
+        }
+        return bound
+    }
+
+    /// One step of a key path: a property of an object, or a member of a JSON value (null when absent).
+    func member(_ name: String, of bound: Bound, recorder: ReadRecorder?, reason: String, display: String)
+        throws(EngineError) -> Bound
+    {
+        switch bound {
+        case .secure: return .secure
+        case .value(let value):
+            switch value {
+            case .object(let object): return .value(object[name] ?? .null)
+            case .array(let items):
+                guard let index = Int(name), items.indices.contains(index) else { return .value(.null) }
+                return .value(items[index])
+            default: return .value(.null)
+            }
+        case .object(let id):
+            guard let record = objects[id] else { return .value(.null) }
+            guard let slot = record.type.slots[name] else {
+                throw .unknownPath(display, "\(record.type.name) has no property \(name)")
+            }
+            if record.type.model.style == .observable {
+                recorder?.note(.location(.property(object: id, slot: slot)), reason)
+            }
+            if record.type.isSecure(slot) { return .secure }
+            let value = record.values[slot]
+            if case .reference = record.type.propertyType(slot), case .string(let target) = value,
+                let referenced = objectsByName[target]
+            {
+                return .object(referenced.serial)
+            }
+            return .value(value)
+        }
+    }
+
+    func boundValue(at location: Location) -> Bound {
+        switch location {
+        case .property(let id, let slot):
+            guard let record = objects[id] else { return .value(.null) }
+            return record.type.isSecure(slot) ? .secure : .value(record.values[slot])
+        case .state(let serial, let name):
+            guard let node = viewsBySerial[serial], case .state(let value)? = node.variables[name] else { return .value(.null) }
+            return .value(value)
+        }
+    }
+
+    /// The view a key path starts from, or the object for an object root.
+    func resolve(_ keyPath: KeyPath, display: String) throws(EngineError) -> Bound {
+        switch keyPath.root {
+        case .object(let name):
+            guard let record = objectsByName[name] else { throw .unknownPath(display, "no object \(name)") }
+            var bound = Bound.object(record.serial)
+            for (index, name) in keyPath.members.enumerated() {
+                bound = try member(name, of: bound, recorder: nil, reason: keyPath.members[...index].joined(separator: "."),
+                    display: display)
+            }
+            return bound
+        case .view(let path):
+            guard let node = views[path] else { throw .unknownPath(display, "no view is mounted at \(path)") }
+            guard !keyPath.members.isEmpty else { throw .unknownPath(display, "\(path) is a view, not a value") }
+            return try read(keyPath.members, in: node, recorder: nil, display: display)
+        }
+    }
+
+    /// Where a write to `keyPath` lands — through bindings, to the source (rule 1) — and the
+    /// members inside that place's JSON value it writes.
+    func writeTarget(_ keyPath: KeyPath, display: String) throws(EngineError) -> (Location, [String]) {
+        var members = keyPath.members[...]
+        var object: ObjectRecord
+        switch keyPath.root {
+        case .object(let name):
+            guard let record = objectsByName[name] else { throw .unknownPath(display, "no object \(name)") }
+            object = record
+        case .view(let path):
+            guard let node = views[path] else { throw .unknownPath(display, "no view is mounted at \(path)") }
+            guard let name = members.popFirst() else { throw .readOnly(display, "a view is not a value; write one of its variables") }
+            switch node.variables[name] {
+            case nil: throw .unknownPath(display, "\(path) has no variable \(name)")
+            case .state?: return (.state(view: node.serial, name: name), Array(members))
+            case .binding(let location)?: return (location, Array(members))
+            case .input?: throw .readOnly(display, "\(name) is an input, a constant its parent passes; write the parent's value")
+            case .environment?: throw .readOnly(display, "\(name) is an environment value; change it with view/provide")
+            case .inputObject(let id)?, .object(let id, _)?:
+                guard let record = objects[id] else { throw .unknownPath(display, "the object is gone") }
+                object = record
+            }
+        }
+        while true {
+            guard let name = members.popFirst() else {
+                throw .readOnly(display, "\(object.name) is an object; write one of its properties")
+            }
+            guard let slot = object.type.slots[name] else {
+                throw .unknownPath(display, "\(object.type.name) has no property \(name)")
+            }
+            if !members.isEmpty, case .reference = object.type.propertyType(slot), case .string(let target) = object.values[slot],
+                let referenced = objectsByName[target]
+            {
+                object = referenced
+                continue
+            }
+            return (.property(object: object.serial, slot: slot), Array(members))
+        }
+    }
+
+    /// `graph/set`: writes a stored property or a @State, through bindings to the source.
+    func setOperation(_ path: String, _ value: JSON, ifVersion: Int?) throws(EngineError) {
+        let (location, members) = try writeTarget(try KeyPath(parsing: path), display: path)
+        if let ifVersion {
+            let actual: Int
+            switch location {
+            case .property(let id, _): actual = objects[id]?.version ?? 0
+            case .state(let serial, _): actual = viewsBySerial[serial]?.version ?? 0
+            }
+            guard actual == ifVersion else { throw .versionConflict(path: path, expected: ifVersion, actual: actual) }
+        }
+        var newValue = value
+        if !members.isEmpty {
+            guard case .value(let whole) = boundValue(at: location) else {
+                throw .forbidden(path: path, reason: "a secure value is written whole")
+            }
+            newValue = try replacing(members[...], in: whole, with: value, display: path)
+        }
+        try write(location, newValue, display: path)
+    }
+
+    func write(_ location: Location, _ value: JSON, display: String) throws(EngineError) {
+        switch location {
+        case .property(let id, let slot):
+            guard let record = objects[id] else { throw .unknownPath(display, "the object is gone") }
+            try writeProperty(record, slot: slot, value, path: display)
+        case .state(let serial, let name):
+            guard let node = viewsBySerial[serial], case .state(let old)? = node.variables[name] else {
+                throw .unknownPath(display, "the view is gone")
+            }
+            let type = node.stateTypes[name] ?? .json
+            guard let conformed = type.conform(value) else {
+                throw .typeMismatch(path: display, expected: type.description, actual: value.kindName)
+            }
+            guard conformed != old else { return }
+            pending.touch(location, original: old)
+            setVariable(node, name, .state(conformed))
+        }
+    }
+
+    private func replacing(_ members: ArraySlice<String>, in whole: JSON, with value: JSON, display: String)
+        throws(EngineError) -> JSON
+    {
+        guard let name = members.first else { return value }
+        switch whole {
+        case .object(var object):
+            object[name] = try replacing(members.dropFirst(), in: object[name] ?? .null, with: value, display: display)
+            return .object(object)
+        case .array(var items):
+            guard let index = Int(name), items.indices.contains(index) else {
+                throw .unknownPath(display, "\(name) is not an index of an array of \(items.count)")
+            }
+            items[index] = try replacing(members.dropFirst(), in: items[index], with: value, display: display)
+            return .array(items)
+        default:
+            throw .unknownPath(display, "\(name) is a member of a \(whole.kindName), which has none")
+        }
+    }
+}

@@ -1,0 +1,163 @@
+import MilieuJSON
+
+/// What a watch on a key path or view path is about, resolved when the watch is made.
+public enum WatchTarget: Sendable, Equatable {
+    /// Every property of an object.
+    case object(String)
+    case property(object: String, property: String)
+    case state(view: String, variable: String)
+    /// A view and all its descendants.
+    case view(String)
+}
+
+extension Graph {
+    /// `graph/get`: a property value, an object snapshot, a @State, or a view snapshot.
+    /// Secure values are refused (rule 13).
+    public func get(_ path: String) throws(EngineError) -> JSON {
+        let keyPath = try KeyPath(parsing: path)
+        if case .view(let viewPath) = keyPath.root, keyPath.members.isEmpty {
+            guard let node = views[viewPath] else { throw .unknownPath(path, "no view is mounted at \(viewPath)") }
+            return snapshot(of: node, children: false)
+        }
+        switch try resolve(keyPath, display: path) {
+        case .value(let value): return value
+        case .object(let id):
+            guard let record = objects[id] else { throw .unknownPath(path, "the object is gone") }
+            return snapshot(of: record)
+        case .secure: throw .forbidden(path: path, reason: "a secure value never leaves the daemon")
+        }
+    }
+
+    /// `view/tree`: the tree from `path` (default `/App`) down.
+    public func tree(_ path: String? = nil) throws(EngineError) -> JSON {
+        let viewPath = try ViewPath.split(path ?? KeyPath.appPath).view
+        guard let node = views[viewPath] else { throw .unknownPath(path ?? viewPath, "no view is mounted there") }
+        return snapshot(of: node, children: true)
+    }
+
+    /// `schema/types`: every registered type with its properties and actions.
+    public func typeDescriptions() -> JSON {
+        .array(
+            registry.names.compactMap { registry[$0] }.map { registered in
+                let model = registered.model
+                var properties: [JSON] = model.stored.map { property in
+                    var entry: JSONObject = [
+                        "name": .string(property.name), "type": .string(property.type.description), "computed": false,
+                        "secure": .bool(property.secure),
+                    ]
+                    if !property.secure { entry["default"] = property.defaultValue }
+                    if let oneOf = property.validation.oneOf { entry["oneOf"] = .array(oneOf) }
+                    if let min = property.validation.min { entry["min"] = .double(min) }
+                    if let max = property.validation.max { entry["max"] = .double(max) }
+                    if let pattern = property.validation.pattern { entry["pattern"] = .string(pattern) }
+                    return .object(entry)
+                }
+                properties += model.computed.map { computed in
+                    ["name": .string(computed.name), "type": .string(computed.type.description), "computed": true, "secure": false]
+                }
+                let actions: [JSON] = model.actions.map { action in
+                    ["name": .string(action.name), "params": .array(action.parameters.map { .string($0.name) })]
+                }
+                return [
+                    "name": .string(model.name), "style": .string(model.style.rawValue), "properties": .array(properties),
+                    "actions": .array(actions),
+                ]
+            })
+    }
+
+    /// What `path` watches: a binding watches its source; an object-valued variable its object.
+    public func watchTarget(_ path: String) throws(EngineError) -> WatchTarget {
+        let keyPath = try KeyPath(parsing: path)
+        if case .view(let viewPath) = keyPath.root, keyPath.members.isEmpty {
+            guard views[viewPath] != nil else { throw .unknownPath(path, "no view is mounted at \(viewPath)") }
+            return .view(viewPath)
+        }
+        if case .object(let id) = try resolve(keyPath, display: path), let record = objects[id] {
+            return .object(record.name)
+        }
+        let (location, _) = try writeTarget(keyPath, display: path)
+        switch location {
+        case .property(let id, let slot):
+            guard let record = objects[id] else { throw .unknownPath(path, "the object is gone") }
+            return .property(object: record.name, property: record.type.propertyName(slot))
+        case .state(let serial, let name):
+            guard let node = viewsBySerial[serial] else { throw .unknownPath(path, "the view is gone") }
+            return .state(view: node.path, variable: name)
+        }
+    }
+
+    /// The view paths mounted now, for completion and tests.
+    public var viewPaths: [String] { Array(views.keys) }
+
+    /// How many views are mounted, `/App` included.
+    public var viewCount: Int { views.count }
+
+    /// How many objects are alive.
+    public var objectCount: Int { objects.count }
+
+    func snapshot(of record: ObjectRecord) -> JSON {
+        var values = JSONObject()
+        var redacted: [JSON] = []
+        for slot in 0..<record.values.count {
+            let name = record.type.propertyName(slot)
+            if record.type.isSecure(slot) { redacted.append(.string(name)) } else { values[name] = record.values[slot] }
+        }
+        return [
+            "object": .string(record.name), "type": .string(record.type.name), "version": .int(record.version),
+            "values": .object(values), "redacted": .array(redacted),
+        ]
+    }
+
+    func snapshot(of node: ViewNode, children: Bool) -> JSON {
+        var inputs = JSONObject()
+        var state = JSONObject()
+        var bindings = JSONObject()
+        var held = JSONObject()
+        var environment = JSONObject()
+        for name in node.declaration.variables {
+            switch node.variables[name] {
+            case .input(let value)?: inputs[name] = value
+            case .inputObject(let id)?: held[name] = heldObject(id, wrapper: .input)
+            case .state(let value)?: state[name] = value
+            case .binding(let location)?:
+                var entry: JSONObject = ["source": .string(describe(location))]
+                if case .value(let value) = boundValue(at: location) { entry["value"] = value } else { entry["redacted"] = true }
+                bindings[name] = .object(entry)
+            case .object(let id, let wrapper)?: held[name] = heldObject(id, wrapper: wrapper)
+            case .environment(_, let value)?: environment[name] = value
+            case nil: break
+            }
+        }
+        var providedObjects = JSONObject()
+        for (type, id) in node.providedObjects.sorted(by: { $0.key < $1.key }) {
+            providedObjects[type] = .string(objects[id]?.name ?? "")
+        }
+        let providedValues = JSONObject(node.providedEnvironment.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) })
+        var result: JSONObject = [
+            "path": .string(node.path), "name": .string(node.declaration.name), "inputs": .object(inputs),
+            "state": .object(state), "bindings": .object(bindings), "objects": .object(held),
+            "environment": .object(environment),
+            "provides": ["environmentObjects": .object(providedObjects), "environment": .object(providedValues)],
+            "body": .array(node.body.map(JSON.string)), "retained": .bool(node.retained),
+        ]
+        if let id = node.explicitID { result["id"] = id }
+        if children { result["children"] = .array(node.children.map { snapshot(of: $0, children: true) }) }
+        return .object(result)
+    }
+
+    private func heldObject(_ id: Int, wrapper: ObjectWrapper) -> JSON {
+        guard let record = objects[id] else { return .null }
+        return ["object": .string(record.name), "type": .string(record.type.name), "wrapper": .string(wrapper.rawValue)]
+    }
+
+    /// A location as a key path a client can use.
+    func describe(_ location: Location) -> String {
+        switch location {
+        case .property(let id, let slot):
+            guard let record = objects[id] else { return "" }
+            return "\(record.name).\(record.type.propertyName(slot))"
+        case .state(let serial, let name):
+            return "\(viewsBySerial[serial]?.path ?? "").\(name)"
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import MilieuJSON
+
+extension Graph {
+    /// Puts `node` into the tree after `previous` (first when nil, last when `atEnd`).
+    func link(_ node: ViewNode, after previous: ViewNode?, atEnd: Bool) throws(EngineError) {
+        guard views[node.path] == nil else { throw .duplicateView(node.path) }
+        guard viewsBySerial.count < limits.maxViews else { throw .limitExceeded(limit: "views", max: limits.maxViews) }
+        views[node.path] = node
+        viewsBySerial[node.serial] = node
+        node.isMounted = true
+        if let parent = node.parent {
+            let before = atEnd ? parent.lastChild : previous
+            let after = before == nil ? parent.firstChild : before?.nextSibling
+            node.previousSibling = before
+            node.nextSibling = after
+            if let before { before.nextSibling = node } else { parent.firstChild = node }
+            if let after { after.previousSibling = node } else { parent.lastChild = node }
+        }
+        journal.record { [unowned self] in unlink(node) }
+    }
+
+    /// Takes `node` out of the tree; the journal puts it back in the same place.
+    func remove(_ node: ViewNode) {
+        let previous = node.previousSibling
+        unlink(node)
+        journal.record { [unowned self] in try? link(node, after: previous, atEnd: false) }
+    }
+
+    private func unlink(_ node: ViewNode) {
+        views[node.path] = nil
+        viewsBySerial[node.serial] = nil
+        node.isMounted = false
+        guard let parent = node.parent else { return }
+        if let previous = node.previousSibling { previous.nextSibling = node.nextSibling } else { parent.firstChild = node.nextSibling }
+        if let next = node.nextSibling { next.previousSibling = node.previousSibling } else { parent.lastChild = node.previousSibling }
+        node.previousSibling = nil
+        node.nextSibling = nil
+    }
+
+    /// Whether changes to `node` need undo records: not for a node born in this transaction,
+    /// which the journal removes whole.
+    private func journaled(_ node: ViewNode) -> Bool { node.birth != transaction }
+
+    func setVariable(_ node: ViewNode, _ name: String, _ variable: ViewVariable) {
+        let old = node.variables[name]
+        node.variables[name] = variable
+        if journaled(node) { journal.record { node.variables[name] = old } }
+    }
+
+    func setBody(_ node: ViewNode, _ body: [String]) {
+        let old = (node.body, node.hasEvaluated)
+        node.body = body
+        node.hasEvaluated = true
+        if journaled(node) { journal.record { (node.body, node.hasEvaluated) = old } }
+    }
+
+    func setVersion(_ node: ViewNode, _ version: Int) {
+        let old = node.version
+        node.version = version
+        if journaled(node) { journal.record { node.version = old } }
+    }
+
+    func setVersion(_ record: ObjectRecord, _ version: Int) {
+        let old = record.version
+        record.version = version
+        journal.record { record.version = old }
+    }
+
+    /// Replaces what `node` depends on, keeping the reverse index in step.
+    func setDependencies(_ node: ViewNode, _ new: [Dependency: String]) {
+        let old = node.dependencies
+        reindex(node, from: old, to: new)
+        journal.record { [unowned self] in reindex(node, from: new, to: old) }
+    }
+
+    /// Adds dependencies without dropping any (a new child's expressions read its parent's values).
+    func addDependencies(_ node: ViewNode, _ extra: [Dependency: String]) {
+        var merged = node.dependencies
+        var added = false
+        for (dependency, reason) in extra where merged[dependency] == nil {
+            merged[dependency] = reason
+            added = true
+        }
+        if added { setDependencies(node, merged) }
+    }
+
+    private func reindex(_ node: ViewNode, from old: [Dependency: String], to new: [Dependency: String]) {
+        for dependency in old.keys where new[dependency] == nil {
+            dependents[dependency]?.remove(node.serial)
+            if dependents[dependency]?.isEmpty == true { dependents[dependency] = nil }
+        }
+        for dependency in new.keys where old[dependency] == nil {
+            dependents[dependency, default: []].insert(node.serial)
+        }
+        node.dependencies = new
+    }
+
+    /// Queues every view that depends on `dependency`, each with the reason it recorded.
+    func invalidate(_ dependency: Dependency) {
+        guard let serials = dependents[dependency] else { return }
+        for serial in serials.sorted() {
+            guard let node = viewsBySerial[serial], let reason = node.dependencies[dependency] else { continue }
+            pending.queue.add(node, reason: reason)
+        }
+    }
+}

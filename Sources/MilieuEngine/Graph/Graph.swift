@@ -1,0 +1,195 @@
+import MilieuJSON
+
+/// One mutation of a transaction (`graph/transaction` ops, or one request's own).
+public enum Operation: Sendable {
+    case set(path: String, value: JSON, ifVersion: Int?)
+    case call(path: String, arguments: [JSON])
+    /// Mounts the view declared in JSON; `owner` is the connection whose close unmounts it.
+    case mount(declaration: JSON, owner: Int?)
+    case unmount(path: String)
+    case provide(path: String, environmentObjects: [String], environment: JSONObject, withdraw: [String])
+}
+
+/// The object graph and the view tree: Milieu's engine.
+///
+/// Everything happens in transactions (`apply`): all of a transaction's operations
+/// take effect, then invalidation runs (rules 9–12), then it commits under one new
+/// version with a log of what changed — or, if anything fails, nothing changes.
+/// The engine does no I/O and is confined to the thread that uses it.
+public final class Graph {
+    public private(set) var registry: TypeRegistry
+    /// The global version: the number of the last transaction that changed something.
+    public private(set) var version = 0
+
+    var objects: [Int: ObjectRecord] = [:]
+    var objectsByName: [String: ObjectRecord] = [:]
+    private var typeCounters: [String: Int] = [:]
+    var views: [String: ViewNode] = [:]
+    var viewsBySerial: [Int: ViewNode] = [:]
+    /// Reverse dependency index: who to re-evaluate when something changes (rule 10).
+    var dependents: [Dependency: Set<Int>] = [:]
+    private(set) var root: ViewNode!
+    private var nextSerial = 0
+    let clock: @Sendable () -> String
+    public let limits: GraphLimits
+
+    // The transaction in progress.
+    var journal = Journal()
+    var transaction = 0
+    var pending = PendingTransaction()
+
+    /// A graph with `scene`'s types registered and its tree mounted, at version 0.
+    public init(
+        scene: Scene = .default, clock: @escaping @Sendable () -> String = Graph.systemClock,
+        limits: GraphLimits = GraphLimits()
+    ) throws(EngineError) {
+        self.registry = TypeRegistry()
+        self.clock = clock
+        self.limits = limits
+        for declaration in scene.types { try registry.register(ModelType(declaration: declaration)) }
+        transaction = 1
+        root = try buildNode(scene.app, parent: nil, explicitID: nil, owner: nil, evaluated: nil)
+        for view in scene.views { _ = try mountOperation(view, owner: nil) }
+        try propagate()
+        journal.discard()
+        pending = PendingTransaction()
+    }
+
+    func makeSerial() -> Int {
+        nextSerial += 1
+        return nextSerial
+    }
+
+    /// `Type#n`, numbered per type.
+    func makeObjectName(_ type: String) -> String {
+        let n = (typeCounters[type] ?? 0) + 1
+        typeCounters[type] = n
+        return "\(type)#\(n)"
+    }
+
+    /// Registers a model type declared in JSON (`schema/register`). Types are not part of the undo log:
+    /// a type is only added when its whole declaration is valid.
+    public func register(declaration: JSON) throws(EngineError) -> String {
+        let model = try ModelType(declaration: declaration)
+        try registry.register(model)
+        return model.name
+    }
+
+    /// Registers a model type written in Swift (`ModelDeclaring`) or built in code.
+    public func register(_ model: ModelType) throws(EngineError) {
+        try registry.register(model)
+    }
+
+    /// Runs `operations` as one transaction: every result, or the first error and no change at all.
+    ///
+    /// A failing operation's error carries its index in `operationIndex`.
+    public func apply(_ operations: [Operation]) throws(EngineError) -> (results: [JSON], commit: Commit) {
+        transaction += 1
+        var outcomes: [Outcome] = []
+        do throws(EngineError) {
+            for (index, operation) in operations.enumerated() {
+                do throws(EngineError) {
+                    outcomes.append(try perform(operation))
+                } catch {
+                    var failure = error
+                    failure.operationIndex = index
+                    throw failure
+                }
+            }
+            try propagate()
+        } catch {
+            journal.rollBack()
+            pending = PendingTransaction()
+            throw error
+        }
+        journal.discard()
+        let commit = finishCommit()
+        return (outcomes.map { result(of: $0) }, commit)
+    }
+
+    /// Unmounts every view `connection` mounted, except retained ones (rule 15).
+    public func connectionClosed(_ connection: Int) -> Commit {
+        let tops = viewsBySerial.values.filter { node in
+            node.owner == connection && !node.retained && node.parent?.owner != connection
+        }.sorted { $0.serial < $1.serial }
+        transaction += 1
+        for node in tops where node.isMounted { teardown(node, reason: "connectionClosed") }
+        do {
+            try propagate()
+        } catch {
+            // Removing views cannot fail to propagate; keep the graph consistent regardless.
+            journal.rollBack()
+            pending = PendingTransaction()
+            return Commit(version: version, changes: [])
+        }
+        journal.discard()
+        return finishCommit()
+    }
+
+    private func finishCommit() -> Commit {
+        let changes = pending.changes
+        pending = PendingTransaction()
+        guard !changes.isEmpty else { return Commit(version: version, changes: []) }
+        version += 1
+        return Commit(version: version, changes: changes)
+    }
+
+    /// What an operation produced, turned into its JSON result once the transaction has committed.
+    enum Outcome {
+        case set
+        case call(JSON)
+        case mount(ViewNode)
+        case unmount
+        case provide
+    }
+
+    private func perform(_ operation: Operation) throws(EngineError) -> Outcome {
+        switch operation {
+        case .set(let path, let value, let ifVersion):
+            try setOperation(path, value, ifVersion: ifVersion)
+            return .set
+        case .call(let path, let arguments):
+            return .call(try callOperation(path, arguments))
+        case .mount(let declaration, let owner):
+            return .mount(try mountOperation(declaration, owner: owner))
+        case .unmount(let path):
+            try unmountOperation(path)
+            return .unmount
+        case .provide(let path, let objects, let environment, let withdraw):
+            try provideOperation(path, objects: objects, environment: environment, withdraw: withdraw)
+            return .provide
+        }
+    }
+
+    private func result(of outcome: Outcome) -> JSON {
+        switch outcome {
+        case .set, .unmount, .provide:
+            return ["version": .int(version)]
+        case .call(let value):
+            return ["result": value, "version": .int(version)]
+        case .mount(let node):
+            var objects = JSONObject()
+            for name in node.declaration.variables {
+                if let id = node.variables[name]?.object, let record = self.objects[id] { objects[name] = .string(record.name) }
+            }
+            return [
+                "path": .string(node.path), "body": .array(node.body.map(JSON.string)), "objects": .object(objects),
+                "version": .int(version),
+            ]
+        }
+    }
+}
+
+/// Bounds that keep one client from exhausting the daemon.
+public struct GraphLimits: Sendable {
+    public var maxViews: Int
+    public init(maxViews: Int = 1_000_000) { self.maxViews = maxViews }
+}
+
+extension EngineError {
+    /// The index of the failing operation within its transaction.
+    public var operationIndex: Int? {
+        get { data["op"]?.intValue }
+        set { data["op"] = newValue.map(JSON.int) }
+    }
+}

@@ -1,0 +1,51 @@
+import MilieuJSON
+
+/// One instance of a model type: its values (stored, then computed), its version,
+/// and how many holders keep it alive (a view variable, a provider, `/App`).
+final class ObjectRecord {
+    let serial: Int
+    let name: String
+    let type: RegisteredType
+    var values: [JSON]
+    /// For each computed property, the stored slots its last evaluation read.
+    var computedReads: [[Int]]
+    var version: Int
+    var holders = 0
+    /// The key path of the variable that owns it, for lifecycle reports.
+    let owner: String?
+
+    init(serial: Int, name: String, type: RegisteredType, values: [JSON], version: Int, owner: String?) {
+        self.serial = serial
+        self.name = name
+        self.type = type
+        self.values = values
+        self.computedReads = Array(repeating: [], count: type.model.computed.count)
+        self.version = version
+        self.owner = owner
+    }
+
+    /// Evaluates computed property `index` from the current stored values, recording what it read.
+    func evaluateComputed(_ index: Int) -> JSON {
+        let reader = ObjectReader(record: self)
+        let value = type.model.computed[index].compute(reader)
+        computedReads[index] = reader.log.reads
+        return type.model.computed[index].type.conform(value) ?? .null
+    }
+}
+
+/// A read-only view of an object's stored properties handed to computed properties;
+/// it records what they read (rule 12).
+public struct ObjectReader {
+    final class ReadLog { var reads: [Int] = [] }
+    fileprivate let record: ObjectRecord
+    let log = ReadLog()
+
+    fileprivate init(record: ObjectRecord) { self.record = record }
+
+    /// The stored property `name`; null for a name the type does not have.
+    public subscript(name: String) -> JSON {
+        guard let slot = record.type.slots[name], slot < record.type.storedCount else { return .null }
+        log.reads.append(slot)
+        return record.values[slot]
+    }
+}

@@ -1,0 +1,68 @@
+import MilieuJSON
+
+/// What the transaction in progress has touched, queued and logged so far.
+struct PendingTransaction {
+    /// Each written place with the value it had before the transaction, in first-touch order;
+    /// a place written back to its old value is no change (rule 9).
+    var originals: [Location: JSON] = [:]
+    var touchOrder: [Location] = []
+    /// Views to evaluate, with their reasons (rule 10), parents first (rule 11).
+    var queue = InvalidationQueue()
+    /// Lifecycle and view events in the order they happened; property changes are added at commit.
+    var events: [Change] = []
+    var propertyChanges: [Change] = []
+
+    var changes: [Change] { propertyChanges + events }
+
+    mutating func touch(_ location: Location, original: JSON) {
+        guard originals[location] == nil else { return }
+        originals[location] = original
+        touchOrder.append(location)
+    }
+}
+
+/// Views waiting to be evaluated, by depth so that parents come before children,
+/// each at most once per transaction (rule 11).
+struct InvalidationQueue {
+    /// Markers for views whose body has not been evaluated yet.
+    static let mounted = "@mount"
+    static let identity = "@identity"
+
+    private var buckets: [[ViewNode]] = []
+    private(set) var reasons: [Int: [String]] = [:]
+    private var evaluated: Set<Int> = []
+    private var depth = 0
+    private var position = 0
+
+    mutating func add(_ node: ViewNode, reason: String) {
+        guard !evaluated.contains(node.serial) else { return }
+        if var existing = reasons[node.serial] {
+            if !existing.contains(reason) { existing.append(reason) }
+            reasons[node.serial] = existing
+            return
+        }
+        reasons[node.serial] = [reason]
+        while buckets.count <= node.depth { buckets.append([]) }
+        buckets[node.depth].append(node)
+        if node.depth < depth {
+            depth = node.depth
+            position = 0
+        }
+    }
+
+    /// The next view to evaluate and its reasons, shallowest first.
+    mutating func next() -> (ViewNode, [String])? {
+        while depth < buckets.count {
+            if position < buckets[depth].count {
+                let node = buckets[depth][position]
+                position += 1
+                guard let found = reasons[node.serial], evaluated.insert(node.serial).inserted else { continue }
+                return (node, found)
+            }
+            buckets[depth].removeAll(keepingCapacity: true)
+            depth += 1
+            position = 0
+        }
+        return nil
+    }
+}

@@ -1,0 +1,191 @@
+import MilieuJSON
+
+/// The model types every daemon knows (semantics.md, "Built-in types").
+public enum BuiltinTypes {
+    public static let all: [ModelType] = [
+        Session.modelType, Theme.modelType, Login.modelType, Counter.modelType, CounterObject.modelType,
+        ViewModel.modelType, AppState.modelType, Cart.modelType,
+    ]
+}
+
+/// Who is signed in; `token` is secure.
+public enum Session: ModelDeclaring {
+    public static let modelType = ModelType(
+        name: "Session", style: .observable,
+        stored: [
+            StoredProperty("user", .optional(.string)),
+            StoredProperty("token", .string, secure: true),
+            StoredProperty("startedAt", .optional(.string)),
+            StoredProperty("isActive", .bool),
+        ],
+        actions: [
+            Action("start", parameters: [("user", .string)]) { context throws(EngineError) in
+                try context.set("user", context.arguments[0])
+                try context.set("token", .string(randomToken()))
+                try context.set("startedAt", .string(context.now))
+                try context.set("isActive", true)
+                return .null
+            },
+            Action("end") { context throws(EngineError) in
+                try context.set("user", .null)
+                try context.set("token", "")
+                try context.set("startedAt", .null)
+                try context.set("isActive", false)
+                return .null
+            },
+        ])
+
+    private static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<4).map { _ in String(generator.next() as UInt64, radix: 16) }.joined()
+    }
+}
+
+/// Appearance shared by the whole tree.
+public enum Theme: ModelDeclaring {
+    public static let modelType = ModelType(
+        name: "Theme", style: .observable,
+        stored: [
+            StoredProperty("colorScheme", .string, default: "light", validation: Validation(oneOf: ["light", "dark"])),
+            StoredProperty("accentColor", .string, default: "blue"),
+            StoredProperty("fontScale", .double, default: 1.0, validation: Validation(min: 0.5, max: 3.0)),
+        ])
+}
+
+/// The login form of seed 000; `password` is secure.
+public enum Login: ModelDeclaring {
+    /// Seed 000's e-mail pattern, matched against the whole string.
+    public static let emailPattern = "[A-Z0-9a-z._%+-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,4}"
+
+    public static let modelType = ModelType(
+        name: "Login", style: .observable,
+        stored: [
+            StoredProperty("email", .string),
+            StoredProperty("password", .string, secure: true),
+            StoredProperty("isUserLoggedIn", .bool),
+        ],
+        computed: [
+            ComputedProperty("isValidEmail", .bool) { object in
+                .bool(WholeMatch.matches(object["email"].stringValue ?? "", pattern: emailPattern))
+            }
+        ],
+        actions: [
+            Action("login") { context throws(EngineError) in
+                let valid = try context.get("isValidEmail")
+                try context.set("isUserLoggedIn", valid)
+                return valid
+            },
+            Action("logout") { context throws(EngineError) in
+                try context.set("isUserLoggedIn", false)
+                return .null
+            },
+        ])
+}
+
+/// The fine-grained counter of seed 002 (`@Observable`).
+public enum Counter: ModelDeclaring {
+    public static let modelType = counter(named: "Counter", style: .observable)
+
+    static func counter(named name: String, style: ObservationStyle) -> ModelType {
+        ModelType(
+            name: name, style: style, stored: [StoredProperty("count", .int)],
+            actions: [
+                Action("add") { context throws(EngineError) in
+                    let count = (try context.get("count").intValue ?? 0) + 1
+                    try context.set("count", .int(count))
+                    return .int(count)
+                },
+                Action("minus") { context throws(EngineError) in
+                    let count = (try context.get("count").intValue ?? 0) - 1
+                    try context.set("count", .int(count))
+                    return .int(count)
+                },
+            ])
+    }
+}
+
+/// The coarse counter of seed 002 (`ObservableObject`).
+public enum CounterObject: ModelDeclaring {
+    public static let modelType = Counter.counter(named: "CounterObject", style: .observableObject)
+}
+
+/// The view model of seed 001, initialised from a number.
+public enum ViewModel: ModelDeclaring {
+    public static let modelType = ModelType(
+        name: "ViewModel", style: .observable, stored: [StoredProperty("num", .int), StoredProperty("result", .int)])
+}
+
+/// The app state of seed 003: a counter, favourite primes and their activity feed.
+public enum AppState: ModelDeclaring {
+    static let user = PropertyType.record([("id", .int), ("name", .string), ("bio", .string)])
+    static let activity = PropertyType.record([("timestamp", .string), ("type", .string), ("prime", .int)])
+
+    public static let modelType = ModelType(
+        name: "AppState", style: .observableObject,
+        stored: [
+            StoredProperty("count", .int),
+            StoredProperty("favoritePrimes", .array(.int)),
+            StoredProperty("loggedInUser", .optional(user)),
+            StoredProperty("activityFeed", .array(activity)),
+        ],
+        computed: [
+            ComputedProperty("isCountPrime", .bool) { object in .bool(isPrime(object["count"].intValue ?? 0)) }
+        ],
+        actions: [
+            Action("increment") { context throws(EngineError) in try step(context, by: 1) },
+            Action("decrement") { context throws(EngineError) in try step(context, by: -1) },
+            Action("saveFavoritePrime") { context throws(EngineError) in
+                let count = try context.get("count").intValue ?? 0
+                var primes = try context.get("favoritePrimes").arrayValue ?? []
+                guard isPrime(count), !primes.contains(.int(count)) else { return false }
+                primes.append(.int(count))
+                try context.set("favoritePrimes", .array(primes))
+                try record(context, "addedFavoritePrime", count)
+                return true
+            },
+            Action("removeFavoritePrime", parameters: [("prime", .int)]) { context throws(EngineError) in
+                let prime = context.arguments[0]
+                let primes = try context.get("favoritePrimes").arrayValue ?? []
+                guard primes.contains(prime) else { return false }
+                try context.set("favoritePrimes", .array(primes.filter { $0 != prime }))
+                try record(context, "removedFavoritePrime", prime.intValue ?? 0)
+                return true
+            },
+        ])
+
+    static func isPrime(_ n: Int) -> Bool {
+        guard n > 1 else { return false }
+        var divisor = 2
+        while divisor * divisor <= n {
+            if n % divisor == 0 { return false }
+            divisor += 1
+        }
+        return true
+    }
+
+    private static func step(_ context: ActionContext, by delta: Int) throws(EngineError) -> JSON {
+        let count = (try context.get("count").intValue ?? 0) + delta
+        try context.set("count", .int(count))
+        return .int(count)
+    }
+
+    private static func record(_ context: ActionContext, _ type: String, _ prime: Int) throws(EngineError) {
+        var feed = try context.get("activityFeed").arrayValue ?? []
+        feed.append(["timestamp": .string(context.now), "type": .string(type), "prime": .int(prime)])
+        try context.set("activityFeed", .array(feed))
+    }
+}
+
+/// The shopping cart of seed 004.
+public enum Cart: ModelDeclaring {
+    public static let modelType = ModelType(
+        name: "Cart", style: .observableObject, stored: [StoredProperty("items", .array(.string))],
+        actions: [
+            Action("add", parameters: [("item", .string)]) { context throws(EngineError) in
+                var items = try context.get("items").arrayValue ?? []
+                items.append(context.arguments[0])
+                try context.set("items", .array(items))
+                return .int(items.count)
+            }
+        ])
+}

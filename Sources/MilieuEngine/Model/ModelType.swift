@@ -1,0 +1,123 @@
+import MilieuJSON
+
+/// How a model type tells views about its changes (semantics.md rule 10).
+public enum ObservationStyle: String, Sendable, CaseIterable {
+    /// `@Observable`: a view is invalidated only by the properties its body read.
+    case observable
+    /// `ObservableObject`: a view holding the object is invalidated by any change.
+    case observableObject
+}
+
+/// A declared constraint on a stored property's values, beyond its type.
+public struct Validation: Sendable {
+    public var oneOf: [JSON]?
+    public var min: Double?
+    public var max: Double?
+    /// A regular expression the whole string must match.
+    public var pattern: String?
+
+    public init(oneOf: [JSON]? = nil, min: Double? = nil, max: Double? = nil, pattern: String? = nil) {
+        self.oneOf = oneOf
+        self.min = min
+        self.max = max
+        self.pattern = pattern
+    }
+
+    /// The first constraint `value` breaks, described for an error, or nil.
+    func violation(of value: JSON) -> String? {
+        if let oneOf, !oneOf.contains(value) {
+            return "oneOf [" + oneOf.map(\.jsonText).joined(separator: ", ") + "]"
+        }
+        if let number = value.numberValue {
+            if let min, number < min { return "min \(min.compactText)" }
+            if let max, number > max { return "max \(max.compactText)" }
+        }
+        if let pattern, case .string(let text) = value, !WholeMatch.matches(text, pattern: pattern) {
+            return "pattern \(pattern)"
+        }
+        return nil
+    }
+
+    var isEmpty: Bool { oneOf == nil && min == nil && max == nil && pattern == nil }
+}
+
+extension Double {
+    /// `3` rather than `3.0` in messages.
+    var compactText: String { rounded() == self && abs(self) < 1e15 ? String(Int(self)) : String(self) }
+}
+
+/// A stored property of a model type.
+public struct StoredProperty: Sendable {
+    public var name: String
+    public var type: PropertyType
+    public var defaultValue: JSON
+    /// Rule 13: written and used inside the daemon, never shown outside it.
+    public var secure: Bool
+    public var validation: Validation
+
+    public init(
+        _ name: String, _ type: PropertyType, default defaultValue: JSON? = nil, secure: Bool = false,
+        validation: Validation = Validation()
+    ) {
+        self.name = name
+        self.type = type
+        self.defaultValue = defaultValue ?? type.zeroValue
+        self.secure = secure
+        self.validation = validation
+    }
+}
+
+/// A property derived from stored ones (rule 12); what it reads is tracked each time it runs.
+public struct ComputedProperty: Sendable {
+    public var name: String
+    public var type: PropertyType
+    public var compute: @Sendable (ObjectReader) -> JSON
+
+    public init(_ name: String, _ type: PropertyType, compute: @escaping @Sendable (ObjectReader) -> JSON) {
+        self.name = name
+        self.type = type
+        self.compute = compute
+    }
+}
+
+/// An action: a method on a model type that runs as one transaction (rule 14).
+public struct Action: Sendable {
+    public var name: String
+    /// Positional parameters, named for messages and `schema/types`.
+    public var parameters: [(name: String, type: PropertyType)]
+    public var perform: @Sendable (ActionContext) throws(EngineError) -> JSON
+
+    public init(
+        _ name: String, parameters: [(name: String, type: PropertyType)] = [],
+        perform: @escaping @Sendable (ActionContext) throws(EngineError) -> JSON
+    ) {
+        self.name = name
+        self.parameters = parameters
+        self.perform = perform
+    }
+}
+
+/// A named model type: stored and computed properties, actions and an observation style.
+public struct ModelType: Sendable {
+    public var name: String
+    public var style: ObservationStyle
+    public var stored: [StoredProperty]
+    public var computed: [ComputedProperty]
+    public var actions: [Action]
+
+    public init(
+        name: String, style: ObservationStyle, stored: [StoredProperty], computed: [ComputedProperty] = [],
+        actions: [Action] = []
+    ) {
+        self.name = name
+        self.style = style
+        self.stored = stored
+        self.computed = computed
+        self.actions = actions
+    }
+}
+
+/// What Swift code conforms to in order to add a model type: `registry.register(MyType.self)`.
+public protocol ModelDeclaring {
+    static var modelType: ModelType { get }
+}

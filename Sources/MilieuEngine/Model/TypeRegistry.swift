@@ -1,0 +1,103 @@
+import MilieuJSON
+
+/// A model type with its members indexed: stored properties first, then computed ones.
+public final class RegisteredType: Sendable {
+    public let model: ModelType
+    /// Property name → slot in an object's values (stored, then computed).
+    let slots: [String: Int]
+    let actions: [String: Action]
+
+    init(_ model: ModelType) {
+        self.model = model
+        var slots: [String: Int] = [:]
+        for (i, p) in model.stored.enumerated() { slots[p.name] = i }
+        for (i, c) in model.computed.enumerated() { slots[c.name] = model.stored.count + i }
+        self.slots = slots
+        self.actions = Dictionary(model.actions.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    public var name: String { model.name }
+    var storedCount: Int { model.stored.count }
+    func isComputed(_ slot: Int) -> Bool { slot >= model.stored.count }
+    func isSecure(_ slot: Int) -> Bool { slot < model.stored.count && model.stored[slot].secure }
+    func propertyName(_ slot: Int) -> String {
+        slot < storedCount ? model.stored[slot].name : model.computed[slot - storedCount].name
+    }
+    func propertyType(_ slot: Int) -> PropertyType {
+        slot < storedCount ? model.stored[slot].type : model.computed[slot - storedCount].type
+    }
+}
+
+/// The model types a graph knows, by name: the built-ins, JSON declarations, Swift types.
+public struct TypeRegistry: Sendable {
+    private var types: [String: RegisteredType] = [:]
+    /// Registration order, so that `schema/types` lists types stably.
+    public private(set) var names: [String] = []
+
+    public init(builtins: Bool = true) {
+        if builtins { for type in BuiltinTypes.all { try? register(type) } }
+    }
+
+    public subscript(name: String) -> RegisteredType? { types[name] }
+
+    public mutating func register(_ type: any ModelDeclaring.Type) throws(EngineError) {
+        try register(type.modelType)
+    }
+
+    /// Adds a type; its name must be new and its members well formed.
+    public mutating func register(_ model: ModelType) throws(EngineError) {
+        guard !model.name.isEmpty, !model.name.contains(where: { "#./[]{}\"@ ".contains($0) }) else {
+            throw .invalidDeclaration(field: "name", reason: "\"\(model.name)\" is not a type name")
+        }
+        guard types[model.name] == nil else {
+            throw .invalidDeclaration(field: "name", reason: "type \(model.name) is already registered")
+        }
+        var seen = Set<String>()
+        for name in model.stored.map(\.name) + model.computed.map(\.name) + model.actions.map(\.name) {
+            guard isIdentifier(name) else {
+                throw .invalidDeclaration(field: "properties", reason: "\"\(name)\" is not a member name")
+            }
+            guard seen.insert(name).inserted else {
+                throw .invalidDeclaration(field: "properties", reason: "\(model.name) declares \(name) twice")
+            }
+        }
+        for property in model.stored {
+            try checkReferences(property.type, in: model)
+            guard property.type.conform(property.defaultValue) != nil else {
+                throw .invalidDeclaration(
+                    field: "properties.\(property.name).default",
+                    reason: "\(property.defaultValue.jsonText) is not a \(property.type)")
+            }
+            if let pattern = property.validation.pattern, !WholeMatch.isValid(pattern) {
+                throw .invalidDeclaration(
+                    field: "properties.\(property.name).pattern", reason: "\(pattern) is not a regular expression")
+            }
+            if property.validation.violation(of: property.defaultValue) != nil, !property.validation.isEmpty {
+                throw .invalidDeclaration(
+                    field: "properties.\(property.name).default",
+                    reason: "the default breaks the property's own validation")
+            }
+        }
+        types[model.name] = RegisteredType(model)
+        names.append(model.name)
+    }
+
+    private func checkReferences(_ type: PropertyType, in model: ModelType) throws(EngineError) {
+        switch type {
+        case .reference(let name):
+            guard name == model.name || types[name] != nil else { throw .unknownType(name) }
+        case .optional(let inner), .array(let inner): try checkReferences(inner, in: model)
+        case .record(let fields): for field in fields { try checkReferences(field.type, in: model) }
+        case .string, .int, .double, .bool, .json: break
+        }
+    }
+}
+
+/// Whether `name` can be a property, variable or action name: letters, digits, `_`, not starting with a digit.
+func isIdentifier(_ name: some StringProtocol) -> Bool {
+    guard let first = name.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return false }
+    return name.utf8.allSatisfy { byte in
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
+    }
+}

@@ -1,0 +1,40 @@
+import MilieuJSON
+
+/// A start-up graph: model types declared in JSON, the root view `/App` (its state
+/// objects and what it provides) and views mounted under it from the start.
+///
+///     {"types": [...], "app": {"stateObjects": {...}, "provide": {...}}, "views": [<view declaration>, ...]}
+public struct Scene: Sendable {
+    public var types: [JSON]
+    var app: ViewDeclaration
+    public var views: [JSON]
+
+    public init(json: JSON) throws(EngineError) {
+        guard case .object(let object) = json else {
+            throw .invalidDeclaration(field: "scene", reason: "a scene is a JSON object with types, app and views")
+        }
+        try rejectUnknownKeys(object, allowed: ["types", "app", "views", "description"], field: "scene")
+        guard case .array(let types)? = object["types"] ?? .array([]) else {
+            throw .invalidDeclaration(field: "types", reason: "types is an array of type declarations")
+        }
+        guard case .array(let views)? = object["views"] ?? .array([]) else {
+            throw .invalidDeclaration(field: "views", reason: "views is an array of view declarations")
+        }
+        self.types = types
+        self.app = try ViewDeclaration(json: object["app"] ?? [:], root: true)
+        self.views = views
+    }
+
+    /// The embedded default: `/App` owns and provides `session`, `theme` and `login` (rule 15).
+    public static let `default`: Scene = {
+        let json: JSON = [
+            "app": [
+                "stateObjects": [
+                    "session": ["type": "Session"], "theme": ["type": "Theme"], "login": ["type": "Login"],
+                ],
+                "provide": ["environmentObjects": ["session", "theme", "login"]],
+            ]
+        ]
+        do { return try Scene(json: json) } catch { preconditionFailure("the embedded scene is valid: \(error)") }
+    }()
+}

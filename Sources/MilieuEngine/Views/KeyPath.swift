@@ -1,0 +1,116 @@
+import MilieuJSON
+
+/// A parsed key path (semantics.md vocabulary): a root — a view path (`/App` for
+/// relative paths) or an object id such as `Login#3` — and the members after it.
+///
+/// For a view root the first member is one of the view's variables.
+struct KeyPath: Sendable, Equatable {
+    enum Root: Sendable, Equatable {
+        case view(String)
+        case object(String)
+    }
+
+    var root: Root
+    var members: [String]
+
+    static let appPath = "/App"
+
+    init(root: Root, members: [String]) {
+        self.root = root
+        self.members = members
+    }
+
+    /// Parses `"/App/Container/LoginView1.loginVM.email"`, `"login.email"`, `"Login#3.email"`.
+    init(parsing text: String) throws(EngineError) {
+        if text.hasPrefix("/") {
+            let (view, rest) = try ViewPath.split(text)
+            root = .view(view)
+            members = rest.isEmpty ? [] : rest.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        } else {
+            let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            guard let first = parts.first, !first.isEmpty else { throw .unknownPath(text, "a key path is empty") }
+            if first.contains("#") {
+                root = .object(first)
+                members = Array(parts.dropFirst())
+            } else {
+                root = .view(Self.appPath)
+                members = parts
+            }
+        }
+        for member in members where member.isEmpty {
+            throw .unknownPath(text, "a key path has an empty member")
+        }
+    }
+
+    var description: String {
+        let head: String
+        switch root {
+        case .view(let path): head = path
+        case .object(let name): head = name
+        }
+        if members.isEmpty { return head }
+        return head + "." + members.joined(separator: ".")
+    }
+}
+
+/// View paths: `/App/StartView/ContentView[11]`, segments separated by `/`, each a
+/// name with an optional explicit id written as compact JSON in brackets.
+enum ViewPath {
+    /// Splits a key path into its canonical view path and the text after it (without the dot).
+    static func split(_ text: String) throws(EngineError) -> (view: String, rest: Substring) {
+        var canonical = ""
+        var index = text.startIndex
+        while index < text.endIndex, text[index] == "/" {
+            index = text.index(after: index)
+            let nameStart = index
+            while index < text.endIndex, !"/.[".contains(text[index]) { index = text.index(after: index) }
+            let name = text[nameStart..<index]
+            guard isIdentifier(name) else { throw .unknownPath(text, "\"\(name)\" is not a view name") }
+            canonical += "/" + name
+            if index < text.endIndex, text[index] == "[" {
+                let idEnd = try closingBracket(text, from: index)
+                let idText = String(text[text.index(after: index)..<idEnd])
+                guard let id = try? JSON(parsing: idText) else {
+                    throw .unknownPath(text, "the view id \(idText) is not JSON")
+                }
+                canonical += segmentSuffix(id)
+                index = text.index(after: idEnd)
+            }
+        }
+        if index < text.endIndex {
+            guard text[index] == "." else { throw .unknownPath(text, "unexpected \"\(text[index])\" in a view path") }
+            index = text.index(after: index)
+        }
+        return (canonical, text[index...])
+    }
+
+    /// `[<id>]` for a view with an explicit id.
+    static func segmentSuffix(_ id: JSON) -> String { "[" + id.jsonText + "]" }
+
+    static func child(of parent: String, name: String, id: JSON?) -> String {
+        parent + "/" + name + (id.map(segmentSuffix) ?? "")
+    }
+
+    /// The index of the `]` that closes the `[` at `start`, skipping brackets inside JSON strings.
+    private static func closingBracket(_ text: String, from start: String.Index) throws(EngineError) -> String.Index {
+        var depth = 0
+        var inString = false
+        var escaped = false
+        var index = start
+        while index < text.endIndex {
+            let c = text[index]
+            if inString {
+                if escaped { escaped = false } else if c == "\\" { escaped = true } else if c == "\"" { inString = false }
+            } else if c == "\"" {
+                inString = true
+            } else if c == "[" {
+                depth += 1
+            } else if c == "]" {
+                depth -= 1
+                if depth == 0 { return index }
+            }
+            index = text.index(after: index)
+        }
+        throw .unknownPath(text, "a view id is missing its closing \"]\"")
+    }
+}

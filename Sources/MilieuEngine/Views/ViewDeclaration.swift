@@ -1,0 +1,226 @@
+import MilieuJSON
+
+/// A value in a view declaration: a literal, or a reference re-evaluated on every
+/// re-render of the parent (`{"$parent": "x.y"}`, `{"$input": "x"}`).
+enum ValueExpression: Sendable, Equatable {
+    case literal(JSON)
+    case parent([String])
+    case input(String)
+
+    init(_ json: JSON, field: String) throws(EngineError) {
+        if case .object(let object) = json, object.count == 1 {
+            switch (object[0].key, object[0].value) {
+            case ("$parent", .string(let path)):
+                let members = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+                guard isIdentifier(members[0]), !members.contains(where: \.isEmpty) else {
+                    throw .invalidDeclaration(field: field, reason: "\"$parent\": \"\(path)\" is not a key path")
+                }
+                self = .parent(members)
+                return
+            case ("$input", .string(let name)):
+                guard isIdentifier(name) else {
+                    throw .invalidDeclaration(field: field, reason: "\"$input\": \"\(name)\" is not an input name")
+                }
+                self = .input(name)
+                return
+            case ("$parent", _), ("$input", _):
+                throw .invalidDeclaration(field: field, reason: "\(object[0].key) takes a string")
+            default: break
+            }
+        }
+        self = .literal(json)
+    }
+}
+
+/// How a `@StateObject` or constructed `@ObservedObject` is made: a type and initial property values.
+struct ObjectInitializer: Sendable {
+    var type: String
+    var arguments: [(name: String, value: ValueExpression)]
+}
+
+/// Where an `@ObservedObject` comes from (rule 5).
+enum ObservedSource: Sendable {
+    /// Made by the view itself: a new instance on every re-render of its parent.
+    case construct(ObjectInitializer)
+    /// Passed in by the parent: the same object each time.
+    case parent([String])
+    /// An existing object named by id.
+    case object(String)
+}
+
+/// The parsed params of `view/mount` (protocol-contract.md): a view's name, identity,
+/// wrappers, what it provides to its subtree and its body.
+struct ViewDeclaration: Sendable {
+    var parent: String
+    var name: String
+    var id: ValueExpression?
+    var inputs: [(name: String, value: ValueExpression)] = []
+    var state: [(name: String, value: ValueExpression)] = []
+    var bindings: [(name: String, source: [String])] = []
+    var stateObjects: [(name: String, initializer: ObjectInitializer)] = []
+    var observedObjects: [(name: String, source: ObservedSource)] = []
+    var environmentObjects: [(name: String, type: String)] = []
+    var environment: [String] = []
+    var provideObjects: [String] = []
+    var provideEnvironment: [(key: String, value: JSON)] = []
+    var body: [Template] = []
+    var retain = false
+
+    static let keys: Set<String> = [
+        "parent", "name", "id", "inputs", "state", "bindings", "stateObjects", "observedObjects",
+        "environmentObjects", "environment", "provide", "body", "retain",
+    ]
+
+    /// Every variable the view declares, in declaration order.
+    var variables: [String] {
+        inputs.map(\.name) + state.map(\.name) + bindings.map(\.name) + stateObjects.map(\.name)
+            + observedObjects.map(\.name) + environmentObjects.map(\.name) + environment
+    }
+
+    init(parent: String, name: String) {
+        self.parent = parent
+        self.name = name
+    }
+
+    /// Parses a declaration; the root view (`/App`, from a scene) has no parent and is named App.
+    init(json: JSON, root: Bool = false) throws(EngineError) {
+        guard case .object(var object) = json else {
+            throw .invalidDeclaration(field: "declaration", reason: "a view declaration is a JSON object")
+        }
+        if root {
+            try rejectUnknownKeys(object, allowed: Self.keys.subtracting(["parent", "name", "id"]), field: "app")
+            object["parent"] = .string(KeyPath.appPath)
+            object["name"] = "App"
+        }
+        guard case .string(let parent)? = object["parent"] else {
+            throw .invalidDeclaration(field: "parent", reason: "a view declaration needs a string \"parent\" view path")
+        }
+        guard case .string(let name)? = object["name"], isIdentifier(name) else {
+            throw .invalidDeclaration(field: "name", reason: "a view declaration needs a \"name\" such as \"ContentView\"")
+        }
+        let view = parent + "/" + name
+        try rejectUnknownKeys(object, allowed: Self.keys, field: "declaration", view: view)
+        self.init(parent: root ? "" : try ViewPath.split(parent).view, name: name)
+        if let id = object["id"] { self.id = try ValueExpression(id, field: "id") }
+        inputs = try Self.members(object, "inputs", view: view) { v, f throws(EngineError) in try ValueExpression(v, field: f) }
+        state = try Self.members(object, "state", view: view) { v, f throws(EngineError) in try ValueExpression(v, field: f) }
+        bindings = try Self.members(object, "bindings", view: view) { v, f throws(EngineError) in
+            guard case .parent(let path) = try ValueExpression(v, field: f) else {
+                throw .invalidDeclaration(
+                    field: f, reason: "a binding is {\"$parent\": \"<state, binding or object.property>\"}", view: view)
+            }
+            return path
+        }
+        stateObjects = try Self.members(object, "stateObjects", view: view) { v, f throws(EngineError) in
+            try Self.initializer(v, typeKey: "type", field: f, view: view)
+        }
+        observedObjects = try Self.members(object, "observedObjects", view: view) { v, f throws(EngineError) in
+            if case .object(let spec) = v, spec["construct"] != nil {
+                return .construct(try Self.initializer(v, typeKey: "construct", field: f, view: view))
+            }
+            if case .object(let spec) = v, spec.count == 1, case .string(let id)? = spec["object"] { return .object(id) }
+            if case .parent(let path) = try ValueExpression(v, field: f) { return .parent(path) }
+            throw .invalidDeclaration(
+                field: f, reason: "an observed object is {\"construct\": Type}, {\"$parent\": var} or {\"object\": id}",
+                view: view)
+        }
+        environmentObjects = try Self.members(object, "environmentObjects", view: view) { v, f throws(EngineError) in
+            guard case .string(let type) = v else {
+                throw .invalidDeclaration(field: f, reason: "an environment object is named by its type", view: view)
+            }
+            return type
+        }
+        if let keys = object["environment"] {
+            guard case .array(let items) = keys, let names = Optional(items.compactMap(\.stringValue)),
+                names.count == items.count, names.allSatisfy(isIdentifier)
+            else {
+                throw .invalidDeclaration(field: "environment", reason: "environment is an array of key names", view: view)
+            }
+            environment = names
+        }
+        if let provide = object["provide"] { try parseProvide(provide, view: view) }
+        if let body = object["body"] {
+            guard case .array(let lines) = body, lines.allSatisfy({ $0.stringValue != nil }) else {
+                throw .invalidDeclaration(field: "body", reason: "body is an array of template strings", view: view)
+            }
+            self.body = try lines.map { line throws(EngineError) in try Template(parsing: line.stringValue ?? "") }
+        }
+        if let retain = object["retain"] {
+            guard case .bool(let flag) = retain else {
+                throw .invalidDeclaration(field: "retain", reason: "retain is true or false", view: view)
+            }
+            self.retain = flag
+        }
+        try checkVariables(view: view)
+    }
+
+    private mutating func parseProvide(_ provide: JSON, view: String) throws(EngineError) {
+        guard case .object(let spec) = provide else {
+            throw .invalidDeclaration(field: "provide", reason: "provide is an object", view: view)
+        }
+        try rejectUnknownKeys(spec, allowed: ["environmentObjects", "environment"], field: "provide", view: view)
+        if let objects = spec["environmentObjects"] {
+            guard case .array(let items) = objects, let paths = Optional(items.compactMap(\.stringValue)),
+                paths.count == items.count
+            else {
+                throw .invalidDeclaration(
+                    field: "provide.environmentObjects", reason: "an array of key paths to objects", view: view)
+            }
+            provideObjects = paths
+        }
+        if let values = spec["environment"] {
+            guard case .object(let entries) = values else {
+                throw .invalidDeclaration(field: "provide.environment", reason: "an object of key: value", view: view)
+            }
+            provideEnvironment = entries.members
+        }
+    }
+
+    private func checkVariables(view: String) throws(EngineError) {
+        var seen = Set<String>()
+        for name in variables {
+            guard isIdentifier(name) else {
+                throw .invalidDeclaration(field: name, reason: "\"\(name)\" is not a variable name", view: view)
+            }
+            guard seen.insert(name).inserted else {
+                throw .invalidDeclaration(field: name, reason: "the variable \(name) is declared twice", view: view)
+            }
+        }
+        for template in body {
+            for variable in template.variables where !seen.contains(variable) {
+                throw .invalidDeclaration(
+                    field: "body", reason: "\"\(template.source)\" reads \(variable), which the view does not declare",
+                    view: view)
+            }
+        }
+    }
+
+    private static func members<T>(
+        _ object: JSONObject, _ key: String, view: String, _ parse: (JSON, String) throws(EngineError) -> T
+    ) throws(EngineError) -> [(name: String, T)] {
+        guard let value = object[key] else { return [] }
+        guard case .object(let entries) = value else {
+            throw .invalidDeclaration(field: key, reason: "\(key) is an object of name: declaration", view: view)
+        }
+        var result: [(name: String, T)] = []
+        for (name, spec) in entries { result.append((name, try parse(spec, "\(key).\(name)"))) }
+        return result
+    }
+
+    private static func initializer(_ spec: JSON, typeKey: String, field: String, view: String) throws(EngineError)
+        -> ObjectInitializer
+    {
+        guard case .object(let object) = spec, case .string(let type)? = object[typeKey] else {
+            throw .invalidDeclaration(field: field, reason: "needs {\"\(typeKey)\": \"TypeName\"}", view: view)
+        }
+        try rejectUnknownKeys(object, allowed: [typeKey, "init"], field: field, view: view)
+        var arguments: [(name: String, value: ValueExpression)] = []
+        if let initValues = object["init"] {
+            guard case .object(let entries) = initValues else {
+                throw .invalidDeclaration(field: "\(field).init", reason: "init is an object of property: value", view: view)
+            }
+            for (name, value) in entries { arguments.append((name, try ValueExpression(value, field: "\(field).init.\(name)"))) }
+        }
+        return ObjectInitializer(type: type, arguments: arguments)
+    }
+}

@@ -1,0 +1,112 @@
+import MilieuJSON
+
+/// A place a binding writes to and a view can depend on: the single source of truth (rule 1).
+enum Location: Hashable, Sendable {
+    case property(object: Int, slot: Int)
+    case state(view: Int, name: String)
+}
+
+/// What a view's body evaluation can depend on (rule 10).
+enum Dependency: Hashable, Sendable {
+    /// A property of an object, read (fine-grained) or through a binding.
+    case location(Location)
+    /// Any change of an `observableObject` object the view holds (coarse).
+    case object(Int)
+    /// An environment value, by its provider (nil: the built-in default) and key.
+    case environment(provider: Int?, key: String)
+}
+
+/// The wrapper that gives a view an object, for the tree and for ownership.
+enum ObjectWrapper: String, Sendable {
+    case stateObject, observedObject, environmentObject, input
+}
+
+/// A view's variable, by wrapper.
+enum ViewVariable {
+    case input(JSON)
+    case inputObject(Int)
+    case state(JSON)
+    case binding(Location)
+    case object(Int, ObjectWrapper)
+    case environment(provider: Int?, value: JSON)
+
+    /// The object this variable holds, if any.
+    var object: Int? {
+        switch self {
+        case .inputObject(let id), .object(let id, _): id
+        default: nil
+        }
+    }
+}
+
+/// One mounted view: its identity, its variables, what it provides, its last body
+/// and what that body read. Nodes are linked to their siblings so that unmounting
+/// one of many children costs O(1).
+final class ViewNode {
+    let serial: Int
+    var declaration: ViewDeclaration
+    let parent: ViewNode?
+    var explicitID: JSON?
+    var path: String
+    let depth: Int
+    /// The transaction in which this identity appeared (rule 3: owned state is created then).
+    let birth: Int
+
+    var firstChild: ViewNode?
+    var lastChild: ViewNode?
+    var nextSibling: ViewNode?
+    weak var previousSibling: ViewNode?
+
+    var variables: [String: ViewVariable] = [:]
+    /// The initial values each state object was made with, to report dropped ones (rule 4).
+    var stateObjectArguments: [String: JSONObject] = [:]
+    var providedObjects: [String: Int] = [:]
+    var providedEnvironment: [String: JSON] = [:]
+    var body: [String] = []
+    /// What the last evaluation read, each with the reason it would give (rule 10).
+    var dependencies: [Dependency: String] = [:]
+    /// The global version of the last transaction that changed this view's @State.
+    var version = 0
+    /// The connection that mounted the view; nil for scene views and retained ones.
+    var owner: Int?
+    var retained: Bool
+    /// Whether the node is in the tree; a queued node torn down later in a transaction is skipped.
+    var isMounted = false
+    /// Whether its body has been evaluated since its identity appeared.
+    var hasEvaluated = false
+    /// Inferred from each @State's initial value, so that writes keep its type.
+    var stateTypes: [String: PropertyType] = [:]
+
+    init(serial: Int, declaration: ViewDeclaration, parent: ViewNode?, explicitID: JSON?, birth: Int, owner: Int?) {
+        self.serial = serial
+        self.declaration = declaration
+        self.parent = parent
+        self.explicitID = explicitID
+        self.path = parent.map { ViewPath.child(of: $0.path, name: declaration.name, id: explicitID) } ?? "/" + declaration.name
+        self.depth = (parent?.depth ?? -1) + 1
+        self.birth = birth
+        self.owner = owner
+        self.retained = declaration.retain
+    }
+
+    var children: some Sequence<ViewNode> {
+        sequence(first: firstChild) { $0?.nextSibling }.lazy.compactMap { $0 }
+    }
+
+    /// This view and all its descendants, parents first.
+    var subtree: [ViewNode] {
+        var result: [ViewNode] = []
+        var stack: [ViewNode] = [self]
+        while let node = stack.popLast() {
+            result.append(node)
+            var child = node.lastChild
+            while let c = child {
+                stack.append(c)
+                child = c.previousSibling
+            }
+        }
+        return result
+    }
+
+    var ancestorsAndSelf: some Sequence<ViewNode> { sequence(first: self) { $0.parent } }
+}

@@ -1,0 +1,297 @@
+import MilieuJSON
+import Testing
+
+@testable import MilieuEngine
+
+/// The seed stories of semantics.md, each with its exact outcome.
+@Suite struct ScenarioTests {
+    // MARK: S1 — seed 000
+
+    private func mountLoginContainer(_ graph: Graph, fixed: Bool) throws {
+        try graph.mount([
+            "parent": "/App", "name": "Container", "state": ["toggle": false], "body": ["toggle: {toggle}"],
+            "stateObjects": fixed ? ["loginVM": ["type": "Login"]] : [:],
+        ])
+        for name in ["LoginView1", "LoginView2"] {
+            let holder: JSON =
+                fixed
+                ? ["observedObjects": ["loginVM": ["$parent": "loginVM"]]]
+                : name == "LoginView1"
+                    ? ["stateObjects": ["loginVM": ["type": "Login"]]]
+                    : ["observedObjects": ["loginVM": ["construct": "Login"]]]
+            var declaration: JSONObject = ["parent": "/App/Container", "name": .string(name), "body": ["email: {loginVM.email}"]]
+            for (key, value) in holder.objectValue ?? [:] { declaration[key] = value }
+            try graph.mount(.object(declaration))
+        }
+    }
+
+    @Test func s1StateObjectKeepsEmailObservedConstructLosesIt() throws {
+        let graph = try makeGraph()
+        try mountLoginContainer(graph, fixed: false)
+        try graph.set("/App/Container/LoginView1.loginVM.email", "kim@example.com")
+        try graph.set("/App/Container/LoginView2.loginVM.email", "kim@example.com")
+        let flip = try graph.set("/App/Container.toggle", true)
+
+        #expect(flip.updates == ["/App/Container": ["_toggle"], "/App/Container/LoginView2": ["@self"]])
+        #expect(flip.body(of: "/App/Container/LoginView2") == ["email: "])
+        #expect(flip.created.map(\.object) == ["Login#4"])
+        #expect(flip.created.first?.owner == "/App/Container/LoginView2.loginVM")
+        #expect(flip.destroyed.map(\.object) == ["Login#3"])
+        #expect(flip.destroyed.first?.reason == "replaced")
+        #expect(try graph.get("/App/Container/LoginView1.loginVM.email") == "kim@example.com")
+        #expect(try graph.get("/App/Container/LoginView2.loginVM.email") == "")
+    }
+
+    @Test func s1FixContainerOwnsTheLoginAndBothViewsKeepTheEmail() throws {
+        let graph = try makeGraph()
+        try mountLoginContainer(graph, fixed: true)
+        try graph.set("/App/Container/LoginView2.loginVM.email", "kim@example.com")
+        let flip = try graph.set("/App/Container.toggle", true)
+
+        #expect(flip.updates == ["/App/Container": ["_toggle"]])
+        #expect(flip.created.isEmpty && flip.destroyed.isEmpty)
+        #expect(try graph.get("/App/Container/LoginView1.loginVM.email") == "kim@example.com")
+        #expect(try graph.get("/App/Container/LoginView2.loginVM.email") == "kim@example.com")
+    }
+
+    // MARK: S2 — seed 001
+
+    private func mountStartView(_ graph: Graph, child: JSONObject) throws {
+        try graph.mount(["parent": "/App", "name": "StartView", "state": ["selectedNum": 10], "body": ["num: {selectedNum}"]])
+        var declaration: JSONObject = [
+            "parent": "/App/StartView", "name": "ContentView", "inputs": ["num": ["$parent": "selectedNum"]],
+            "body": ["num: {viewModel.num}"],
+        ]
+        for (key, value) in child { declaration[key] = value }
+        try graph.mount(.object(declaration))
+    }
+
+    @Test func s2InlineObservedObjectFollowsTheParent() throws {
+        let graph = try makeGraph()
+        try mountStartView(
+            graph, child: ["observedObjects": ["viewModel": ["construct": "ViewModel", "init": ["num": ["$input": "num"]]]]])
+        for n in 11...13 {
+            let commit = try graph.set("/App/StartView.selectedNum", .int(n))
+            #expect(commit.updates["/App/StartView/ContentView"] == ["@self"])
+            #expect(commit.body(of: "/App/StartView/ContentView") == ["num: \(n)"])
+            #expect(commit.destroyed.first?.reason == "replaced")
+        }
+    }
+
+    @Test func s2StateObjectStaysAtTheFirstValueAndEachDroppedInitIsReported() throws {
+        let graph = try makeGraph()
+        try mountStartView(graph, child: ["stateObjects": ["viewModel": ["type": "ViewModel", "init": ["num": ["$input": "num"]]]]])
+        for n in 11...13 {
+            let commit = try graph.set("/App/StartView.selectedNum", .int(n))
+            #expect(commit.updates["/App/StartView/ContentView"] == ["@self"])
+            #expect(commit.body(of: "/App/StartView/ContentView") == ["num: 10"])
+            #expect(commit.created.isEmpty)
+            #expect(commit.diagnostics.count == 1)
+            #expect(commit.diagnostics.first?.kind == "StateObjectInitIgnored")
+            #expect(commit.diagnostics.first?.view == "/App/StartView/ContentView")
+            #expect(commit.diagnostics.first?.variable == "viewModel")
+            #expect(commit.diagnostics.first?.ignored == ["num": .int(n)])
+        }
+    }
+
+    @Test func s2IdentityBoundToTheValueRecreatesTheStateObject() throws {
+        let graph = try makeGraph()
+        try mountStartView(
+            graph,
+            child: [
+                "id": ["$parent": "selectedNum"],
+                "stateObjects": ["viewModel": ["type": "ViewModel", "init": ["num": ["$input": "num"]]]],
+            ])
+        #expect(graph.viewPaths.contains("/App/StartView/ContentView[10]"))
+        for n in 11...13 {
+            let commit = try graph.set("/App/StartView.selectedNum", .int(n))
+            #expect(commit.changes.contains(.viewUnmounted(view: "/App/StartView/ContentView[\(n - 1)]", reason: "identity")))
+            #expect(commit.changes.contains(.viewMounted(view: "/App/StartView/ContentView[\(n)]", reason: "identity", body: ["num: \(n)"])))
+            #expect(commit.updates["/App/StartView/ContentView[\(n)]"] == ["@identity"])
+            #expect(commit.destroyed.map(\.reason) == ["identity"])
+            #expect(commit.created.count == 1)
+            #expect(commit.diagnostics.isEmpty)
+        }
+    }
+
+    // MARK: S3 — seed 002
+
+    private func counterScreen(_ graph: Graph, type: String) throws -> Commit {
+        try graph.mount([
+            "parent": "/App", "name": "CounterScreen", "stateObjects": ["counter": ["type": .string(type)]],
+            "provide": ["environmentObjects": ["counter"]],
+        ])
+        try graph.mount([
+            "parent": "/App/CounterScreen", "name": "CountLabel", "environmentObjects": ["counter": .string(type)],
+            "body": ["count: {counter.count}"],
+        ])
+        try graph.mount([
+            "parent": "/App/CounterScreen", "name": "AddButton", "environmentObjects": ["counter": .string(type)],
+            "body": ["+"],
+        ])
+        return try graph.call("/App/CounterScreen.counter.add")
+    }
+
+    @Test func s3ObservableObjectReEvaluatesEveryHolder() throws {
+        let add = try counterScreen(try makeGraph(), type: "CounterObject")
+        #expect(
+            add.updates == [
+                "/App/CounterScreen": ["_counter"], "/App/CounterScreen/CountLabel": ["_counter"],
+                "/App/CounterScreen/AddButton": ["_counter"],
+            ])
+        #expect(add.body(of: "/App/CounterScreen/CountLabel") == ["count: 1"])
+    }
+
+    @Test func s3ObservableReEvaluatesOnlyTheReader() throws {
+        let add = try counterScreen(try makeGraph(), type: "Counter")
+        #expect(add.updates == ["/App/CounterScreen/CountLabel": ["counter.count"]])
+        #expect(add.body(of: "/App/CounterScreen/CountLabel") == ["count: 1"])
+    }
+
+    // MARK: S4 — seed 003
+
+    @Test func s4FavoritePrimesThroughABindingWithTheActivityFeedInOrder() throws {
+        let graph = try makeGraph()
+        try graph.mount([
+            "parent": "/App", "name": "ContentView", "stateObjects": ["state": ["type": "AppState"]],
+            "body": ["count: {state.count}"],
+        ])
+        try graph.mount([
+            "parent": "/App/ContentView", "name": "CounterView", "observedObjects": ["state": ["$parent": "state"]],
+            "body": ["{state.count}", "prime: {state.isCountPrime}"],
+        ])
+        try graph.mount([
+            "parent": "/App/ContentView", "name": "FavoritePrimesView",
+            "bindings": [
+                "favoritePrimes": ["$parent": "state.favoritePrimes"], "activityFeed": ["$parent": "state.activityFeed"],
+            ],
+            "body": ["{favoritePrimes}"],
+        ])
+        let state = "/App/ContentView/CounterView.state"
+        try graph.call("\(state).increment")
+        let two = try graph.call("\(state).increment")
+        #expect(two.body(of: "/App/ContentView/CounterView") == ["2", "prime: true"])
+        #expect(two.updates["/App/ContentView/FavoritePrimesView"] == nil)
+        try graph.call("\(state).saveFavoritePrime")
+        try graph.call("\(state).increment")
+        let save = try graph.call("\(state).saveFavoritePrime")
+        #expect(save.updates["/App/ContentView/FavoritePrimesView"] == ["_favoritePrimes"])
+        #expect(save.body(of: "/App/ContentView/FavoritePrimesView") == ["[2,3]"])
+
+        // Remove 2 the way FavoritePrimesView's onDelete does: through its two bindings, in one transaction.
+        let feed = try graph.get("/App/ContentView/FavoritePrimesView.activityFeed").arrayValue ?? []
+        let removal: JSON = ["timestamp": "2026-01-01T00:00:00.000Z", "type": "removedFavoritePrime", "prime": 2]
+        let (_, remove) = try graph.apply([
+            .set(path: "/App/ContentView/FavoritePrimesView.favoritePrimes", value: [3], ifVersion: nil),
+            .set(path: "/App/ContentView/FavoritePrimesView.activityFeed", value: .array(feed + [removal]), ifVersion: nil),
+        ])
+        #expect(remove.updates["/App/ContentView/FavoritePrimesView"] == ["_favoritePrimes"])
+        try graph.call("\(state).removeFavoritePrime", [3])
+
+        #expect(try graph.get("\(state).favoritePrimes") == [])
+        let entries = try graph.get("\(state).activityFeed").arrayValue ?? []
+        #expect(entries.map { $0["type"] ?? .null } == ["addedFavoritePrime", "addedFavoritePrime", "removedFavoritePrime", "removedFavoritePrime"])
+        #expect(entries.map { $0["prime"] ?? .null } == [2, 3, 2, 3])
+    }
+
+    // MARK: S5 — seed 004
+
+    @Test func s5ChildWriteThroughBindingChangesParentState() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "ParentView", "state": ["isOn": false], "body": ["isOn: {isOn}"]])
+        try graph.mount([
+            "parent": "/App/ParentView", "name": "ToggleRow", "bindings": ["isOn": ["$parent": "isOn"]], "body": ["toggle: {isOn}"],
+        ])
+        let flip = try graph.set("/App/ParentView/ToggleRow.isOn", true)
+        #expect(try graph.get("/App/ParentView.isOn") == true)
+        #expect(flip.updates == ["/App/ParentView": ["_isOn"], "/App/ParentView/ToggleRow": ["_isOn"]])
+        #expect(flip.updatedViews == ["/App/ParentView", "/App/ParentView/ToggleRow"])
+        #expect(flip.propertyChanges["/App/ParentView.isOn"] == .some(true))
+    }
+
+    // MARK: S6 — seed 004
+
+    @Test func s6CartSurvivesTheScreenReRenderingAndTheListFollowsIt() throws {
+        let graph = try makeGraph()
+        try graph.mount([
+            "parent": "/App", "name": "CartScreen", "stateObjects": ["cart": ["type": "Cart"]], "state": ["title": "Cart"],
+            "body": ["{title}"],
+        ])
+        try graph.mount([
+            "parent": "/App/CartScreen", "name": "CartList", "observedObjects": ["cart": ["$parent": "cart"]],
+            "body": ["items: {cart.items}"],
+        ])
+        let add = try graph.call("/App/CartScreen.cart.add", ["apple"])
+        #expect(add.updates["/App/CartScreen/CartList"] == ["_cart"])
+        #expect(add.body(of: "/App/CartScreen/CartList") == ["items: [\"apple\"]"])
+        let retitle = try graph.set("/App/CartScreen.title", "My cart")
+        #expect(retitle.updates == ["/App/CartScreen": ["_title"]])
+        #expect(retitle.created.isEmpty && retitle.destroyed.isEmpty)
+        #expect(try graph.get("/App/CartScreen/CartList.cart.items") == ["apple"])
+    }
+
+    // MARK: S7 — seed 004 and the design card
+
+    private func mountLevels(_ graph: Graph) throws -> String {
+        var parent = "/App"
+        for level in 1...4 {
+            try graph.mount(["parent": .string(parent), "name": .string("Level\(level)")])
+            parent += "/Level\(level)"
+        }
+        return parent
+    }
+
+    @Test func s7DeepChildReadsTheSessionWithNoViewPassingIt() throws {
+        let graph = try makeGraph()
+        let parent = try mountLevels(graph)
+        try graph.mount([
+            "parent": .string(parent), "name": "DeepChildView", "environmentObjects": ["session": "Session"],
+            "body": ["user: {session.user}"],
+        ])
+        let start = try graph.call("session.start", ["kim"])
+        #expect(start.updates == ["\(parent)/DeepChildView": ["session.user"]])
+        #expect(start.body(of: "\(parent)/DeepChildView") == ["user: kim"])
+    }
+
+    @Test func s7MissingCartFailsLoudlyAndSucceedsOnceProvided() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "Shop", "stateObjects": ["cart": ["type": "Cart"]]])
+        try graph.mount(["parent": "/App/Shop", "name": "Aisle"])
+        let before = try graph.fingerprint()
+        let checkout: JSON = [
+            "parent": "/App/Shop/Aisle", "name": "CheckoutView", "environmentObjects": ["cart": "Cart"], "body": ["{cart.items}"],
+        ]
+        let error = expectError(.environmentObjectMissing) { try graph.mount(checkout) }
+        #expect(
+            error?.message
+                == "No ObservableObject of type Cart found. A View.environmentObject(_:) for Cart may be missing as an ancestor of this view.")
+        #expect(error?.data["type"] == "Cart")
+        #expect(error?.data["view"] == "/App/Shop/Aisle/CheckoutView")
+        #expect(error?.data["variable"] == "cart")
+        #expect(error?.data["searched"] == ["/App/Shop/Aisle/CheckoutView", "/App/Shop/Aisle", "/App/Shop", "/App"])
+        #expect(error?.data["hint"]?.stringValue?.contains("view/provide") == true)
+        #expect(try graph.fingerprint() == before)
+
+        try graph.provide("/App/Shop", objects: ["cart"])
+        let (result, _) = try graph.mount(checkout)
+        #expect(result["path"] == "/App/Shop/Aisle/CheckoutView")
+        #expect(result["objects"] == ["cart": "Cart#1"])
+    }
+
+    @Test func s7SceneWithoutSessionRefusesTheDeepChild() throws {
+        let scene = try Scene(json: [
+            "app": ["stateObjects": ["theme": ["type": "Theme"]], "provide": ["environmentObjects": ["theme"]]]
+        ])
+        let graph = try makeGraph(scene: scene)
+        let parent = try mountLevels(graph)
+        let error = expectError(.environmentObjectMissing) {
+            try graph.mount([
+                "parent": .string(parent), "name": "DeepChildView", "environmentObjects": ["session": "Session"],
+                "body": ["user: {session.user}"],
+            ])
+        }
+        #expect(error?.data["type"] == "Session")
+        #expect(error?.data["searched"]?.arrayValue?.last == "/App")
+        #expect(!graph.viewPaths.contains("\(parent)/DeepChildView"))
+    }
+}

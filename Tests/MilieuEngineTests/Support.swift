@@ -1,0 +1,111 @@
+import MilieuJSON
+import Testing
+
+@testable import MilieuEngine
+
+/// A graph with a fixed clock, so that timestamps in tests are known.
+func makeGraph(scene: Scene = .default) throws -> Graph {
+    try Graph(scene: scene, clock: { "2026-01-01T00:00:00.000Z" })
+}
+
+extension Graph {
+    @discardableResult
+    func mount(_ declaration: JSON, owner: Int? = nil) throws -> (result: JSON, commit: Commit) {
+        let (results, commit) = try apply([.mount(declaration: declaration, owner: owner)])
+        return (results[0], commit)
+    }
+
+    @discardableResult
+    func set(_ path: String, _ value: JSON, ifVersion: Int? = nil) throws -> Commit {
+        try apply([.set(path: path, value: value, ifVersion: ifVersion)]).commit
+    }
+
+    @discardableResult
+    func call(_ path: String, _ arguments: [JSON] = []) throws -> Commit {
+        try apply([.call(path: path, arguments: arguments)]).commit
+    }
+
+    @discardableResult
+    func unmount(_ path: String) throws -> Commit {
+        try apply([.unmount(path: path)]).commit
+    }
+
+    @discardableResult
+    func provide(_ path: String, objects: [String] = [], environment: JSONObject = [:], withdraw: [String] = []) throws -> Commit {
+        try apply([.provide(path: path, environmentObjects: objects, environment: environment, withdraw: withdraw)]).commit
+    }
+
+    /// A whole-graph picture for checking that a failed operation changed nothing.
+    func fingerprint() throws -> String {
+        let objectsText = objects.values.sorted { $0.serial < $1.serial }
+            .map { "\($0.name)=\(JSON.array($0.values).jsonText)@\($0.version)/\($0.holders)" }.joined(separator: ";")
+        return "v\(version)|\(try tree().jsonText)|\(objectsText)|\(dependents.count)"
+    }
+}
+
+extension Commit {
+    /// Each re-evaluated view's reasons, by path.
+    var updates: [String: [String]] {
+        var result: [String: [String]] = [:]
+        for case .viewUpdated(let view, let reasons, _) in changes { result[view] = reasons }
+        return result
+    }
+
+    /// The views re-evaluated, in order.
+    var updatedViews: [String] {
+        changes.compactMap { if case .viewUpdated(let view, _, _) = $0 { view } else { nil } }
+    }
+
+    func body(of view: String) -> [String]? {
+        for change in changes {
+            switch change {
+            case .viewUpdated(view, _, let body), .viewMounted(view, _, let body): return body
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    var created: [(object: String, owner: String?, reason: String)] {
+        changes.compactMap { if case .objectCreated(let o, _, let owner, let r) = $0 { (o, owner, r) } else { nil } }
+    }
+
+    var destroyed: [(object: String, reason: String)] {
+        changes.compactMap { if case .objectDestroyed(let o, _, _, let r) = $0 { (o, r) } else { nil } }
+    }
+
+    var diagnostics: [(kind: String, view: String, variable: String, ignored: JSON)] {
+        changes.compactMap {
+            if case .diagnostic(let kind, _, let view, let variable, let ignored, _) = $0 { (kind, view, variable, ignored) } else { nil }
+        }
+    }
+
+    var propertyChanges: [String: JSON?] {
+        var result: [String: JSON?] = [:]
+        for change in changes {
+            switch change {
+            case .property(let object, _, let property, let value): result["\(object).\(property)"] = value
+            case .state(let view, let variable, let value): result["\(view).\(variable)"] = value
+            default: continue
+            }
+        }
+        return result
+    }
+}
+
+/// Runs `body`, expecting an EngineError of `kind`, and returns it.
+@discardableResult
+func expectError(_ kind: EngineError.Kind, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void)
+    -> EngineError?
+{
+    do {
+        try body()
+        Issue.record("expected \(kind), but nothing was thrown", sourceLocation: sourceLocation)
+    } catch let error as EngineError {
+        #expect(error.kind == kind, "\(error)", sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("unexpected \(error)", sourceLocation: sourceLocation)
+    }
+    return nil
+}
