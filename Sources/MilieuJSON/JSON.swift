@@ -80,10 +80,11 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
     }
 }
 
-extension JSON: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+/// Literals for building values in code. There is deliberately no `nil` literal: `JSON?` is
+/// common, and `nil` meaning `.null` there would be a trap.
+extension JSON: ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
-    public init(nilLiteral: ()) { self = .null }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(integerLiteral value: Int) { self = .int(value) }
     public init(floatLiteral value: Double) { self = .double(value) }

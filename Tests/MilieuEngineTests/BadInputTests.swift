@@ -1,0 +1,167 @@
+import MilieuJSON
+import Testing
+
+@testable import MilieuEngine
+
+/// Every kind of bad input is a typed error that names the culprit and changes nothing.
+@Suite struct BadInputTests {
+    private func graphWithParent() throws -> Graph {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "Parent", "state": ["n": 1, "name": "x"], "stateObjects": ["cart": ["type": "Cart"]]])
+        return graph
+    }
+
+    /// Runs `body`, expecting `kind`, and checks the graph is exactly as before.
+    private func expectRefused(
+        _ graph: Graph, _ kind: EngineError.Kind, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+    ) throws -> EngineError? {
+        let before = try graph.fingerprint()
+        let error = expectError(kind, sourceLocation: sourceLocation, body)
+        #expect(try graph.fingerprint() == before, sourceLocation: sourceLocation)
+        return error
+    }
+
+    @Test func unknownTypeNamesTheType() throws {
+        let graph = try graphWithParent()
+        let error = try expectRefused(graph, .unknownType) {
+            try graph.mount(["parent": "/App", "name": "V", "stateObjects": ["x": ["type": "Nope"]]])
+        }
+        #expect(error?.data["type"] == "Nope")
+    }
+
+    @Test func unknownPathsNameThePath() throws {
+        let graph = try graphWithParent()
+        for path in ["/App/Missing.n", "login.nope", "nope", "Login#99.email", "/App/Parent.zzz"] {
+            let error = try expectRefused(graph, .unknownPath) { try graph.set(path, 1) }
+            #expect(error?.data["path"] == .string(path))
+        }
+        _ = try expectRefused(graph, .unknownPath) { try graph.mount(["parent": "/App/Nowhere", "name": "V"]) }
+        _ = try expectRefused(graph, .unknownPath) { try graph.unmount("/App/Nowhere") }
+    }
+
+    @Test func unknownActionListsTheActionsThereAre() throws {
+        let graph = try graphWithParent()
+        let error = try expectRefused(graph, .unknownAction) { try graph.call("/App/Parent.cart.remove", ["x"]) }
+        #expect(error?.data["action"] == "remove")
+        #expect(error?.data["type"] == "Cart")
+        #expect(error?.message.contains("add") == true)
+    }
+
+    @Test func wrongValueTypesAreTypeMismatches() throws {
+        let graph = try graphWithParent()
+        var error = try expectRefused(graph, .typeMismatch) { try graph.set("login.email", 5) }
+        #expect(error?.data["expected"] == "string")
+        #expect(error?.data["actual"] == "int")
+        error = try expectRefused(graph, .typeMismatch) { try graph.set("/App/Parent.n", "one") }
+        #expect(error?.data["expected"] == "int")
+        _ = try expectRefused(graph, .typeMismatch) { try graph.call("/App/Parent.cart.add", []) }
+        _ = try expectRefused(graph, .typeMismatch) { try graph.call("/App/Parent.cart.add", [1]) }
+        _ = try expectRefused(graph, .typeMismatch) { try graph.set("/App/Parent.cart.items", ["a", 2]) }
+        // An int written to a double is a double, not a mismatch.
+        try graph.set("theme.fontScale", 2)
+        #expect(try graph.get("theme.fontScale") == .double(2))
+    }
+
+    @Test func validationRefusesValuesOutsideTheDeclaredRange() throws {
+        let graph = try graphWithParent()
+        let error = try expectRefused(graph, .invalidValue) { try graph.set("theme.fontScale", 9.5) }
+        #expect(error?.data["constraint"] == "max 3")
+        _ = try expectRefused(graph, .invalidValue) { try graph.set("theme.colorScheme", "purple") }
+    }
+
+    @Test func writingAComputedPropertyIsReadOnly() throws {
+        let graph = try graphWithParent()
+        let error = try expectRefused(graph, .readOnly) { try graph.set("login.isValidEmail", true) }
+        #expect(error?.data["path"] == "login.isValidEmail")
+        _ = try expectRefused(graph, .readOnly) { try graph.set("login", 1) }
+    }
+
+    @Test func versionConflictNamesBothVersions() throws {
+        let graph = try graphWithParent()
+        try graph.set("login.email", "a@b.co")
+        let current = try graph.get("login")["version"]?.intValue ?? -1
+        let error = try expectRefused(graph, .versionConflict) { try graph.set("login.email", "c@d.co", ifVersion: current - 1) }
+        #expect(error?.data["expected"] == .int(current - 1))
+        #expect(error?.data["actual"] == .int(current))
+        try graph.set("login.email", "c@d.co", ifVersion: current)
+    }
+
+    @Test func danglingAndCyclicReferencesAreInvalidDeclarations() throws {
+        let graph = try graphWithParent()
+        let cases: [JSON] = [
+            ["parent": "/App/Parent", "name": "A", "inputs": ["x": ["$parent": "missing"]]],
+            ["parent": "/App/Parent", "name": "B", "id": ["$input": "missing"]],
+            ["parent": "/App/Parent", "name": "C", "inputs": ["a": ["$input": "b"], "b": ["$input": "a"]]],
+            ["parent": "/App/Parent", "name": "D", "bindings": ["x": ["$parent": "cart"]]],
+            ["parent": "/App/Parent", "name": "E", "body": ["{undeclared}"]],
+            ["parent": "/App/Parent", "name": "F", "observedObjects": ["x": ["$parent": "n"]]],
+            ["parent": "/App/Parent", "name": "G", "stateObjects": ["c": ["type": "Cart"]], "body": ["{c.nothing}"]],
+        ]
+        for declaration in cases {
+            let error = try expectRefused(graph, .invalidDeclaration) { try graph.mount(declaration) }
+            #expect(error?.data["field"] != nil)
+        }
+        let cycle = try expectRefused(graph, .invalidDeclaration) { try graph.mount(cases[2]) }
+        #expect(cycle?.message.contains("cycle") == true)
+    }
+
+    @Test func malformedDeclarationsAreInvalid() throws {
+        let graph = try graphWithParent()
+        let cases: [JSON] = [
+            "not an object", ["name": "NoParent"], ["parent": "/App"], ["parent": "/App", "name": "bad name"],
+            ["parent": "/App", "name": "V", "stat": [:]], ["parent": "/App", "name": "V", "body": "text"],
+            ["parent": "/App", "name": "V", "body": ["{unclosed"]], ["parent": "/App", "name": "V", "retain": "yes"],
+            ["parent": "/App", "name": "V", "state": ["a": 1], "inputs": ["a": 2]],
+            ["parent": "/App", "name": "V", "environment": [1]],
+            ["parent": "/App", "name": "V", "stateObjects": ["x": "Cart"]],
+        ]
+        for declaration in cases { _ = try expectRefused(graph, .invalidDeclaration) { try graph.mount(declaration) } }
+    }
+
+    @Test func duplicateSiblingPathsAreRefused() throws {
+        let graph = try graphWithParent()
+        try graph.mount(["parent": "/App/Parent", "name": "Row", "id": 1])
+        let error = try expectRefused(graph, .duplicateView) { try graph.mount(["parent": "/App/Parent", "name": "Row", "id": 1]) }
+        #expect(error?.data["path"] == "/App/Parent/Row[1]")
+        try graph.mount(["parent": "/App/Parent", "name": "Row", "id": 2])
+    }
+
+    @Test func malformedTypeDeclarationsAreInvalid() throws {
+        let graph = try makeGraph()
+        let cases: [JSON] = [
+            ["name": "Bad Name"], ["name": "Session"], ["name": "T", "properties": ["x": ["type": "float"]]],
+            ["name": "T", "properties": ["x": ["type": "int", "default": "zero"]]], ["name": "T", "style": "reactive"],
+            ["name": "T", "properties": ["x": ["type": "string", "pattern": "("]]],
+            ["name": "T", "properties": ["x": ["type": "int", "min": 5, "default": 1]]], ["name": "T", "extra": 1],
+        ]
+        for declaration in cases {
+            expectError(.invalidDeclaration) { _ = try graph.register(declaration: declaration) }
+        }
+        expectError(.unknownType) { _ = try graph.register(declaration: ["name": "T", "properties": ["x": ["type": "@Nope"]]]) }
+        #expect(graph.registry["T"] == nil)
+    }
+
+    @Test func aFailedOperationInATransactionReportsItsIndex() throws {
+        let graph = try graphWithParent()
+        let error = try expectRefused(graph, .unknownPath) {
+            _ = try graph.apply([
+                .mount(declaration: ["parent": "/App", "name": "New"], owner: nil), .set(path: "/App/New.nothing", value: 1, ifVersion: nil),
+            ])
+        }
+        #expect(error?.operationIndex == 1)
+        #expect(!graph.viewPaths.contains("/App/New"))
+    }
+
+    @Test func theRootViewCannotBeUnmounted() throws {
+        let graph = try makeGraph()
+        _ = try expectRefused(graph, .forbidden) { try graph.unmount("/App") }
+    }
+
+    @Test func viewLimitIsALimitError() throws {
+        let graph = try Graph(limits: GraphLimits(maxViews: 3))
+        try graph.mount(["parent": "/App", "name": "A"])
+        try graph.mount(["parent": "/App", "name": "B"])
+        let error = expectError(.limitExceeded) { try graph.mount(["parent": "/App", "name": "C"]) }
+        #expect(error?.data["max"] == 3)
+    }
+}

@@ -1,0 +1,111 @@
+import MilieuJSON
+import Testing
+
+@testable import MilieuEngine
+
+/// Types declared in JSON or Swift, key paths, snapshots and the tree.
+@Suite struct ModelTests {
+    @Test func jsonDeclaredTypeGetsDefaultsValidationAndSecrecy() throws {
+        let graph = try makeGraph()
+        let name = try graph.register(declaration: [
+            "name": "Profile", "style": "observableObject",
+            "properties": [
+                "name": ["type": "string", "default": "anon"], "age": ["type": "int", "min": 0, "max": 150],
+                "role": ["type": "string", "oneOf": ["user", "admin"]], "pin": ["type": "string", "secure": true, "pattern": "[0-9]{4}", "default": "0000"],
+                "tags": ["type": "[string]"], "nick": ["type": "string?"], "address": ["type": ["record": ["city": "string", "zip": "string"]]],
+            ],
+        ])
+        #expect(name == "Profile")
+        try graph.mount(["parent": "/App", "name": "P", "stateObjects": ["profile": ["type": "Profile"]]])
+        let snapshot = try graph.get("/App/P.profile")
+        #expect(snapshot["values"] == ["name": "anon", "age": 0, "role": "user", "tags": [], "nick": .null, "address": ["city": "", "zip": ""]])
+        #expect(snapshot["redacted"] == ["pin"])
+        try graph.set("/App/P.profile.pin", "1234")
+        expectError(.invalidValue) { try graph.set("/App/P.profile.pin", "12a4") }
+        expectError(.invalidValue) { try graph.set("/App/P.profile.age", 151) }
+        expectError(.invalidValue) { try graph.set("/App/P.profile.role", "root") }
+        expectError(.typeMismatch) { try graph.set("/App/P.profile.address", ["city": "Seoul"]) }
+        try graph.set("/App/P.profile.address.city", "Seoul")
+        #expect(try graph.get("/App/P.profile.address") == ["city": "Seoul", "zip": ""])
+        let described = graph.typeDescriptions().arrayValue?.first { $0["name"] == "Profile" }
+        #expect(described?["style"] == "observableObject")
+        let pin = described?["properties"]?.arrayValue?.first { $0["name"] == "pin" }
+        #expect(pin?["secure"] == true)
+        #expect(pin?["default"] == nil)
+    }
+
+    @Test func swiftTypesRegisterThroughModelDeclaring() throws {
+        enum Thermostat: ModelDeclaring {
+            static let modelType = ModelType(
+                name: "Thermostat", style: .observable, stored: [StoredProperty("celsius", .double, default: 20)],
+                computed: [ComputedProperty("fahrenheit", .double) { .double(($0["celsius"].numberValue ?? 0) * 9 / 5 + 32) }])
+        }
+        var registry = TypeRegistry()
+        try registry.register(Thermostat.self)
+        #expect(registry["Thermostat"]?.model.computed.count == 1)
+        let graph = try makeGraph()
+        try graph.register(Thermostat.modelType)
+        try graph.mount(["parent": "/App", "name": "T", "stateObjects": ["t": ["type": "Thermostat"]], "body": ["{t.fahrenheit}"]])
+        let commit = try graph.set("/App/T.t.celsius", 100)
+        #expect(commit.body(of: "/App/T") == ["212.0"])
+    }
+
+    @Test func keyPathsReachPropertiesStateBindingsObjectsAndMembers() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "V", "id": "a.b/c]", "state": ["list": [1, ["k": "v"]]]])
+        let path = "/App/V[\"a.b/c]\"]"
+        #expect(graph.viewPaths.contains(path))
+        #expect(try graph.get("\(path).list.1.k") == "v")
+        #expect(try graph.get("\(path).list.5") == .null)
+        try graph.set("\(path).list.0", 9)
+        #expect(try graph.get("\(path).list") == [9, ["k": "v"]])
+        #expect(try graph.get("Login#1.email") == "")
+        #expect(try graph.get("login")["object"] == "Login#1")
+        #expect(try graph.get(path)["state"] == ["list": [9, ["k": "v"]]])
+        expectError(.unknownPath) { try graph.set("\(path).list.7", 1) }
+        expectError(.unknownPath) { _ = try graph.get("/App/V[unclosed") }
+    }
+
+    @Test func watchTargetsResolveThroughBindingsToTheirSource() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "P", "state": ["on": false], "environmentObjects": ["login": "Login"]])
+        try graph.mount(["parent": "/App/P", "name": "C", "bindings": ["on": ["$parent": "on"], "email": ["$parent": "login.email"]]])
+        #expect(try graph.watchTarget("/App/P/C.on") == .state(view: "/App/P", variable: "on"))
+        #expect(try graph.watchTarget("/App/P/C.email") == .property(object: "Login#1", property: "email"))
+        #expect(try graph.watchTarget("login") == .object("Login#1"))
+        #expect(try graph.watchTarget("login.isValidEmail") == .property(object: "Login#1", property: "isValidEmail"))
+        #expect(try graph.watchTarget("/App/P") == .view("/App/P"))
+    }
+
+    @Test func treeShowsWrappersProvidesObjectsAndBodies() throws {
+        let graph = try makeGraph()
+        try graph.mount([
+            "parent": "/App", "name": "Screen", "state": ["on": true], "stateObjects": ["cart": ["type": "Cart"]],
+            "provide": ["environmentObjects": ["cart"], "environment": ["colorScheme": "dark"]], "body": ["on={on}"],
+        ])
+        try graph.mount(["parent": "/App/Screen", "name": "Row", "bindings": ["on": ["$parent": "on"]], "environmentObjects": ["cart": "Cart"], "environment": ["colorScheme"]])
+        let tree = try graph.tree()
+        #expect(tree["path"] == "/App")
+        #expect(tree["provides"]?["environmentObjects"] == ["Login": "Login#1", "Session": "Session#1", "Theme": "Theme#1"])
+        let screen = tree["children"]?.arrayValue?.first
+        #expect(screen?["body"] == ["on=true"])
+        #expect(screen?["objects"] == ["cart": ["object": "Cart#1", "type": "Cart", "wrapper": "stateObject"]])
+        #expect(screen?["provides"]?["environment"] == ["colorScheme": "dark"])
+        let row = screen?["children"]?.arrayValue?.first
+        #expect(row?["bindings"] == ["on": ["source": "/App/Screen.on", "value": true]])
+        #expect(row?["objects"]?["cart"]?["wrapper"] == "environmentObject")
+        #expect(row?["environment"] == ["colorScheme": "dark"])
+    }
+
+    @Test func mountInsideATransactionIsEvaluatedOnceWithTheFinalValues() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "P", "state": ["n": 1], "body": ["{n}"]])
+        let (results, commit) = try graph.apply([
+            .mount(declaration: ["parent": "/App/P", "name": "C", "inputs": ["n": ["$parent": "n"]], "body": ["{n}"]], owner: nil),
+            .set(path: "/App/P.n", value: 2, ifVersion: nil),
+        ])
+        #expect(results[0]["body"] == ["2"])
+        #expect(commit.changes.contains(.viewMounted(view: "/App/P/C", reason: "mounted", body: ["2"])))
+        #expect(commit.updates["/App/P/C"] == nil)
+    }
+}

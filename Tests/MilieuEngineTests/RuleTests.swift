@@ -1,0 +1,276 @@
+import MilieuJSON
+import Testing
+
+@testable import MilieuEngine
+
+/// One test per rule of semantics.md, named for the behaviour it pins.
+@Suite struct RuleTests {
+    @Test func rule1WriteThroughABindingLandsOnTheSourceAndEveryReaderSeesIt() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "Form", "body": ["{login.email}"], "environmentObjects": ["login": "Login"]])
+        try graph.mount([
+            "parent": "/App/Form", "name": "EmailField", "bindings": ["email": ["$parent": "login.email"]], "body": ["{email}"],
+        ])
+        let write = try graph.set("/App/Form/EmailField.email", "kim@example.com")
+        #expect(try graph.get("login.email") == "kim@example.com")
+        #expect(try graph.get("/App.login.email") == "kim@example.com")
+        #expect(write.propertyChanges["Login#1.email"] == .some("kim@example.com"))
+        #expect(write.updates == ["/App/Form": ["login.email"], "/App/Form/EmailField": ["_email"]])
+    }
+
+    @Test func rule2AChildCannotWriteWhatItsParentPasses() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "Parent", "state": ["title": "a"]])
+        try graph.mount(["parent": "/App/Parent", "name": "Child", "inputs": ["title": ["$parent": "title"]]])
+        let error = expectError(.readOnly) { try graph.set("/App/Parent/Child.title", "b") }
+        #expect(error?.data["path"] == "/App/Parent/Child.title")
+        #expect(try graph.get("/App/Parent.title") == "a")
+    }
+
+    @Test func rule3StateIsKeptAcrossParentReRendersAndGoesWithTheIdentity() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "Parent", "state": ["start": 1], "body": ["{start}"]])
+        let child: JSON = [
+            "parent": "/App/Parent", "name": "Child", "inputs": ["start": ["$parent": "start"]],
+            "state": ["count": ["$input": "start"]], "stateObjects": ["model": ["type": "Counter"]],
+        ]
+        try graph.mount(child)
+        try graph.set("/App/Parent/Child.count", 5)
+        try graph.set("/App/Parent/Child.model.count", 7)
+        let rerender = try graph.set("/App/Parent.start", 2)
+        #expect(rerender.updates["/App/Parent/Child"] == ["@self"])
+        #expect(try graph.get("/App/Parent/Child.count") == 5)
+        #expect(try graph.get("/App/Parent/Child.model.count") == 7)
+        let unmount = try graph.unmount("/App/Parent/Child")
+        #expect(unmount.destroyed.map(\.reason) == ["ownerUnmounted"])
+        try graph.mount(child)
+        #expect(try graph.get("/App/Parent/Child.count") == 2)
+        #expect(try graph.get("/App/Parent/Child.model.count") == 0)
+    }
+
+    @Test func rule4DroppedStateObjectInitializerIsReported() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "Parent", "state": ["n": 1], "body": ["{n}"]])
+        try graph.mount([
+            "parent": "/App/Parent", "name": "Child",
+            "stateObjects": ["model": ["type": "ViewModel", "init": ["num": ["$parent": "n"]]]],
+        ])
+        let commit = try graph.set("/App/Parent.n", 2)
+        #expect(commit.diagnostics.map(\.ignored) == [["num": 2]])
+        #expect(try graph.get("/App/Parent/Child.model.num") == 1)
+        guard case .diagnostic(_, let message, _, _, _, let hint)? = commit.changes.first(where: { $0.view != nil && $0.view == "/App/Parent/Child" })
+        else {
+            Issue.record("no diagnostic")
+            return
+        }
+        #expect(message.contains("model"))
+        #expect(hint.contains("id"))
+        // Re-rendering with the original arguments drops nothing.
+        #expect(try graph.set("/App/Parent.n", 1).diagnostics.isEmpty)
+    }
+
+    @Test func rule5ConstructedObservedObjectIsNewOnEachParentRenderButAPassedOneIsKept() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "Parent", "state": ["tick": 0], "stateObjects": ["owned": ["type": "Counter"]], "body": ["{tick}"]])
+        try graph.mount(["parent": "/App/Parent", "name": "Made", "observedObjects": ["model": ["construct": "Counter"]]])
+        try graph.mount(["parent": "/App/Parent", "name": "Passed", "observedObjects": ["model": ["$parent": "owned"]]])
+        try graph.set("/App/Parent/Made.model.count", 3)
+        try graph.set("/App/Parent/Passed.model.count", 3)
+        let tick = try graph.set("/App/Parent.tick", 1)
+        #expect(tick.updates == ["/App/Parent": ["_tick"], "/App/Parent/Made": ["@self"]])
+        #expect(try graph.get("/App/Parent/Made.model.count") == 0)
+        #expect(try graph.get("/App/Parent/Passed.model.count") == 3)
+    }
+
+    @Test func rule6NewIdentityResetsTheWholeSubtree() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "List", "state": ["selected": "a"], "body": ["{selected}"]])
+        try graph.mount(["parent": "/App/List", "name": "Row", "id": ["$parent": "selected"], "state": ["expanded": false]])
+        try graph.mount(["parent": "/App/List/Row[\"a\"]", "name": "Detail", "state": ["notes": ""]])
+        try graph.set("/App/List/Row[\"a\"].expanded", true)
+        try graph.set("/App/List/Row[\"a\"]/Detail.notes", "x")
+        let change = try graph.set("/App/List.selected", "b")
+        #expect(change.changes.contains(.viewUnmounted(view: "/App/List/Row[\"a\"]/Detail", reason: "identity")))
+        #expect(change.changes.contains(.viewMounted(view: "/App/List/Row[\"b\"]/Detail", reason: "identity", body: [])))
+        #expect(try graph.get("/App/List/Row[\"b\"].expanded") == false)
+        #expect(try graph.get("/App/List/Row[\"b\"]/Detail.notes") == "")
+        expectError(.unknownPath) { _ = try graph.get("/App/List/Row[\"a\"].expanded") }
+    }
+
+    @Test func rule7NearestProviderWins() throws {
+        let graph = try makeGraph()
+        try graph.mount([
+            "parent": "/App", "name": "Outer", "stateObjects": ["theme": ["type": "Theme", "init": ["colorScheme": "dark"]]],
+            "provide": ["environmentObjects": ["theme"], "environment": ["locale": "ko_KR"]],
+        ])
+        try graph.mount([
+            "parent": "/App/Outer", "name": "Reader", "environmentObjects": ["theme": "Theme"], "environment": ["locale", "colorScheme"],
+            "body": ["{theme.colorScheme} {locale} {colorScheme}"],
+        ])
+        let (top, _) = try graph.mount(["parent": "/App", "name": "TopReader", "environmentObjects": ["theme": "Theme"], "body": ["{theme.colorScheme}"]])
+        #expect(try graph.get("/App/Outer/Reader.theme.colorScheme") == "dark")
+        #expect(try graph.tree("/App/Outer/Reader")["body"] == ["dark ko_KR light"])
+        #expect(top["body"] == ["light"])
+    }
+
+    @Test func rule8WithdrawingARequiredObjectIsRefusedWithInUse() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "Needs", "environmentObjects": ["login": "Login"]])
+        let before = try graph.fingerprint()
+        let error = expectError(.inUse) { try graph.provide("/App", withdraw: ["Login"]) }
+        #expect(error?.data["dependents"] == ["/App/Needs"])
+        #expect(error?.data["provided"] == "Login")
+        #expect(try graph.fingerprint() == before)
+        try graph.unmount("/App/Needs")
+        try graph.provide("/App", withdraw: ["Login"])
+        expectError(.environmentObjectMissing) {
+            try graph.mount(["parent": "/App", "name": "Needs", "environmentObjects": ["login": "Login"]])
+        }
+    }
+
+    @Test func rule9WritingAnEqualValueIsNoChange() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "V", "state": ["on": true], "environmentObjects": ["theme": "Theme"], "body": ["{on} {theme.fontScale}"]])
+        let version = graph.version
+        let same = try graph.set("/App/V.on", true)
+        let sameProperty = try graph.set("theme.fontScale", 1)
+        #expect(same.isEmpty && sameProperty.isEmpty)
+        #expect(graph.version == version)
+        #expect(same.version == version)
+        // A transaction that changes a value and changes it back is no change either.
+        let (_, roundTrip) = try graph.apply([
+            .set(path: "/App/V.on", value: false, ifVersion: nil), .set(path: "/App/V.on", value: true, ifVersion: nil),
+        ])
+        #expect(roundTrip.isEmpty)
+    }
+
+    @Test func rule10EachReasonIsReported() throws {
+        let graph = try makeGraph()
+        try graph.mount([
+            "parent": "/App", "name": "Parent", "state": ["label": "x", "flag": false],
+            "stateObjects": ["counter": ["type": "Counter"], "box": ["type": "CounterObject"]],
+            "provide": ["environment": ["tone": "warm"]], "body": ["{label}"],
+        ])
+        try graph.mount([
+            "parent": "/App/Parent", "name": "Child", "inputs": ["label": ["$parent": "label"]],
+            "bindings": ["flag": ["$parent": "flag"]], "environment": ["tone"],
+            "observedObjects": ["counter": ["$parent": "counter"], "box": ["$parent": "box"]],
+            "body": ["{label} {flag} {counter.count} {tone}"],
+        ])
+        let child = "/App/Parent/Child"
+        #expect(try graph.set("/App/Parent.label", "y").updates[child] == ["@self"])
+        #expect(try graph.set("/App/Parent.flag", true).updates[child] == ["_flag"])
+        #expect(try graph.call("/App/Parent.counter.add").updates[child] == ["counter.count"])
+        #expect(try graph.call("/App/Parent.box.add").updates[child] == ["_box"])
+        #expect(try graph.provide("/App/Parent", environment: ["tone": "cool"]).updates[child] == ["env.tone"])
+    }
+
+    @Test func rule11EachViewIsEvaluatedOnceParentsFirstUnderOneVersion() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "Parent", "state": ["a": 0, "b": 0], "body": ["{a}{b}"]])
+        try graph.mount(["parent": "/App/Parent", "name": "Child", "inputs": ["a": ["$parent": "a"]], "bindings": ["b": ["$parent": "b"]], "body": ["{a}{b}"]])
+        let before = graph.version
+        let (results, commit) = try graph.apply([
+            .set(path: "/App/Parent/Child.b", value: 1, ifVersion: nil), .set(path: "/App/Parent.a", value: 1, ifVersion: nil),
+            .set(path: "/App/Parent/Child.b", value: 2, ifVersion: nil),
+        ])
+        #expect(commit.updatedViews == ["/App/Parent", "/App/Parent/Child"])
+        #expect(commit.updates["/App/Parent"] == ["_b", "_a"] || commit.updates["/App/Parent"] == ["_a", "_b"])
+        #expect(Set(commit.updates["/App/Parent/Child"] ?? []) == ["_b", "@self"])
+        #expect(commit.version == before + 1)
+        #expect(results.allSatisfy { $0["version"] == .int(before + 1) })
+        #expect(commit.body(of: "/App/Parent/Child") == ["12"])
+    }
+
+    @Test func rule12ComputedPropertyNotifiesOnlyWhenItsValueChanges() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "V", "environmentObjects": ["login": "Login"], "body": ["{login.isValidEmail}"]])
+        let partial = try graph.set("login.email", "kim@")
+        #expect(partial.updates["/App/V"] == nil)
+        #expect(partial.propertyChanges["Login#1.isValidEmail"] == nil)
+        let valid = try graph.set("login.email", "kim@example.com")
+        #expect(valid.updates["/App/V"] == ["login.isValidEmail"])
+        #expect(valid.propertyChanges["Login#1.isValidEmail"] == .some(true))
+        let stillValid = try graph.set("login.email", "lee@example.com")
+        #expect(stillValid.updates["/App/V"] == nil)
+        expectError(.readOnly) { try graph.set("login.isValidEmail", false) }
+    }
+
+    @Test func rule12EmailPatternIsAWholeMatch() throws {
+        let graph = try makeGraph()
+        for (email, valid) in [("a@b.co", true), ("a.b+c@d-e.org", true), ("x a@b.co", false), ("a@b.company", false), ("a@b.c", false), ("@b.co", false)] {
+            try graph.set("login.email", .string(email))
+            #expect(try graph.get("login.isValidEmail") == .bool(valid), "\(email)")
+        }
+    }
+
+    @Test func rule13SecureValuesNeverLeaveTheEngine() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "V", "environmentObjects": ["login": "Login"], "body": ["pw: {login.password}"]])
+        let write = try graph.set("login.password", "hunter2-secret")
+        #expect(write.propertyChanges["Login#1.password"] == .some(nil))
+        #expect(write.body(of: "/App/V") == ["pw: <secure>"])
+        expectError(.forbidden) { _ = try graph.get("login.password") }
+        let snapshot = try graph.get("login")
+        #expect(snapshot["redacted"] == ["password"])
+        #expect(snapshot["values"]?["password"] == nil)
+        #expect(!(try graph.tree().jsonText.contains("hunter2")))
+        #expect(!write.changes.map { "\($0)" }.joined().contains("hunter2"))
+        let start = try graph.call("session.start", ["kim"])
+        #expect(start.propertyChanges["Session#1.token"] == .some(nil))
+        expectError(.forbidden) {
+            try graph.mount(["parent": "/App", "name": "Leak", "inputs": ["pw": ["$parent": "login.password"]]])
+        }
+        let invalid = expectError(.invalidValue) {
+            try graph.register(ModelType(declaration: ["name": "Pin", "properties": ["code": ["type": "string", "secure": true, "pattern": "[0-9]{4}", "default": "0000"]]]))
+            try graph.mount(["parent": "/App", "name": "P", "stateObjects": ["pin": ["type": "Pin"]]])
+            try graph.set("/App/P.pin.code", "secret-abc")
+        }
+        #expect(invalid?.data["value"] == nil)
+        #expect(!(invalid?.message.contains("secret-abc") ?? true))
+    }
+
+    @Test func rule14AnActionThatFailsChangesNothing() throws {
+        let graph = try makeGraph()
+        try graph.register(
+            ModelType(
+                name: "Wallet", style: .observable, stored: [StoredProperty("balance", .int), StoredProperty("log", .array(.string))],
+                actions: [
+                    Action("withdraw", parameters: [("amount", .int)]) { context throws(EngineError) in
+                        let amount = context.arguments[0].intValue ?? 0
+                        try context.set("log", [.string("withdraw \(amount)")])
+                        let balance = (try context.get("balance").intValue ?? 0) - amount
+                        try context.set("balance", .int(balance))
+                        return .int(balance)
+                    }
+                ]))
+        try graph.register(
+            ModelType(name: "Account", style: .observable, stored: [StoredProperty("balance", .int, validation: Validation(min: 0))]))
+        try graph.mount(["parent": "/App", "name": "Bank", "stateObjects": ["wallet": ["type": "Wallet", "init": ["balance": 5]]]])
+        let before = try graph.fingerprint()
+        // The action writes its log, then the transaction's next op fails: neither write stays.
+        expectError(.typeMismatch) {
+            _ = try graph.apply([
+                .call(path: "/App/Bank.wallet.withdraw", arguments: [3]), .set(path: "/App/Bank.wallet.balance", value: "x", ifVersion: nil),
+            ])
+        }
+        #expect(try graph.fingerprint() == before)
+        #expect(try graph.call("/App/Bank.wallet.withdraw", [2]).propertyChanges.count == 2)
+    }
+
+    @Test func rule15ConnectionViewsGoWhenItClosesUnlessRetained() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "Temp", "stateObjects": ["model": ["type": "Counter"]]], owner: 7)
+        try graph.mount(["parent": "/App/Temp", "name": "Inner"], owner: 8)
+        try graph.mount(["parent": "/App", "name": "Kept", "retain": true], owner: 7)
+        try graph.mount(["parent": "/App", "name": "Other"], owner: 9)
+        let close = graph.connectionClosed(7)
+        #expect(close.changes.contains(.viewUnmounted(view: "/App/Temp", reason: "connectionClosed")))
+        #expect(close.changes.contains(.viewUnmounted(view: "/App/Temp/Inner", reason: "parentUnmounted")))
+        #expect(close.changes.contains(.objectDestroyed(object: "Counter#1", type: "Counter", owner: "/App/Temp.model", reason: "ownerUnmounted")))
+        #expect(Set(graph.viewPaths) == ["/App", "/App/Kept", "/App/Other"])
+        let created = try graph.mount(["parent": "/App", "name": "Again", "stateObjects": ["model": ["type": "Counter"]]]).commit
+        #expect(created.changes.contains(.objectCreated(object: "Counter#2", type: "Counter", owner: "/App/Again.model", reason: "stateObject")))
+        #expect(graph.connectionClosed(42).isEmpty)
+    }
+}
