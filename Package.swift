@@ -14,11 +14,16 @@ let package = Package(
     products: [
         .library(name: "MilieuEngine", targets: ["MilieuEngine"]),
         .library(name: "MilieuJSON", targets: ["MilieuJSON"]),
+        .library(name: "MilieuTransport", targets: ["MilieuTransport"]),
     ],
     targets: [
         .target(name: "MilieuJSON", swiftSettings: strict),
         .target(name: "MilieuEngine", dependencies: ["MilieuJSON"], swiftSettings: strict),
+        .target(name: "CMilieuShims"),
+        .target(name: "MilieuTransport", dependencies: ["CMilieuShims"], swiftSettings: strict),
+        .executableTarget(name: "milieu-bench", dependencies: ["MilieuEngine"], swiftSettings: strict),
         .testTarget(name: "MilieuJSONTests", dependencies: ["MilieuJSON"], swiftSettings: strict),
         .testTarget(name: "MilieuEngineTests", dependencies: ["MilieuEngine"], swiftSettings: strict),
+        .testTarget(name: "MilieuTransportTests", dependencies: ["MilieuTransport"], swiftSettings: strict),
     ]
 )

@@ -21,18 +21,19 @@ extension Graph {
     func evaluate(_ declaration: ViewDeclaration, parent: ViewNode?, recorder: ReadRecorder?) throws(EngineError)
         -> EvaluatedDeclaration
     {
-        let view = ViewPath.child(of: declaration.parent, name: declaration.name, id: nil)
+        /// The view named in errors, built only when one is thrown.
+        func view() -> String { ViewPath.child(of: declaration.parent, name: declaration.name, id: nil) }
         var inputs: [String: Bound] = [:]
         var visiting: Set<String> = []
 
         func input(_ name: String) throws(EngineError) -> Bound {
             if let done = inputs[name] { return done }
             guard let expression = declaration.inputs.first(where: { $0.name == name })?.value else {
-                throw .invalidDeclaration(field: "$input", reason: "\"$input\": \"\(name)\" names no input of the view", view: view)
+                throw .invalidDeclaration(field: "$input", reason: "\"$input\": \"\(name)\" names no input of the view", view: view())
             }
             guard visiting.insert(name).inserted else {
                 throw .invalidDeclaration(
-                    field: "inputs.\(name)", reason: "inputs refer to each other in a cycle through \(name)", view: view)
+                    field: "inputs.\(name)", reason: "inputs refer to each other in a cycle through \(name)", view: view())
             }
             let value = try evaluate(expression)
             inputs[name] = value
@@ -45,13 +46,13 @@ extension Graph {
             case .input(let name): return try input(name)
             case .parent(let members):
                 guard let parent else {
-                    throw .invalidDeclaration(field: "$parent", reason: "the root view has no parent", view: view)
+                    throw .invalidDeclaration(field: "$parent", reason: "the root view has no parent", view: view())
                 }
                 guard parent.variables[members[0]] != nil else {
                     throw .invalidDeclaration(
                         field: "$parent",
                         reason: "\"$parent\": \"\(members.joined(separator: "."))\" names no variable of \(parent.path)",
-                        view: view)
+                        view: view())
                 }
                 let bound = try read(members, in: parent, recorder: recorder, display: "\(parent.path).\(members.joined(separator: "."))")
                 if bound == .secure {
@@ -74,7 +75,7 @@ extension Graph {
         for (name, _) in declaration.inputs { result.inputs.append((name, try input(name))) }
         for (name, expression) in declaration.state { result.state.append((name, try evaluate(expression))) }
         for (name, source) in declaration.bindings {
-            result.bindings.append((name, try bindingLocation(source, parent: parent, view: view, variable: name)))
+            result.bindings.append((name, try bindingLocation(source, parent: parent, view: view(), variable: name)))
         }
         for (name, initializer) in declaration.stateObjects {
             result.stateObjects.append((name, try arguments(initializer, value)))
@@ -85,14 +86,14 @@ extension Graph {
                 result.observed.append((name, .construct(type: initializer.type, arguments: try arguments(initializer, value))))
             case .object(let objectName):
                 guard let record = objectsByName[objectName] else {
-                    throw .unknownPath(objectName, "no object \(objectName) for observed object \(name) of \(view)")
+                    throw .unknownPath(objectName, "no object \(objectName) for observed object \(name) of \(view())")
                 }
                 result.observed.append((name, .object(record.serial)))
             case .parent(let members):
                 guard case .object(let id) = try evaluate(.parent(members)) else {
                     throw .invalidDeclaration(
                         field: "observedObjects.\(name)", reason: "$parent \(members.joined(separator: ".")) is not an object",
-                        view: view)
+                        view: view())
                 }
                 result.observed.append((name, .object(id)))
             }

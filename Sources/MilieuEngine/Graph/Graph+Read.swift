@@ -11,17 +11,21 @@ enum Bound: Equatable {
 final class ReadRecorder {
     var dependencies: [Dependency: String] = [:]
 
-    func note(_ dependency: Dependency, _ reason: String) {
-        if dependencies[dependency] == nil { dependencies[dependency] = reason }
+    /// `reason` is only built the first time a dependency is seen.
+    func note(_ dependency: Dependency, _ reason: @autoclosure () -> String) {
+        if dependencies[dependency] == nil { dependencies[dependency] = reason() }
     }
 }
 
 extension Graph {
     /// Reads `members` starting at one of `node`'s variables, recording what was read.
-    func read(_ members: [String], in node: ViewNode, recorder: ReadRecorder?, display: String) throws(EngineError) -> Bound {
+    /// `display` names the path in errors; it is only built when one is thrown.
+    func read(_ members: [String], in node: ViewNode, recorder: ReadRecorder?, display: @autoclosure () -> String)
+        throws(EngineError) -> Bound
+    {
         let name = members[0]
         guard let variable = node.variables[name] else {
-            throw .unknownPath(display, "\(node.path) has no variable \(name)")
+            throw .unknownPath(display(), "\(node.path) has no variable \(name)")
         }
         var bound: Bound
         switch variable {
@@ -39,14 +43,16 @@ extension Graph {
         }
         for index in members.indices.dropFirst() {
             bound = try member(members[index], of: bound, recorder: recorder, reason: members[...index].joined(separator: "."),
-                display: display)
+                display: display())
         }
         return bound
     }
 
     /// One step of a key path: a property of an object, or a member of a JSON value (null when absent).
-    func member(_ name: String, of bound: Bound, recorder: ReadRecorder?, reason: String, display: String)
-        throws(EngineError) -> Bound
+    func member(
+        _ name: String, of bound: Bound, recorder: ReadRecorder?, reason: @autoclosure () -> String,
+        display: @autoclosure () -> String
+    ) throws(EngineError) -> Bound
     {
         switch bound {
         case .secure: return .secure
@@ -61,10 +67,10 @@ extension Graph {
         case .object(let id):
             guard let record = objects[id] else { return .value(.null) }
             guard let slot = record.type.slots[name] else {
-                throw .unknownPath(display, "\(record.type.name) has no property \(name)")
+                throw .unknownPath(display(), "\(record.type.name) has no property \(name)")
             }
             if record.type.model.style == .observable {
-                recorder?.note(.location(.property(object: id, slot: slot)), reason)
+                recorder?.note(.location(.property(object: id, slot: slot)), reason())
             }
             if record.type.isSecure(slot) { return .secure }
             let value = record.values[slot]

@@ -69,6 +69,7 @@ extension Graph {
     /// Replaces what `node` depends on, keeping the reverse index in step.
     func setDependencies(_ node: ViewNode, _ new: [Dependency: String]) {
         let old = node.dependencies
+        guard old != new else { return }
         reindex(node, from: old, to: new)
         journal.record { [unowned self] in reindex(node, from: new, to: old) }
     }
@@ -86,11 +87,10 @@ extension Graph {
 
     private func reindex(_ node: ViewNode, from old: [Dependency: String], to new: [Dependency: String]) {
         for dependency in old.keys where new[dependency] == nil {
-            dependents[dependency]?.remove(node.serial)
-            if dependents[dependency]?.isEmpty == true { dependents[dependency] = nil }
+            if dependents[dependency]?.remove(node.serial) == false { dependents[dependency] = nil }
         }
         for dependency in new.keys where old[dependency] == nil {
-            dependents[dependency, default: []].insert(node.serial)
+            if dependents[dependency]?.insert(node.serial) == nil { dependents[dependency] = .one(node.serial) }
         }
         node.dependencies = new
     }
@@ -98,7 +98,7 @@ extension Graph {
     /// Queues every view that depends on `dependency`, each with the reason it recorded.
     func invalidate(_ dependency: Dependency) {
         guard let serials = dependents[dependency] else { return }
-        for serial in serials.sorted() {
+        for serial in serials.sorted {
             guard let node = viewsBySerial[serial], let reason = node.dependencies[dependency] else { continue }
             pending.queue.add(node, reason: reason)
         }

@@ -27,7 +27,7 @@ public final class Graph {
     var views: [String: ViewNode] = [:]
     var viewsBySerial: [Int: ViewNode] = [:]
     /// Reverse dependency index: who to re-evaluate when something changes (rule 10).
-    var dependents: [Dependency: Set<Int>] = [:]
+    var dependents: [Dependency: Dependents] = [:]
     private(set) var root: ViewNode!
     private var nextSerial = 0
     let clock: @Sendable () -> String

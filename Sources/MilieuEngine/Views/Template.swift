@@ -11,39 +11,43 @@ struct Template: Sendable {
     let source: String
 
     init(parsing source: String) throws(EngineError) {
+        let bytes = Array(source.utf8)
+        let open = UInt8(ascii: "{")
+        let close = UInt8(ascii: "}")
         var parts: [Part] = []
-        var text = ""
-        var index = source.startIndex
-        while index < source.endIndex {
-            let c = source[index]
-            let next = source.index(after: index)
-            if c == "{", next < source.endIndex, source[next] == "{" {
-                text.append("{")
-                index = source.index(after: next)
-            } else if c == "}", next < source.endIndex, source[next] == "}" {
-                text.append("}")
-                index = source.index(after: next)
-            } else if c == "{" {
-                guard let close = source[next...].firstIndex(of: "}") else {
+        var text: [UInt8] = []
+        var index = 0
+        func flush() {
+            if !text.isEmpty { parts.append(.text(String(decoding: text, as: UTF8.self))) }
+            text.removeAll(keepingCapacity: true)
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            let doubled = index + 1 < bytes.count && bytes[index + 1] == byte
+            if (byte == open || byte == close) && doubled {
+                text.append(byte)
+                index += 2
+            } else if byte == open {
+                guard let end = bytes[(index + 1)...].firstIndex(of: close) else {
                     throw .invalidDeclaration(field: "body", reason: "\"\(source)\" has a \"{\" without its \"}\"")
                 }
-                let members = source[next..<close].split(separator: ".", omittingEmptySubsequences: false)
+                let path = String(decoding: bytes[(index + 1)..<end], as: UTF8.self)
+                let members = path.split(separator: ".", omittingEmptySubsequences: false)
                 guard let first = members.first, isIdentifier(first), !members.contains(where: \.isEmpty) else {
-                    throw .invalidDeclaration(
-                        field: "body", reason: "\"{\(source[next..<close])}\" in \"\(source)\" is not a key path")
+                    throw .invalidDeclaration(field: "body", reason: "\"{\(path)}\" in \"\(source)\" is not a key path")
                 }
-                if !text.isEmpty { parts.append(.text(text)) }
-                text = ""
+                flush()
                 parts.append(.read(members.map(String.init)))
-                index = source.index(after: close)
-            } else if c == "}" {
+                index = end + 1
+            } else if byte == close {
                 throw .invalidDeclaration(field: "body", reason: "\"\(source)\" has a \"}\" without its \"{\"; write }}")
             } else {
-                text.append(c)
-                index = next
+                text.append(byte)
+                index += 1
             }
         }
-        if !text.isEmpty || parts.isEmpty { parts.append(.text(text)) }
+        flush()
+        if parts.isEmpty { parts.append(.text("")) }
         self.parts = parts
         self.source = source
     }

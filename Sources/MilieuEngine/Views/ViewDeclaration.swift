@@ -71,9 +71,11 @@ struct ViewDeclaration: Sendable {
         "environmentObjects", "environment", "provide", "body", "retain",
     ]
 
-    /// Every variable the view declares, in declaration order.
-    var variables: [String] {
-        inputs.map(\.name) + state.map(\.name) + bindings.map(\.name) + stateObjects.map(\.name)
+    /// Every variable the view declares, in declaration order (kept, as views walk it on each evaluation).
+    private(set) var variables: [String] = []
+
+    private mutating func collectVariables() {
+        variables = inputs.map(\.name) + state.map(\.name) + bindings.map(\.name) + stateObjects.map(\.name)
             + observedObjects.map(\.name) + environmentObjects.map(\.name) + environment
     }
 
@@ -151,6 +153,7 @@ struct ViewDeclaration: Sendable {
             }
             self.retain = flag
         }
+        collectVariables()
         try checkVariables(view: view)
     }
 

@@ -1,0 +1,33 @@
+// Linux pieces that `import Glibc` does not expose: epoll, eventfd, signalfd,
+// accept4, SO_PEERCRED credentials, gettid, and a signal forwarder for signalfd.
+#ifndef C_MILIEU_SHIMS_H
+#define C_MILIEU_SHIMS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+
+/// accept4(2), which Glibc's module hides behind _GNU_SOURCE; `address` is a
+/// `struct sockaddr *` and `length` a `socklen_t *` (kept opaque so this header
+/// needs no <sys/socket.h>, whose constants would then clash with Glibc's).
+int milieu_accept4(int fd, void *address, uint32_t *length, int flags);
+
+/// getsockopt(SO_PEERCRED) into plain integers (struct ucred also needs _GNU_SOURCE).
+int milieu_peer_credentials(int fd, int32_t *pid, uint32_t *uid, uint32_t *gid);
+
+/// The kernel thread id of the calling thread.
+int32_t milieu_gettid(void);
+
+/// Installs a handler for `signo` that re-sends the signal to thread `tid` with
+/// tgkill. Threads that started before the signal was blocked still have it
+/// unblocked; a process-directed signal landing on one of them is forwarded to the
+/// loop thread, where it stays blocked and pending until the signalfd reads it.
+/// Returns 0, or -1 with errno set.
+int milieu_forward_signal(int signo, int32_t tid);
+
+/// Undoes milieu_forward_signal: the default disposition again. Returns 0 or -1.
+int milieu_stop_forwarding_signal(int signo);
+
+#endif

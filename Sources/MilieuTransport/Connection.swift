@@ -1,0 +1,279 @@
+import Glibc
+
+/// One accepted client socket, driven by its `EventLoop`.
+///
+/// Threading rule: use it only on its loop's thread (handler callbacks, timers and
+/// posted blocks run there); debug builds check. Output is buffered and written at
+/// the end of the loop turn, many messages per system call.
+public final class Connection {
+    /// Unique among the connections of its loop, never reused.
+    public let id: Int
+    /// Who connected, from SO_PEERCRED at accept time.
+    public let peer: PeerCredentials
+
+    let fileDescriptor: Int32
+    private unowned let loop: EventLoop
+    private let handler: any ConnectionHandler
+    private var output: [UInt8] = []
+    /// Bytes before this index have been written already.
+    private var outputStart = 0
+    private var state = State.open
+    private var readingPaused = false
+    /// Whether epoll currently watches for EPOLLOUT.
+    private var waitingForWritable = false
+    /// The peer hung up while reading was paused; the descriptor is out of epoll
+    /// until reading resumes, because a hang-up is reported whatever we ask for.
+    private var parkedAfterHangUp = false
+    private var closeTimer: TimerID?
+    var isQueuedForFlush = false
+
+    private enum State {
+        case open
+        case closingAfterFlush
+        case closed
+    }
+
+    /// Output buffers bigger than this are released once drained rather than kept.
+    private static let retainedOutputCapacity = 1 << 20
+
+    init(id: Int, fileDescriptor: Int32, peer: PeerCredentials, loop: EventLoop, handler: any ConnectionHandler) {
+        self.id = id
+        self.fileDescriptor = fileDescriptor
+        self.peer = peer
+        self.loop = loop
+        self.handler = handler
+    }
+
+    /// False once closed, by either side.
+    public var isOpen: Bool { state != .closed }
+
+    /// Bytes sent but not yet taken by the kernel: what a server limits for slow readers.
+    public var pendingOutputBytes: Int { output.count - outputStart }
+
+    /// Whether `pauseReading()` (or `closeAfterFlush()`) stopped reading.
+    public var isReadingPaused: Bool { readingPaused }
+
+    /// Appends bytes to the output buffer; written at the end of this loop turn.
+    /// Ignored once the connection is closed or closing after a flush.
+    public func send(_ bytes: UnsafeRawBufferPointer) {
+        guard state == .open, !bytes.isEmpty else { return }
+        loop.assertOnLoopThread()
+        bytes.withMemoryRebound(to: UInt8.self) { output.append(contentsOf: $0) }
+        scheduleFlush()
+    }
+
+    /// Appends bytes to the output buffer; written at the end of this loop turn.
+    public func send(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { send($0) }
+    }
+
+    /// Closes the connection now, dropping unsent output; `connectionClosed` follows
+    /// with `.closedLocally` before this returns.
+    public func close() {
+        close(reason: .closedLocally)
+    }
+
+    /// Stops reading, writes what is buffered, then closes (`.closedLocally`), e.g.
+    /// after the error line for an oversized message. If the peer does not take the
+    /// output within `timeout` seconds the connection is closed anyway (`.failed`).
+    public func closeAfterFlush(timeout: Double = 10) {
+        guard state == .open else { return }
+        loop.assertOnLoopThread()
+        if parkedAfterHangUp {
+            close(reason: .peerClosed)  // nobody is left to read it
+            return
+        }
+        state = .closingAfterFlush
+        readingPaused = true
+        closeTimer = loop.schedule(after: timeout) { [weak self] in
+            self?.closeTimer = nil
+            self?.close(reason: .failed(TransportError(.timedOut, detail: "the peer did not read its last \(self?.pendingOutputBytes ?? 0) bytes in time")))
+        }
+        if pendingOutputBytes == 0 {
+            close(reason: .closedLocally)
+        } else {
+            updateInterest()
+            scheduleFlush()
+        }
+    }
+
+    /// Stops reading from the socket (backpressure) until `resumeReading()`.
+    public func pauseReading() {
+        guard state == .open, !readingPaused else { return }
+        loop.assertOnLoopThread()
+        readingPaused = true
+        updateInterest()
+    }
+
+    /// Reads again after `pauseReading()`.
+    public func resumeReading() {
+        guard state == .open, readingPaused else { return }
+        loop.assertOnLoopThread()
+        readingPaused = false
+        if parkedAfterHangUp {
+            parkedAfterHangUp = false
+            do {
+                try loop.epoll.add(fileDescriptor, token: UInt64(id), events: interest)
+            } catch {
+                fail(error)
+                return
+            }
+            if pendingOutputBytes > 0 { scheduleFlush() }
+        } else {
+            updateInterest()
+        }
+    }
+
+    // MARK: Driven by the loop
+
+    func handle(events: UInt32) {
+        if events & Epoll.writable != 0 {
+            flush()
+        }
+        guard state != .closed else { return }
+        if !readingPaused, events & (Epoll.readable | Epoll.hangUp | Epoll.error) != 0 {
+            readOnce()
+        } else if events & (Epoll.hangUp | Epoll.error) != 0 {
+            peerHungUpWhilePaused(error: events & Epoll.error != 0)
+        }
+    }
+
+    private func readOnce() {
+        let buffer = loop.readBuffer
+        let fd = fileDescriptor
+        do {
+            switch try Syscall.run("read", { read(fd, buffer.baseAddress, buffer.count) }) {
+            case .processed(0):
+                peerClosed()
+            case .processed(let count):
+                handler.connection(self, didRead: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            case .wouldBlock:
+                break
+            }
+        } catch {
+            fail(error)
+        }
+    }
+
+    /// The peer shut its side: write what we can without waiting, then close ours
+    /// too rather than keep a half-open socket.
+    private func peerClosed() {
+        if pendingOutputBytes > 0 {
+            flush()
+        }
+        close(reason: .peerClosed)
+    }
+
+    private func peerHungUpWhilePaused(error: Bool) {
+        if state == .closingAfterFlush || error {
+            // Nobody will read what is left, or the socket is broken: read the
+            // error (if any) and give up.
+            if error, let code = try? Syscall.socketOption(fileDescriptor, SO_ERROR, name: "getsockopt(SO_ERROR)"), code != 0 {
+                fail(TransportError.systemCall("read", errno: code))
+            } else {
+                close(reason: .peerClosed)
+            }
+            return
+        }
+        // Requests already received may still be processed once reading resumes.
+        parkedAfterHangUp = true
+        try? loop.epoll.remove(fileDescriptor)
+    }
+
+    private func scheduleFlush() {
+        guard !isQueuedForFlush, !waitingForWritable, !parkedAfterHangUp else { return }
+        isQueuedForFlush = true
+        loop.queueFlush(self)
+    }
+
+    /// Writes as much output as the socket takes now; the rest waits for EPOLLOUT.
+    func flush() {
+        guard state != .closed else { return }
+        let fd = fileDescriptor
+        while outputStart < output.count {
+            let start = outputStart
+            let result: IOResult<Int>
+            do {
+                result = try output.withUnsafeBytes { bytes in
+                    try Syscall.run("send") {
+                        Glibc.send(fd, bytes.baseAddress! + start, bytes.count - start, Int32(MSG_NOSIGNAL))
+                    }
+                }
+            } catch {
+                fail(error)
+                return
+            }
+            switch result {
+            case .processed(let written):
+                outputStart += written
+            case .wouldBlock:
+                if outputStart >= 64 * 1024 && outputStart * 2 >= output.count {
+                    output.removeSubrange(0..<outputStart)
+                    outputStart = 0
+                }
+                setWaitingForWritable(true)
+                return
+            }
+        }
+        output.removeAll(keepingCapacity: output.capacity <= Self.retainedOutputCapacity)
+        outputStart = 0
+        setWaitingForWritable(false)
+        if state == .closingAfterFlush {
+            close(reason: .closedLocally)
+        }
+    }
+
+    private func setWaitingForWritable(_ waiting: Bool) {
+        guard waitingForWritable != waiting else { return }
+        waitingForWritable = waiting
+        updateInterest()
+    }
+
+    private var interest: UInt32 {
+        (readingPaused ? 0 : Epoll.readable) | (waitingForWritable ? Epoll.writable : 0)
+    }
+
+    private func updateInterest() {
+        guard state != .closed, !parkedAfterHangUp else { return }
+        do {
+            try loop.epoll.modify(fileDescriptor, token: UInt64(id), events: interest)
+        } catch {
+            fail(error)
+        }
+    }
+
+    private func fail(_ error: any Error) {
+        guard let error = error as? TransportError else {
+            close(reason: .failed(TransportError(.systemCall, detail: "\(error)")))
+            return
+        }
+        if error.errno == ECONNRESET || error.errno == EPIPE {
+            close(reason: .peerClosed)
+        } else {
+            close(reason: .failed(error))
+        }
+    }
+
+    func close(reason: ConnectionCloseReason) {
+        guard state != .closed else { return }
+        loop.assertOnLoopThread()
+        state = .closed
+        if let closeTimer {
+            loop.cancel(closeTimer)
+            self.closeTimer = nil
+        }
+        loop.unregister(token: UInt64(id))
+        // Closing the descriptor also takes it out of epoll.
+        Syscall.close(fileDescriptor)
+        output = []
+        outputStart = 0
+        handler.connectionClosed(self, reason: reason)
+    }
+
+    /// Closes the descriptor without callbacks or touching the loop: for its deinit.
+    func abandon() {
+        guard state != .closed else { return }
+        state = .closed
+        Syscall.close(fileDescriptor)
+    }
+}

@@ -1,0 +1,56 @@
+import Glibc
+
+/// What a server implements to receive a listener's connections, their bytes and their closing.
+///
+/// Threading rule: every method is called on the event loop's thread, one at a
+/// time, in the order events happened; per connection, reads arrive in order.
+public protocol ConnectionHandler: AnyObject {
+    /// A client connected; `connection.peer` says who it is.
+    func connectionOpened(_ connection: Connection)
+
+    /// Bytes arrived, exactly as read (no framing). The buffer is reused after this
+    /// returns: copy what must outlive the call.
+    func connection(_ connection: Connection, didRead bytes: UnsafeRawBufferPointer)
+
+    /// The connection closed, for whatever reason; called exactly once, after which
+    /// the connection is inert (sends are dropped).
+    func connectionClosed(_ connection: Connection, reason: ConnectionCloseReason)
+
+    /// Called once after each epoll_wait batch has been handled, before buffered
+    /// output is written: the place to group-commit and queue notifications.
+    func loopTurnEnded()
+
+    /// accept() failed; when descriptors ran out the loop stops accepting for
+    /// ~100 ms instead of spinning. The default writes a line to stderr.
+    func acceptFailed(_ error: TransportError)
+}
+
+extension ConnectionHandler {
+    public func loopTurnEnded() {}
+
+    public func acceptFailed(_ error: TransportError) {
+        let line = Array("milieu transport: accept failed: \(error)\n".utf8)
+        _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    }
+}
+
+/// Why a connection closed, as told to `ConnectionHandler.connectionClosed`.
+public enum ConnectionCloseReason: Sendable, Equatable, CustomStringConvertible {
+    /// The peer closed its end or reset the connection.
+    case peerClosed
+    /// We closed it with `close()`, or `closeAfterFlush()` finished.
+    case closedLocally
+    /// A read, write or epoll error, or `closeAfterFlush()` timing out.
+    case failed(TransportError)
+    /// `EventLoop.close()` closed every connection.
+    case loopClosed
+
+    public var description: String {
+        switch self {
+        case .peerClosed: "peer closed"
+        case .closedLocally: "closed locally"
+        case .failed(let error): "failed: \(error)"
+        case .loopClosed: "event loop closed"
+        }
+    }
+}

@@ -1,0 +1,222 @@
+import Foundation
+import Glibc
+@testable import MilieuTransport
+import Synchronization
+import Testing
+
+@Suite struct ConnectionTests {
+    @Test func echoServerKeepsEachClientsPipelinedLinesInOrder() throws {
+        let directory = try TemporaryDirectory()
+        let listener = try UnixListener(path: directory.file("s.sock"))
+        let handler = RecordingHandler()
+        let running = try RunningLoop { try $0.serve(listener: listener, handler: handler) }
+        defer { running.stop() }
+
+        let clientCount = 50
+        let linesPerClient = 200
+        var clients: [Int32] = []
+        defer { clients.forEach { _ = close($0) } }
+        for _ in 0..<clientCount {
+            clients.append(try UnixSocket.connect(path: listener.path ?? ""))
+        }
+        // Everyone writes everything before anyone reads, in several writes each.
+        for (client, fd) in clients.enumerated() {
+            var batch: [UInt8] = []
+            for line in 0..<linesPerClient {
+                batch += Array("client \(client) line \(line)\n".utf8)
+                if line % 50 == 49 {
+                    try UnixSocket.writeAll(fd, batch, timeout: 5)
+                    batch.removeAll()
+                }
+            }
+        }
+        for (client, fd) in clients.enumerated() {
+            let reader = BlockingLineReader(fd: fd)
+            for line in 0..<linesPerClient {
+                let received = try reader.readLine(timeout: 5)
+                #expect(received?.text == "client \(client) line \(line)")
+            }
+        }
+        #expect(handler.record.withLock { $0.opened.count } == clientCount)
+    }
+
+    @Test func largeWriteDrainsThroughEpollOutToASlowReader() throws {
+        let directory = try TemporaryDirectory()
+        let listener = try UnixListener(path: directory.file("s.sock"))
+        let total = 3 * 1024 * 1024
+        let payload = (0..<total).map { UInt8(truncatingIfNeeded: $0 % 251) }
+        let handler = RecordingHandler()
+        handler.onRead = { connection, bytes in
+            if bytes.starts(with: Array("big\n".utf8)) {
+                connection.send(payload)
+            } else {
+                connection.send(bytes)
+            }
+        }
+        let running = try RunningLoop { try $0.serve(listener: listener, handler: handler) }
+        defer { running.stop() }
+
+        let slow = try UnixSocket.connect(path: listener.path ?? "")
+        defer { close(slow) }
+        try UnixSocket.writeAll(slow, Array("big\n".utf8))
+        usleep(100_000)
+
+        // The loop is not blocked by the reader that does not read.
+        let other = try UnixSocket.connect(path: listener.path ?? "")
+        defer { close(other) }
+        try UnixSocket.writeAll(other, Array("still here\n".utf8))
+        #expect(try BlockingLineReader(fd: other).readLine(timeout: 5)?.text == "still here")
+
+        var received: [UInt8] = []
+        while received.count < total {
+            received += try readExactly(slow, min(256 * 1024, total - received.count))
+            usleep(5_000)
+        }
+        #expect(received == payload)
+        let pending = handler.record.withLock { $0.pendingSeenAtTurnEnd }
+        #expect(pending.contains { $0 > 0 && $0 < total }, "output was drained over several EPOLLOUT turns")
+    }
+
+    @Test func peerCloseClosesOurSideAndReportsOnce() throws {
+        let directory = try TemporaryDirectory()
+        let listener = try UnixListener(path: directory.file("s.sock"))
+        let handler = RecordingHandler()
+        let running = try RunningLoop { try $0.serve(listener: listener, handler: handler) }
+        defer { running.stop() }
+
+        let client = try UnixSocket.connect(path: listener.path ?? "")
+        defer { close(client) }
+        try UnixSocket.writeAll(client, Array("hello\n".utf8))
+        let reader = BlockingLineReader(fd: client)
+        #expect(try reader.readLine(timeout: 5)?.text == "hello")
+        shutdown(client, Int32(SHUT_WR))
+
+        // No half-open socket: the server closes its side as well.
+        #expect(try reader.readLine(timeout: 5) == nil)
+        #expect(eventually { handler.record.withLock { $0.closed.count } == 1 })
+        usleep(50_000)
+        let record = handler.record.withLock { $0 }
+        #expect(record.closed.count == 1)
+        #expect(record.closed.first?.reason == .peerClosed)
+        if let id = record.closed.first?.id, let opened = record.openedDescriptors[id] {
+            var status = stat()
+            let stillOurs = fstat(opened.fd, &status) == 0 && UInt64(status.st_ino) == opened.inode
+            #expect(!stillOurs, "the server's descriptor was closed")
+        }
+    }
+
+    @Test func abruptClientCloseIsReportedOnce() throws {
+        let directory = try TemporaryDirectory()
+        let listener = try UnixListener(path: directory.file("s.sock"))
+        let handler = RecordingHandler()
+        let running = try RunningLoop { try $0.serve(listener: listener, handler: handler) }
+        defer { running.stop() }
+
+        let client = try UnixSocket.connect(path: listener.path ?? "")
+        try UnixSocket.writeAll(client, Array("unread reply\n".utf8))
+        #expect(eventually { handler.record.withLock { $0.bytesRead } > 0 })
+        close(client)
+        #expect(eventually { handler.record.withLock { $0.closed.count } == 1 })
+        usleep(50_000)
+        #expect(handler.record.withLock { $0.closed.map(\.reason) } == [.peerClosed])
+    }
+
+    @Test func closeAfterFlushDeliversTheLastLineThenCloses() throws {
+        let directory = try TemporaryDirectory()
+        let listener = try UnixListener(path: directory.file("s.sock"))
+        let handler = RecordingHandler()
+        handler.onRead = { connection, _ in
+            connection.send(Array("message too large\n".utf8))
+            connection.closeAfterFlush()
+            connection.send(Array("dropped\n".utf8))
+        }
+        let running = try RunningLoop { try $0.serve(listener: listener, handler: handler) }
+        defer { running.stop() }
+
+        let client = try UnixSocket.connect(path: listener.path ?? "")
+        defer { close(client) }
+        try UnixSocket.writeAll(client, Array("x\n".utf8))
+        let reader = BlockingLineReader(fd: client)
+        #expect(try reader.readLine(timeout: 5)?.text == "message too large")
+        #expect(try reader.readLine(timeout: 5) == nil)
+        #expect(eventually { handler.record.withLock { $0.closed.map(\.reason) } == [.closedLocally] })
+    }
+
+    @Test func pausedConnectionIsNotReadUntilResumed() throws {
+        let directory = try TemporaryDirectory()
+        let listener = try UnixListener(path: directory.file("s.sock"))
+        let handler = RecordingHandler()
+        handler.onOpen = { $0.pauseReading() }
+        let running = try RunningLoop { try $0.serve(listener: listener, handler: handler) }
+        defer { running.stop() }
+
+        let client = try UnixSocket.connect(path: listener.path ?? "")
+        defer { close(client) }
+        try UnixSocket.writeAll(client, Array("wait for me\n".utf8))
+        #expect(eventually { handler.record.withLock { $0.opened.count } == 1 })
+        usleep(100_000)
+        #expect(handler.record.withLock { $0.bytesRead } == 0)
+
+        try running.sync { handler.forEachLiveConnection { $0.resumeReading() } }
+        #expect(try BlockingLineReader(fd: client).readLine(timeout: 5)?.text == "wait for me")
+    }
+
+    @Test func pausedConnectionWhosePeerHangsUpIsStillReadWhenResumed() throws {
+        let directory = try TemporaryDirectory()
+        let listener = try UnixListener(path: directory.file("s.sock"))
+        let handler = RecordingHandler()
+        handler.onOpen = { $0.pauseReading() }
+        let running = try RunningLoop { try $0.serve(listener: listener, handler: handler) }
+        defer { running.stop() }
+
+        let client = try UnixSocket.connect(path: listener.path ?? "")
+        try UnixSocket.writeAll(client, Array("last words\n".utf8))
+        #expect(eventually { handler.record.withLock { $0.opened.count } == 1 })
+        close(client)
+        usleep(100_000)
+        let turnsBefore = handler.record.withLock { $0.turnsEnded }
+        usleep(100_000)
+        // The hang-up is reported whatever we poll for; the loop must not spin on it.
+        #expect(handler.record.withLock { $0.turnsEnded } - turnsBefore < 5)
+        #expect(handler.record.withLock { $0.closed.isEmpty })
+
+        try running.sync { handler.forEachLiveConnection { $0.resumeReading() } }
+        #expect(eventually { handler.record.withLock { $0.closed.map(\.reason) } == [.peerClosed] })
+        #expect(handler.record.withLock { $0.bytesRead } == "last words\n".utf8.count)
+    }
+
+    @Test func outputIsWrittenAfterTheTurnEnds() throws {
+        let directory = try TemporaryDirectory()
+        let listener = try UnixListener(path: directory.file("s.sock"))
+        let handler = RecordingHandler()
+        var held: [(Connection, [UInt8])] = []
+        handler.onRead = { connection, bytes in held.append((connection, Array(bytes))) }
+        handler.onTurnEnd = {
+            // Sends made at turn end (a group commit's replies) still go out this turn.
+            for (connection, bytes) in held { connection.send(bytes) }
+            held.removeAll()
+        }
+        let running = try RunningLoop { try $0.serve(listener: listener, handler: handler) }
+        defer { running.stop() }
+
+        let client = try UnixSocket.connect(path: listener.path ?? "")
+        defer { close(client) }
+        try UnixSocket.writeAll(client, Array("committed\n".utf8))
+        #expect(try BlockingLineReader(fd: client).readLine(timeout: 5)?.text == "committed")
+    }
+
+    @Test func peerCredentialsReportOurOwnProcess() throws {
+        let directory = try TemporaryDirectory()
+        let listener = try UnixListener(path: directory.file("s.sock"))
+        let handler = RecordingHandler()
+        let running = try RunningLoop { try $0.serve(listener: listener, handler: handler) }
+        defer { running.stop() }
+
+        let client = try UnixSocket.connect(path: listener.path ?? "")
+        defer { close(client) }
+        #expect(eventually { handler.record.withLock { $0.opened.count } == 1 })
+        let peer = handler.record.withLock { $0.opened.first }
+        #expect(peer == PeerCredentials(pid: getpid(), uid: getuid(), gid: getgid()))
+        #expect(try PeerCredentials.of(socket: client).uid == getuid())
+    }
+}
