@@ -165,3 +165,63 @@ import Testing
         #expect(error?.data["max"] == 3)
     }
 }
+
+@Suite struct DeclarationFormTests {
+    @Test func literalEscapePassesAnObjectThatLooksLikeAnExpression() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "V", "state": ["raw": ["$literal": ["$parent": "x"]]]])
+        #expect(try graph.get("/App/V.raw") == ["$parent": "x"])
+        expectError(.invalidDeclaration) { try graph.mount(["parent": "/App", "name": "W", "state": ["x": ["$other": 1]]]) }
+    }
+
+    @Test func viewIdsAreStringsIntegersOrBooleans() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "A", "id": true])
+        expectError(.invalidDeclaration) { try graph.mount(["parent": "/App", "name": "B", "id": 1.5]) }
+        expectError(.invalidDeclaration) { try graph.mount(["parent": "/App", "name": "C", "id": [1]]) }
+    }
+
+    @Test func anObservedObjectCanComeFromAnInput() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "P", "stateObjects": ["cart": ["type": "Cart"]]])
+        let (result, _) = try graph.mount([
+            "parent": "/App/P", "name": "C", "inputs": ["given": ["$parent": "cart"]], "observedObjects": ["cart": ["$input": "given"]],
+        ])
+        #expect(result["objects"] == ["given": "Cart#4", "cart": "Cart#4"])
+    }
+
+    @Test func envIsAReservedVariableName() throws {
+        let graph = try makeGraph()
+        expectError(.invalidDeclaration) { try graph.mount(["parent": "/App", "name": "V", "state": ["env": 1]]) }
+    }
+
+    @Test func viewsDeeperThanTheLimitAreRefused() throws {
+        let graph = try Graph(limits: GraphLimits(maxDepth: 2))
+        try graph.mount(["parent": "/App", "name": "A"])
+        try graph.mount(["parent": "/App/A", "name": "B"])
+        let error = expectError(.limitExceeded) { try graph.mount(["parent": "/App/A/B", "name": "C"]) }
+        #expect(error?.data["limit"] == "viewDepth")
+    }
+
+    @Test func changesComeInProtocolOrderAndVersionsStartAtTheScene() throws {
+        let graph = try makeGraph()
+        #expect(graph.version == 1)
+        #expect(try graph.get("login")["version"] == 1)
+        try graph.mount(["parent": "/App", "name": "P", "state": ["k": 1], "body": ["{k}"]])
+        try graph.mount(["parent": "/App/P", "name": "C", "id": ["$parent": "k"], "stateObjects": ["m": ["type": "Counter"]]])
+        let commit = try graph.set("/App/P.k", 2)
+        let kinds = commit.changes.map { change -> String in
+            switch change {
+            case .property, .state: "change"
+            case .objectCreated: "create"
+            case .viewUnmounted: "unmount"
+            case .viewMounted: "mount"
+            case .viewUpdated: "update"
+            case .diagnostic: "diagnostic"
+            case .objectDestroyed: "destroy"
+            }
+        }
+        #expect(kinds == ["change", "create", "unmount", "mount", "update", "update", "destroy"])
+        #expect(try graph.get("/App/P/C[2]")["version"] == .int(commit.version))
+    }
+}

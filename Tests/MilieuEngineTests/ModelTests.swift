@@ -59,8 +59,8 @@ import Testing
         #expect(try graph.get("\(path).list.5") == .null)
         try graph.set("\(path).list.0", 9)
         #expect(try graph.get("\(path).list") == [9, ["k": "v"]])
-        #expect(try graph.get("Login#1.email") == "")
-        #expect(try graph.get("login")["object"] == "Login#1")
+        #expect(try graph.get("Login#3.email") == "")
+        #expect(try graph.get("login")["object"] == "Login#3")
         #expect(try graph.get(path)["state"] == ["list": [9, ["k": "v"]]])
         expectError(.unknownPath) { try graph.set("\(path).list.7", 1) }
         expectError(.unknownPath) { _ = try graph.get("/App/V[unclosed") }
@@ -71,9 +71,9 @@ import Testing
         try graph.mount(["parent": "/App", "name": "P", "state": ["on": false], "environmentObjects": ["login": "Login"]])
         try graph.mount(["parent": "/App/P", "name": "C", "bindings": ["on": ["$parent": "on"], "email": ["$parent": "login.email"]]])
         #expect(try graph.watchTarget("/App/P/C.on") == .state(view: "/App/P", variable: "on"))
-        #expect(try graph.watchTarget("/App/P/C.email") == .property(object: "Login#1", property: "email"))
-        #expect(try graph.watchTarget("login") == .object("Login#1"))
-        #expect(try graph.watchTarget("login.isValidEmail") == .property(object: "Login#1", property: "isValidEmail"))
+        #expect(try graph.watchTarget("/App/P/C.email") == .property(object: "Login#3", property: "email"))
+        #expect(try graph.watchTarget("login") == .object("Login#3"))
+        #expect(try graph.watchTarget("login.isValidEmail") == .property(object: "Login#3", property: "isValidEmail"))
         #expect(try graph.watchTarget("/App/P") == .view("/App/P"))
     }
 
@@ -86,10 +86,10 @@ import Testing
         try graph.mount(["parent": "/App/Screen", "name": "Row", "bindings": ["on": ["$parent": "on"]], "environmentObjects": ["cart": "Cart"], "environment": ["colorScheme"]])
         let tree = try graph.tree()
         #expect(tree["path"] == "/App")
-        #expect(tree["provides"]?["environmentObjects"] == ["Login": "Login#1", "Session": "Session#1", "Theme": "Theme#1"])
+        #expect(tree["provides"]?["environmentObjects"] == ["Login": "Login#3", "Session": "Session#1", "Theme": "Theme#2"])
         let screen = tree["children"]?.arrayValue?.first
         #expect(screen?["body"] == ["on=true"])
-        #expect(screen?["objects"] == ["cart": ["object": "Cart#1", "type": "Cart", "wrapper": "stateObject"]])
+        #expect(screen?["objects"] == ["cart": ["object": "Cart#4", "type": "Cart", "wrapper": "stateObject"]])
         #expect(screen?["provides"]?["environment"] == ["colorScheme": "dark"])
         let row = screen?["children"]?.arrayValue?.first
         #expect(row?["bindings"] == ["on": ["source": "/App/Screen.on", "value": true]])

@@ -34,9 +34,9 @@ import Testing
 
         #expect(flip.updates == ["/App/Container": ["_toggle"], "/App/Container/LoginView2": ["@self"]])
         #expect(flip.body(of: "/App/Container/LoginView2") == ["email: "])
-        #expect(flip.created.map(\.object) == ["Login#4"])
+        #expect(flip.created.map(\.object) == ["Login#6"])
         #expect(flip.created.first?.owner == "/App/Container/LoginView2.loginVM")
-        #expect(flip.destroyed.map(\.object) == ["Login#3"])
+        #expect(flip.destroyed.map(\.object) == ["Login#5"])
         #expect(flip.destroyed.first?.reason == "replaced")
         #expect(try graph.get("/App/Container/LoginView1.loginVM.email") == "kim@example.com")
         #expect(try graph.get("/App/Container/LoginView2.loginVM.email") == "")
@@ -275,7 +275,7 @@ import Testing
         try graph.provide("/App/Shop", objects: ["cart"])
         let (result, _) = try graph.mount(checkout)
         #expect(result["path"] == "/App/Shop/Aisle/CheckoutView")
-        #expect(result["objects"] == ["cart": "Cart#1"])
+        #expect(result["objects"] == ["cart": "Cart#4"])
     }
 
     @Test func s7SceneWithoutSessionRefusesTheDeepChild() throws {

@@ -29,6 +29,28 @@ public enum Change: Sendable, Equatable {
     }
 }
 
+extension Change {
+    /// The order notifications of one version take (SPEC §8.3): property changes, creations,
+    /// unmounts, mounts, updates, diagnostics, destructions; the order of events within each kind kept.
+    static func inProtocolOrder(_ changes: [Change]) -> [Change] {
+        func rank(_ change: Change) -> Int {
+            switch change {
+            case .property, .state: 0
+            case .objectCreated: 1
+            case .viewUnmounted: 2
+            case .viewMounted: 3
+            case .viewUpdated: 4
+            case .diagnostic: 5
+            case .objectDestroyed: 6
+            }
+        }
+        return changes.enumerated().sorted { a, b in
+            let (ra, rb) = (rank(a.element), rank(b.element))
+            return ra != rb ? ra < rb : a.offset < b.offset
+        }.map(\.element)
+    }
+}
+
 /// What one committed transaction changed, all under one version (rule 11).
 public struct Commit: Sendable {
     public let version: Int

@@ -33,7 +33,9 @@ extension Graph {
         var objects: [String: Int] = [:]
         for path in node.declaration.provideObjects {
             let (type, id) = try providedObject(path, relativeTo: node)
-            objects[type] = id
+            guard objects.updateValue(id, forKey: type) == nil else {
+                throw .invalidDeclaration(field: "provide.environmentObjects", reason: "two objects of type \(type)", view: node.path)
+            }
         }
         return (objects, Dictionary(node.declaration.provideEnvironment.map { ($0.key, $0.value) }, uniquingKeysWith: { _, b in b }))
     }

@@ -88,11 +88,23 @@ extension Graph {
             pending.events.append(.viewMounted(view: node.path, reason: "identity", body: body))
             pending.events.append(.viewUpdated(view: node.path, reasons: [InvalidationQueue.identity], body: body))
         } else {
-            pending.events.append(.viewUpdated(view: node.path, reasons: reasons, body: body))
+            pending.events.append(.viewUpdated(view: node.path, reasons: Self.ordered(reasons), body: body))
         }
         for (child, evaluated) in children where child.isMounted {
             try reconcile(child, with: evaluated)
         }
+    }
+
+    /// SPEC §6.4: `@self`, `@identity`, then `_var`, `var.prop` and `env.key` reasons, each group sorted.
+    static func ordered(_ reasons: [String]) -> [String] {
+        func group(_ reason: String) -> Int {
+            if reason == "@self" { return 0 }
+            if reason == InvalidationQueue.identity { return 1 }
+            if reason.hasPrefix("_") { return 2 }
+            if reason.hasPrefix("env.") { return 4 }
+            return 3
+        }
+        return reasons.sorted { a, b in group(a) != group(b) ? group(a) < group(b) : Array(a.unicodeScalars.map(\.value)).lexicographicallyPrecedes(b.unicodeScalars.map(\.value)) }
     }
 
     private func render(_ template: Template, in node: ViewNode, recorder: ReadRecorder) throws(EngineError) -> String {

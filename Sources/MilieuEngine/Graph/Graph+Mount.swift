@@ -56,7 +56,10 @@ extension Graph {
                 }
                 let bound = try read(members, in: parent, recorder: recorder, display: "\(parent.path).\(members.joined(separator: "."))")
                 if bound == .secure {
-                    throw .forbidden(path: "\(parent.path).\(members.joined(separator: "."))", reason: "a secure value cannot be passed to a view")
+                    throw .invalidDeclaration(
+                        field: "$parent",
+                        reason: "\(parent.path).\(members.joined(separator: ".")) is secure and cannot be copied into a view; bind to it instead",
+                        view: view())
                 }
                 return bound
             }
@@ -71,7 +74,14 @@ extension Graph {
         }
 
         var result = EvaluatedDeclaration()
-        if let id = declaration.id { result.id = try value(id) }
+        if let id = declaration.id {
+            let evaluated = try value(id)
+            switch evaluated {
+            case .string, .int, .bool: result.id = evaluated
+            default:
+                throw .invalidDeclaration(field: "id", reason: "an id is a string, an integer or a boolean, not \(evaluated.kindName)", view: view())
+            }
+        }
         for (name, _) in declaration.inputs { result.inputs.append((name, try input(name))) }
         for (name, expression) in declaration.state { result.state.append((name, try evaluate(expression))) }
         for (name, source) in declaration.bindings {
@@ -89,11 +99,10 @@ extension Graph {
                     throw .unknownPath(objectName, "no object \(objectName) for observed object \(name) of \(view())")
                 }
                 result.observed.append((name, .object(record.serial)))
-            case .parent(let members):
-                guard case .object(let id) = try evaluate(.parent(members)) else {
+            case .passed(let expression):
+                guard case .object(let id) = try evaluate(expression) else {
                     throw .invalidDeclaration(
-                        field: "observedObjects.\(name)", reason: "$parent \(members.joined(separator: ".")) is not an object",
-                        view: view())
+                        field: "observedObjects.\(name)", reason: "the observed object is not an object", view: view())
                 }
                 result.observed.append((name, .object(id)))
             }
@@ -161,6 +170,7 @@ extension Graph {
         let node = ViewNode(
             serial: makeSerial(), declaration: declaration, parent: parent, explicitID: explicitID, birth: transaction,
             owner: owner)
+        node.version = version + 1
         try link(node, after: previous, atEnd: atEnd)
         for (name, bound) in evaluated.inputs {
             switch bound {

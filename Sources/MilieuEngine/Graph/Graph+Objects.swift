@@ -7,6 +7,7 @@ extension Graph {
         throws(EngineError) -> ObjectRecord
     {
         guard let type = registry[typeName] else { throw .unknownType(typeName) }
+        guard objects.count < limits.maxObjects else { throw .limitExceeded(limit: "objects", max: limits.maxObjects) }
         var values = type.model.stored.map(\.defaultValue)
         for (name, value) in initial {
             guard let slot = type.slots[name] else {
@@ -18,7 +19,7 @@ extension Graph {
             values[slot] = try checked(value, for: type.model.stored[slot], path: "\(typeName).\(name)")
         }
         let record = ObjectRecord(
-            serial: makeSerial(), name: makeObjectName(typeName), type: type, values: values, version: version,
+            serial: makeSerial(), name: makeObjectName(typeName), type: type, values: values, version: version + 1,
             owner: owner)
         for index in type.model.computed.indices { record.values.append(record.evaluateComputed(index)) }
         objects[record.serial] = record

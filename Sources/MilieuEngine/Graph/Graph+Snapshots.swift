@@ -56,11 +56,11 @@ extension Graph {
                     ["name": .string(computed.name), "type": .string(computed.type.description), "computed": true, "secure": false]
                 }
                 let actions: [JSON] = model.actions.map { action in
-                    ["name": .string(action.name), "params": .array(action.parameters.map { .string($0.name) })]
+                    ["name": .string(action.name), "params": .array(action.parameters.map { .string("\($0.name): \($0.type)") })]
                 }
                 return [
                     "name": .string(model.name), "style": .string(model.style.rawValue), "properties": .array(properties),
-                    "actions": .array(actions),
+                    "actions": .array(actions), "builtIn": .bool(BuiltinTypes.all.contains { $0.name == model.name }),
                 ]
             })
     }
@@ -104,7 +104,7 @@ extension Graph {
         }
         return [
             "object": .string(record.name), "type": .string(record.type.name), "version": .int(record.version),
-            "values": .object(values), "redacted": .array(redacted),
+            "owner": record.owner.map(JSON.string) ?? .null, "values": .object(values), "redacted": .array(redacted),
         ]
     }
 
@@ -138,7 +138,7 @@ extension Graph {
             "state": .object(state), "bindings": .object(bindings), "objects": .object(held),
             "environment": .object(environment),
             "provides": ["environmentObjects": .object(providedObjects), "environment": .object(providedValues)],
-            "body": .array(node.body.map(JSON.string)), "retained": .bool(node.retained),
+            "body": .array(node.body.map(JSON.string)), "retained": .bool(node.retained), "version": .int(node.version),
         ]
         if let id = node.explicitID { result["id"] = id }
         if children { result["children"] = .array(node.children.map { snapshot(of: $0, children: true) }) }

@@ -5,6 +5,7 @@ extension Graph {
     func link(_ node: ViewNode, after previous: ViewNode?, atEnd: Bool) throws(EngineError) {
         guard views[node.path] == nil else { throw .duplicateView(node.path) }
         guard viewsBySerial.count < limits.maxViews else { throw .limitExceeded(limit: "views", max: limits.maxViews) }
+        guard node.depth <= limits.maxDepth else { throw .limitExceeded(limit: "viewDepth", max: limits.maxDepth) }
         views[node.path] = node
         viewsBySerial[node.serial] = node
         node.isMounted = true

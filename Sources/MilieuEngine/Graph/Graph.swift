@@ -23,13 +23,13 @@ public final class Graph {
 
     var objects: [Int: ObjectRecord] = [:]
     var objectsByName: [String: ObjectRecord] = [:]
-    private var typeCounters: [String: Int] = [:]
     var views: [String: ViewNode] = [:]
     var viewsBySerial: [Int: ViewNode] = [:]
     /// Reverse dependency index: who to re-evaluate when something changes (rule 10).
     var dependents: [Dependency: Dependents] = [:]
     private(set) var root: ViewNode!
     private var nextSerial = 0
+    private var objectCounter = 0
     let clock: @Sendable () -> String
     public let limits: GraphLimits
 
@@ -53,6 +53,7 @@ public final class Graph {
         try propagate()
         journal.discard()
         pending = PendingTransaction()
+        version = 1
     }
 
     func makeSerial() -> Int {
@@ -60,11 +61,10 @@ public final class Graph {
         return nextSerial
     }
 
-    /// `Type#n`, numbered per type.
+    /// `Type#n`, with n from one counter for the whole graph, never reused.
     func makeObjectName(_ type: String) -> String {
-        let n = (typeCounters[type] ?? 0) + 1
-        typeCounters[type] = n
-        return "\(type)#\(n)"
+        objectCounter += 1
+        return "\(type)#\(objectCounter)"
     }
 
     /// Registers a model type declared in JSON (`schema/register`). Types are not part of the undo log:
@@ -131,7 +131,7 @@ public final class Graph {
         pending = PendingTransaction()
         guard !changes.isEmpty else { return Commit(version: version, changes: []) }
         version += 1
-        return Commit(version: version, changes: changes)
+        return Commit(version: version, changes: Change.inProtocolOrder(changes))
     }
 
     /// What an operation produced, turned into its JSON result once the transaction has committed.
@@ -183,7 +183,15 @@ public final class Graph {
 /// Bounds that keep one client from exhausting the daemon.
 public struct GraphLimits: Sendable {
     public var maxViews: Int
-    public init(maxViews: Int = 1_000_000) { self.maxViews = maxViews }
+    /// Levels below `/App`.
+    public var maxDepth: Int
+    public var maxObjects: Int
+
+    public init(maxViews: Int = 1_000_000, maxDepth: Int = 64, maxObjects: Int = 1_000_000) {
+        self.maxViews = maxViews
+        self.maxDepth = maxDepth
+        self.maxObjects = maxObjects
+    }
 }
 
 extension EngineError {

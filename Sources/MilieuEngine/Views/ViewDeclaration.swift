@@ -23,8 +23,13 @@ enum ValueExpression: Sendable, Equatable {
                 }
                 self = .input(name)
                 return
+            case ("$literal", let value):
+                self = .literal(value)
+                return
             case ("$parent", _), ("$input", _):
                 throw .invalidDeclaration(field: field, reason: "\(object[0].key) takes a string")
+            case (let key, _) where key.hasPrefix("$"):
+                throw .invalidDeclaration(field: field, reason: "\(key) is not an expression; use $parent, $input or $literal")
             default: break
             }
         }
@@ -42,8 +47,8 @@ struct ObjectInitializer: Sendable {
 enum ObservedSource: Sendable {
     /// Made by the view itself: a new instance on every re-render of its parent.
     case construct(ObjectInitializer)
-    /// Passed in by the parent: the same object each time.
-    case parent([String])
+    /// Passed in (`$parent` or `$input`): the same object each time.
+    case passed(ValueExpression)
     /// An existing object named by id.
     case object(String)
 }
@@ -121,7 +126,8 @@ struct ViewDeclaration: Sendable {
                 return .construct(try Self.initializer(v, typeKey: "construct", field: f, view: view))
             }
             if case .object(let spec) = v, spec.count == 1, case .string(let id)? = spec["object"] { return .object(id) }
-            if case .parent(let path) = try ValueExpression(v, field: f) { return .parent(path) }
+            let expression = try ValueExpression(v, field: f)
+            if case .literal = expression {} else { return .passed(expression) }
             throw .invalidDeclaration(
                 field: f, reason: "an observed object is {\"construct\": Type}, {\"$parent\": var} or {\"object\": id}",
                 view: view)
@@ -184,6 +190,9 @@ struct ViewDeclaration: Sendable {
         for name in variables {
             guard isIdentifier(name) else {
                 throw .invalidDeclaration(field: name, reason: "\"\(name)\" is not a variable name", view: view)
+            }
+            guard name != "env" else {
+                throw .invalidDeclaration(field: name, reason: "env is reserved: reasons use env.<key>", view: view)
             }
             guard seen.insert(name).inserted else {
                 throw .invalidDeclaration(field: name, reason: "the variable \(name) is declared twice", view: view)
