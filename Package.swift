@@ -21,6 +21,11 @@ let package = Package(
         .target(name: "MilieuEngine", dependencies: ["MilieuJSON"], swiftSettings: strict),
         .target(name: "CMilieuShims"),
         .target(name: "MilieuTransport", dependencies: ["CMilieuShims"], swiftSettings: strict),
+        .target(name: "MilieuProtocol", dependencies: ["MilieuJSON"], swiftSettings: strict),
+        .target(
+            name: "MilieuServer", dependencies: ["MilieuEngine", "MilieuProtocol", "MilieuTransport"],
+            swiftSettings: strict),
+        .executableTarget(name: "milieud", dependencies: ["MilieuServer"], swiftSettings: strict),
         .executableTarget(name: "milieu-bench", dependencies: ["MilieuEngine"], swiftSettings: strict),
         .testTarget(name: "MilieuJSONTests", dependencies: ["MilieuJSON"], swiftSettings: strict),
         .testTarget(name: "MilieuEngineTests", dependencies: ["MilieuEngine"], swiftSettings: strict),

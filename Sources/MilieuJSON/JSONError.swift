@@ -22,9 +22,9 @@ public struct JSONLimits: Sendable, Hashable {
     /// The deepest nesting of arrays and objects accepted; a document nested deeper is an
     /// error ("nesting deeper than 128"). Scalars at the top level are depth 0, `[]` is depth 1.
     ///
-    /// The parser itself never recurses, so any limit is safe to *parse*; but very deep values
-    /// (tens of thousands of levels) are destroyed, compared and written recursively, so keep
-    /// this modest.
+    /// The parser's own stack use is bounded, so any limit is safe to *parse*; but very deep
+    /// values (tens of thousands of levels) are destroyed, compared and written recursively,
+    /// so keep this modest.
     public var maxDepth: Int
 
     public init(maxDepth: Int = 128) {

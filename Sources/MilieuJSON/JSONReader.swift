@@ -9,8 +9,9 @@
 // - A key may appear only once per object. Keys are compared as Swift strings (canonical
 //   equivalence), the same comparison `JSONObject` uses for lookup, so an object never holds
 //   two keys that its subscript could not tell apart.
-// - Nesting deeper than `JSONLimits.maxDepth` is an error. The parser keeps its own stack and
-//   never recurses, so hostile nesting cannot overflow the thread's stack.
+// - Nesting deeper than `JSONLimits.maxDepth` is an error. The parser recurses only for the
+//   first 64 levels and keeps its own stack below that, so no input and no limit can make it
+//   overflow the thread's stack.
 //
 // Numbers: an integer (no fraction, no exponent) that fits `Int` becomes `.int`. Any other
 // number becomes `.double` when finite, and "number out of range" otherwise (`1e400`).
@@ -119,19 +120,20 @@ struct JSONParser {
     static func parse(
         _ bytes: UnsafeRawBufferPointer, limits: JSONLimits, inputIsValidUTF8: Bool
     ) -> Result<JSON, JSONParseError> {
-        guard let raw = bytes.baseAddress, bytes.count > 0 else {
-            return .failure(JSONParseError(offset: 0, reason: "unexpected end of input"))
+        bytes.withMemoryRebound(to: UInt8.self) { buffer in
+            guard let base = buffer.baseAddress, buffer.count > 0 else {
+                return .failure(JSONParseError(offset: 0, reason: "unexpected end of input"))
+            }
+            var parser = JSONParser(base: base, count: buffer.count, limits: limits, inputIsValidUTF8: inputIsValidUTF8)
+            return Result { () throws(JSONParseError) -> JSON in try parser.parseDocument() }
         }
-        let base = raw.assumingMemoryBound(to: UInt8.self)
-        var parser = JSONParser(base: base, count: bytes.count, limits: limits, inputIsValidUTF8: inputIsValidUTF8)
-        return Result { () throws(JSONParseError) -> JSON in try parser.parseDocument() }
     }
 
     private mutating func parseDocument() throws(JSONParseError) -> JSON {
         if end >= 3, base[0] == 0xEF, base[1] == 0xBB, base[2] == 0xBF {
             throw JSONParseError(offset: 0, reason: "byte order mark not allowed")
         }
-        let value = maxDepth <= Self.recursionLimit ? try parseValueRecursively(depth: 0) : try parseValue()
+        let value = try parseValueRecursively(depth: 0)
         skipWhitespace()
         if pos < end {
             throw JSONParseError(offset: pos, reason: "trailing characters after value")
@@ -153,8 +155,117 @@ struct JSONParser {
 
     // MARK: Values and containers
 
-    /// Parses a complete value, containers included, with an explicit stack instead of recursion.
-    private mutating func parseValue() throws(JSONParseError) -> JSON {
+    /// Containers this many levels down and deeper are parsed with an explicit stack
+    /// (`parseValue(depthAbove:)`); shallower ones by recursion, which is faster. This bounds the
+    /// parser's use of the thread's stack (to some 15 KB optimized, 250 KB unoptimized) whatever
+    /// the input and `maxDepth`.
+    static let recursionLimit = 64
+
+    private mutating func parseValueRecursively(depth: Int) throws(JSONParseError) -> JSON {
+        skipWhitespace()
+        guard pos < end else { throw endOfInput() }
+        switch base[pos] {
+        case ASCII.quote:
+            pos &+= 1
+            return .string(try parseString())
+        case ASCII.minus, ASCII.zero...ASCII.nine:
+            return try parseNumber()
+        case ASCII.openBrace:
+            if depth >= Self.recursionLimit { return try parseValue(depthAbove: depth) }
+            return try parseObjectRecursively(depth: depth &+ 1)
+        case ASCII.openBracket:
+            if depth >= Self.recursionLimit { return try parseValue(depthAbove: depth) }
+            return try parseArrayRecursively(depth: depth &+ 1)
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return .null
+        default:
+            throw unexpected(expecting: "a value", atValue: true)
+        }
+    }
+
+    private mutating func parseArrayRecursively(depth: Int) throws(JSONParseError) -> JSON {
+        if depth > maxDepth { throw tooDeep() }
+        pos &+= 1
+        skipWhitespace()
+        guard pos < end else { throw endOfInput() }
+        if base[pos] == ASCII.closeBracket {
+            pos &+= 1
+            return .array([])
+        }
+        var elements: [JSON] = []
+        elements.reserveCapacity(4)
+        while true {
+            elements.append(try parseValueRecursively(depth: depth))
+            skipWhitespace()
+            guard pos < end else { throw endOfInput() }
+            let b = base[pos]
+            if b == ASCII.comma {
+                pos &+= 1
+                skipWhitespace()
+                if pos < end, base[pos] == ASCII.closeBracket {
+                    throw JSONParseError(offset: pos, reason: "trailing comma")
+                }
+            } else if b == ASCII.closeBracket {
+                pos &+= 1
+                return .array(elements)
+            } else {
+                throw unexpected(expecting: "',' or ']'")
+            }
+        }
+    }
+
+    private mutating func parseObjectRecursively(depth: Int) throws(JSONParseError) -> JSON {
+        if depth > maxDepth { throw tooDeep() }
+        pos &+= 1
+        skipWhitespace()
+        guard pos < end else { throw endOfInput() }
+        if base[pos] == ASCII.closeBrace {
+            pos &+= 1
+            return .object(JSONObject())
+        }
+        var members: [JSONObject.Member] = []
+        members.reserveCapacity(4)
+        var keySet: Set<String>? = nil
+        var key = try parseKey(afterComma: false)
+        while true {
+            members.append((key: key, value: try parseValueRecursively(depth: depth)))
+            skipWhitespace()
+            guard pos < end else { throw endOfInput() }
+            let b = base[pos]
+            if b == ASCII.comma {
+                pos &+= 1
+                skipWhitespace()
+                let keyOffset = pos
+                key = try parseKey(afterComma: true)
+                if keySet != nil {
+                    if keySet?.insert(key).inserted == false { throw duplicate(key, at: keyOffset) }
+                } else {
+                    for member in members where member.key == key { throw duplicate(key, at: keyOffset) }
+                    if members.count + 1 >= keySetThreshold {
+                        var set = Set(members.lazy.map(\.key))
+                        set.insert(key)
+                        keySet = set
+                    }
+                }
+            } else if b == ASCII.closeBrace {
+                pos &+= 1
+                return .object(JSONObject(uncheckedUniqueMembers: members))
+            } else {
+                throw unexpected(expecting: "',' or '}'")
+            }
+        }
+    }
+
+    /// Parses a complete value, containers included, with an explicit stack instead of recursion;
+    /// the value sits inside `depthAbove` containers already.
+    private mutating func parseValue(depthAbove: Int) throws(JSONParseError) -> JSON {
         var values: [JSON] = []
         var keys: [String] = []
         var frames: [Frame] = []
@@ -171,7 +282,7 @@ struct JSONParser {
             case ASCII.minus, ASCII.zero...ASCII.nine:
                 value = try parseNumber()
             case ASCII.openBrace:
-                if frames.count >= maxDepth { throw tooDeep() }
+                if depthAbove &+ frames.count >= maxDepth { throw tooDeep() }
                 pos &+= 1
                 skipWhitespace()
                 guard pos < end else { throw endOfInput() }
@@ -185,7 +296,7 @@ struct JSONParser {
                     continue nextValue
                 }
             case ASCII.openBracket:
-                if frames.count >= maxDepth { throw tooDeep() }
+                if depthAbove &+ frames.count >= maxDepth { throw tooDeep() }
                 pos &+= 1
                 skipWhitespace()
                 guard pos < end else { throw endOfInput() }
@@ -207,7 +318,7 @@ struct JSONParser {
                 try expectLiteral("null")
                 value = .null
             default:
-                throw unexpected(expecting: "a value")
+                throw unexpected(expecting: "a value", atValue: true)
             }
 
             // A value is complete: attach it to the open containers, closing those that end here.
@@ -279,110 +390,6 @@ struct JSONParser {
         }
     }
 
-    /// Below this many levels the parser recurses (faster: no side stacks); above it, it uses
-    /// its own stack so that no input can exhaust the thread's stack.
-    static let recursionLimit = 256
-
-    private mutating func parseValueRecursively(depth: Int) throws(JSONParseError) -> JSON {
-        skipWhitespace()
-        guard pos < end else { throw endOfInput() }
-        switch base[pos] {
-        case ASCII.quote:
-            pos &+= 1
-            return .string(try parseString())
-        case ASCII.minus, ASCII.zero...ASCII.nine:
-            return try parseNumber()
-        case ASCII.openBrace:
-            return try parseObjectRecursively(depth: depth &+ 1)
-        case ASCII.openBracket:
-            return try parseArrayRecursively(depth: depth &+ 1)
-        case UInt8(ascii: "t"):
-            try expectLiteral("true")
-            return .bool(true)
-        case UInt8(ascii: "f"):
-            try expectLiteral("false")
-            return .bool(false)
-        case UInt8(ascii: "n"):
-            try expectLiteral("null")
-            return .null
-        default:
-            throw unexpected(expecting: "a value")
-        }
-    }
-
-    private mutating func parseArrayRecursively(depth: Int) throws(JSONParseError) -> JSON {
-        if depth > maxDepth { throw tooDeep() }
-        pos &+= 1
-        skipWhitespace()
-        guard pos < end else { throw endOfInput() }
-        if base[pos] == ASCII.closeBracket {
-            pos &+= 1
-            return .array([])
-        }
-        var elements: [JSON] = []
-        elements.reserveCapacity(4)
-        while true {
-            elements.append(try parseValueRecursively(depth: depth))
-            skipWhitespace()
-            guard pos < end else { throw endOfInput() }
-            let b = base[pos]
-            if b == ASCII.comma {
-                pos &+= 1
-                skipWhitespace()
-                if pos < end, base[pos] == ASCII.closeBracket {
-                    throw JSONParseError(offset: pos, reason: "trailing comma")
-                }
-            } else if b == ASCII.closeBracket {
-                pos &+= 1
-                return .array(elements)
-            } else {
-                throw unexpected(expecting: "',' or ']'")
-            }
-        }
-    }
-
-    private mutating func parseObjectRecursively(depth: Int) throws(JSONParseError) -> JSON {
-        if depth > maxDepth { throw tooDeep() }
-        pos &+= 1
-        skipWhitespace()
-        guard pos < end else { throw endOfInput() }
-        if base[pos] == ASCII.closeBrace {
-            pos &+= 1
-            return .object(JSONObject())
-        }
-        var members: [JSONObject.Member] = []
-        members.reserveCapacity(4)
-        var keySet: Set<String>? = nil
-        var key = try parseKey(afterComma: false)
-        while true {
-            members.append((key: key, value: try parseValueRecursively(depth: depth)))
-            skipWhitespace()
-            guard pos < end else { throw endOfInput() }
-            let b = base[pos]
-            if b == ASCII.comma {
-                pos &+= 1
-                skipWhitespace()
-                let keyOffset = pos
-                key = try parseKey(afterComma: true)
-                if keySet != nil {
-                    if !keySet!.insert(key).inserted { throw duplicate(key, at: keyOffset) }
-                } else {
-                    for member in members where member.key == key { throw duplicate(key, at: keyOffset) }
-                    if members.count + 1 >= keySetThreshold {
-                        var set = Set(members.lazy.map(\.key))
-                        set.insert(key)
-                        keySet = set
-                    }
-                }
-            } else if b == ASCII.closeBrace {
-                pos &+= 1
-                return .object(JSONObject(uncheckedUniqueMembers: members))
-            } else {
-                throw unexpected(expecting: "',' or '}'")
-            }
-        }
-    }
-
     private func reserveStacks(_ values: inout [JSON], _ keys: inout [String], _ frames: inout [Frame]) {
         values.reserveCapacity(16)
         keys.reserveCapacity(16)
@@ -438,7 +445,16 @@ struct JSONParser {
                 | ((backslashes &- ones) & ~backslashes)
                 | ((word &- ones &* 0x20) & ~word)
                 | word
-            if special & highs != 0 { break }
+            let flagged = special & highs
+            if flagged != 0 {
+                #if _endian(little)
+                // Borrows only spread towards later bytes, so the first flagged byte is exact.
+                pos &+= flagged.trailingZeroBitCount &>> 3
+                return
+                #else
+                break
+                #endif
+            }
             pos &+= 8
         }
         while pos < end {
@@ -449,14 +465,27 @@ struct JSONParser {
     }
 
     /// Parses the rest of a string; `pos` is just past the opening quote.
+    @inline(__always)
     private mutating func parseString() throws(JSONParseError) -> String {
+        // Inline fast path: printable ASCII up to the closing quote.
         let start = pos
+        skipPlainASCII()
+        if pos < end, base[pos] == ASCII.quote {
+            let string = makeString(start, pos &- start)
+            pos &+= 1
+            return string
+        }
+        return try parseStringSlowly(from: start)
+    }
+
+    /// Parses a string with escapes or non-ASCII characters, or reports what is wrong with it.
+    private mutating func parseStringSlowly(from start: Int) throws(JSONParseError) -> String {
         while true {
             skipPlainASCII()
             guard pos < end else { throw unterminatedString() }
             let b = base[pos]
             if b == ASCII.quote {
-                let string = String(decoding: UnsafeBufferPointer(start: base + start, count: pos &- start), as: UTF8.self)
+                let string = makeString(start, pos &- start)
                 pos &+= 1
                 return string
             }
@@ -464,6 +493,20 @@ struct JSONParser {
             if b < 0x20 { throw controlCharacter() }
             try skipMultiByteCharacter()
         }
+    }
+
+    /// A string from `count` bytes of valid UTF-8 at `start`.
+    @inline(__always)
+    private func makeString(_ start: Int, _ count: Int) -> String {
+        let source = base + start
+        if count <= 15 {
+            // Small strings are built in place; ASCII ones skip the standard library's validation.
+            return String(unsafeUninitializedCapacity: count) { buffer in
+                buffer.baseAddress.map { $0.update(from: source, count: count) }
+                return count
+            }
+        }
+        return String(decoding: UnsafeBufferPointer(start: source, count: count), as: UTF8.self)
     }
 
     /// Steps over one non-ASCII character at `pos`, validating it unless the input is known valid.
@@ -776,26 +819,27 @@ struct JSONParser {
         return JSONParseError(offset: offset, reason: "lone surrogate \\u\(String(repeating: "0", count: 4 - digits.count))\(digits)")
     }
 
-    /// The error for an out-of-place byte at `pos`, naming the well-known mistakes.
+    /// The error for an out-of-place byte at `pos`, naming the well-known mistakes. `atValue`
+    /// says a value was expected here (where `+1`, `.5`, `NaN` are the likely intent).
     @inline(never)
-    private func unexpected(expecting expected: String) -> JSONParseError {
+    private func unexpected(expecting expected: String, atValue: Bool = false) -> JSONParseError {
         let b = base[pos]
         let reason: String
         switch b {
         case 0:
             reason = "unexpected NUL byte"
-        case 0x80...:
-            reason = utf8SequenceLength(at: pos) == 0 ? "invalid UTF-8" : "unexpected \(describeByte(at: pos)), expected \(expected)"
+        case 0x80... where utf8SequenceLength(at: pos) == 0:
+            reason = "invalid UTF-8"
         case ASCII.slash:
             reason = "comments are not allowed"
-        case ASCII.plus:
-            reason = "leading '+' is not allowed in numbers"
-        case ASCII.dot:
-            reason = "invalid number (a digit must come before '.')"
-        case UInt8(ascii: "N"), UInt8(ascii: "I"):
-            reason = "NaN and Infinity are not allowed"
         case UInt8(ascii: "'"):
             reason = "single-quoted strings are not allowed"
+        case ASCII.plus where atValue:
+            reason = "leading '+' is not allowed in numbers"
+        case ASCII.dot where atValue:
+            reason = "invalid number (a digit must come before '.')"
+        case UInt8(ascii: "N") where atValue, UInt8(ascii: "I") where atValue:
+            reason = "NaN and Infinity are not allowed"
         default:
             reason = "unexpected \(describeByte(at: pos)), expected \(expected)"
         }
@@ -817,8 +861,15 @@ struct JSONParser {
             let length = utf8SequenceLength(at: index)
             guard length > 0 else { return "invalid UTF-8" }
             let text = String(decoding: UnsafeBufferPointer(start: base + index, count: length), as: UTF8.self)
-            let scalar = text.unicodeScalars.first.map { $0.value } ?? 0
-            return "character \(Self.hex(scalar)) '\(text)'"
+            guard let scalar = text.unicodeScalars.first else { return "invalid UTF-8" }
+            // Show the character itself only when it is visible.
+            switch scalar.properties.generalCategory {
+            case .spaceSeparator, .lineSeparator, .paragraphSeparator, .control, .format, .nonspacingMark,
+                .enclosingMark, .privateUse, .surrogate, .unassigned:
+                return "character \(Self.hex(scalar.value))"
+            default:
+                return "character \(Self.hex(scalar.value)) '\(text)'"
+            }
         }
     }
 

@@ -10,24 +10,24 @@
 extension JSON {
     /// Compact JSON text: no spaces, no newlines.
     public var jsonText: String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(64)
-        JSONOutput.append(self, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
+        JSONOutput.withSink { sink in
+            sink.write(self)
+            return String(decoding: sink.buffer, as: UTF8.self)
+        }
     }
 
     /// Appends the compact UTF-8 JSON text of this value to `buffer`.
     public func write(to buffer: inout [UInt8]) {
-        JSONOutput.append(self, to: &buffer)
+        JSONOutput.append(to: &buffer) { $0.write(self) }
     }
 
     /// JSON text for people: one member or element per line, indented by two spaces,
     /// `"key": value` with a space after the colon, empty containers as `[]` and `{}`.
     public var prettyText: String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(128)
-        JSONOutput.appendPretty(self, level: 0, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
+        JSONOutput.withSink { sink in
+            sink.writePretty(self, level: 0)
+            return String(decoding: sink.buffer, as: UTF8.self)
+        }
     }
 }
 
@@ -69,28 +69,30 @@ public struct JSONWriter: Sendable {
 
     /// Writes `value` as compact JSON.
     public mutating func write(_ value: JSON) {
-        JSONOutput.append(value, to: &bytes)
+        JSONOutput.append(to: &bytes) { $0.write(value) }
     }
 
     /// Writes `string` as a quoted, escaped JSON string.
     public mutating func writeString(_ string: String) {
-        JSONOutput.appendString(string, to: &bytes)
+        JSONOutput.append(to: &bytes) { $0.writeString(string) }
     }
 
     /// Writes `"key":`: a quoted, escaped object key and the colon after it.
     public mutating func writeKey(_ key: String) {
-        JSONOutput.appendString(key, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
+        JSONOutput.append(to: &bytes) { sink in
+            sink.writeString(key)
+            sink.append(UInt8(ascii: ":"))
+        }
     }
 
     /// Writes an integer in decimal.
     public mutating func writeInt(_ value: Int) {
-        JSONOutput.appendInt(value, to: &bytes)
+        JSONOutput.append(to: &bytes) { $0.writeInt(value) }
     }
 
     /// Writes a double as it would appear in `JSON.double(value)`; non-finite values as `null`.
     public mutating func writeDouble(_ value: Double) {
-        JSONOutput.appendDouble(value, to: &bytes)
+        JSONOutput.append(to: &bytes) { $0.writeDouble(value) }
     }
 
     /// Writes `true` or `false`.
@@ -105,7 +107,8 @@ public struct JSONWriter: Sendable {
 
     /// Appends the UTF-8 of `text` as is, unescaped: punctuation, or JSON known to be valid.
     public mutating func writeRaw(_ text: String) {
-        JSONOutput.appendUTF8(of: text, to: &bytes)
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable { bytes.append(contentsOf: $0) }
+        if done == nil { bytes.append(contentsOf: text.utf8) }
     }
 
     /// Appends one byte as is.
@@ -129,198 +132,331 @@ public struct JSONWriter: Sendable {
     }
 }
 
+
 // MARK: - Encoding
 
 enum JSONOutput {
-    static func append(_ value: JSON, to out: inout [UInt8]) {
-        switch value {
-        case .null:
-            appendLiteral("null", to: &out)
-        case .bool(let b):
-            appendLiteral(b ? "true" : "false", to: &out)
-        case .int(let i):
-            appendInt(i, to: &out)
-        case .double(let d):
-            appendDouble(d, to: &out)
-        case .string(let s):
-            appendString(s, to: &out)
-        case .array(let elements):
-            out.append(UInt8(ascii: "["))
-            var first = true
-            for element in elements {
-                if !first { out.append(UInt8(ascii: ",")) }
-                first = false
-                append(element, to: &out)
-            }
-            out.append(UInt8(ascii: "]"))
-        case .object(let object):
-            out.append(UInt8(ascii: "{"))
-            var first = true
-            for member in object.members {
-                if !first { out.append(UInt8(ascii: ",")) }
-                first = false
-                appendString(member.key, to: &out)
-                out.append(UInt8(ascii: ":"))
-                append(member.value, to: &out)
-            }
-            out.append(UInt8(ascii: "}"))
+    /// Runs `body` with a sink whose first kilobyte lives on the stack.
+    @inline(__always)
+    static func withSink<R>(_ body: (inout ByteSink) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { stack in
+            var sink = ByteSink(stack: stack)
+            return body(&sink)
         }
     }
 
-    static func appendPretty(_ value: JSON, level: Int, to out: inout [UInt8]) {
-        switch value {
-        case .array(let elements) where !elements.isEmpty:
-            out.append(UInt8(ascii: "["))
-            var first = true
-            for element in elements {
-                if !first { out.append(UInt8(ascii: ",")) }
-                out.append(0x0A)
-                first = false
-                appendIndent(level + 1, to: &out)
-                appendPretty(element, level: level + 1, to: &out)
-            }
-            out.append(0x0A)
-            appendIndent(level, to: &out)
-            out.append(UInt8(ascii: "]"))
-        case .object(let object) where !object.isEmpty:
-            out.append(UInt8(ascii: "{"))
-            var first = true
-            for member in object.members {
-                if !first { out.append(UInt8(ascii: ",")) }
-                out.append(0x0A)
-                first = false
-                appendIndent(level + 1, to: &out)
-                appendString(member.key, to: &out)
-                out.append(UInt8(ascii: ":"))
-                out.append(UInt8(ascii: " "))
-                appendPretty(member.value, level: level + 1, to: &out)
-            }
-            out.append(0x0A)
-            appendIndent(level, to: &out)
-            out.append(UInt8(ascii: "}"))
-        default:
-            append(value, to: &out)
+    /// Appends what `body` writes to `out` in one copy.
+    @inline(__always)
+    static func append(to out: inout [UInt8], _ body: (inout ByteSink) -> Void) {
+        withSink { sink in
+            body(&sink)
+            out.append(contentsOf: sink.buffer)
         }
-    }
-
-    private static func appendIndent(_ level: Int, to out: inout [UInt8]) {
-        out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * level))
     }
 
     @inline(__always)
     static func appendLiteral(_ literal: StaticString, to out: inout [UInt8]) {
         out.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
+}
 
-    static func appendUTF8(of text: String, to out: inout [UInt8]) {
-        let done: Void? = text.utf8.withContiguousStorageIfAvailable { out.append(contentsOf: $0) }
-        if done == nil { out.append(contentsOf: text.utf8) }
+/// A growable byte buffer written through a raw pointer, so that encoding costs no per-byte
+/// bounds or uniqueness checks. It starts in caller-provided (stack) memory and moves to the
+/// heap if it outgrows it.
+struct ByteSink: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
+    private var ownsStorage: Bool
+
+    init(stack: UnsafeMutableBufferPointer<UInt8>) {
+        if let address = stack.baseAddress, stack.count > 0 {
+            base = address
+            capacity = stack.count
+            ownsStorage = false
+        } else {
+            capacity = 256
+            base = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+            ownsStorage = true
+        }
     }
 
-    static func appendInt(_ value: Int, to out: inout [UInt8]) {
-        if value >= 0 && value < 10 {
-            out.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value))
-            return
-        }
-        var magnitude = value.magnitude
-        // Up to 20 characters ("-9223372036854775808"), filled from the right.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var start = 20
-            repeat {
-                start &-= 1
-                digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
-                magnitude /= 10
-            } while magnitude != 0
-            if value < 0 {
-                start &-= 1
-                digits[start] = UInt8(ascii: "-")
+    deinit {
+        if ownsStorage { base.deallocate() }
+    }
+
+    /// The bytes written so far; valid until the sink is next written to or destroyed.
+    var buffer: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+
+    /// Makes room for `extra` more bytes.
+    @inline(__always)
+    mutating func reserve(_ extra: Int) {
+        if capacity &- count < extra { grow(extra) }
+    }
+
+    @inline(never)
+    private mutating func grow(_ extra: Int) {
+        let newCapacity = Swift.max(capacity &* 2, count + extra)
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.initialize(from: base, count: count)
+        if ownsStorage { base.deallocate() }
+        base = newBase
+        capacity = newCapacity
+        ownsStorage = true
+    }
+
+    /// Appends a byte the caller has reserved room for.
+    @inline(__always)
+    private mutating func put(_ byte: UInt8) {
+        base[count] = byte
+        count &+= 1
+    }
+
+    /// Appends `length` bytes the caller has reserved room for.
+    @inline(__always)
+    private mutating func put(_ source: UnsafePointer<UInt8>, _ length: Int) {
+        (base + count).initialize(from: source, count: length)
+        count &+= length
+    }
+
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
+        reserve(1)
+        put(byte)
+    }
+
+    @inline(__always)
+    mutating func append(_ literal: StaticString) {
+        let length = literal.utf8CodeUnitCount
+        reserve(length)
+        put(literal.utf8Start, length)
+    }
+
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress else { return }
+        reserve(bytes.count)
+        put(source, bytes.count)
+    }
+
+    // MARK: Values
+
+    mutating func write(_ value: JSON) {
+        switch value {
+        case .null:
+            append("null")
+        case .bool(let b):
+            append(b ? "true" : "false")
+        case .int(let i):
+            writeInt(i)
+        case .double(let d):
+            writeDouble(d)
+        case .string(let s):
+            writeString(s)
+        case .array(let elements):
+            append(UInt8(ascii: "["))
+            var first = true
+            for element in elements {
+                if !first { append(UInt8(ascii: ",")) }
+                first = false
+                write(element)
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start..<20]))
+            append(UInt8(ascii: "]"))
+        case .object(let object):
+            append(UInt8(ascii: "{"))
+            var first = true
+            for member in object.members {
+                if !first { append(UInt8(ascii: ",")) }
+                first = false
+                writeString(member.key)
+                append(UInt8(ascii: ":"))
+                write(member.value)
+            }
+            append(UInt8(ascii: "}"))
         }
     }
 
-    static func appendDouble(_ value: Double, to out: inout [UInt8]) {
+    mutating func writePretty(_ value: JSON, level: Int) {
+        switch value {
+        case .array(let elements) where !elements.isEmpty:
+            append(UInt8(ascii: "["))
+            var first = true
+            for element in elements {
+                if !first { append(UInt8(ascii: ",")) }
+                first = false
+                writeNewline(indent: level + 1)
+                writePretty(element, level: level + 1)
+            }
+            writeNewline(indent: level)
+            append(UInt8(ascii: "]"))
+        case .object(let object) where !object.isEmpty:
+            append(UInt8(ascii: "{"))
+            var first = true
+            for member in object.members {
+                if !first { append(UInt8(ascii: ",")) }
+                first = false
+                writeNewline(indent: level + 1)
+                writeString(member.key)
+                append(": ")
+                writePretty(member.value, level: level + 1)
+            }
+            writeNewline(indent: level)
+            append(UInt8(ascii: "}"))
+        default:
+            write(value)
+        }
+    }
+
+    private mutating func writeNewline(indent level: Int) {
+        reserve(1 + 2 * level)
+        put(0x0A)
+        for _ in 0..<2 * level { put(UInt8(ascii: " ")) }
+    }
+
+    mutating func writeInt(_ value: Int) {
+        reserve(20)  // "-9223372036854775808"
+        if value < 0 { put(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits = 1
+        var rest = magnitude
+        while rest >= 10 {
+            rest /= 10
+            digits &+= 1
+        }
+        count &+= digits
+        var index = count
+        repeat {
+            index &-= 1
+            base[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+            magnitude /= 10
+        } while magnitude != 0
+    }
+
+    mutating func writeDouble(_ value: Double) {
         guard value.isFinite else {
-            appendLiteral("null", to: &out)
+            append("null")
             return
         }
-        // Integral values of moderate size: the digits and ".0", as `description` would write them.
+        // Integral values of moderate size: the digits and ".0", exactly as `description` writes them.
         if value.magnitude < 1e15, value == value.rounded(.towardZero) {
             if value == 0 {
-                appendLiteral(value.sign == .minus ? "-0.0" : "0.0", to: &out)
+                append(value.sign == .minus ? "-0.0" : "0.0")
             } else {
-                appendInt(Int(value), to: &out)
-                appendLiteral(".0", to: &out)
+                writeInt(Int(value))
+                append(".0")
             }
             return
         }
-        // Swift's description is the shortest text that reads back as the same double.
-        let text = value.description
-        appendUTF8(of: text, to: &out)
+        // Swift's description is the shortest text that reads back as the same double, and for
+        // finite values always has a "." or an exponent.
+        var text = value.description
+        text.withUTF8 { append($0) }
         if !text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") }) {
-            appendLiteral(".0", to: &out)
+            append(".0")
         }
     }
 
-    /// Escape for each byte below 0x20 after the backslash: a letter, or `u` for `\u00XX`.
-    private static let controlEscapes: [UInt8] = (0..<32).map { code -> UInt8 in
-        switch code {
-        case 0x08: UInt8(ascii: "b")
-        case 0x09: UInt8(ascii: "t")
-        case 0x0A: UInt8(ascii: "n")
-        case 0x0C: UInt8(ascii: "f")
-        case 0x0D: UInt8(ascii: "r")
-        default: UInt8(ascii: "u")
-        }
-    }
-
-    static func appendString(_ string: String, to out: inout [UInt8]) {
-        let done: Void? = string.utf8.withContiguousStorageIfAvailable { appendEscaped($0, to: &out) }
+    mutating func writeString(_ string: String) {
+        let done: Void? = string.utf8.withContiguousStorageIfAvailable { writeEscaped($0) }
         if done == nil {
             var copy = string
-            copy.withUTF8 { appendEscaped($0, to: &out) }
+            copy.withUTF8 { writeEscaped($0) }
         }
     }
 
-    /// Appends `utf8` (valid UTF-8) quoted and escaped, copying runs that need no escape in bulk.
-    private static func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        guard let base = utf8.baseAddress else {
-            out.append(UInt8(ascii: "\""))
+    /// Writes valid UTF-8 quoted, escaping `"`, `\` and control characters, copying the runs
+    /// between escapes in bulk.
+    private mutating func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        let length = utf8.count
+        // Quotes, the text, and eight bytes of padding for the word scan below.
+        reserve(length &+ 10)
+        put(UInt8(ascii: "\""))
+        guard let source = utf8.baseAddress else {
+            put(UInt8(ascii: "\""))
             return
         }
-        let count = utf8.count
+        #if _endian(little)
+        // Fast path: copy the text, then check the copy a word at a time. The zero padding after
+        // it (counted as control characters) means no word reads past initialized memory, and
+        // only flags at or after `length`.
+        let copy = base + count
+        copy.initialize(from: source, count: length)
+        UnsafeMutableRawPointer(copy + length).storeBytes(of: 0 as UInt64, as: UInt64.self)
+        var offset = 0
+        while true {
+            let flagged = Self.escapeFlags(UnsafeRawPointer(copy + offset).loadUnaligned(as: UInt64.self))
+            if flagged != 0 {
+                offset &+= flagged.trailingZeroBitCount &>> 3
+                break
+            }
+            offset &+= 8
+        }
+        if offset >= length {
+            count &+= length
+            put(UInt8(ascii: "\""))
+            return
+        }
+        #endif
         var runStart = 0
         var index = 0
-        while index < count {
-            let b = base[index]
-            if b >= 0x20 && b != UInt8(ascii: "\"") && b != UInt8(ascii: "\\") {
-                index &+= 1
-                continue
-            }
-            if runStart < index {
-                out.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: index &- runStart))
-            }
-            out.append(UInt8(ascii: "\\"))
-            if b >= 0x20 {
-                out.append(b)
-            } else {
-                let escape = controlEscapes[Int(b)]
-                out.append(escape)
-                if escape == UInt8(ascii: "u") {
-                    let hexDigits: StaticString = "0123456789abcdef"
-                    out.append(UInt8(ascii: "0"))
-                    out.append(UInt8(ascii: "0"))
-                    out.append(hexDigits.utf8Start[Int(b >> 4)])
-                    out.append(hexDigits.utf8Start[Int(b & 0xF)])
-                }
+        while true {
+            index = Self.nextByteToEscape(source, from: index, count: length)
+            if index == length { break }
+            put(source + runStart, index &- runStart)
+            // Room for the longest escape, the rest of the string and the closing quote.
+            reserve(6 &+ length &- index)
+            let b = source[index]
+            put(UInt8(ascii: "\\"))
+            switch b {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): put(b)
+            case 0x08: put(UInt8(ascii: "b"))
+            case 0x09: put(UInt8(ascii: "t"))
+            case 0x0A: put(UInt8(ascii: "n"))
+            case 0x0C: put(UInt8(ascii: "f"))
+            case 0x0D: put(UInt8(ascii: "r"))
+            default:
+                let hexDigits: StaticString = "0123456789abcdef"
+                put(UInt8(ascii: "u"))
+                put(UInt8(ascii: "0"))
+                put(UInt8(ascii: "0"))
+                put(hexDigits.utf8Start[Int(b &>> 4)])
+                put(hexDigits.utf8Start[Int(b & 0xF)])
             }
             index &+= 1
             runStart = index
         }
-        if runStart < count {
-            out.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: count &- runStart))
+        put(source + runStart, length &- runStart)
+        put(UInt8(ascii: "\""))
+    }
+
+    /// The high bit set in each byte of `word` that must be escaped (`"`, `\\`, or below 0x20),
+    /// exact for the lowest such byte (borrows only spread towards later bytes).
+    @inline(__always)
+    private static func escapeFlags(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let quotes = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+        let backslashes = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+        return (((quotes &- ones) & ~quotes)
+            | ((backslashes &- ones) & ~backslashes)
+            | ((word &- ones &* 0x20) & ~word)) & 0x8080_8080_8080_8080
+    }
+
+    /// The index of the first byte at or after `start` that must be escaped (`"`, `\`, or below
+    /// 0x20), or `count` if there is none. Scans eight bytes at a time.
+    @inline(__always)
+    private static func nextByteToEscape(_ source: UnsafePointer<UInt8>, from start: Int, count: Int) -> Int {
+        var index = start
+        #if _endian(little)
+        while index &+ 8 <= count {
+            let flagged = escapeFlags(UnsafeRawPointer(source + index).loadUnaligned(as: UInt64.self))
+            if flagged != 0 { return index &+ flagged.trailingZeroBitCount &>> 3 }
+            index &+= 8
         }
-        out.append(UInt8(ascii: "\""))
+        #endif
+        while index < count {
+            let b = source[index]
+            if b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") { return index }
+            index &+= 1
+        }
+        return count
     }
 }

@@ -75,6 +75,19 @@ public final class Graph {
         return model.name
     }
 
+    /// Registers several JSON-declared types, all or none.
+    public func register(declarations: [JSON]) throws(EngineError) -> [String] {
+        let saved = registry
+        var names: [String] = []
+        do throws(EngineError) {
+            for declaration in declarations { names.append(try register(declaration: declaration)) }
+        } catch {
+            registry = saved
+            throw error
+        }
+        return names
+    }
+
     /// Registers a model type written in Swift (`ModelDeclaring`) or built in code.
     public func register(_ model: ModelType) throws(EngineError) {
         try registry.register(model)

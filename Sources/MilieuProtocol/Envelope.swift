@@ -1,0 +1,48 @@
+import MilieuJSON
+
+/// Writes JSON-RPC responses and notifications as single lines, straight into a byte buffer.
+public enum Envelope {
+    public static func result(id: JSON, _ result: JSON, into writer: inout JSONWriter) {
+        writer.writeRaw(#"{"jsonrpc":"2.0","id":"#)
+        writer.write(id)
+        writer.writeRaw(#","result":"#)
+        writer.write(result)
+        writer.writeRaw(UInt8(ascii: "}"))
+    }
+
+    public static func error(id: JSON, _ error: RPCError, into writer: inout JSONWriter) {
+        writer.writeRaw(#"{"jsonrpc":"2.0","id":"#)
+        writer.write(id)
+        writer.writeRaw(#","error":{"code":"#)
+        writer.writeInt(error.code)
+        writer.writeRaw(#","message":"#)
+        writer.writeString(error.message)
+        writer.writeRaw(#","data":"#)
+        writer.write(.object(error.data))
+        writer.writeRaw("}}")
+    }
+
+    public static func notification(method: String, _ params: JSON, into writer: inout JSONWriter) {
+        writer.writeRaw(#"{"jsonrpc":"2.0","method":"#)
+        writer.writeString(method)
+        writer.writeRaw(#","params":"#)
+        writer.write(params)
+        writer.writeRaw("}\n")
+    }
+
+    /// One line holding a single error, for replies outside any request (parse errors, refusals).
+    public static func errorLine(id: JSON, _ error: RPCError) -> [UInt8] {
+        var writer = JSONWriter()
+        Self.error(id: id, error, into: &writer)
+        writer.writeRaw(UInt8(ascii: "\n"))
+        return writer.takeBytes()
+    }
+}
+
+/// Protocol facts every side agrees on.
+public enum ProtocolInfo {
+    public static let version = "1"
+    public static let serverName = "milieud"
+    public static let serverVersion = "0.1.0"
+    public static let defaultMaxLineBytes = 1 << 20
+}

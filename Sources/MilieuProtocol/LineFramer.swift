@@ -1,0 +1,70 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+
+/// Splits a byte stream into lines ended by `\n` (a `\r` before it is dropped; empty lines
+/// are skipped), refusing any line longer than `maxLineBytes`.
+///
+/// A small state machine with no I/O: bytes go in as they are read, lines come out in order.
+/// Complete lines inside one chunk are handed out without copying.
+public struct LineFramer: Sendable {
+    public let maxLineBytes: Int
+    private var partial: [UInt8] = []
+    /// Set once a line was too long; the framer yields nothing after that.
+    public private(set) var overflowed = false
+
+    public init(maxLineBytes: Int) { self.maxLineBytes = maxLineBytes }
+
+    /// What the framer found in the bytes fed to it.
+    public enum Frame {
+        /// One line, without its terminator; valid only during the callback.
+        case line(UnsafeRawBufferPointer)
+        /// A line passed the limit; `size` is how many bytes it had reached.
+        case tooLarge(size: Int)
+    }
+
+    /// Feeds `bytes` and calls `handle` for each complete line, in order.
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ handle: (Frame) -> Void) {
+        guard !overflowed, let base = bytes.baseAddress else { return }
+        var start = 0
+        let count = bytes.count
+        while start < count {
+            guard let found = memchr(base + start, Int32(UInt8(ascii: "\n")), count - start) else {
+                let rest = count - start
+                guard partial.count + rest <= maxLineBytes else { return overflow(partial.count + rest, handle) }
+                partial.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<count]))
+                return
+            }
+            let end = UnsafeRawPointer(found) - base
+            if partial.isEmpty {
+                guard end - start <= maxLineBytes else { return overflow(end - start, handle) }
+                emit(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), handle)
+            } else {
+                guard partial.count + (end - start) <= maxLineBytes else { return overflow(partial.count + end - start, handle) }
+                partial.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+                let line = partial
+                partial.removeAll(keepingCapacity: true)
+                line.withUnsafeBytes { emit($0, handle) }
+            }
+            start = end + 1
+        }
+    }
+
+    /// Bytes held for a line not yet ended.
+    public var pendingBytes: Int { partial.count }
+
+    private func emit(_ line: UnsafeRawBufferPointer, _ handle: (Frame) -> Void) {
+        var length = line.count
+        if length > 0, line[length - 1] == UInt8(ascii: "\r") { length -= 1 }
+        guard length > 0 else { return }
+        handle(.line(UnsafeRawBufferPointer(rebasing: line[0..<length])))
+    }
+
+    private mutating func overflow(_ size: Int, _ handle: (Frame) -> Void) {
+        overflowed = true
+        partial = []
+        handle(.tooLarge(size: size))
+    }
+}

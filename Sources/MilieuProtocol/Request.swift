@@ -1,0 +1,74 @@
+import MilieuJSON
+
+/// One JSON-RPC 2.0 request or notification as read from the wire.
+public struct Request: Sendable {
+    /// nil for a notification, which never gets a response.
+    public let id: JSON?
+    public let method: String
+    public let params: JSONObject
+    /// Set when `params` was given in a form Milieu does not take (by position).
+    public let paramsError: RPCError?
+
+    public var isNotification: Bool { id == nil }
+}
+
+/// What one line holds: a request, a batch of them, or an error to answer with.
+public enum IncomingMessage: Sendable {
+    case single(RequestOrError)
+    case batch([RequestOrError])
+}
+
+/// A batch element, or a single message: a request, or the error its envelope earns.
+public enum RequestOrError: Sendable {
+    case request(Request)
+    /// The envelope is not a valid request; the error goes back with `id` (null if unknown).
+    case invalid(id: JSON, error: RPCError)
+}
+
+extension IncomingMessage {
+    /// Parses one line. A line that is not JSON is a parse error (answered with id null);
+    /// an empty batch is one invalid request.
+    public static func parse(_ line: UnsafeRawBufferPointer, limits: JSONLimits = .default) -> Result<IncomingMessage, RPCError> {
+        let json: JSON
+        do {
+            json = try JSON(parsing: line, limits: limits)
+        } catch {
+            return .failure(.parseError(error.description))
+        }
+        switch json {
+        case .array(let elements):
+            guard !elements.isEmpty else { return .failure(.invalidRequest("an empty batch")) }
+            return .success(.batch(elements.map(envelope)))
+        default:
+            return .success(.single(envelope(json)))
+        }
+    }
+
+    /// Checks the JSON-RPC 2.0 envelope of one message.
+    static func envelope(_ json: JSON) -> RequestOrError {
+        guard case .object(let object) = json else {
+            return .invalid(id: .null, error: .invalidRequest("a request is a JSON object, not \(json.kindName)"))
+        }
+        let id = object["id"]
+        switch id {
+        case nil, .string?, .int?, .double?, .null?: break
+        default: return .invalid(id: .null, error: .invalidRequest("id must be a string, a number or null"))
+        }
+        let replyID = id ?? .null
+        guard object["jsonrpc"] == .string("2.0") else {
+            return .invalid(id: replyID, error: .invalidRequest("\"jsonrpc\" must be \"2.0\""))
+        }
+        guard case .string(let method)? = object["method"] else {
+            return .invalid(id: replyID, error: .invalidRequest("\"method\" must be a string"))
+        }
+        switch object["params"] {
+        case nil: return .request(Request(id: id, method: method, params: [:], paramsError: nil))
+        case .object(let params)?: return .request(Request(id: id, method: method, params: params, paramsError: nil))
+        case .array?:
+            return .request(
+                Request(id: id, method: method, params: [:], paramsError: .invalidParams(field: "", "params are passed by name, as an object")))
+        default:
+            return .invalid(id: replyID, error: .invalidRequest("\"params\" must be an object"))
+        }
+    }
+}

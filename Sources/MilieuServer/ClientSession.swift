@@ -1,0 +1,21 @@
+import MilieuJSON
+import MilieuProtocol
+import MilieuTransport
+
+/// One client connection's protocol state: its framer and its watch ids.
+final class ClientSession {
+    let connection: Connection
+    var framer: LineFramer
+    var nextWatchID = 1
+
+    init(connection: Connection, maxLineBytes: Int) {
+        self.connection = connection
+        self.framer = LineFramer(maxLineBytes: maxLineBytes)
+    }
+
+    var id: Int { connection.id }
+
+    func send(_ writer: JSONWriter) {
+        writer.bytes.withUnsafeBytes { connection.send($0) }
+    }
+}

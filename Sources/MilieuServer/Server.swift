@@ -1,0 +1,202 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import MilieuEngine
+import MilieuJSON
+import MilieuProtocol
+import MilieuTransport
+
+/// milieud's core: reads requests from every connection, applies them to the graph in
+/// arrival order, answers each exactly once, and fans the resulting notifications out to
+/// the watches they concern — after the response, in commit order (SPEC §8.3).
+///
+/// Threading: everything here runs on the event loop's thread; there is no other.
+public final class Server: ConnectionHandler {
+    let configuration: ServerConfiguration
+    let graph: Graph
+    let loop: EventLoop
+    var sessions: [Int: ClientSession] = [:]
+    let watches = WatchRegistry()
+    var history: History
+    /// New at every start, so that clients can tell a restarted daemon.
+    let instance: String
+    private var listener: UnixListener?
+    private var shuttingDown = false
+    private let notifier = SystemdNotifier()
+    var log: Logger { configuration.logger }
+
+    public init(configuration: ServerConfiguration, loop: EventLoop) throws(EngineError) {
+        self.configuration = configuration
+        self.loop = loop
+        self.graph = try Graph(scene: configuration.scene, limits: configuration.limits)
+        self.history = History(capacity: configuration.historyLength)
+        var generator = SystemRandomNumberGenerator()
+        self.instance = String(generator.next() as UInt64, radix: 16)
+    }
+
+    /// Serves `listener` until `shutdown`, SIGTERM or SIGINT; then closes every connection
+    /// and removes the socket.
+    public func run(listener: UnixListener) throws {
+        self.listener = listener
+        try loop.handleSignals([SIGTERM, SIGINT]) { [unowned self] signal in
+            log.info("signal \(signal): shutting down")
+            requestShutdown()
+        }
+        try loop.serve(listener: listener, handler: self)
+        log.info("listening on \(listener.path ?? "an inherited socket") (protocol \(ProtocolInfo.version), pid \(getpid()))")
+        try? notifier.ready()
+        try loop.run()
+        loop.close()
+        listener.close()
+        log.info("stopped")
+    }
+
+    /// Stops accepting, lets every connection flush what it was sent, then stops the loop.
+    public func requestShutdown() {
+        guard !shuttingDown else { return }
+        shuttingDown = true
+        try? notifier.stopping()
+        if let listener {
+            loop.stopServing(listener)
+            listener.close()
+        }
+        for session in sessions.values { session.connection.closeAfterFlush(timeout: 2) }
+        waitForConnectionsToClose(deadline: 150)
+    }
+
+    private func waitForConnectionsToClose(deadline turns: Int) {
+        if loop.connectionCount == 0 || turns == 0 {
+            loop.stop()
+            return
+        }
+        loop.schedule(after: 0.02) { [unowned self] in waitForConnectionsToClose(deadline: turns - 1) }
+    }
+
+    // MARK: ConnectionHandler
+
+    public func connectionOpened(_ connection: Connection) {
+        guard connection.peer.uid == geteuid() else {
+            log.warning("refused connection \(connection.id) from uid \(connection.peer.uid) (pid \(connection.peer.pid))")
+            connection.send(Envelope.errorLine(id: .null, .forbiddenPeer(uid: connection.peer.uid)))
+            connection.closeAfterFlush()
+            return
+        }
+        guard !shuttingDown else {
+            connection.close()
+            return
+        }
+        sessions[connection.id] = ClientSession(connection: connection, maxLineBytes: configuration.maxLineBytes)
+        log.debug("connection \(connection.id) opened by pid \(connection.peer.pid)")
+    }
+
+    public func connection(_ connection: Connection, didRead bytes: UnsafeRawBufferPointer) {
+        guard let session = sessions[connection.id] else { return }
+        session.framer.feed(bytes) { frame in
+            switch frame {
+            case .line(let line): handleLine(line, session: session)
+            case .tooLarge(let size):
+                log.warning("connection \(connection.id) sent a line of \(size)+ bytes, over \(configuration.maxLineBytes); closing it")
+                connection.send(Envelope.errorLine(id: .null, .messageTooLarge(limit: configuration.maxLineBytes)))
+                connection.closeAfterFlush()
+            }
+        }
+    }
+
+    public func connectionClosed(_ connection: Connection, reason: ConnectionCloseReason) {
+        guard sessions.removeValue(forKey: connection.id) != nil else { return }
+        log.debug("connection \(connection.id) closed: \(reason)")
+        watches.removeAll(connection: connection.id)
+        publish(graph.connectionClosed(connection.id))
+    }
+
+    // MARK: Requests
+
+    private func handleLine(_ line: UnsafeRawBufferPointer, session: ClientSession) {
+        var writer = JSONWriter()
+        var commits: [Commit] = []
+        var followUps = JSONWriter()
+        switch IncomingMessage.parse(line) {
+        case .failure(let error):
+            Envelope.error(id: .null, error, into: &writer)
+        case .success(.single(let message)):
+            respond(to: message, session: session, into: &writer, commits: &commits, followUps: &followUps)
+        case .success(.batch(let messages)):
+            var elements = JSONWriter()
+            var first = true
+            for message in messages {
+                var element = JSONWriter()
+                respond(to: message, session: session, into: &element, commits: &commits, followUps: &followUps)
+                guard element.count > 0 else { continue }
+                elements.writeRaw(first ? UInt8(ascii: "[") : UInt8(ascii: ","))
+                elements.writeRaw(element.bytes)
+                first = false
+            }
+            if !first {
+                elements.writeRaw(UInt8(ascii: "]"))
+                writer = elements
+            }
+        }
+        if writer.count > 0 {
+            writer.writeRaw(UInt8(ascii: "\n"))
+            session.send(writer)
+        }
+        if followUps.count > 0 { session.send(followUps) }
+        for commit in commits { publish(commit) }
+    }
+
+    /// Answers one message into `writer` (nothing for a notification) and collects its commit.
+    private func respond(
+        to message: RequestOrError, session: ClientSession, into writer: inout JSONWriter, commits: inout [Commit],
+        followUps: inout JSONWriter
+    ) {
+        let request: Request
+        switch message {
+        case .invalid(let id, let error):
+            Envelope.error(id: id, error, into: &writer)
+            return
+        case .request(let valid): request = valid
+        }
+        let reply: Result<Reply, RPCError>
+        do throws(RPCError) {
+            if let error = request.paramsError { throw error }
+            let call = try MethodCall.decode(method: request.method, params: request.params)
+            reply = .success(try perform(call, session: session))
+        } catch {
+            reply = .failure(error)
+        }
+        if case .success(let done) = reply {
+            if let commit = done.commit, !commit.isEmpty { commits.append(commit) }
+            if let extra = done.followUps { followUps.writeRaw(extra.bytes) }
+        }
+        guard let id = request.id else { return }
+        switch reply {
+        case .success(let done): Envelope.result(id: id, done.result, into: &writer)
+        case .failure(let error): Envelope.error(id: id, error, into: &writer)
+        }
+    }
+
+    /// Records a commit and sends each watcher its notifications.
+    func publish(_ commit: Commit) {
+        guard !commit.isEmpty else { return }
+        history.append(commit)
+        for (connection, writer) in watches.notifications(for: commit) {
+            guard let session = sessions[connection] else { continue }
+            session.send(writer)
+            enforceOutputLimit(session)
+        }
+    }
+
+    private func enforceOutputLimit(_ session: ClientSession) {
+        guard session.connection.pendingOutputBytes > configuration.maxPendingOutputBytes else { return }
+        log.warning("connection \(session.id) is not reading: \(session.connection.pendingOutputBytes) bytes unsent; dropping it")
+        session.connection.close()
+    }
+}
+
+/// What a method produced: its result, the transaction it committed, and lines that must
+/// follow its response (a resumed watch's replay).
+struct Reply {
+    var result: JSON
+    var commit: Commit? = nil
+    var followUps: JSONWriter? = nil
+}

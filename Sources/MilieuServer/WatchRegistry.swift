@@ -1,0 +1,204 @@
+import MilieuEngine
+import MilieuJSON
+import MilieuProtocol
+
+/// One watch: a connection and the watch id it was given.
+struct WatchKey: Hashable, Comparable {
+    let connection: Int
+    let watch: Int
+
+    static func < (a: WatchKey, b: WatchKey) -> Bool { (a.connection, a.watch) < (b.connection, b.watch) }
+}
+
+/// What each watch asked for, indexed so that a commit is matched against only the watches
+/// it concerns, and the notifications each of them gets (SPEC §10, §11).
+final class WatchRegistry {
+    private struct PropertyWatch {
+        let key: WatchKey
+        /// nil: every property of the object.
+        let property: String?
+        /// The watched key path as the client spelled it.
+        let spelled: String
+    }
+
+    private var byObject: [String: [PropertyWatch]] = [:]
+    private var byState: [String: [(key: WatchKey, spelled: String)]] = [:]
+    private var byView: [String: [WatchKey]] = [:]
+    private var lifecycle: [WatchKey] = []
+    /// What each watch registered, to take it out again.
+    private var registrations: [WatchKey: (targets: [WatchTarget], lifecycle: Bool)] = [:]
+
+    func count(connection: Int) -> Int { registrations.keys.filter { $0.connection == connection }.count }
+
+    func contains(_ key: WatchKey) -> Bool { registrations[key] != nil }
+
+    func add(_ key: WatchKey, targets: [(target: WatchTarget, spelled: String)], lifecycle wantsLifecycle: Bool) {
+        for (target, spelled) in targets {
+            switch target {
+            case .object(let object): byObject[object, default: []].append(PropertyWatch(key: key, property: nil, spelled: spelled))
+            case .property(let object, let property):
+                byObject[object, default: []].append(PropertyWatch(key: key, property: property, spelled: spelled))
+            case .state(let view, let variable): byState[Self.stateKey(view, variable), default: []].append((key, spelled))
+            case .view(let path): byView[path, default: []].append(key)
+            }
+        }
+        if wantsLifecycle { lifecycle.append(key) }
+        registrations[key] = (targets.map(\.target), wantsLifecycle)
+    }
+
+    func remove(_ key: WatchKey) {
+        guard let registration = registrations.removeValue(forKey: key) else { return }
+        for target in registration.targets {
+            switch target {
+            case .object(let object), .property(let object, _):
+                byObject[object]?.removeAll { $0.key == key }
+                if byObject[object]?.isEmpty == true { byObject[object] = nil }
+            case .state(let view, let variable):
+                byState[Self.stateKey(view, variable)]?.removeAll { $0.key == key }
+                if byState[Self.stateKey(view, variable)]?.isEmpty == true { byState[Self.stateKey(view, variable)] = nil }
+            case .view(let path):
+                byView[path]?.removeAll { $0 == key }
+                if byView[path]?.isEmpty == true { byView[path] = nil }
+            }
+        }
+        if registration.lifecycle { lifecycle.removeAll { $0 == key } }
+    }
+
+    func removeAll(connection: Int) {
+        for key in registrations.keys where key.connection == connection { remove(key) }
+    }
+
+    private static func stateKey(_ view: String, _ variable: String) -> String { view + "." + variable }
+
+    /// The notification lines `commit` produces, per connection; with `only`, for that watch alone.
+    func notifications(for commit: Commit, only: WatchKey? = nil) -> [Int: JSONWriter] {
+        guard !registrations.isEmpty else { return [:] }
+        var pending: [WatchKey: Pending] = [:]
+        func add(_ key: WatchKey, _ body: (inout Pending) -> Void) {
+            guard only == nil || only == key else { return }
+            body(&pending[key, default: Pending()])
+        }
+        let watchesViews = !byView.isEmpty
+        for change in commit.changes {
+            switch change {
+            case .property(let object, _, let property, let value):
+                for entry in byObject[object] ?? [] where entry.property == nil || entry.property == property {
+                    let path = entry.property == nil ? entry.spelled + "." + property : entry.spelled
+                    add(entry.key) { $0.changes.append(Self.change(path, value)) }
+                }
+            case .state(let view, let variable, let value):
+                let path = Self.stateKey(view, variable)
+                for (key, spelled) in byState[path] ?? [] { add(key) { $0.changes.append(Self.change(spelled, value)) } }
+                if watchesViews {
+                    for key in viewWatchers(of: view) { add(key) { $0.changes.append(Self.change(path, value)) } }
+                }
+            case .viewUpdated(let view, let reasons, let body):
+                guard watchesViews else { continue }
+                for key in viewWatchers(of: view) {
+                    add(key) {
+                        $0.events.append(
+                            ("view/didUpdate", ["path": .string(view), "reasons": .array(reasons.map(JSON.string)), "body": .array(body.map(JSON.string))]))
+                    }
+                }
+            case .viewMounted(let view, let reason, let body):
+                guard watchesViews else { continue }
+                for key in viewWatchers(of: view) {
+                    add(key) {
+                        $0.events.append(("view/didMount", ["path": .string(view), "reason": .string(reason), "body": .array(body.map(JSON.string))]))
+                    }
+                }
+            case .viewUnmounted(let view, let reason):
+                guard watchesViews else { continue }
+                for key in viewWatchers(of: view) {
+                    add(key) { $0.events.append(("view/didUnmount", ["path": .string(view), "reason": .string(reason)])) }
+                }
+            case .diagnostic(let kind, let message, let view, let variable, let ignored, let hint):
+                guard watchesViews else { continue }
+                let params: JSONObject = [
+                    "kind": .string(kind), "message": .string(message), "path": .string(view), "variable": .string(variable),
+                    "ignored": ignored, "hint": .string(hint),
+                ]
+                for key in viewWatchers(of: view) { add(key) { $0.events.append(("diagnostic", params)) } }
+            case .objectCreated(let object, let type, let owner, let reason):
+                let params = Self.lifecycleParams(object, type, owner, reason)
+                for key in lifecycle { add(key) { $0.events.append(("object/didCreate", params)) } }
+            case .objectDestroyed(let object, let type, let owner, let reason):
+                let params = Self.lifecycleParams(object, type, owner, reason)
+                var told = Set<WatchKey>()
+                for key in lifecycle + (byObject[object] ?? []).filter({ $0.property == nil }).map(\.key) where told.insert(key).inserted {
+                    add(key) { $0.events.append(("object/didDestroy", params)) }
+                }
+            }
+        }
+        var output: [Int: JSONWriter] = [:]
+        for key in pending.keys.sorted() {
+            guard let notes = pending[key] else { continue }
+            notes.write(key: key, version: commit.version, into: &output[key.connection, default: JSONWriter()])
+        }
+        return output
+    }
+
+    /// The watches on `view` or on any of its ancestors.
+    private func viewWatchers(of view: String) -> [WatchKey] {
+        var keys: [WatchKey] = []
+        for prefix in ViewPathPrefixes.of(view) { keys += byView[prefix] ?? [] }
+        return keys
+    }
+
+    private static func change(_ path: String, _ value: JSON?) -> JSON {
+        if let value { return ["path": .string(path), "value": value] }
+        return ["path": .string(path), "redacted": true]
+    }
+
+    private static func lifecycleParams(_ object: String, _ type: String, _ owner: String?, _ reason: String) -> JSONObject {
+        ["object": .string(object), "type": .string(type), "owner": owner.map(JSON.string) ?? .null, "reason": .string(reason)]
+    }
+
+    /// One watch's share of a commit.
+    private struct Pending {
+        var changes: [JSON] = []
+        var events: [(method: String, params: JSONObject)] = []
+
+        func write(key: WatchKey, version: Int, into writer: inout JSONWriter) {
+            let head: JSONObject = ["watch": .int(key.watch), "version": .int(version)]
+            if !changes.isEmpty {
+                var params = head
+                params["changes"] = .array(changes)
+                Envelope.notification(method: "graph/didChange", .object(params), into: &writer)
+            }
+            for (method, extra) in events {
+                var params = head
+                for (name, value) in extra { params[name] = value }
+                Envelope.notification(method: method, .object(params), into: &writer)
+            }
+        }
+    }
+}
+
+/// A view path and its ancestors' paths, `/App` first; brackets around ids may hold `/`.
+enum ViewPathPrefixes {
+    static func of(_ path: String) -> [String] {
+        var prefixes: [String] = []
+        var depth = 0
+        var inString = false
+        var escaped = false
+        var index = path.startIndex
+        while index < path.endIndex {
+            let c = path[index]
+            if inString {
+                if escaped { escaped = false } else if c == "\\" { escaped = true } else if c == "\"" { inString = false }
+            } else if c == "\"" {
+                inString = true
+            } else if c == "[" {
+                depth += 1
+            } else if c == "]" {
+                depth -= 1
+            } else if c == "/", depth == 0, index != path.startIndex {
+                prefixes.append(String(path[..<index]))
+            }
+            index = path.index(after: index)
+        }
+        prefixes.append(path)
+        return prefixes
+    }
+}
