@@ -26,9 +26,14 @@ let package = Package(
             name: "MilieuServer", dependencies: ["MilieuEngine", "MilieuProtocol", "MilieuTransport"],
             swiftSettings: strict),
         .executableTarget(name: "milieud", dependencies: ["MilieuServer"], swiftSettings: strict),
+        .target(name: "MilieuTestSupport", dependencies: ["MilieuJSON", "MilieuTransport"], swiftSettings: strict),
         .executableTarget(name: "milieu-bench", dependencies: ["MilieuEngine"], swiftSettings: strict),
         .testTarget(name: "MilieuJSONTests", dependencies: ["MilieuJSON"], swiftSettings: strict),
         .testTarget(name: "MilieuEngineTests", dependencies: ["MilieuEngine"], swiftSettings: strict),
         .testTarget(name: "MilieuTransportTests", dependencies: ["MilieuTransport"], swiftSettings: strict),
+        .testTarget(name: "MilieuProtocolTests", dependencies: ["MilieuProtocol", "MilieuJSON"], swiftSettings: strict),
+        .testTarget(
+            name: "MilieuServerTests", dependencies: ["MilieuTestSupport", "MilieuProtocol", "MilieuJSON", "MilieuTransport"],
+            swiftSettings: strict),
     ]
 )

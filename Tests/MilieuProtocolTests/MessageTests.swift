@@ -1,0 +1,113 @@
+import MilieuJSON
+import MilieuProtocol
+import Testing
+
+/// JSON-RPC 2.0 envelopes and Milieu's method params, decoded without a server.
+@Suite struct MessageTests {
+    private func parse(_ text: String) -> Result<IncomingMessage, RPCError> {
+        Array(text.utf8).withUnsafeBytes { IncomingMessage.parse($0) }
+    }
+
+    private func single(_ text: String) -> RequestOrError? {
+        if case .success(.single(let message)) = parse(text) { return message }
+        return nil
+    }
+
+    @Test func notJSONIsAParseError() {
+        guard case .failure(let error) = parse("{oops") else { Issue.record("parsed"); return }
+        #expect(error.code == -32700 && error.kind == "ParseError")
+    }
+
+    @Test func anEmptyBatchIsOneInvalidRequest() {
+        guard case .failure(let error) = parse("[]") else { Issue.record("parsed"); return }
+        #expect(error.code == -32600)
+    }
+
+    @Test func envelopeRules() {
+        let cases: [(String, Int?)] = [
+            (#"{"jsonrpc":"2.0","id":1,"method":"graph/get","params":{"path":"x"}}"#, nil),
+            (#"{"jsonrpc":"2.0","method":"graph/get"}"#, nil),
+            (#"{"jsonrpc":"1.0","id":1,"method":"x"}"#, -32600),
+            (#"{"jsonrpc":"2.0","id":1}"#, -32600),
+            (#"{"jsonrpc":"2.0","id":{},"method":"x"}"#, -32600),
+            (#"{"jsonrpc":"2.0","id":1,"method":"x","params":3}"#, -32600),
+            ("5", -32600),
+        ]
+        for (text, code) in cases {
+            switch single(text) {
+            case .request?: #expect(code == nil, "\(text)")
+            case .invalid(_, let error)?: #expect(error.code == code, "\(text)")
+            case nil: Issue.record("no message for \(text)")
+            }
+        }
+    }
+
+    @Test func anInvalidRequestKeepsItsIDWhenItHasAValidOne() {
+        guard case .invalid(let id, _)? = single(#"{"jsonrpc":"2.0","id":"abc","method":7}"#) else { Issue.record("valid"); return }
+        #expect(id == "abc")
+    }
+
+    @Test func positionalParamsAreInvalidParams() {
+        guard case .request(let request)? = single(#"{"jsonrpc":"2.0","id":1,"method":"graph/get","params":["x"]}"#) else {
+            Issue.record("not a request"); return
+        }
+        #expect(request.paramsError?.code == -32602)
+    }
+
+    @Test func batchElementsAreCheckedOneByOne() {
+        guard case .success(.batch(let items)) = parse(#"[{"jsonrpc":"2.0","id":1,"method":"a"},1,{"jsonrpc":"2.0","method":"b"}]"#) else {
+            Issue.record("not a batch"); return
+        }
+        #expect(items.count == 3)
+        if case .invalid = items[1] {} else { Issue.record("element 1 should be invalid") }
+    }
+
+    @Test func methodParamsAreDecodedAndCheckedByName() throws {
+        guard case .set(let path, let value, let ifVersion) = try MethodCall.decode(method: "graph/set", params: ["path": "a.b", "value": [1], "ifVersion": 3])
+        else { Issue.record("not set"); return }
+        #expect(path == "a.b" && value == [1] && ifVersion == 3)
+        let failures: [(String, JSONObject, String)] = [
+            ("graph/set", ["path": "a"], "/value"),
+            ("graph/get", ["path": 1], "/path"),
+            ("graph/get", ["path": "x", "extra": true], "/extra"),
+            ("watch", ["paths": ["a", 2]], "/paths/1"),
+            ("graph/transaction", ["ops": [["method": "shutdown"]]], "/ops/0/method"),
+            ("graph/transaction", ["ops": [["method": "graph/set", "params": ["path": "a"]]]], "/ops/0/params/value"),
+        ]
+        for (method, params, field) in failures {
+            #expect(throws: RPCError.self) { try MethodCall.decode(method: method, params: params) }
+            do {
+                _ = try MethodCall.decode(method: method, params: params)
+            } catch {
+                #expect(error.code == -32602)
+                #expect(error.data["field"] == .string(field), "\(method) \(params)")
+            }
+        }
+    }
+
+    @Test func unknownMethodsAreMethodNotFound() {
+        do {
+            _ = try MethodCall.decode(method: "graph/delete", params: [:])
+            Issue.record("decoded")
+        } catch {
+            #expect(error.code == -32601 && error.data["method"] == "graph/delete")
+        }
+    }
+
+    @Test func milieuErrorCodesFollowTheSpec() {
+        #expect(ErrorCode.code(forKind: "EnvironmentObjectMissing") == -32000)
+        #expect(ErrorCode.code(forKind: "MessageTooLarge") == -32010)
+        #expect(ErrorCode.code(forKind: "Forbidden") == -32011)
+        #expect(ErrorCode.code(forKind: "LimitExceeded") == -32014)
+    }
+
+    @Test func envelopesAreSingleLinesOfJSON() throws {
+        var writer = JSONWriter()
+        Envelope.result(id: 7, ["version": 2], into: &writer)
+        #expect(writer.text == #"{"jsonrpc":"2.0","id":7,"result":{"version":2}}"#)
+        let line = Envelope.errorLine(id: .null, .methodNotFound("x"))
+        let parsed = try JSON(parsing: Array(line.dropLast()))
+        #expect(parsed["error"]?["data"]?["kind"] == "MethodNotFound")
+        #expect(line.last == 10 && !line.dropLast().contains(10))
+    }
+}

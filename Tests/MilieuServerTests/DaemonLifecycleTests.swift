@@ -1,0 +1,171 @@
+import Foundation
+import MilieuJSON
+import MilieuTestSupport
+import MilieuTransport
+import Testing
+
+/// The daemon as a process: options, start-up on its embedded default, signals, the socket file.
+@Suite(.serialized) struct DaemonLifecycleTests {
+    @Test func startsOnTheEmbeddedDefaultScene() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let client = try daemon.connect()
+        let root = try client.call("view/tree")["root"]
+        #expect(root?["provides"]?["environmentObjects"] == ["Login": "Login#3", "Session": "Session#1", "Theme": "Theme#2"])
+        let hello = try client.call("initialize", ["client": "tests"])
+        #expect(hello["protocolVersion"] == "1")
+        #expect(hello["version"] == 1)
+    }
+
+    @Test(arguments: [SIGTERM, SIGINT])
+    func aSignalStopsCleanlyAndRemovesTheSocket(signal: Int32) throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let client = try daemon.connect()
+        #expect(try client.call("graph/get", ["path": "theme.colorScheme"]) == "light")
+        #expect(daemon.terminate(signal: signal) == 0)
+        #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
+        #expect(try client.readMessage(timeout: 2) == nil)
+        #expect(daemon.stderrText().contains("shutting down"))
+    }
+
+    @Test func shutdownAnswersThenStops() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let client = try daemon.connect()
+        #expect(try client.call("shutdown") == [:])
+        #expect(daemon.waitForExit() == 0)
+        #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
+    }
+
+    @Test func socketDirectoryIs0700AndSocketIs0600() throws {
+        let base = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let daemon = try Daemon(socketPath: "\(base)/run/milieu.sock")
+        defer { daemon.stop() }
+        try daemon.connect().sendLine("")
+        var info = stat()
+        #expect(stat("\(base)/run", &info) == 0 && info.st_mode & 0o777 == 0o700)
+        #expect(stat("\(base)/run/milieu.sock", &info) == 0 && info.st_mode & 0o777 == 0o600)
+    }
+
+    @Test func aStaleSocketIsReplaced() throws {
+        let first = try Daemon()
+        defer { first.stop() }
+        kill(first.process.processIdentifier, SIGKILL)
+        first.process.waitUntilExit()
+        #expect(FileManager.default.fileExists(atPath: first.socketPath))
+        let second = try Daemon(socketPath: first.socketPath)
+        defer { second.stop() }
+        #expect(try second.connect().call("graph/get", ["path": "login.email"]) == "")
+    }
+
+    @Test func aSecondDaemonOnALiveSocketExitsWithAClearMessage() throws {
+        let first = try Daemon()
+        defer { first.stop() }
+        let second = try Daemon(socketPath: first.socketPath, wait: false)
+        defer { second.stop() }
+        #expect(second.waitForExit() != 0)
+        #expect(second.stderrText().contains("already serving"))
+        #expect(try first.connect().call("graph/get", ["path": "login.email"]) == "")
+    }
+
+    @Test func somethingThatIsNotASocketIsNeverUnlinked() throws {
+        let directory = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = "\(directory)/milieu.sock"
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: path))
+        let daemon = try Daemon(socketPath: path, wait: false)
+        defer { daemon.stop() }
+        #expect(daemon.waitForExit() != 0)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "keep me")
+    }
+
+    @Test func anotherUidIsRefusedEvenWithALoosenedMode() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        guard getuid() == 0 else { throw TestFailure("this test switches uid and needs root") }
+        chmod(daemon.directory, 0o777)
+        chmod(daemon.socketPath, 0o777)
+        // A child process that drops to uid 65534 (nobody) connects and prints what it gets.
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        probe.arguments = [
+            "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c",
+            "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(5); print(s.makefile().readline(), end='')",
+            daemon.socketPath,
+        ]
+        let output = Pipe()
+        probe.standardOutput = output
+        try probe.run()
+        probe.waitUntilExit()
+        let reply = try JSON(parsing: String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        #expect(reply["error"]?["data"]?["kind"] == "Forbidden")
+        #expect(reply["error"]?["code"] == -32011)
+        #expect(try daemon.connect().call("graph/get", ["path": "login.email"]) == "")
+    }
+
+    @Test func helpVersionAndBadOptions() throws {
+        func run(_ arguments: [String]) throws -> (Int32, String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Daemon.binary)
+            process.arguments = arguments
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = out
+            try process.run()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        }
+        let help = try run(["--help"])
+        #expect(help.0 == 0 && help.1.contains("--scene"))
+        let version = try run(["--version"])
+        #expect(version.0 == 0 && version.1.contains("protocol 1"))
+        let bad = try run(["--frobnicate"])
+        #expect(bad.0 == 2 && bad.1.contains("unknown option --frobnicate"))
+        let badScene = try run(["--scene", "/nonexistent/scene.json"])
+        #expect(badScene.0 == 2 && badScene.1.contains("cannot read the scene"))
+    }
+
+    @Test func aSceneFileReplacesTheDefault() throws {
+        let directory = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scene: JSON = [
+            "types": [["name": "Note", "properties": ["text": ["type": "string", "default": "hi"]]]],
+            "app": ["stateObjects": ["note": ["type": "Note"]], "provide": ["environmentObjects": ["note"]]],
+            "views": [["parent": "/App", "name": "Pad", "environmentObjects": ["note": "Note"], "body": ["{note.text}"]]],
+        ]
+        try Data(scene.jsonText.utf8).write(to: URL(fileURLWithPath: "\(directory)/scene.json"))
+        let daemon = try Daemon(arguments: ["--scene", "\(directory)/scene.json"])
+        defer { daemon.stop() }
+        let client = try daemon.connect()
+        #expect(try client.call("graph/get", ["path": "/App/Pad"])["body"] == ["hi"])
+        #expect(try client.failure("graph/get", ["path": "login.email"])["data"]?["kind"] == "UnknownPath")
+    }
+
+    @Test func aClientThatClosesItsSideIsClosedAndItsViewsGo() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let watcher = try daemon.connect()
+        _ = try watcher.call("watch", ["views": ["/App"]])
+        let leaving = try daemon.connect()
+        _ = try leaving.call("view/mount", ["parent": "/App", "name": "Temp"])
+        _ = try watcher.nextNotification()
+        shutdown(leaving.fd, Int32(SHUT_WR))
+        #expect(try leaving.readMessage(timeout: 5) == nil)
+        let gone = try watcher.nextNotification()
+        #expect(gone["method"] == "view/didUnmount")
+        #expect(gone["params"]?["reason"] == "connectionClosed")
+    }
+
+    @Test func aClientThatVanishesWithUnreadOutputDoesNotKillTheDaemon() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        for _ in 0..<20 {
+            let client = try daemon.connect()
+            try client.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}"#)
+            try client.sendLine(#"{"jsonrpc":"2.0","id":2,"method":"view/tree"}"#)
+        }
+        #expect(try daemon.connect().call("graph/get", ["path": "theme.fontScale"]) == .double(1))
+    }
+}
