@@ -1,0 +1,165 @@
+import MilieuJSON
+import Testing
+
+@Suite struct WriterTests {
+    @Test func compactTextHasNoSpacesAndKeepsMemberOrder() {
+        let value: JSON = ["b": [1, 2.5, "x", .null, true, false], "a": ["nested": [:]], "c": []]
+        #expect(value.jsonText == #"{"b":[1,2.5,"x",null,true,false],"a":{"nested":{}},"c":[]}"#)
+    }
+
+    @Test func stringsEscapeQuoteBackslashAndControlCharactersOnly() {
+        let value = JSON.string("\"\\/\n\r\t\u{8}\u{C}\u{0}\u{1}\u{1F}\u{7F} é€😀\u{2028}")
+        #expect(value.jsonText == #""\"\\/\n\r\t\b\f\u0000\u0001\u001f"# + "\u{7F} é€😀\u{2028}\"")
+    }
+
+    @Test func everyControlCharacterIsEscapedAndReadsBack() throws {
+        for code in 0..<0x20 {
+            let string = "a" + String(Character(Unicode.Scalar(UInt8(code)))) + "b"
+            let text = JSON.string(string).jsonText
+            #expect(!text.utf8.contains { $0 < 0x20 }, "raw control character in \(text)")
+            #expect(try JSON(parsing: text) == .string(string))
+        }
+    }
+
+    @Test func escapesInLongStringsCopyTheRunsBetweenThem() throws {
+        let string = String(repeating: "abcdefgh", count: 20) + "\"" + String(repeating: "é", count: 30) + "\n" + "tail"
+        let text = JSON.string(string).jsonText
+        #expect(text == "\"" + String(repeating: "abcdefgh", count: 20) + "\\\"" + String(repeating: "é", count: 30) + "\\ntail\"")
+        #expect(try JSON(parsing: text) == .string(string))
+    }
+
+    @Test func integersWriteInDecimal() {
+        let cases: [(Int, String)] = [
+            (0, "0"), (7, "7"), (10, "10"), (-1, "-1"), (-10, "-10"), (1_234_567, "1234567"),
+            (Int.max, "9223372036854775807"), (Int.min, "-9223372036854775808"),
+        ]
+        for (value, text) in cases { #expect(JSON.int(value).jsonText == text) }
+    }
+
+    @Test func doublesWriteShortestRoundTripTextWithADotOrExponent() throws {
+        let cases: [(Double, String)] = [
+            (1, "1.0"), (0, "0.0"), (-0.0, "-0.0"), (-2.5, "-2.5"), (0.1, "0.1"), (123_456, "123456.0"),
+            (1e15, "1000000000000000.0"), (1e16, "1e+16"), (1e-5, "1e-05"), (0.30000000000000004, "0.30000000000000004"),
+            (.leastNonzeroMagnitude, "5e-324"), (1.7976931348623157e308, "1.7976931348623157e+308"), (-1e300, "-1e+300"),
+            (9_007_199_254_740_992, "9007199254740992.0"), (123.456, "123.456"),
+        ]
+        for (value, text) in cases {
+            #expect(JSON.double(value).jsonText == text)
+            let back = try JSON(parsing: text)
+            #expect(back == .double(value), "\(text) read back as \(back)")
+            if case .double(let d) = back { #expect(d.sign == value.sign) }
+        }
+    }
+
+    @Test func nonFiniteDoublesWriteNull() {
+        #expect(JSON.double(.nan).jsonText == "null")
+        #expect(JSON.double(.infinity).jsonText == "null")
+        #expect(JSON.double(-.infinity).jsonText == "null")
+        #expect(JSON.array([.double(.nan), 1]).jsonText == "[null,1]")
+    }
+
+    @Test func integralDoublesStayDoublesThroughARoundTrip() throws {
+        var rng = SeededGenerator(seed: 11)
+        for _ in 0..<2000 {
+            let d = Double(Int64.random(in: -(1 << 60)...(1 << 60), using: &rng))
+            let back = try JSON(parsing: JSON.double(d).jsonText)
+            #expect(back == .double(d))
+            #expect(back.kindName == "double")
+        }
+    }
+
+    @Test func largeValuesAndStringsWriteAndReadBack() throws {
+        // Past the writer's 1 KB stack buffer, with escapes spread through long strings.
+        var long = ""
+        for index in 0..<500 { long += "chunk \(index)\t\"é😀\"\n" + String(repeating: "x", count: index % 17) }
+        let value: JSON = [
+            "long": .string(long),
+            "many": .array((0..<2000).map { JSON.string("item\($0)") }),
+            "numbers": .array((0..<500).map { JSON.double(Double($0) / 7) }),
+        ]
+        let text = value.jsonText
+        #expect(text.utf8.count > 40_000)
+        #expect(try JSON(parsing: text) == value)
+        var bytes: [UInt8] = []
+        value.write(to: &bytes)
+        #expect(bytes == Array(text.utf8))
+        var writer = JSONWriter(capacity: 0)
+        writer.write(value)
+        writer.writeString(long)
+        #expect(writer.text == text + JSON.string(long).jsonText)
+        #expect(try JSON(parsing: value.prettyText) == value)
+    }
+
+    @Test func writeToAppendsWithoutClearing() {
+        var buffer = Array("prefix:".utf8)
+        JSON.array([1, "two"]).write(to: &buffer)
+        #expect(String(decoding: buffer, as: UTF8.self) == #"prefix:[1,"two"]"#)
+    }
+
+    @Test func writerBuildsAnEnvelopeWithoutIntermediateValues() throws {
+        let result: JSON = ["path": "login.email", "value": "someone@example.com"]
+        var writer = JSONWriter()
+        writer.writeRaw(#"{"jsonrpc":"2.0","id":"#)
+        writer.writeInt(17)
+        writer.writeRaw(",")
+        writer.writeKey("result")
+        writer.write(result)
+        writer.writeRaw(UInt8(ascii: "}"))
+        let expected: JSON = ["jsonrpc": "2.0", "id": 17, "result": result]
+        #expect(writer.text == #"{"jsonrpc":"2.0","id":17,"result":{"path":"login.email","value":"someone@example.com"}}"#)
+        #expect(try JSON(parsing: writer.bytes) == expected)
+        let bytes = writer.takeBytes()
+        #expect(try JSON(parsing: bytes) == expected)
+    }
+
+    @Test func writerScalarsMatchTheValueWriter() {
+        var writer = JSONWriter(capacity: 8)
+        writer.writeString("a\"b")
+        writer.writeRaw(",")
+        writer.writeDouble(2)
+        writer.writeRaw([UInt8(ascii: ",")])
+        writer.writeBool(true)
+        writer.writeRaw(",".utf8)
+        writer.writeBool(false)
+        Array(",".utf8).withUnsafeBytes { writer.writeRaw($0) }
+        writer.writeNull()
+        writer.writeRaw(",")
+        writer.writeDouble(.nan)
+        writer.writeRaw(",")
+        writer.writeInt(-42)
+        #expect(writer.text == #""a\"b",2.0,true,false,null,null,-42"#)
+        #expect(writer.count == writer.bytes.count)
+        writer.removeAll()
+        #expect(writer.bytes.isEmpty)
+        writer.writeString("")
+        #expect(writer.text == #""""#)
+    }
+
+    @Test func prettyTextIndentsByTwoSpaces() throws {
+        let value: JSON = ["name": "milieu", "list": [1, [], [:], ["k": .null]], "empty": [:]]
+        let expected = """
+            {
+              "name": "milieu",
+              "list": [
+                1,
+                [],
+                {},
+                {
+                  "k": null
+                }
+              ],
+              "empty": {}
+            }
+            """
+        #expect(value.prettyText == expected)
+        #expect(try JSON(parsing: value.prettyText) == value)
+        #expect(JSON.int(3).prettyText == "3")
+        #expect(JSON.array([]).prettyText == "[]")
+    }
+
+    @Test func keysAreEscapedLikeStrings() throws {
+        let value: JSON = ["a\"b\n": 1]
+        #expect(value.jsonText == #"{"a\"b\n":1}"#)
+        #expect(try JSON(parsing: value.jsonText) == value)
+    }
+}
