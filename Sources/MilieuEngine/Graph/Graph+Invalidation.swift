@@ -112,8 +112,8 @@ extension Graph {
         for part in template.parts {
             switch part {
             case .text(let text): line += text
-            case .read(let members):
-                switch try read(members, in: node, recorder: recorder, display: "\(node.path).\(members.joined(separator: "."))") {
+            case .read(let path):
+                switch try read(path, in: node, recorder: recorder, display: "\(node.path).\(path.text)") {
                 case .value(.string(let text)): line += text
                 case .value(let value): line += value.jsonText
                 case .object(let id): line += objects[id]?.name ?? "null"

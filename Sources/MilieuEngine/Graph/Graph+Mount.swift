@@ -44,7 +44,8 @@ extension Graph {
             switch expression {
             case .literal(let value): return .value(value)
             case .input(let name): return try input(name)
-            case .parent(let members):
+            case .parent(let path):
+                let members = path.members
                 guard let parent else {
                     throw .invalidDeclaration(field: "$parent", reason: "the root view has no parent", view: view())
                 }
@@ -54,7 +55,7 @@ extension Graph {
                         reason: "\"$parent\": \"\(members.joined(separator: "."))\" names no variable of \(parent.path)",
                         view: view())
                 }
-                let bound = try read(members, in: parent, recorder: recorder, display: "\(parent.path).\(members.joined(separator: "."))")
+                let bound = try read(path, in: parent, recorder: recorder, display: "\(parent.path).\(path.text)")
                 if bound == .secure {
                     throw .invalidDeclaration(
                         field: "$parent",
@@ -150,7 +151,7 @@ extension Graph {
 
     /// `view/mount`: the view is created now; its body is evaluated when the transaction propagates.
     func mountOperation(_ json: JSON, owner: Int?) throws(EngineError) -> ViewNode {
-        let declaration = try ViewDeclaration(json: json)
+        let declaration = try ViewDeclaration(json: json, templates: templates)
         guard let parent = views[declaration.parent] else {
             throw .unknownPath(declaration.parent, "no view is mounted there to be the parent")
         }
@@ -254,7 +255,8 @@ extension Graph {
     /// Refuses a body that reads a property its object's type does not have, before anything is shown.
     private func checkBodyReads(_ node: ViewNode) throws(EngineError) {
         for template in node.declaration.body {
-            for case .read(let members) in template.parts where members.count > 1 {
+            for case .read(let path) in template.parts where path.members.count > 1 {
+                let members = path.members
                 guard let id = node.variables[members[0]]?.object, let type = objects[id]?.type else { continue }
                 guard type.slots[members[1]] != nil else {
                     throw .invalidDeclaration(

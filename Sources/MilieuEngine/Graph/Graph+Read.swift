@@ -20,9 +20,10 @@ final class ReadRecorder {
 extension Graph {
     /// Reads `members` starting at one of `node`'s variables, recording what was read.
     /// `display` names the path in errors; it is only built when one is thrown.
-    func read(_ members: [String], in node: ViewNode, recorder: ReadRecorder?, display: @autoclosure () -> String)
+    func read(_ path: ReadPath, in node: ViewNode, recorder: ReadRecorder?, display: @autoclosure () -> String)
         throws(EngineError) -> Bound
     {
+        let members = path.members
         let name = members[0]
         guard let variable = node.variables[name] else {
             throw .unknownPath(display(), "\(node.path) has no variable \(name)")
@@ -32,18 +33,17 @@ extension Graph {
         case .input(let value): bound = .value(value)
         case .inputObject(let id), .object(let id, _): bound = .object(id)
         case .state(let value):
-            recorder?.note(.location(.state(view: node.serial, name: name)), "_\(name)")
+            recorder?.note(.location(.state(view: node.serial, name: name)), path.variableReason)
             bound = .value(value)
         case .binding(let location):
-            recorder?.note(.location(location), "_\(name)")
+            recorder?.note(.location(location), path.variableReason)
             bound = boundValue(at: location)
         case .environment(let provider, let value):
-            recorder?.note(.environment(provider: provider, key: name), "env.\(name)")
+            recorder?.note(.environment(provider: provider, key: name), path.environmentReason)
             bound = .value(value)
         }
         for index in members.indices.dropFirst() {
-            bound = try member(members[index], of: bound, recorder: recorder, reason: members[...index].joined(separator: "."),
-                display: display())
+            bound = try member(members[index], of: bound, recorder: recorder, reason: path.prefixes[index], display: display())
         }
         return bound
     }
@@ -108,7 +108,7 @@ extension Graph {
         case .view(let path):
             guard let node = views[path] else { throw .unknownPath(display, "no view is mounted at \(path)") }
             guard !keyPath.members.isEmpty else { throw .unknownPath(display, "\(path) is a view, not a value") }
-            return try read(keyPath.members, in: node, recorder: nil, display: display)
+            return try read(ReadPath(keyPath.members), in: node, recorder: nil, display: display)
         }
     }
 

@@ -31,6 +31,7 @@ public final class Graph {
     private var nextSerial = 0
     private var objectCounter = 0
     let clock: @Sendable () -> String
+    let templates = TemplateCache()
     public let limits: GraphLimits
 
     // The transaction in progress.
@@ -52,7 +53,7 @@ public final class Graph {
         for view in scene.views { _ = try mountOperation(view, owner: nil) }
         try propagate()
         journal.discard()
-        pending = PendingTransaction()
+        pending.reset()
         version = 1
     }
 
@@ -112,7 +113,7 @@ public final class Graph {
             try propagate()
         } catch {
             journal.rollBack()
-            pending = PendingTransaction()
+            pending.reset()
             throw error
         }
         journal.discard()
@@ -132,7 +133,7 @@ public final class Graph {
         } catch {
             // Removing views cannot fail to propagate; keep the graph consistent regardless.
             journal.rollBack()
-            pending = PendingTransaction()
+            pending.reset()
             return Commit(version: version, changes: [])
         }
         journal.discard()
@@ -141,7 +142,7 @@ public final class Graph {
 
     private func finishCommit() -> Commit {
         let changes = pending.changes
-        pending = PendingTransaction()
+        pending.reset()
         guard !changes.isEmpty else { return Commit(version: version, changes: []) }
         version += 1
         return Commit(version: version, changes: Change.inProtocolOrder(changes))

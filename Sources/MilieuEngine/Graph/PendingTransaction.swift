@@ -14,6 +14,15 @@ struct PendingTransaction {
 
     var changes: [Change] { propertyChanges + events }
 
+    /// Empties everything for the next transaction, keeping the storage.
+    mutating func reset() {
+        originals.removeAll(keepingCapacity: true)
+        touchOrder.removeAll(keepingCapacity: true)
+        queue.reset()
+        events.removeAll(keepingCapacity: true)
+        propertyChanges.removeAll(keepingCapacity: true)
+    }
+
     mutating func touch(_ location: Location, original: JSON) {
         guard originals[location] == nil else { return }
         originals[location] = original
@@ -33,6 +42,14 @@ struct InvalidationQueue {
     private var evaluated: Set<Int> = []
     private var depth = 0
     private var position = 0
+
+    mutating func reset() {
+        for index in buckets.indices { buckets[index].removeAll(keepingCapacity: true) }
+        reasons.removeAll(keepingCapacity: true)
+        evaluated.removeAll(keepingCapacity: true)
+        depth = 0
+        position = 0
+    }
 
     mutating func add(_ node: ViewNode, reason: String) {
         guard !evaluated.contains(node.serial) else { return }

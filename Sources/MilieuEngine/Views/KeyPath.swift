@@ -58,6 +58,7 @@ struct KeyPath: Sendable, Equatable {
 enum ViewPath {
     /// Splits a key path into its canonical view path and the text after it (without the dot).
     static func split(_ text: String) throws(EngineError) -> (view: String, rest: Substring) {
+        if let plain = splitWithoutIDs(text) { return plain }
         var canonical = ""
         var index = text.startIndex
         while index < text.endIndex, text[index] == "/" {
@@ -82,6 +83,38 @@ enum ViewPath {
             index = text.index(after: index)
         }
         return (canonical, text[index...])
+    }
+
+    /// The common case, a path with no explicit ids, is already canonical: split it without copying
+    /// character by character. Nil when the path has ids or is malformed (the full parser reports why).
+    private static func splitWithoutIDs(_ text: String) -> (view: String, rest: Substring)? {
+        var viewLength = 0
+        var segmentStart = true
+        let valid: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            guard bytes.first == UInt8(ascii: "/") else { return false }
+            for (offset, byte) in bytes.enumerated() {
+                switch byte {
+                case UInt8(ascii: "/"):
+                    guard offset == 0 || !segmentStart else { return false }
+                    segmentStart = true
+                case UInt8(ascii: "."):
+                    viewLength = offset
+                    return !segmentStart
+                case UInt8(ascii: "["): return false
+                case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    guard !segmentStart else { return false }
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "_"):
+                    segmentStart = false
+                default: return false
+                }
+            }
+            viewLength = bytes.count
+            return !segmentStart
+        }
+        guard valid == true else { return nil }
+        let end = text.utf8.index(text.utf8.startIndex, offsetBy: viewLength)
+        let rest = end == text.utf8.endIndex ? text[end...] : text[text.utf8.index(after: end)...]
+        return (String(text[..<end]), rest)
     }
 
     /// `[<id>]` for a view with an explicit id.

@@ -1,10 +1,50 @@
+/// A key path read from a view's variable, with the reason strings a change to each step
+/// would give worked out once, not at every evaluation.
+struct ReadPath: Sendable, Equatable {
+    let members: [String]
+    /// `members[0...i]` joined with dots: the reason for a property read at step i (`loginVM.email`).
+    let prefixes: [String]
+    /// `_<var>`: the reason for a @State or @Binding read.
+    let variableReason: String
+    /// `env.<key>`: the reason for an environment value read.
+    let environmentReason: String
+
+    init(_ members: [String]) {
+        self.members = members
+        var prefixes: [String] = []
+        var joined = ""
+        for member in members {
+            joined = joined.isEmpty ? member : joined + "." + member
+            prefixes.append(joined)
+        }
+        self.prefixes = prefixes
+        variableReason = "_" + members[0]
+        environmentReason = "env." + members[0]
+    }
+
+    var text: String { prefixes.last ?? "" }
+}
+
+/// Parsed templates by source text: many views share the same body lines.
+final class TemplateCache {
+    private var parsed: [String: Template] = [:]
+
+    func template(_ source: String) throws(EngineError) -> Template {
+        if let hit = parsed[source] { return hit }
+        let template = try Template(parsing: source)
+        if parsed.count >= 10_000 { parsed.removeAll(keepingCapacity: true) }
+        parsed[source] = template
+        return template
+    }
+}
+
 /// A body line such as `"Signed in as {session.user}"`: literal text and key paths
 /// relative to the view, read when the body is evaluated. `{{` and `}}` are literal braces.
 struct Template: Sendable {
     enum Part: Sendable {
         case text(String)
         /// A variable of the view and the members read through it.
-        case read([String])
+        case read(ReadPath)
     }
 
     let parts: [Part]
@@ -37,7 +77,7 @@ struct Template: Sendable {
                     throw .invalidDeclaration(field: "body", reason: "\"{\(path)}\" in \"\(source)\" is not a key path")
                 }
                 flush()
-                parts.append(.read(members.map(String.init)))
+                parts.append(.read(ReadPath(members.map(String.init))))
                 index = end + 1
             } else if byte == close {
                 throw .invalidDeclaration(field: "body", reason: "\"\(source)\" has a \"}\" without its \"{\"; write }}")
@@ -54,6 +94,6 @@ struct Template: Sendable {
 
     /// The variables this template reads, for checking a declaration before it is mounted.
     var variables: [String] {
-        parts.compactMap { if case .read(let members) = $0 { members[0] } else { nil } }
+        parts.compactMap { if case .read(let path) = $0 { path.members[0] } else { nil } }
     }
 }

@@ -4,7 +4,7 @@ import MilieuJSON
 /// re-render of the parent (`{"$parent": "x.y"}`, `{"$input": "x"}`).
 enum ValueExpression: Sendable, Equatable {
     case literal(JSON)
-    case parent([String])
+    case parent(ReadPath)
     case input(String)
 
     init(_ json: JSON, field: String) throws(EngineError) {
@@ -15,7 +15,7 @@ enum ValueExpression: Sendable, Equatable {
                 guard isIdentifier(members[0]), !members.contains(where: \.isEmpty) else {
                     throw .invalidDeclaration(field: field, reason: "\"$parent\": \"\(path)\" is not a key path")
                 }
-                self = .parent(members)
+                self = .parent(ReadPath(members))
                 return
             case ("$input", .string(let name)):
                 guard isIdentifier(name) else {
@@ -80,8 +80,14 @@ struct ViewDeclaration: Sendable {
     private(set) var variables: [String] = []
 
     private mutating func collectVariables() {
-        variables = inputs.map(\.name) + state.map(\.name) + bindings.map(\.name) + stateObjects.map(\.name)
-            + observedObjects.map(\.name) + environmentObjects.map(\.name) + environment
+        variables.removeAll(keepingCapacity: true)
+        for (name, _) in inputs { variables.append(name) }
+        for (name, _) in state { variables.append(name) }
+        for (name, _) in bindings { variables.append(name) }
+        for (name, _) in stateObjects { variables.append(name) }
+        for (name, _) in observedObjects { variables.append(name) }
+        for (name, _) in environmentObjects { variables.append(name) }
+        variables.append(contentsOf: environment)
     }
 
     init(parent: String, name: String) {
@@ -90,7 +96,7 @@ struct ViewDeclaration: Sendable {
     }
 
     /// Parses a declaration; the root view (`/App`, from a scene) has no parent and is named App.
-    init(json: JSON, root: Bool = false) throws(EngineError) {
+    init(json: JSON, root: Bool = false, templates: TemplateCache = TemplateCache()) throws(EngineError) {
         guard case .object(var object) = json else {
             throw .invalidDeclaration(field: "declaration", reason: "a view declaration is a JSON object")
         }
@@ -106,58 +112,66 @@ struct ViewDeclaration: Sendable {
             throw .invalidDeclaration(field: "name", reason: "a view declaration needs a \"name\" such as \"ContentView\"")
         }
         let view = parent + "/" + name
-        try rejectUnknownKeys(object, allowed: Self.keys, field: "declaration", view: view)
         self.init(parent: root ? "" : try ViewPath.split(parent).view, name: name)
-        if let id = object["id"] { self.id = try ValueExpression(id, field: "id") }
-        inputs = try Self.members(object, "inputs", view: view) { v, f throws(EngineError) in try ValueExpression(v, field: f) }
-        state = try Self.members(object, "state", view: view) { v, f throws(EngineError) in try ValueExpression(v, field: f) }
-        bindings = try Self.members(object, "bindings", view: view) { v, f throws(EngineError) in
-            guard case .parent(let path) = try ValueExpression(v, field: f) else {
-                throw .invalidDeclaration(
-                    field: f, reason: "a binding is {\"$parent\": \"<state, binding or object.property>\"}", view: view)
+        // One pass over the members: each is parsed by its key; an unknown key is an error.
+        for (key, value) in object {
+            switch key {
+            case "parent", "name": continue
+            case "id": id = try ValueExpression(value, field: "id")
+            case "inputs":
+                inputs = try Self.members(value, key, view: view) { v, f throws(EngineError) in try ValueExpression(v, field: f) }
+            case "state":
+                state = try Self.members(value, key, view: view) { v, f throws(EngineError) in try ValueExpression(v, field: f) }
+            case "bindings":
+                bindings = try Self.members(value, key, view: view) { v, f throws(EngineError) in
+                    guard case .parent(let read) = try ValueExpression(v, field: f) else {
+                        throw .invalidDeclaration(
+                            field: f, reason: "a binding is {\"$parent\": \"<state, binding or object.property>\"}", view: view)
+                    }
+                    return read.members
+                }
+            case "stateObjects":
+                stateObjects = try Self.members(value, key, view: view) { v, f throws(EngineError) in
+                    try Self.initializer(v, typeKey: "type", field: f, view: view)
+                }
+            case "observedObjects":
+                observedObjects = try Self.members(value, key, view: view) { v, f throws(EngineError) in
+                    try Self.observedSource(v, field: f, view: view)
+                }
+            case "environmentObjects":
+                environmentObjects = try Self.members(value, key, view: view) { v, f throws(EngineError) in
+                    guard case .string(let type) = v else {
+                        throw .invalidDeclaration(field: f, reason: "an environment object is named by its type", view: view)
+                    }
+                    return type
+                }
+            case "environment":
+                guard case .array(let items) = value, let names = Optional(items.compactMap(\.stringValue)),
+                    names.count == items.count, names.allSatisfy(isIdentifier)
+                else {
+                    throw .invalidDeclaration(field: "environment", reason: "environment is an array of key names", view: view)
+                }
+                environment = names
+            case "provide": try parseProvide(value, view: view)
+            case "body":
+                guard case .array(let lines) = value else {
+                    throw .invalidDeclaration(field: "body", reason: "body is an array of template strings", view: view)
+                }
+                body.reserveCapacity(lines.count)
+                for line in lines {
+                    guard case .string(let text) = line else {
+                        throw .invalidDeclaration(field: "body", reason: "body is an array of template strings", view: view)
+                    }
+                    body.append(try templates.template(text))
+                }
+            case "retain":
+                guard case .bool(let flag) = value else {
+                    throw .invalidDeclaration(field: "retain", reason: "retain is true or false", view: view)
+                }
+                retain = flag
+            default:
+                try rejectUnknownKeys(object, allowed: root ? Self.keys.subtracting(["id"]) : Self.keys, field: "declaration", view: view)
             }
-            return path
-        }
-        stateObjects = try Self.members(object, "stateObjects", view: view) { v, f throws(EngineError) in
-            try Self.initializer(v, typeKey: "type", field: f, view: view)
-        }
-        observedObjects = try Self.members(object, "observedObjects", view: view) { v, f throws(EngineError) in
-            if case .object(let spec) = v, spec["construct"] != nil {
-                return .construct(try Self.initializer(v, typeKey: "construct", field: f, view: view))
-            }
-            if case .object(let spec) = v, spec.count == 1, case .string(let id)? = spec["object"] { return .object(id) }
-            let expression = try ValueExpression(v, field: f)
-            if case .literal = expression {} else { return .passed(expression) }
-            throw .invalidDeclaration(
-                field: f, reason: "an observed object is {\"construct\": Type}, {\"$parent\": var} or {\"object\": id}",
-                view: view)
-        }
-        environmentObjects = try Self.members(object, "environmentObjects", view: view) { v, f throws(EngineError) in
-            guard case .string(let type) = v else {
-                throw .invalidDeclaration(field: f, reason: "an environment object is named by its type", view: view)
-            }
-            return type
-        }
-        if let keys = object["environment"] {
-            guard case .array(let items) = keys, let names = Optional(items.compactMap(\.stringValue)),
-                names.count == items.count, names.allSatisfy(isIdentifier)
-            else {
-                throw .invalidDeclaration(field: "environment", reason: "environment is an array of key names", view: view)
-            }
-            environment = names
-        }
-        if let provide = object["provide"] { try parseProvide(provide, view: view) }
-        if let body = object["body"] {
-            guard case .array(let lines) = body, lines.allSatisfy({ $0.stringValue != nil }) else {
-                throw .invalidDeclaration(field: "body", reason: "body is an array of template strings", view: view)
-            }
-            self.body = try lines.map { line throws(EngineError) in try Template(parsing: line.stringValue ?? "") }
-        }
-        if let retain = object["retain"] {
-            guard case .bool(let flag) = retain else {
-                throw .invalidDeclaration(field: "retain", reason: "retain is true or false", view: view)
-            }
-            self.retain = flag
         }
         collectVariables()
         try checkVariables(view: view)
@@ -186,20 +200,20 @@ struct ViewDeclaration: Sendable {
     }
 
     private func checkVariables(view: String) throws(EngineError) {
-        var seen = Set<String>()
-        for name in variables {
+        for (index, name) in variables.enumerated() {
             guard isIdentifier(name) else {
                 throw .invalidDeclaration(field: name, reason: "\"\(name)\" is not a variable name", view: view)
             }
             guard name != "env" else {
                 throw .invalidDeclaration(field: name, reason: "env is reserved: reasons use env.<key>", view: view)
             }
-            guard seen.insert(name).inserted else {
+            // A view has a handful of variables: a scan is cheaper than building a set.
+            guard !variables[..<index].contains(name) else {
                 throw .invalidDeclaration(field: name, reason: "the variable \(name) is declared twice", view: view)
             }
         }
         for template in body {
-            for variable in template.variables where !seen.contains(variable) {
+            for variable in template.variables where !variables.contains(variable) {
                 throw .invalidDeclaration(
                     field: "body", reason: "\"\(template.source)\" reads \(variable), which the view does not declare",
                     view: view)
@@ -207,10 +221,20 @@ struct ViewDeclaration: Sendable {
         }
     }
 
+    private static func observedSource(_ v: JSON, field f: String, view: String) throws(EngineError) -> ObservedSource {
+        if case .object(let spec) = v, spec["construct"] != nil {
+            return .construct(try initializer(v, typeKey: "construct", field: f, view: view))
+        }
+        if case .object(let spec) = v, spec.count == 1, case .string(let id)? = spec["object"] { return .object(id) }
+        let expression = try ValueExpression(v, field: f)
+        if case .literal = expression {} else { return .passed(expression) }
+        throw .invalidDeclaration(
+            field: f, reason: "an observed object is {\"construct\": Type}, {\"$parent\": var} or {\"object\": id}", view: view)
+    }
+
     private static func members<T>(
-        _ object: JSONObject, _ key: String, view: String, _ parse: (JSON, String) throws(EngineError) -> T
+        _ value: JSON, _ key: String, view: String, _ parse: (JSON, String) throws(EngineError) -> T
     ) throws(EngineError) -> [(name: String, T)] {
-        guard let value = object[key] else { return [] }
         guard case .object(let entries) = value else {
             throw .invalidDeclaration(field: key, reason: "\(key) is an object of name: declaration", view: view)
         }
