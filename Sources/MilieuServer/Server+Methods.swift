@@ -1,6 +1,7 @@
 import MilieuEngine
 import MilieuJSON
 import MilieuProtocol
+import MilieuStore
 import MilieuTransport
 
 extension Server {
@@ -21,6 +22,7 @@ extension Server {
                 return Reply(result: ["types": graph.typeDescriptions()])
             case .schemaRegister(let types):
                 let names = try engine { () throws(EngineError) in try graph.register(declarations: types) }
+                for (name, declaration) in zip(names, types) { store?.stageType(name: name, declaration: declaration) }
                 log.info("registered types \(names.joined(separator: ", "))")
                 return Reply(result: ["types": .array(names.map(JSON.string)), "version": .int(graph.version)])
             case .get(let path):

@@ -4,6 +4,7 @@ import Glibc
 import MilieuEngine
 import MilieuJSON
 import MilieuProtocol
+import MilieuStore
 import MilieuTransport
 
 /// milieud's core: reads requests from every connection, applies them to the graph in
@@ -20,16 +21,29 @@ public final class Server: ConnectionHandler {
     var history: History
     /// New at every start, so that clients can tell a restarted daemon.
     let instance: String
+    /// The durable state; nil with --ephemeral.
+    let store: Store?
+    /// What this loop turn will send once its changes are committed to the store.
+    private var turn: [TurnOutput] = []
     private var listener: UnixListener?
     private var shuttingDown = false
     private let notifier = SystemdNotifier()
     var log: Logger { configuration.logger }
 
-    public init(configuration: ServerConfiguration, loop: EventLoop) throws(EngineError) {
+    /// A server on `loop`; with a data directory, the stored state is opened and brought back first.
+    public init(configuration: ServerConfiguration, loop: EventLoop) throws {
         self.configuration = configuration
         self.loop = loop
         self.graph = try Graph(scene: configuration.scene, limits: configuration.limits)
         self.history = History(capacity: configuration.historyLength)
+        if let directory = configuration.dataDirectory {
+            let store = try Store(directory: directory, fsync: configuration.fsync)
+            Persistence.restore(try store.load(), into: graph, log: configuration.logger)
+            self.store = store
+            configuration.logger.info("state kept in \(store.path)\(configuration.fsync ? " (fsync on every commit)" : "")")
+        } else {
+            self.store = nil
+        }
         var generator = SystemRandomNumberGenerator()
         self.instance = String(generator.next() as UInt64, radix: 16)
     }
@@ -56,6 +70,8 @@ public final class Server: ConnectionHandler {
         guard !shuttingDown else { return }
         shuttingDown = true
         try? notifier.stopping()
+        // What was already read is answered: the turn's output goes out before the connections close.
+        loopTurnEnded()
         if let listener {
             loop.stopServing(listener)
             listener.close()
@@ -106,7 +122,38 @@ public final class Server: ConnectionHandler {
         guard sessions.removeValue(forKey: connection.id) != nil else { return }
         log.debug("connection \(connection.id) closed: \(reason)")
         watches.removeAll(connection: connection.id)
-        publish(graph.connectionClosed(connection.id))
+        let commit = graph.connectionClosed(connection.id)
+        if let store, !commit.isEmpty { Persistence.stage(commit, of: graph, in: store) }
+        turn.append(TurnOutput(session: nil, response: JSONWriter(), followUps: JSONWriter(), commits: [commit], failureIDs: []))
+    }
+
+    /// The end of a loop turn: the turn's changes are committed to the store in one transaction,
+    /// then its responses and notifications are handed to the connections, which write them out
+    /// right after. So a response is only sent once what it acknowledges is durable.
+    public func loopTurnEnded() {
+        guard !turn.isEmpty else { return }
+        var durable = true
+        if let store, store.hasStaged {
+            do {
+                try store.commit()
+            } catch {
+                durable = false
+                log.error("could not write to the database, changes are kept in memory and will be retried: \(error)")
+            }
+        }
+        let output = turn
+        turn.removeAll(keepingCapacity: true)
+        for entry in output {
+            if let session = entry.session, sessions[session.id] != nil {
+                if !durable && !entry.commits.allSatisfy(\.isEmpty) {
+                    session.send(entry.notDurableReply())
+                } else if entry.response.count > 0 {
+                    session.send(entry.response)
+                }
+                if entry.followUps.count > 0 { session.send(entry.followUps) }
+            }
+            for commit in entry.commits { publish(commit) }
+        }
     }
 
     // MARK: Requests
@@ -115,17 +162,20 @@ public final class Server: ConnectionHandler {
         var writer = JSONWriter()
         var commits: [Commit] = []
         var followUps = JSONWriter()
+        var ids: [JSON] = []
         switch IncomingMessage.parse(line) {
         case .failure(let error):
             Envelope.error(id: .null, error, into: &writer)
         case .success(.single(let message)):
             respond(to: message, session: session, into: &writer, commits: &commits, followUps: &followUps)
+            if case .request(let request) = message, let id = request.id { ids.append(id) }
         case .success(.batch(let messages)):
             var elements = JSONWriter()
             var first = true
             for message in messages {
                 var element = JSONWriter()
                 respond(to: message, session: session, into: &element, commits: &commits, followUps: &followUps)
+                if case .request(let request) = message, let id = request.id { ids.append(id) }
                 guard element.count > 0 else { continue }
                 elements.writeRaw(first ? UInt8(ascii: "[") : UInt8(ascii: ","))
                 elements.writeRaw(element.bytes)
@@ -136,12 +186,9 @@ public final class Server: ConnectionHandler {
                 writer = elements
             }
         }
-        if writer.count > 0 {
-            writer.writeRaw(UInt8(ascii: "\n"))
-            session.send(writer)
-        }
-        if followUps.count > 0 { session.send(followUps) }
-        for commit in commits { publish(commit) }
+        if writer.count > 0 { writer.writeRaw(UInt8(ascii: "\n")) }
+        if let store { for commit in commits { Persistence.stage(commit, of: graph, in: store) } }
+        turn.append(TurnOutput(session: session, response: writer, followUps: followUps, commits: commits, failureIDs: ids))
     }
 
     /// Answers one message into `writer` (nothing for a notification) and collects its commit.
@@ -190,6 +237,31 @@ public final class Server: ConnectionHandler {
         guard session.connection.pendingOutputBytes > configuration.maxPendingOutputBytes else { return }
         log.warning("connection \(session.id) is not reading: \(session.connection.pendingOutputBytes) bytes unsent; dropping it")
         session.connection.close()
+    }
+}
+
+/// One line's share of a loop turn: its response, what must follow it, the commits it made,
+/// and the ids to answer with an error if the turn's changes could not be written.
+struct TurnOutput {
+    let session: ClientSession?
+    let response: JSONWriter
+    let followUps: JSONWriter
+    let commits: [Commit]
+    let failureIDs: [JSON]
+
+    /// The response sent instead when the store could not take the turn's changes.
+    func notDurableReply() -> JSONWriter {
+        let error = RPCError.internalError(
+            "the change is applied in memory but could not be written to the database; it will be written when the disk allows")
+        var writer = JSONWriter()
+        if failureIDs.count > 1 { writer.writeRaw(UInt8(ascii: "[")) }
+        for (index, id) in failureIDs.enumerated() {
+            if index > 0 { writer.writeRaw(UInt8(ascii: ",")) }
+            Envelope.error(id: id, error, into: &writer)
+        }
+        if failureIDs.count > 1 { writer.writeRaw(UInt8(ascii: "]")) }
+        if !failureIDs.isEmpty { writer.writeRaw(UInt8(ascii: "\n")) }
+        return writer
     }
 }
 

@@ -15,6 +15,20 @@ public struct ServerConfiguration: Sendable {
     /// Unsent output past which a connection is dropped.
     public var maxPendingOutputBytes = 64 << 20
     public var logger = Logger()
+    /// Where the durable state lives (`milieu.db`); nil keeps nothing across restarts.
+    public var dataDirectory: String?
+    /// Commit with fsync, so that acknowledged changes survive power loss, not only kill -9.
+    public var fsync = false
 
-    public init(socketPath: String) { self.socketPath = socketPath }
+    public init(socketPath: String, dataDirectory: String? = nil) {
+        self.socketPath = socketPath
+        self.dataDirectory = dataDirectory
+    }
+
+    /// `$XDG_STATE_HOME/milieu`, else `~/.local/state/milieu`.
+    public static func defaultDataDirectory(environment: [String: String]) -> String {
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/milieu" }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        return home + "/.local/state/milieu"
+    }
 }

@@ -36,7 +36,9 @@ public final class Daemon: @unchecked Sendable {
         self.socketPath = socketPath ?? "\(directory)/milieu.sock"
         process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["--socket", self.socketPath] + arguments
+        // Each test daemon keeps nothing, unless the test asks for a data directory.
+        let persistence = arguments.contains("--data-dir") ? [] : ["--ephemeral"]
+        process.arguments = ["--socket", self.socketPath] + persistence + arguments
         var env = ProcessInfo.processInfo.environment
         env["MILIEU_SOCKET"] = nil
         for (key, value) in environment { env[key] = value }

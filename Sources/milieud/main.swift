@@ -3,6 +3,7 @@ import MilieuEngine
 import MilieuJSON
 import MilieuProtocol
 import MilieuServer
+import MilieuStore
 import MilieuTransport
 
 /// `milieud`: the Milieu daemon. Parses its options, loads the scene, and serves until stopped.
@@ -19,6 +20,11 @@ let usage = """
       --scene FILE        load another start-up tree and types from a JSON scene file
       --max-line BYTES    the longest line a client may send (default 1048576)
       --history N         versions kept for resumable watches (default 10000)
+      --data-dir DIR      where state survives restarts (default $XDG_STATE_HOME/milieu,
+                          else ~/.local/state/milieu)
+      --ephemeral         keep nothing across restarts
+      --fsync             make every acknowledged change survive power loss (slower);
+                          by default it survives the daemon being killed
       --log-level LEVEL   debug, info, warning or error (default info)
       --version           print the version and exit
       --help              print this and exit
@@ -31,7 +37,10 @@ let usage = """
 struct UsageError: Error { let message: String }
 
 func parseOptions(_ arguments: [String]) throws -> ServerConfiguration? {
-    var configuration = ServerConfiguration(socketPath: SocketPath.defaultPath())
+    let environment = ProcessInfo.processInfo.environment
+    var configuration = ServerConfiguration(
+        socketPath: SocketPath.defaultPath(environment: environment),
+        dataDirectory: ServerConfiguration.defaultDataDirectory(environment: environment))
     var iterator = arguments.makeIterator()
     func value(_ option: String) throws -> String {
         guard let next = iterator.next() else { throw UsageError(message: "\(option) needs a value") }
@@ -65,6 +74,9 @@ func parseOptions(_ arguments: [String]) throws -> ServerConfiguration? {
             }
         case "--max-line": configuration.maxLineBytes = try number(argument)
         case "--history": configuration.historyLength = try number(argument)
+        case "--data-dir": configuration.dataDirectory = try value(argument)
+        case "--ephemeral": configuration.dataDirectory = nil
+        case "--fsync": configuration.fsync = true
         case "--log-level":
             let name = try value(argument)
             guard let level = Logger.Level(name: name) else {
@@ -93,6 +105,8 @@ do {
 } catch let error as UsageError {
     fail("\(error.message)\n\(usage)", status: 2)
 } catch let error as TransportError {
+    fail("\(error)", status: 1)
+} catch let error as StoreError {
     fail("\(error)", status: 1)
 } catch {
     fail("\(error)", status: 1)

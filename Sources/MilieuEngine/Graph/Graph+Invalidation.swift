@@ -163,7 +163,7 @@ extension Graph {
             case .construct(let type, let arguments):
                 guard !fresh else { continue }
                 let record = try createObject(
-                    type, initial: arguments, owner: "\(child.path).\(name)", reason: "construct",
+                    type, initial: arguments, owner: (child, name), reason: "construct",
                     field: "observedObjects.\(name).init")
                 hold(record.serial)
                 setVariable(child, name, .object(record.serial, .observedObject))

@@ -150,7 +150,7 @@ extension Graph {
     }
 
     /// `view/mount`: the view is created now; its body is evaluated when the transaction propagates.
-    func mountOperation(_ json: JSON, owner: Int?) throws(EngineError) -> ViewNode {
+    func mountOperation(_ json: JSON, owner: Int?, fromScene: Bool = false) throws(EngineError) -> ViewNode {
         let declaration = try ViewDeclaration(json: json, templates: templates)
         guard let parent = views[declaration.parent] else {
             throw .unknownPath(declaration.parent, "no view is mounted there to be the parent")
@@ -158,6 +158,7 @@ extension Graph {
         let recorder = ReadRecorder()
         let evaluated = try evaluate(declaration, parent: parent, recorder: recorder)
         let node = try buildNode(declaration, parent: parent, explicitID: evaluated.id, owner: owner, evaluated: evaluated)
+        if declaration.retain && !fromScene { node.durableDeclaration = json }
         addDependencies(parent, recorder.dependencies)
         return node
     }
@@ -194,7 +195,7 @@ extension Graph {
         for (name, arguments) in evaluated.stateObjects {
             guard let type = declaration.stateObjects.first(where: { $0.name == name })?.initializer.type else { continue }
             let record = try createObject(
-                type, initial: arguments, owner: "\(node.path).\(name)", reason: objectReason, field: "stateObjects.\(name).init")
+                type, initial: arguments, owner: (node, name), reason: objectReason, field: "stateObjects.\(name).init")
             hold(record.serial)
             node.variables[name] = .object(record.serial, .stateObject)
             node.stateObjectArguments[name] = arguments
@@ -204,7 +205,7 @@ extension Graph {
             switch source {
             case .construct(let type, let arguments):
                 id = try createObject(
-                    type, initial: arguments, owner: "\(node.path).\(name)", reason: "construct",
+                    type, initial: arguments, owner: (node, name), reason: "construct",
                     field: "observedObjects.\(name).init"
                 ).serial
             case .object(let existing): id = existing
@@ -311,6 +312,7 @@ extension Graph {
         let fresh = try buildNode(
             child.declaration, parent: parent, explicitID: evaluated.id, owner: child.owner, evaluated: evaluated,
             after: previous, atEnd: false, reason: InvalidationQueue.identity)
+        fresh.durableDeclaration = child.durableDeclaration
         for item in plan { try rebuild(item, under: fresh) }
     }
 
@@ -321,7 +323,15 @@ extension Graph {
         let node = try buildNode(
             declaration, parent: parent, explicitID: evaluated.id, owner: plan.owner, evaluated: evaluated,
             reason: InvalidationQueue.identity)
+        node.durableDeclaration = plan.durableDeclaration.map { Self.reparented($0, to: parent.path) }
         for child in plan.children { try rebuild(child, under: node) }
+    }
+
+    /// A declaration moved under a parent whose path changed with its identity.
+    private static func reparented(_ declaration: JSON, to parent: String) -> JSON {
+        guard case .object(var object) = declaration else { return declaration }
+        object["parent"] = .string(parent)
+        return .object(object)
     }
 }
 
@@ -329,11 +339,13 @@ extension Graph {
 struct RebuildPlan {
     let declaration: ViewDeclaration
     let owner: Int?
+    let durableDeclaration: JSON?
     let children: [RebuildPlan]
 
     init(_ node: ViewNode) {
         declaration = node.declaration
         owner = node.owner
+        durableDeclaration = node.durableDeclaration
         children = node.children.map(RebuildPlan.init)
     }
 }

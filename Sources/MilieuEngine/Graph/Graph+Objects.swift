@@ -3,7 +3,9 @@ import MilieuJSON
 extension Graph {
     /// Makes an object of `typeName` with `initial` values over the declared defaults.
     /// The caller holds it (`hold`); creation is reported with its owner and reason (rule 15).
-    func createObject(_ typeName: String, initial: JSONObject, owner: String?, reason: String, field: String)
+    func createObject(
+        _ typeName: String, initial: JSONObject, owner: (view: ViewNode, variable: String), reason: String, field: String
+    )
         throws(EngineError) -> ObjectRecord
     {
         guard let type = registry[typeName] else { throw .unknownType(typeName) }
@@ -28,7 +30,7 @@ extension Graph {
             objects[record.serial] = nil
             objectsByName[record.name] = nil
         }
-        pending.events.append(.objectCreated(object: record.name, type: typeName, owner: owner, reason: reason))
+        pending.events.append(.objectCreated(object: record.name, type: typeName, owner: record.owner, reason: reason))
         return record
     }
 

@@ -50,7 +50,7 @@ public final class Graph {
         for declaration in scene.types { try registry.register(ModelType(declaration: declaration)) }
         transaction = 1
         root = try buildNode(scene.app, parent: nil, explicitID: nil, owner: nil, evaluated: nil)
-        for view in scene.views { _ = try mountOperation(view, owner: nil) }
+        for view in scene.views { _ = try mountOperation(view, owner: nil, fromScene: true) }
         try propagate()
         journal.discard()
         pending.reset()

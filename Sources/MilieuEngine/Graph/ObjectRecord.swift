@@ -13,15 +13,20 @@ final class ObjectRecord {
     var holders = 0
     /// The key path of the variable that owns it, for lifecycle reports.
     let owner: String?
+    /// The view and variable that own it, to tell whether its values are kept across restarts.
+    weak var ownerView: ViewNode?
+    let ownerVariable: String?
 
-    init(serial: Int, name: String, type: RegisteredType, values: [JSON], version: Int, owner: String?) {
+    init(serial: Int, name: String, type: RegisteredType, values: [JSON], version: Int, owner: (view: ViewNode, variable: String)?) {
+        self.ownerView = owner?.view
+        self.ownerVariable = owner?.variable
+        self.owner = owner.map { "\($0.view.path).\($0.variable)" }
         self.serial = serial
         self.name = name
         self.type = type
         self.values = values
         self.computedReads = Array(repeating: [], count: type.model.computed.count)
         self.version = version
-        self.owner = owner
     }
 
     /// Evaluates computed property `index` from the current stored values, recording what it read.

@@ -74,6 +74,9 @@ final class ViewNode {
     var isMounted = false
     /// Whether its body has been evaluated since its identity appeared.
     var hasEvaluated = false
+    /// The declaration as mounted, kept for a retained view a client mounted, so that it can be
+    /// mounted again after a restart. Nil for scene views, which the scene brings back.
+    var durableDeclaration: JSON?
     /// Inferred from each @State's initial value, so that writes keep its type.
     var stateTypes: [String: PropertyType] = [:]
 

@@ -1,0 +1,63 @@
+import MilieuJSON
+
+/// A change to what a restarted daemon must bring back: the stored, non-secure properties of
+/// long-lived objects (those of `/App`, of scene views and of retained views) and the @State of
+/// those views, and the declarations of retained views that clients mounted. Secure values
+/// are never among them (rule 13).
+public enum DurableWrite: Sendable, Equatable {
+    /// `name` is `var` for a @State, `var.property` for a property of an object the view owns.
+    case value(view: String, name: String, value: JSON)
+    case view(path: String, declaration: JSON)
+    /// The view went: forget its declaration and its values.
+    case removeView(path: String)
+}
+
+extension Graph {
+    /// Whether a view's state and owned objects outlive a restart.
+    private func isDurable(_ node: ViewNode) -> Bool {
+        node.isMounted && (node.parent == nil || node.retained || node.owner == nil)
+    }
+
+    /// What `commit` changes of the durable state, in order.
+    public func durableWrites(for commit: Commit) -> [DurableWrite] {
+        var writes: [DurableWrite] = []
+        for change in commit.changes {
+            switch change {
+            case .property(let object, _, let property, let value?):
+                guard let record = objectsByName[object], let view = record.ownerView, let variable = record.ownerVariable,
+                    isDurable(view), case .object(_, .stateObject)? = view.variables[variable],
+                    let slot = record.type.slots[property], slot < record.type.storedCount
+                else { continue }
+                writes.append(.value(view: view.path, name: "\(variable).\(property)", value: value))
+            case .state(let path, let variable, let value):
+                guard let node = views[path], isDurable(node) else { continue }
+                writes.append(.value(view: path, name: variable, value: value))
+            case .viewMounted(let path, _, _):
+                guard let node = views[path], let declaration = node.durableDeclaration else { continue }
+                writes.append(.view(path: path, declaration: declaration))
+                writes += durableValues(of: node)
+            case .viewUnmounted(let path, _):
+                writes.append(.removeView(path: path))
+            default: continue
+            }
+        }
+        return writes
+    }
+
+    /// Every durable value of a view as it is now (a new retained view's first record).
+    private func durableValues(of node: ViewNode) -> [DurableWrite] {
+        var writes: [DurableWrite] = []
+        for name in node.declaration.variables {
+            switch node.variables[name] {
+            case .state(let value)?: writes.append(.value(view: node.path, name: name, value: value))
+            case .object(let id, .stateObject)?:
+                guard let record = objects[id] else { continue }
+                for (slot, property) in record.type.model.stored.enumerated() where !property.secure {
+                    writes.append(.value(view: node.path, name: "\(name).\(property.name)", value: record.values[slot]))
+                }
+            default: continue
+            }
+        }
+        return writes
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import MilieuJSON
+import MilieuTestSupport
+import Testing
+
+/// Durable state: what survives kill -9 and restarts, what never reaches the disk, and bad databases.
+@Suite(.serialized) struct PersistenceTests {
+    /// A daemon on `dataDirectory`, ready.
+    private func start(_ dataDirectory: String, _ extra: [String] = []) throws -> Daemon {
+        try Daemon(arguments: ["--data-dir", dataDirectory] + extra)
+    }
+
+    @Test func acknowledgedChangesSurviveKill9() throws {
+        let data = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let first = try start(data)
+        let client = try first.connect()
+        _ = try client.call(
+            "view/mount",
+            ["parent": "/App", "name": "Counter", "retain": true, "state": ["clicks": 0], "stateObjects": ["cart": ["type": "Cart"]]])
+        let writes = 200
+        for n in 1...writes {
+            _ = try client.call("graph/set", ["path": "/App/Counter.clicks", "value": .int(n)])
+        }
+        _ = try client.call("graph/call", ["path": "/App/Counter.cart.add", "args": ["apple"]])
+        _ = try client.call("graph/set", ["path": "theme.colorScheme", "value": "dark"])
+        kill(first.process.processIdentifier, SIGKILL)
+        first.process.waitUntilExit()
+        first.stop()
+
+        let second = try start(data)
+        defer { second.stop() }
+        let again = try second.connect()
+        #expect(try again.call("graph/get", ["path": "/App/Counter.clicks"]) == .int(writes))
+        #expect(try again.call("graph/get", ["path": "/App/Counter.cart.items"]) == ["apple"])
+        #expect(try again.call("graph/get", ["path": "theme.colorScheme"]) == "dark")
+    }
+
+    @Test func viewsThatAreNotRetainedAndEphemeralDaemonsKeepNothing() throws {
+        let data = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let first = try start(data)
+        let client = try first.connect()
+        _ = try client.call("view/mount", ["parent": "/App", "name": "Passing", "state": ["n": 1]])
+        _ = try client.call("graph/set", ["path": "/App/Passing.n", "value": 2])
+        first.stop()
+        let second = try start(data)
+        defer { second.stop() }
+        #expect(try second.connect().failure("graph/get", ["path": "/App/Passing.n"])["data"]?["kind"] == "UnknownPath")
+
+        let ephemeral = try Daemon(arguments: ["--ephemeral"])
+        defer { ephemeral.stop() }
+        _ = try ephemeral.connect().call("graph/set", ["path": "login.email", "value": "kim@example.com"])
+        #expect(!FileManager.default.fileExists(atPath: "\(ephemeral.directory)/milieu.db"))
+    }
+
+    @Test func secureValuesNeverReachTheDisk() throws {
+        let data = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let daemon = try start(data)
+        let client = try daemon.connect()
+        let secret = "pw-\(UUID().uuidString)"
+        _ = try client.call("graph/set", ["path": "login.password", "value": .string(secret)])
+        _ = try client.call("graph/set", ["path": "login.email", "value": "kim@example.com"])
+        _ = try client.call("graph/call", ["path": "session.start", "args": ["kim"]])
+        daemon.stop()
+        for file in try FileManager.default.contentsOfDirectory(atPath: data) {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: "\(data)/\(file)"))
+            #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(file) holds the secret")
+            #expect(bytes.range(of: Data("token".utf8)) == nil, "\(file) names the token")
+        }
+        #expect(daemon.stderrText().contains(secret) == false)
+    }
+
+    @Test func aCorruptDatabaseIsAClearErrorAndIsLeftAsItWas() throws {
+        let data = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        try garbage.write(to: URL(fileURLWithPath: "\(data)/milieu.db"))
+        let daemon = try Daemon(arguments: ["--data-dir", data], wait: false)
+        defer { daemon.stop() }
+        #expect(daemon.waitForExit() == 1)
+        #expect(daemon.stderrText().contains("milieu.db"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: "\(data)/milieu.db")) == garbage)
+    }
+
+    @Test func aDatabaseFromANewerVersionIsRefused() throws {
+        let data = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        try start(data).stop()
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        sqlite.arguments = ["\(data)/milieu.db", "UPDATE meta SET value = '99' WHERE key = 'format'"]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        let daemon = try Daemon(arguments: ["--data-dir", data], wait: false)
+        defer { daemon.stop() }
+        #expect(daemon.waitForExit() == 1)
+        #expect(daemon.stderrText().contains("newer milieud"))
+    }
+
+    @Test func aDataDirectoryThatCannotBeWrittenIsAClearError() throws {
+        let parent = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        let file = "\(parent)/not-a-directory"
+        try Data().write(to: URL(fileURLWithPath: file))
+        let daemon = try Daemon(arguments: ["--data-dir", "\(file)/state"], wait: false)
+        defer { daemon.stop() }
+        #expect(daemon.waitForExit() == 1)
+        #expect(daemon.stderrText().contains("cannot create the data directory"))
+    }
+}
