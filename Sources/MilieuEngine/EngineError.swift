@@ -23,6 +23,9 @@ public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let forbidden = Kind(name: "Forbidden")
         public static let invalidValue = Kind(name: "InvalidValue")
         public static let limitExceeded = Kind(name: "LimitExceeded")
+        /// The request's own params are wrong (an unknown member, the wrong number of arguments):
+        /// JSON-RPC's InvalidParams, with `field` a JSON Pointer into them.
+        public static let invalidParams = Kind(name: "InvalidParams")
     }
 
     public let kind: Kind
@@ -79,10 +82,15 @@ extension EngineError {
             data: ["path": .string(path), "expected": .string(expected), "actual": .string(actual)])
     }
 
-    static func readOnly(_ path: String, _ reason: String) -> EngineError {
+    /// Why a path cannot be written, as a stable word in `data.reason`.
+    enum ReadOnlyReason: String {
+        case computed, input, environment, object
+    }
+
+    static func readOnly(_ path: String, _ reason: ReadOnlyReason, _ explanation: String) -> EngineError {
         EngineError(
-            kind: .readOnly, message: "\(path) cannot be written: \(reason)",
-            data: ["path": .string(path), "reason": .string(reason)])
+            kind: .readOnly, message: "\(path) cannot be written: \(explanation)",
+            data: ["path": .string(path), "reason": .string(reason.rawValue)])
     }
 
     static func versionConflict(path: String, expected: Int, actual: Int) -> EngineError {
@@ -116,16 +124,25 @@ extension EngineError {
             ])
     }
 
-    static func forbidden(path: String, reason: String) -> EngineError {
-        EngineError(
-            kind: .forbidden, message: "\(path): \(reason)", data: ["path": .string(path), "reason": .string(reason)])
+    /// Why something is refused, as a stable word in `data.reason`.
+    enum ForbiddenReason: String {
+        case secure, root
     }
 
-    /// `value` is nil for a secure property, whose value is never shown (rule 13).
-    static func invalidValue(path: String, constraint: String, value: JSON?) -> EngineError {
-        var data: JSONObject = ["path": .string(path), "constraint": .string(constraint)]
-        if let value { data["value"] = value }
-        return EngineError(kind: .invalidValue, message: "\(path) must satisfy \(constraint)", data: data)
+    static func forbidden(path: String, _ reason: ForbiddenReason, _ explanation: String) -> EngineError {
+        EngineError(
+            kind: .forbidden, message: "\(path): \(explanation)", data: ["path": .string(path), "reason": .string(reason.rawValue)])
+    }
+
+    /// `value` is nil for a secure property, whose value is never shown (rule 13): `redacted` says so.
+    static func invalidValue(path: String, violation: Validation.Violation, value: JSON?) -> EngineError {
+        var data: JSONObject = ["path": .string(path), "constraint": .string(violation.constraint)]
+        if let value { data["value"] = value } else { data["redacted"] = true }
+        return EngineError(kind: .invalidValue, message: "\(path) must satisfy \(violation.description)", data: data)
+    }
+
+    static func invalidParams(pointer: String, _ reason: String) -> EngineError {
+        EngineError(kind: .invalidParams, message: "Invalid params: \(pointer): \(reason)", data: ["field": .string(pointer), "reason": .string(reason)])
     }
 
     static func limitExceeded(limit: String, max: Int) -> EngineError {

@@ -4,8 +4,8 @@ import Glibc
 import Darwin
 #endif
 
-/// Splits a byte stream into lines ended by `\n` (a `\r` before it is dropped; empty lines
-/// are skipped), refusing any line longer than `maxLineBytes`.
+/// Splits a byte stream into lines ended by `\n` (a `\r` before it is dropped and not counted;
+/// lines of only spaces and tabs are skipped), refusing any line longer than `maxLineBytes`.
 ///
 /// A small state machine with no I/O: bytes go in as they are read, lines come out in order.
 /// Complete lines inside one chunk are handed out without copying.
@@ -33,17 +33,19 @@ public struct LineFramer: Sendable {
         while start < count {
             guard let found = memchr(base + start, Int32(UInt8(ascii: "\n")), count - start) else {
                 let rest = count - start
-                guard partial.count + rest <= maxLineBytes else { return overflow(partial.count + rest, handle) }
+                // One byte of slack: it may be the `\r` of a line at the limit.
+                guard partial.count + rest <= maxLineBytes + 1 else { return overflow(partial.count + rest, handle) }
                 partial.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<count]))
                 return
             }
             let end = UnsafeRawPointer(found) - base
             if partial.isEmpty {
-                guard end - start <= maxLineBytes else { return overflow(end - start, handle) }
+                guard contentLength(base + start, end - start) <= maxLineBytes else { return overflow(end - start, handle) }
                 emit(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), handle)
             } else {
-                guard partial.count + (end - start) <= maxLineBytes else { return overflow(partial.count + end - start, handle) }
                 partial.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+                let length = partial.withUnsafeBytes { contentLength($0.baseAddress!, $0.count) }
+                guard length <= maxLineBytes else { return overflow(partial.count, handle) }
                 let line = partial
                 partial.removeAll(keepingCapacity: true)
                 line.withUnsafeBytes { emit($0, handle) }
@@ -55,10 +57,15 @@ public struct LineFramer: Sendable {
     /// Bytes held for a line not yet ended.
     public var pendingBytes: Int { partial.count }
 
+    /// A line's length without a trailing `\r`.
+    private func contentLength(_ line: UnsafeRawPointer, _ count: Int) -> Int {
+        count > 0 && line.load(fromByteOffset: count - 1, as: UInt8.self) == UInt8(ascii: "\r") ? count - 1 : count
+    }
+
     private func emit(_ line: UnsafeRawBufferPointer, _ handle: (Frame) -> Void) {
         var length = line.count
         if length > 0, line[length - 1] == UInt8(ascii: "\r") { length -= 1 }
-        guard length > 0 else { return }
+        guard line[0..<length].contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else { return }
         handle(.line(UnsafeRawBufferPointer(rebasing: line[0..<length])))
     }
 

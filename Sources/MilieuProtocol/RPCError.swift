@@ -88,6 +88,7 @@ public enum ErrorCode {
     ]
 
     public static func code(forKind kind: String) -> Int {
+        if kind == "InvalidParams" { return invalidParams }
         guard let index = milieuKinds.firstIndex(of: kind) else { return internalError }
         return -32000 - index
     }

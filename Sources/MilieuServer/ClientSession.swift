@@ -7,6 +7,10 @@ final class ClientSession {
     let connection: Connection
     var framer: LineFramer
     var nextWatchID = 1
+    /// When its unsent output first went over the soft limit, if it still is.
+    var overSoftLimitSince: ContinuousClock.Instant?
+    /// Set once it is being dropped for not reading; nothing more is sent to it.
+    var dropped = false
 
     init(connection: Connection, maxLineBytes: Int) {
         self.connection = connection

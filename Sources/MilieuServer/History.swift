@@ -19,6 +19,12 @@ struct History {
         }
     }
 
+    /// The newest version held, if any.
+    var newest: Int? {
+        guard !commits.isEmpty else { return nil }
+        return commits[(start + commits.count - 1) % commits.count].version
+    }
+
     /// The oldest version still held, if any.
     var oldest: Int? { commits.isEmpty ? nil : commits[start].version }
 

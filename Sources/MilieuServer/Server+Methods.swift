@@ -8,7 +8,10 @@ extension Server {
     /// The one dispatch switch: every method of the protocol.
     func perform(_ call: MethodCall, session: ClientSession) throws(RPCError) -> Reply {
             switch call {
-            case .initialize:
+            case .initialize(_, let requested):
+                if let requested, requested != ProtocolInfo.version {
+                    throw RPCError.invalidParams(field: "/protocolVersion", "this daemon speaks protocol \(ProtocolInfo.version), not \(requested)")
+                }
                 return Reply(result: [
                     "server": ["name": .string(ProtocolInfo.serverName), "version": .string(ProtocolInfo.serverVersion)],
                     "protocolVersion": .string(ProtocolInfo.version),
@@ -21,17 +24,26 @@ extension Server {
             case .schemaTypes:
                 return Reply(result: ["types": graph.typeDescriptions()])
             case .schemaRegister(let types):
-                let names = try engine { () throws(EngineError) in try graph.register(declarations: types) }
+                let (names, commit) = try engine { () throws(EngineError) in try graph.register(declarations: types) }
                 for (name, declaration) in zip(names, types) { store?.stageType(name: name, declaration: declaration) }
                 log.info("registered types \(names.joined(separator: ", "))")
-                return Reply(result: ["types": .array(names.map(JSON.string)), "version": .int(graph.version)])
+                return Reply(result: ["types": .array(names.map(JSON.string)), "version": .int(commit.version)], commit: commit)
             case .get(let path):
                 return Reply(result: try engine { () throws(EngineError) in try graph.get(path) })
             case .tree(let path):
-                return Reply(result: ["root": try engine { () throws(EngineError) in try graph.tree(path) }])
+                return Reply(result: ["root": try engine { () throws(EngineError) in try graph.tree(path) }, "version": .int(graph.version)])
             case .set, .call, .mount, .unmount, .provide:
                 let operation = try operation(call, session: session)
-                let (results, commit) = try engine { () throws(EngineError) in try graph.apply([operation]) }
+                // A single operation's error names no op index: that is for graph/transaction.
+                let (results, commit) = try engine { () throws(EngineError) in
+                    do throws(EngineError) {
+                        return try graph.apply([operation])
+                    } catch {
+                        var single = error
+                        single.operationIndex = nil
+                        throw single
+                    }
+                }
                 return Reply(result: results[0], commit: commit)
             case .transaction(let calls):
                 guard calls.count <= configuration.maxTransactionOps else {
@@ -50,6 +62,7 @@ extension Server {
                 return Reply(result: [:])
             case .shutdown:
                 log.info("shutdown requested by connection \(session.id)")
+                stopping = true
                 loop.schedule(after: 0) { [unowned self] in requestShutdown() }
                 return Reply(result: [:])
             case .discover:
@@ -87,9 +100,14 @@ extension Server {
             throw RPCError.limitExceeded("watchTargets", max: configuration.maxTargetsPerWatch)
         }
         var targets: [(target: WatchTarget, spelled: String)] = []
-        for path in paths { targets.append((try engine { () throws(EngineError) in try graph.watchTarget(path) }, path)) }
+        for (index, path) in paths.enumerated() {
+            guard let target = try engine({ () throws(EngineError) in try graph.watchTarget(path) }) else {
+                throw RPCError.invalidParams(field: "/paths/\(index)", "\(path) is inside a value; watch the property or object that holds it")
+            }
+            targets.append((target, path))
+        }
         for view in views {
-            guard case .view(let canonical) = try engine({ () throws(EngineError) in try graph.watchTarget(view) }) else {
+            guard case .view(let canonical)? = try engine({ () throws(EngineError) in try graph.watchTarget(view) }) else {
                 throw RPCError.invalidParams(field: "/views", "\(view) is not a view path")
             }
             targets.append((.view(canonical), canonical))

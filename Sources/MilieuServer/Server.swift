@@ -27,6 +27,8 @@ public final class Server: ConnectionHandler {
     private var turn: [TurnOutput] = []
     private var listener: UnixListener?
     private var shuttingDown = false
+    /// Set by the `shutdown` method: nothing after it is executed (SPEC §9.14).
+    var stopping = false
     private let notifier = SystemdNotifier()
     var log: Logger { configuration.logger }
 
@@ -101,6 +103,12 @@ public final class Server: ConnectionHandler {
             connection.close()
             return
         }
+        guard sessions.count < configuration.maxConnections else {
+            log.warning("refused connection \(connection.id): \(configuration.maxConnections) connections already open")
+            connection.send(Envelope.errorLine(id: .null, .limitExceeded("connections", max: configuration.maxConnections)))
+            connection.closeAfterFlush()
+            return
+        }
         sessions[connection.id] = ClientSession(connection: connection, maxLineBytes: configuration.maxLineBytes)
         log.debug("connection \(connection.id) opened by pid \(connection.peer.pid)")
     }
@@ -108,12 +116,15 @@ public final class Server: ConnectionHandler {
     public func connection(_ connection: Connection, didRead bytes: UnsafeRawBufferPointer) {
         guard let session = sessions[connection.id] else { return }
         session.framer.feed(bytes) { frame in
+            guard !stopping else { return }
             switch frame {
             case .line(let line): handleLine(line, session: session)
             case .tooLarge(let size):
                 log.warning("connection \(connection.id) sent a line of \(size)+ bytes, over \(configuration.maxLineBytes); closing it")
-                connection.send(Envelope.errorLine(id: .null, .messageTooLarge(limit: configuration.maxLineBytes)))
-                connection.closeAfterFlush()
+                var line = JSONWriter()
+                line.writeRaw(Envelope.errorLine(id: .null, .messageTooLarge(limit: configuration.maxLineBytes)))
+                // After the answers to what it sent before (they go out with the turn), then close.
+                turn.append(TurnOutput(session: session, response: line, followUps: JSONWriter(), commits: [], failureIDs: [], closeAfter: true))
             }
         }
     }
@@ -124,7 +135,7 @@ public final class Server: ConnectionHandler {
         watches.removeAll(connection: connection.id)
         let commit = graph.connectionClosed(connection.id)
         if let store, !commit.isEmpty { Persistence.stage(commit, of: graph, in: store) }
-        turn.append(TurnOutput(session: nil, response: JSONWriter(), followUps: JSONWriter(), commits: [commit], failureIDs: []))
+        turn.append(TurnOutput(session: nil, response: JSONWriter(), followUps: JSONWriter(), commits: [commit], failureIDs: [], closeAfter: false))
     }
 
     /// The end of a loop turn: the turn's changes are committed to the store in one transaction,
@@ -144,13 +155,15 @@ public final class Server: ConnectionHandler {
         let output = turn
         turn.removeAll(keepingCapacity: true)
         for entry in output {
-            if let session = entry.session, sessions[session.id] != nil {
+            if let session = entry.session, sessions[session.id] != nil, !session.dropped {
                 if !durable && !entry.commits.allSatisfy(\.isEmpty) {
                     session.send(entry.notDurableReply())
                 } else if entry.response.count > 0 {
                     session.send(entry.response)
                 }
                 if entry.followUps.count > 0 { session.send(entry.followUps) }
+                if entry.closeAfter { session.connection.closeAfterFlush() }
+                enforceOutputLimits(session)
             }
             for commit in entry.commits { publish(commit) }
         }
@@ -188,7 +201,7 @@ public final class Server: ConnectionHandler {
         }
         if writer.count > 0 { writer.writeRaw(UInt8(ascii: "\n")) }
         if let store { for commit in commits { Persistence.stage(commit, of: graph, in: store) } }
-        turn.append(TurnOutput(session: session, response: writer, followUps: followUps, commits: commits, failureIDs: ids))
+        turn.append(TurnOutput(session: session, response: writer, followUps: followUps, commits: commits, failureIDs: ids, closeAfter: false))
     }
 
     /// Answers one message into `writer` (nothing for a notification) and collects its commit.
@@ -205,6 +218,7 @@ public final class Server: ConnectionHandler {
         }
         let reply: Result<Reply, RPCError>
         do throws(RPCError) {
+            if stopping { throw RPCError.internalError("shutting down") }
             if let error = request.paramsError { throw error }
             let call = try MethodCall.decode(method: request.method, params: request.params)
             reply = .success(try perform(call, session: session))
@@ -212,7 +226,7 @@ public final class Server: ConnectionHandler {
             reply = .failure(error)
         }
         if case .success(let done) = reply {
-            if let commit = done.commit, !commit.isEmpty { commits.append(commit) }
+            if let commit = done.commit { commits.append(commit) }
             if let extra = done.followUps { followUps.writeRaw(extra.bytes) }
         }
         guard let id = request.id else { return }
@@ -222,21 +236,48 @@ public final class Server: ConnectionHandler {
         }
     }
 
-    /// Records a commit and sends each watcher its notifications.
+    /// Records a commit and sends each watcher its notifications. A commit with no changes
+    /// (a registration, a change of what a view provides) took a version all the same.
     func publish(_ commit: Commit) {
-        guard !commit.isEmpty else { return }
+        guard commit.version > (history.newest ?? 0) else { return }
         history.append(commit)
+        guard !commit.isEmpty else { return }
         for (connection, writer) in watches.notifications(for: commit) {
-            guard let session = sessions[connection] else { continue }
+            guard let session = sessions[connection], !session.dropped else { continue }
             session.send(writer)
-            enforceOutputLimit(session)
+            enforceOutputLimits(session)
         }
     }
 
-    private func enforceOutputLimit(_ session: ClientSession) {
-        guard session.connection.pendingOutputBytes > configuration.maxPendingOutputBytes else { return }
-        log.warning("connection \(session.id) is not reading: \(session.connection.pendingOutputBytes) bytes unsent; dropping it")
-        session.connection.close()
+    /// Drops a client that does not read what it is sent (SPEC §1.5), with a last notice saying why,
+    /// so that one slow reader cannot hold the daemon's memory.
+    func enforceOutputLimits(_ session: ClientSession) {
+        guard !session.dropped else { return }
+        let pending = session.connection.pendingOutputBytes
+        let limits = configuration.outputLimits
+        let reason: String
+        if pending > limits.hard {
+            reason = "its unsent output passed the hard limit of \(limits.hard) bytes"
+        } else if pending > limits.soft {
+            let now = ContinuousClock.now
+            guard let since = session.overSoftLimitSince else {
+                session.overSoftLimitSince = now
+                return
+            }
+            guard now - since > .seconds(limits.softSeconds) else { return }
+            reason = "its unsent output stayed over \(limits.soft) bytes for \(limits.softSeconds) s"
+        } else {
+            session.overSoftLimitSince = nil
+            return
+        }
+        session.dropped = true
+        log.warning("dropping connection \(session.id): it does not read; \(reason)")
+        var notice = JSONWriter()
+        Envelope.notification(
+            method: "connection/dropped", ["reason": "slowConsumer", "message": .string("dropped: \(reason)"), "pendingBytes": .int(pending)],
+            into: &notice)
+        session.send(notice)
+        session.connection.closeAfterFlush(timeout: 5)
     }
 }
 
@@ -248,6 +289,8 @@ struct TurnOutput {
     let followUps: JSONWriter
     let commits: [Commit]
     let failureIDs: [JSON]
+    /// The connection is closed once this has been written (after MessageTooLarge).
+    let closeAfter: Bool
 
     /// The response sent instead when the store could not take the turn's changes.
     func notDurableReply() -> JSONWriter {

@@ -1,6 +1,16 @@
 import MilieuEngine
 import MilieuProtocol
 
+/// How much unsent output a client may let pile up before it is dropped, as Redis's
+/// client-output-buffer-limit: past `hard` at once, or past `soft` for `softSeconds` on end.
+public struct OutputLimits: Sendable {
+    public var hard = 32 << 20
+    public var soft = 8 << 20
+    public var softSeconds = 10.0
+
+    public init() {}
+}
+
 /// How a server runs: where it listens, what it loads, its limits.
 public struct ServerConfiguration: Sendable {
     public var socketPath: String
@@ -12,8 +22,9 @@ public struct ServerConfiguration: Sendable {
     public var maxWatchesPerConnection = 1024
     public var maxTargetsPerWatch = 4096
     public var maxTransactionOps = 10_000
-    /// Unsent output past which a connection is dropped.
-    public var maxPendingOutputBytes = 64 << 20
+    public var outputLimits = OutputLimits()
+    /// Connections served at once; one more is refused with LimitExceeded.
+    public var maxConnections = 4096
     public var logger = Logger()
     /// Where the durable state lives (`milieu.db`); nil keeps nothing across restarts.
     public var dataDirectory: String?

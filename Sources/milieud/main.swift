@@ -19,6 +19,10 @@ let usage = """
                           $XDG_RUNTIME_DIR/milieu/milieu.sock, else /tmp/milieu-$UID/milieu.sock)
       --scene FILE        load another start-up tree and types from a JSON scene file
       --max-line BYTES    the longest line a client may send (default 1048576)
+      --max-connections N connections served at once (default 4096)
+      --output-limit HARD,SOFT,SECONDS
+                          drop a client whose unsent output passes HARD bytes, or stays
+                          over SOFT bytes for SECONDS (default 33554432,8388608,10)
       --history N         versions kept for resumable watches (default 10000)
       --data-dir DIR      where state survives restarts (default $XDG_STATE_HOME/milieu,
                           else ~/.local/state/milieu)
@@ -74,6 +78,16 @@ func parseOptions(_ arguments: [String]) throws -> ServerConfiguration? {
             }
         case "--max-line": configuration.maxLineBytes = try number(argument)
         case "--history": configuration.historyLength = try number(argument)
+        case "--max-connections": configuration.maxConnections = try number(argument)
+        case "--output-limit":
+            let text = try value(argument)
+            let parts = text.split(separator: ",").compactMap { Double($0) }
+            guard parts.count == 3, parts.allSatisfy({ $0 > 0 }), parts[1] <= parts[0] else {
+                throw UsageError(message: "--output-limit is HARD,SOFT,SECONDS with SOFT <= HARD, not \(text)")
+            }
+            configuration.outputLimits.hard = Int(parts[0])
+            configuration.outputLimits.soft = Int(parts[1])
+            configuration.outputLimits.softSeconds = parts[2]
         case "--data-dir": configuration.dataDirectory = try value(argument)
         case "--ephemeral": configuration.dataDirectory = nil
         case "--fsync": configuration.fsync = true

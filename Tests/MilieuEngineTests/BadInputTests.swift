@@ -54,8 +54,10 @@ import Testing
         #expect(error?.data["actual"] == "int")
         error = try expectRefused(graph, .typeMismatch) { try graph.set("/App/Parent.n", "one") }
         #expect(error?.data["expected"] == "int")
-        _ = try expectRefused(graph, .typeMismatch) { try graph.call("/App/Parent.cart.add", []) }
-        _ = try expectRefused(graph, .typeMismatch) { try graph.call("/App/Parent.cart.add", [1]) }
+        let count = try expectRefused(graph, .invalidParams) { try graph.call("/App/Parent.cart.add", []) }
+        #expect(count?.data["field"] == "/args")
+        let argument = try expectRefused(graph, .invalidParams) { try graph.call("/App/Parent.cart.add", [1]) }
+        #expect(argument?.data["field"] == "/args/0")
         _ = try expectRefused(graph, .typeMismatch) { try graph.set("/App/Parent.cart.items", ["a", 2]) }
         // An int written to a double is a double, not a mismatch.
         try graph.set("theme.fontScale", 2)
@@ -65,7 +67,9 @@ import Testing
     @Test func validationRefusesValuesOutsideTheDeclaredRange() throws {
         let graph = try graphWithParent()
         let error = try expectRefused(graph, .invalidValue) { try graph.set("theme.fontScale", 9.5) }
-        #expect(error?.data["constraint"] == "max 3")
+        #expect(error?.data["constraint"] == "max")
+        #expect(error?.data["value"] == .double(9.5))
+        #expect(error?.message.contains("max 3") == true)
         _ = try expectRefused(graph, .invalidValue) { try graph.set("theme.colorScheme", "purple") }
     }
 
@@ -109,13 +113,18 @@ import Testing
         let graph = try graphWithParent()
         let cases: [JSON] = [
             "not an object", ["name": "NoParent"], ["parent": "/App"], ["parent": "/App", "name": "bad name"],
-            ["parent": "/App", "name": "V", "stat": [:]], ["parent": "/App", "name": "V", "body": "text"],
+            ["parent": "/App", "name": "V", "body": "text"],
             ["parent": "/App", "name": "V", "body": ["{unclosed"]], ["parent": "/App", "name": "V", "retain": "yes"],
             ["parent": "/App", "name": "V", "state": ["a": 1], "inputs": ["a": 2]],
             ["parent": "/App", "name": "V", "environment": [1]],
             ["parent": "/App", "name": "V", "stateObjects": ["x": "Cart"]],
         ]
         for declaration in cases { _ = try expectRefused(graph, .invalidDeclaration) { try graph.mount(declaration) } }
+        // An unknown member is a mistake in the params, pointed at.
+        let typo = try expectRefused(graph, .invalidParams) {
+            try graph.mount(["parent": "/App", "name": "V", "stateObjects": ["vm": ["type": "Login", "inti": [:]]]])
+        }
+        #expect(typo?.data["field"] == "/stateObjects/vm/inti")
     }
 
     @Test func duplicateSiblingPathsAreRefused() throws {
@@ -132,11 +141,12 @@ import Testing
             ["name": "Bad Name"], ["name": "Session"], ["name": "T", "properties": ["x": ["type": "float"]]],
             ["name": "T", "properties": ["x": ["type": "int", "default": "zero"]]], ["name": "T", "style": "reactive"],
             ["name": "T", "properties": ["x": ["type": "string", "pattern": "("]]],
-            ["name": "T", "properties": ["x": ["type": "int", "min": 5, "default": 1]]], ["name": "T", "extra": 1],
+            ["name": "T", "properties": ["x": ["type": "int", "min": 5, "default": 1]]],
         ]
         for declaration in cases {
             expectError(.invalidDeclaration) { _ = try graph.register(declaration: declaration) }
         }
+        expectError(.invalidParams) { _ = try graph.register(declaration: ["name": "T", "extra": 1]) }
         expectError(.unknownType) { _ = try graph.register(declaration: ["name": "T", "properties": ["x": ["type": "@Nope"]]]) }
         #expect(graph.registry["T"] == nil)
     }
@@ -150,6 +160,19 @@ import Testing
         }
         #expect(error?.operationIndex == 1)
         #expect(!graph.viewPaths.contains("/App/New"))
+    }
+
+    @Test func aTransactionThatUnmountsThenFailsPutsTheViewsBack() throws {
+        let graph = try graphWithParent()
+        try graph.mount(["parent": "/App/Parent", "name": "A", "state": ["k": 1]])
+        try graph.mount(["parent": "/App/Parent", "name": "B"])
+        _ = try expectRefused(graph, .invalidValue) {
+            _ = try graph.apply([
+                .unmount(path: "/App/Parent"), .set(path: "theme.colorScheme", value: "sepia", ifVersion: nil),
+            ])
+        }
+        #expect(try graph.tree("/App/Parent")["children"]?.arrayValue?.map { $0["name"] } == ["A", "B"])
+        try graph.set("/App/Parent/A.k", 2)
     }
 
     @Test func theRootViewCannotBeUnmounted() throws {

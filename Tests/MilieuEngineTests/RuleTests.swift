@@ -109,7 +109,8 @@ import Testing
         ])
         let (top, _) = try graph.mount(["parent": "/App", "name": "TopReader", "environmentObjects": ["theme": "Theme"], "body": ["{theme.colorScheme}"]])
         #expect(try graph.get("/App/Outer/Reader.theme.colorScheme") == "dark")
-        #expect(try graph.tree("/App/Outer/Reader")["body"] == ["dark ko_KR light"])
+        // A key no ancestor provides reads null (colorScheme here).
+        #expect(try graph.tree("/App/Outer/Reader")["body"] == ["dark ko_KR null"])
         #expect(top["body"] == ["light"])
     }
 

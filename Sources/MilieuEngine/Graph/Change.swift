@@ -44,10 +44,19 @@ extension Change {
             case .objectDestroyed: 6
             }
         }
-        if zip(changes, changes.dropFirst()).allSatisfy({ rank($0) <= rank($1) }) { return changes }
+        /// Destructions come in the order the objects were created: by the number in their id.
+        func order(_ change: Change, _ offset: Int) -> Int {
+            guard case .objectDestroyed(let object, _, _, _) = change, let n = Int(object.split(separator: "#").last ?? "") else {
+                return offset
+            }
+            return n
+        }
+        if zip(changes, changes.dropFirst()).allSatisfy({ rank($0) < rank($1) || (rank($0) == rank($1) && rank($0) != 6) }) {
+            return changes
+        }
         return changes.enumerated().sorted { a, b in
             let (ra, rb) = (rank(a.element), rank(b.element))
-            return ra != rb ? ra < rb : a.offset < b.offset
+            return ra != rb ? ra < rb : order(a.element, a.offset) < order(b.element, b.offset)
         }.map(\.element)
     }
 }
@@ -56,6 +65,11 @@ extension Change {
 public struct Commit: Sendable {
     public let version: Int
     public let changes: [Change]
+
+    public init(version: Int, changes: [Change]) {
+        self.version = version
+        self.changes = changes
+    }
 
     public var isEmpty: Bool { changes.isEmpty }
 }

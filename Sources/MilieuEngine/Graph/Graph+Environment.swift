@@ -1,14 +1,5 @@
 import MilieuJSON
 
-/// Environment values a view sees when no ancestor provides the key, as SwiftUI's keys have defaults.
-/// A key with no default and no provider reads as null.
-public enum EnvironmentDefaults {
-    public static let values: [String: JSON] = [
-        "colorScheme": "light", "locale": "en_US", "layoutDirection": "leftToRight", "isEnabled": true,
-        "dynamicTypeSize": "large",
-    ]
-}
-
 extension Graph {
     /// Rule 7: the nearest provider of `type`, searching the view itself and then its ancestors,
     /// with the paths searched for an error.
@@ -25,7 +16,8 @@ extension Graph {
         for view in node.ancestorsAndSelf {
             if let value = view.providedEnvironment[key] { return (view.serial, value) }
         }
-        return (nil, EnvironmentDefaults.values[key] ?? .null)
+        // SPEC §6.1: a key no ancestor provides reads null.
+        return (nil, .null)
     }
 
     /// What a declaration's `provide` comes to for `node` now: objects by type, values by key.
@@ -44,8 +36,15 @@ extension Graph {
     private func providedObject(_ path: String, relativeTo node: ViewNode) throws(EngineError) -> (String, Int) {
         var keyPath = try KeyPath(parsing: path)
         if !path.hasPrefix("/"), case .view = keyPath.root { keyPath.root = .view(node.path) }
-        guard case .object(let id) = try resolve(keyPath, display: path), let record = objects[id] else {
-            throw .typeMismatch(path: path, expected: "an object to provide", actual: "a value")
+        let bound = try resolve(keyPath, display: path)
+        guard case .object(let id) = bound, let record = objects[id] else {
+            let actual: String
+            switch bound {
+            case .value(let value): actual = value.kindName
+            case .secure: actual = "string"
+            case .object: actual = "object"
+            }
+            throw .typeMismatch(path: path, expected: "object", actual: actual)
         }
         return (record.type.name, id)
     }
@@ -63,9 +62,9 @@ extension Graph {
             objects[type] = id
         }
         for (key, value) in environment { values[key] = value }
-        for name in withdraw {
+        for (index, name) in withdraw.enumerated() {
             if objects.removeValue(forKey: name) == nil, values.removeValue(forKey: name) == nil {
-                throw .unknownPath(path, "\(canonical) provides no \(name) to withdraw")
+                throw .invalidParams(pointer: "/withdraw/\(index)", "\(canonical) provides no \(name) to withdraw")
             }
         }
         try applyProvides(node, objects: objects, environment: values)
@@ -80,6 +79,7 @@ extension Graph {
         let types = Set(objects.keys).union(oldObjects.keys).filter { objects[$0] != oldObjects[$0] }
         let keys = Set(environment.keys).union(oldEnvironment.keys).filter { environment[$0] != oldEnvironment[$0] }
         guard !types.isEmpty || !keys.isEmpty else { return }
+        pending.structural = true
         for type in types { if let id = objects[type] { hold(id) } }
         node.providedObjects = objects
         node.providedEnvironment = environment

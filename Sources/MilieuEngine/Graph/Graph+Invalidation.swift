@@ -167,7 +167,7 @@ extension Graph {
                     field: "observedObjects.\(name).init")
                 hold(record.serial)
                 setVariable(child, name, .object(record.serial, .observedObject))
-                release(old, reason: "replaced")
+                release(old, reason: "replaced", byOwner: true)
             case .object(let id):
                 guard id != old else { continue }
                 hold(id)
@@ -189,8 +189,13 @@ extension Graph {
         if changed && !fresh { pending.queue.add(child, reason: "@self") }
     }
 
-    private func reportIgnoredInitializer(_ node: ViewNode, variable: String, arguments: JSONObject) {
+    private func reportIgnoredInitializer(_ node: ViewNode, variable: String, arguments given: JSONObject) {
         let type = node.declaration.stateObjects.first { $0.name == variable }?.initializer.type ?? "object"
+        // Rule 13: a secure initial value is named, never shown.
+        var arguments = given
+        for property in registry[type]?.model.stored ?? [] where property.secure && arguments[property.name] != nil {
+            arguments[property.name] = "<secure>"
+        }
         let kept = node.variables[variable]?.object.flatMap { objects[$0]?.name } ?? type
         pending.events.append(
             .diagnostic(

@@ -191,7 +191,7 @@ extension Graph {
             node.stateTypes[name] = Self.stateType(of: initial)
         }
         for (name, location) in evaluated.bindings { node.variables[name] = .binding(location) }
-        let objectReason = parent == nil ? "app" : "stateObject"
+        let objectReason = parent == nil ? "app" : reason == InvalidationQueue.identity ? "identity" : "stateObject"
         for (name, arguments) in evaluated.stateObjects {
             guard let type = declaration.stateObjects.first(where: { $0.name == name })?.initializer.type else { continue }
             let record = try createObject(
@@ -272,22 +272,22 @@ extension Graph {
     func unmountOperation(_ path: String) throws(EngineError) {
         let canonical = try ViewPath.split(path).view
         guard let node = views[canonical] else { throw .unknownPath(path, "no view is mounted there") }
-        guard node.parent != nil else { throw .forbidden(path: path, reason: "the root view cannot be unmounted") }
+        guard node.parent != nil else { throw .forbidden(path: path, .root, "the root view cannot be unmounted") }
         teardown(node, reason: "unmounted")
     }
 
     /// Removes `node` and its subtree, children first, releasing what they hold (rules 3 and 15).
     func teardown(_ node: ViewNode, reason: String) {
         let objectReason = reason == "identity" ? "identity" : "ownerUnmounted"
-        for current in node.subtree.reversed() {
+        for current in node.subtreeChildrenFirst {
             for name in current.declaration.variables {
                 switch current.variables[name] {
-                case .object(let id, .stateObject)?: release(id, reason: objectReason)
+                case .object(let id, .stateObject)?: release(id, reason: objectReason, byOwner: true)
                 case .object(let id, .observedObject)?:
                     let constructed = current.declaration.observedObjects.contains { entry in
                         if entry.name == name, case .construct = entry.source { true } else { false }
                     }
-                    release(id, reason: constructed ? objectReason : "released")
+                    release(id, reason: constructed ? objectReason : "released", byOwner: constructed)
                 case .inputObject(let id)?: release(id, reason: "released")
                 default: break
                 }

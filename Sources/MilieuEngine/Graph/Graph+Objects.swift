@@ -16,7 +16,7 @@ extension Graph {
                 throw .invalidDeclaration(field: "\(field).\(name)", reason: "\(typeName) has no property \(name)")
             }
             guard slot < type.storedCount else {
-                throw .readOnly("\(typeName).\(name)", "\(name) is computed from other properties")
+                throw .readOnly("\(typeName).\(name)", .computed, "\(name) is computed from other properties")
             }
             values[slot] = try checked(value, for: type.model.stored[slot], path: "\(typeName).\(name)")
         }
@@ -41,11 +41,16 @@ extension Graph {
     }
 
     /// Lets go of an object; the last holder destroys it, reported with `reason`.
-    func release(_ id: Int, reason: String) {
+    /// Lets go of an object; the last holder destroys it, reported with `reason`. When its owner
+    /// lets go (`byOwner`) but others still refer to it, it lives on without an owner (SPEC §12.2).
+    func release(_ id: Int, reason: String, byOwner: Bool = false) {
         guard let record = objects[id] else { return }
         record.holders -= 1
         journal.record { record.holders += 1 }
-        guard record.holders <= 0 else { return }
+        guard record.holders <= 0 else {
+            if byOwner { disown(record) }
+            return
+        }
         objects[id] = nil
         objectsByName[record.name] = nil
         journal.record { [unowned self] in
@@ -54,6 +59,12 @@ extension Graph {
         }
         pending.events.append(
             .objectDestroyed(object: record.name, type: record.type.name, owner: record.owner, reason: reason))
+    }
+
+    private func disown(_ record: ObjectRecord) {
+        let old = (record.owner, record.ownerView, record.ownerVariable)
+        (record.owner, record.ownerView, record.ownerVariable) = (nil, nil, nil)
+        journal.record { (record.owner, record.ownerView, record.ownerVariable) = old }
     }
 
     /// The value conformed to the property's type and checked against its validation.
@@ -67,7 +78,7 @@ extension Graph {
             }
         }
         if let violated = property.validation.violation(of: conformed) {
-            throw .invalidValue(path: path, constraint: violated, value: property.secure ? nil : conformed)
+            throw .invalidValue(path: path, violation: violated, value: property.secure ? nil : value)
         }
         return conformed
     }
@@ -75,7 +86,7 @@ extension Graph {
     /// Writes a stored property; an equal value is no change (rule 9).
     func writeProperty(_ record: ObjectRecord, slot: Int, _ value: JSON, path: String) throws(EngineError) {
         guard slot < record.type.storedCount else {
-            throw .readOnly(path, "\(record.type.propertyName(slot)) is computed from other properties")
+            throw .readOnly(path, .computed, "\(record.type.propertyName(slot)) is computed from other properties")
         }
         let conformed = try checked(value, for: record.type.model.stored[slot], path: path)
         let old = record.values[slot]
@@ -110,13 +121,14 @@ extension Graph {
         let expected = definition.parameters
         guard arguments.count == expected.count else {
             let signature = expected.map { "\($0.name): \($0.type)" }.joined(separator: ", ")
-            throw .typeMismatch(
-                path: path, expected: "\(expected.count) argument(s) (\(signature))", actual: "\(arguments.count)")
+            throw .invalidParams(
+                pointer: "/args", "\(path) takes \(expected.count) argument(s) (\(signature)), not \(arguments.count)")
         }
         var conformed: [JSON] = []
-        for (argument, parameter) in zip(arguments, expected) {
+        for (index, (argument, parameter)) in zip(arguments, expected).enumerated() {
             guard let value = parameter.type.conform(argument) else {
-                throw .typeMismatch(path: "\(path)(\(parameter.name))", expected: parameter.type.description, actual: argument.kindName)
+                throw .invalidParams(
+                    pointer: "/args/\(index)", "\(parameter.name) of \(path) is a \(parameter.type), not \(argument.kindName)")
             }
             conformed.append(value)
         }

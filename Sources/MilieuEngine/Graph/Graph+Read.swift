@@ -7,13 +7,37 @@ enum Bound: Equatable {
     case secure
 }
 
-/// Collects what an evaluation reads, each with the reason a change to it would give (rule 10).
+/// Collects what an evaluation reads, each with the reasons a change to it would give (rule 10):
+/// one place read through two variables (a binding and an object) gives both.
 final class ReadRecorder {
-    var dependencies: [Dependency: String] = [:]
+    var dependencies: [Dependency: Reasons] = [:]
 
-    /// `reason` is only built the first time a dependency is seen.
-    func note(_ dependency: Dependency, _ reason: @autoclosure () -> String) {
-        if dependencies[dependency] == nil { dependencies[dependency] = reason() }
+    func note(_ dependency: Dependency, _ reason: String) {
+        if let existing = dependencies[dependency] {
+            dependencies[dependency] = existing.adding(reason)
+        } else {
+            dependencies[dependency] = .one(reason)
+        }
+    }
+}
+
+/// The reasons one dependency gives; almost always one.
+enum Reasons: Equatable {
+    case one(String)
+    case many([String])
+
+    func adding(_ reason: String) -> Reasons {
+        switch self {
+        case .one(let first): first == reason ? self : .many([first, reason])
+        case .many(let all): all.contains(reason) ? self : .many(all + [reason])
+        }
+    }
+
+    var all: [String] {
+        switch self {
+        case .one(let reason): [reason]
+        case .many(let reasons): reasons
+        }
     }
 }
 
@@ -70,7 +94,7 @@ extension Graph {
                 throw .unknownPath(display(), "\(record.type.name) has no property \(name)")
             }
             if record.type.model.style == .observable {
-                recorder?.note(.location(.property(object: id, slot: slot)), reason())
+                if let recorder { recorder.note(.location(.property(object: id, slot: slot)), reason()) }
             }
             if record.type.isSecure(slot) { return .secure }
             let value = record.values[slot]
@@ -123,13 +147,16 @@ extension Graph {
             object = record
         case .view(let path):
             guard let node = views[path] else { throw .unknownPath(display, "no view is mounted at \(path)") }
-            guard let name = members.popFirst() else { throw .readOnly(display, "a view is not a value; write one of its variables") }
+            guard let name = members.popFirst() else {
+                throw .readOnly(display, .object, "a view is not a value; write one of its variables")
+            }
             switch node.variables[name] {
             case nil: throw .unknownPath(display, "\(path) has no variable \(name)")
             case .state?: return (.state(view: node.serial, name: name), Array(members))
             case .binding(let location)?: return (location, Array(members))
-            case .input?: throw .readOnly(display, "\(name) is an input, a constant its parent passes; write the parent's value")
-            case .environment?: throw .readOnly(display, "\(name) is an environment value; change it with view/provide")
+            case .input?:
+                throw .readOnly(display, .input, "\(name) is an input, a constant its parent passes; write the parent's value")
+            case .environment?: throw .readOnly(display, .environment, "\(name) is an environment value; change it with view/provide")
             case .inputObject(let id)?, .object(let id, _)?:
                 guard let record = objects[id] else { throw .unknownPath(display, "the object is gone") }
                 object = record
@@ -137,7 +164,7 @@ extension Graph {
         }
         while true {
             guard let name = members.popFirst() else {
-                throw .readOnly(display, "\(object.name) is an object; write one of its properties")
+                throw .readOnly(display, .object, "\(object.name) is an object; write one of its properties")
             }
             guard let slot = object.type.slots[name] else {
                 throw .unknownPath(display, "\(object.type.name) has no property \(name)")
@@ -166,7 +193,7 @@ extension Graph {
         var newValue = value
         if !members.isEmpty {
             guard case .value(let whole) = boundValue(at: location) else {
-                throw .forbidden(path: path, reason: "a secure value is written whole")
+                throw .forbidden(path: path, .secure, "a secure value is written whole")
             }
             newValue = try replacing(members[...], in: whole, with: value, display: path)
         }

@@ -24,7 +24,7 @@ extension Graph {
         case .object(let id):
             guard let record = objects[id] else { throw .unknownPath(path, "the object is gone") }
             return snapshot(of: record)
-        case .secure: throw .forbidden(path: path, reason: "a secure value never leaves the daemon")
+        case .secure: throw .forbidden(path: path, .secure, "a secure value never leaves the daemon")
         }
     }
 
@@ -38,7 +38,7 @@ extension Graph {
     /// `schema/types`: every registered type with its properties and actions.
     public func typeDescriptions() -> JSON {
         .array(
-            registry.names.compactMap { registry[$0] }.map { registered in
+            registry.names.sorted().compactMap { registry[$0] }.map { registered in
                 let model = registered.model
                 var properties: [JSON] = model.stored.map { property in
                     var entry: JSONObject = [
@@ -66,7 +66,8 @@ extension Graph {
     }
 
     /// What `path` watches: a binding watches its source; an object-valued variable its object.
-    public func watchTarget(_ path: String) throws(EngineError) -> WatchTarget {
+    /// Nil for a path into a JSON value, which is not something a watch can name.
+    public func watchTarget(_ path: String) throws(EngineError) -> WatchTarget? {
         let keyPath = try KeyPath(parsing: path)
         if case .view(let viewPath) = keyPath.root, keyPath.members.isEmpty {
             guard views[viewPath] != nil else { throw .unknownPath(path, "no view is mounted at \(viewPath)") }
@@ -75,7 +76,8 @@ extension Graph {
         if case .object(let id) = try resolve(keyPath, display: path), let record = objects[id] {
             return .object(record.name)
         }
-        let (location, _) = try writeTarget(keyPath, display: path)
+        let (location, members) = try writeTarget(keyPath, display: path)
+        guard members.isEmpty else { return nil }
         switch location {
         case .property(let id, let slot):
             guard let record = objects[id] else { throw .unknownPath(path, "the object is gone") }

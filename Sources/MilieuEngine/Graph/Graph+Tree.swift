@@ -68,7 +68,7 @@ extension Graph {
     }
 
     /// Replaces what `node` depends on, keeping the reverse index in step.
-    func setDependencies(_ node: ViewNode, _ new: [Dependency: String]) {
+    func setDependencies(_ node: ViewNode, _ new: [Dependency: Reasons]) {
         let old = node.dependencies
         guard old != new else { return }
         reindex(node, from: old, to: new)
@@ -76,17 +76,17 @@ extension Graph {
     }
 
     /// Adds dependencies without dropping any (a new child's expressions read its parent's values).
-    func addDependencies(_ node: ViewNode, _ extra: [Dependency: String]) {
+    func addDependencies(_ node: ViewNode, _ extra: [Dependency: Reasons]) {
         var merged = node.dependencies
         var added = false
-        for (dependency, reason) in extra where merged[dependency] == nil {
-            merged[dependency] = reason
+        for (dependency, reasons) in extra where merged[dependency] != reasons {
+            merged[dependency] = merged[dependency].map { existing in reasons.all.reduce(existing) { $0.adding($1) } } ?? reasons
             added = true
         }
         if added { setDependencies(node, merged) }
     }
 
-    private func reindex(_ node: ViewNode, from old: [Dependency: String], to new: [Dependency: String]) {
+    private func reindex(_ node: ViewNode, from old: [Dependency: Reasons], to new: [Dependency: Reasons]) {
         for dependency in old.keys where new[dependency] == nil {
             if dependents[dependency]?.remove(node.serial) == false { dependents[dependency] = nil }
         }
@@ -100,8 +100,8 @@ extension Graph {
     func invalidate(_ dependency: Dependency) {
         guard let serials = dependents[dependency] else { return }
         for serial in serials.sorted {
-            guard let node = viewsBySerial[serial], let reason = node.dependencies[dependency] else { continue }
-            pending.queue.add(node, reason: reason)
+            guard let node = viewsBySerial[serial], let reasons = node.dependencies[dependency] else { continue }
+            for reason in reasons.all { pending.queue.add(node, reason: reason) }
         }
     }
 }

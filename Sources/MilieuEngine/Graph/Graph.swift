@@ -76,8 +76,9 @@ public final class Graph {
         return model.name
     }
 
-    /// Registers several JSON-declared types, all or none.
-    public func register(declarations: [JSON]) throws(EngineError) -> [String] {
+    /// Registers several JSON-declared types, all or none; registering takes a version
+    /// (and notifies nobody: the commit has no changes).
+    public func register(declarations: [JSON]) throws(EngineError) -> (names: [String], commit: Commit) {
         let saved = registry
         var names: [String] = []
         do throws(EngineError) {
@@ -86,7 +87,9 @@ public final class Graph {
             registry = saved
             throw error
         }
-        return names
+        guard !names.isEmpty else { return (names, Commit(version: version, changes: [])) }
+        version += 1
+        return (names, Commit(version: version, changes: []))
     }
 
     /// Registers a model type written in Swift (`ModelDeclaring`) or built in code.
@@ -112,8 +115,7 @@ public final class Graph {
             }
             try propagate()
         } catch {
-            journal.rollBack()
-            pending.reset()
+            rollBack()
             throw error
         }
         journal.discard()
@@ -132,18 +134,26 @@ public final class Graph {
             try propagate()
         } catch {
             // Removing views cannot fail to propagate; keep the graph consistent regardless.
-            journal.rollBack()
-            pending.reset()
+            rollBack()
             return Commit(version: version, changes: [])
         }
         journal.discard()
         return finishCommit()
     }
 
+    /// Takes back everything the failed transaction did; what the undo steps record is dropped.
+    private func rollBack() {
+        let steps = journal.takeUndoSteps()
+        for step in steps.reversed() { step() }
+        journal.discard()
+        pending.reset()
+    }
+
     private func finishCommit() -> Commit {
         let changes = pending.changes
+        let structural = pending.structural
         pending.reset()
-        guard !changes.isEmpty else { return Commit(version: version, changes: []) }
+        guard !changes.isEmpty || structural else { return Commit(version: version, changes: []) }
         version += 1
         return Commit(version: version, changes: Change.inProtocolOrder(changes))
     }

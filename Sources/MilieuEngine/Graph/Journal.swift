@@ -5,9 +5,11 @@ struct Journal {
 
     mutating func record(_ step: @escaping () -> Void) { undo.append(step) }
 
-    /// Takes back every recorded change, newest first.
-    mutating func rollBack() {
-        while let step = undo.popLast() { step() }
+    /// Hands over the undo steps, newest last, leaving the journal empty. The caller runs them
+    /// in reverse outside any access to the journal: they reuse the graph's mutators, which record.
+    mutating func takeUndoSteps() -> [() -> Void] {
+        defer { undo.removeAll(keepingCapacity: true) }
+        return undo
     }
 
     mutating func discard() { undo.removeAll(keepingCapacity: true) }

@@ -11,11 +11,12 @@ final class ObjectRecord {
     var computedReads: [[Int]]
     var version: Int
     var holders = 0
-    /// The key path of the variable that owns it, for lifecycle reports.
-    let owner: String?
+    /// The key path of the variable that owns it, for lifecycle reports; nil once its owner
+    /// went while something else still refers to it.
+    var owner: String?
     /// The view and variable that own it, to tell whether its values are kept across restarts.
     weak var ownerView: ViewNode?
-    let ownerVariable: String?
+    var ownerVariable: String?
 
     init(serial: Int, name: String, type: RegisteredType, values: [JSON], version: Int, owner: (view: ViewNode, variable: String)?) {
         self.ownerView = owner?.view

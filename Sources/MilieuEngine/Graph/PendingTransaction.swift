@@ -11,6 +11,9 @@ struct PendingTransaction {
     /// Lifecycle and view events in the order they happened; property changes are added at commit.
     var events: [Change] = []
     var propertyChanges: [Change] = []
+    /// Set when the tree changed in a way no notification shows (what a view provides):
+    /// the transaction still takes a version.
+    var structural = false
 
     var changes: [Change] { propertyChanges + events }
 
@@ -21,6 +24,7 @@ struct PendingTransaction {
         queue.reset()
         events.removeAll(keepingCapacity: true)
         propertyChanges.removeAll(keepingCapacity: true)
+        structural = false
     }
 
     mutating func touch(_ location: Location, original: JSON) {

@@ -71,9 +71,8 @@ public enum Login: ModelDeclaring {
         ],
         actions: [
             Action("login") { context throws(EngineError) in
-                let valid = try context.get("isValidEmail")
-                try context.set("isUserLoggedIn", valid)
-                return valid
+                try context.set("isUserLoggedIn", try context.get("isValidEmail"))
+                return .null
             },
             Action("logout") { context throws(EngineError) in
                 try context.set("isUserLoggedIn", false)

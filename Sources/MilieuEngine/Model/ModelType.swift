@@ -23,17 +23,23 @@ public struct Validation: Sendable {
         self.pattern = pattern
     }
 
-    /// The first constraint `value` breaks, described for an error, or nil.
-    func violation(of value: JSON) -> String? {
+    /// A broken constraint: its name (`oneOf`, `min`, `max`, `pattern`) and what it demands.
+    struct Violation {
+        let constraint: String
+        let description: String
+    }
+
+    /// The first constraint `value` breaks, or nil.
+    func violation(of value: JSON) -> Violation? {
         if let oneOf, !oneOf.contains(value) {
-            return "oneOf [" + oneOf.map(\.jsonText).joined(separator: ", ") + "]"
+            return Violation(constraint: "oneOf", description: "oneOf [" + oneOf.map(\.jsonText).joined(separator: ", ") + "]")
         }
         if let number = value.numberValue {
-            if let min, number < min { return "min \(min.compactText)" }
-            if let max, number > max { return "max \(max.compactText)" }
+            if let min, number < min { return Violation(constraint: "min", description: "min \(min.compactText)") }
+            if let max, number > max { return Violation(constraint: "max", description: "max \(max.compactText)") }
         }
         if let pattern, case .string(let text) = value, !WholeMatch.matches(text, pattern: pattern) {
-            return "pattern \(pattern)"
+            return Violation(constraint: "pattern", description: "pattern \(pattern)")
         }
         return nil
     }

@@ -88,10 +88,17 @@ extension StoredProperty {
 }
 
 /// Refuses keys a declaration does not know, so that a typo is an error rather than ignored.
+/// An unknown member is a mistake in the params themselves: InvalidParams, pointing at it.
+/// `field` is the dotted place of `object` within the declaration ("declaration" for its top).
 func rejectUnknownKeys(_ object: JSONObject, allowed: Set<String>, field: String, view: String? = nil) throws(EngineError) {
     for key in object.keys where !allowed.contains(key) {
-        throw .invalidDeclaration(
-            field: field, reason: "unknown key \"\(key)\"; expected one of " + allowed.sorted().joined(separator: ", "),
-            view: view)
+        let base = ["declaration", "type", "scene", "app"].contains(field) ? "" : "/" + field.replacingDots()
+        throw .invalidParams(
+            pointer: base + "/" + key, "unknown member \"\(key)\"; expected one of " + allowed.sorted().joined(separator: ", "))
     }
+}
+
+extension String {
+    /// `stateObjects.vm` as the JSON Pointer path `stateObjects/vm`.
+    fileprivate func replacingDots() -> String { split(separator: ".").joined(separator: "/") }
 }

@@ -64,7 +64,7 @@ final class ViewNode {
     var providedEnvironment: [String: JSON] = [:]
     var body: [String] = []
     /// What the last evaluation read, each with the reason it would give (rule 10).
-    var dependencies: [Dependency: String] = [:]
+    var dependencies: [Dependency: Reasons] = [:]
     /// The global version of the last transaction that changed this view's @State.
     var version = 0
     /// The connection that mounted the view; nil for scene views and retained ones.
@@ -89,7 +89,7 @@ final class ViewNode {
         self.depth = (parent?.depth ?? -1) + 1
         self.birth = birth
         self.owner = owner
-        self.retained = declaration.retain
+        self.retained = declaration.retain || parent == nil || owner == nil
     }
 
     var children: some Sequence<ViewNode> {
@@ -108,6 +108,17 @@ final class ViewNode {
                 child = c.previousSibling
             }
         }
+        return result
+    }
+
+    /// This view and all its descendants, children before their parent, siblings in mount order.
+    var subtreeChildrenFirst: [ViewNode] {
+        var result: [ViewNode] = []
+        func visit(_ node: ViewNode) {
+            for child in node.children { visit(child) }
+            result.append(node)
+        }
+        visit(self)
         return result
     }
 
