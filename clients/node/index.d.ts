@@ -1,0 +1,427 @@
+// Type declarations of the milieu package (written by hand; keep them in step with lib/*.js).
+
+import { EventEmitter } from 'node:events';
+import { Socket } from 'node:net';
+
+// ---- JSON values
+
+/** A JSON value as this client sends it: `Double` for an integral double, `bigint` for a 64-bit integer. */
+export type JSONValue = null | boolean | number | bigint | string | Double | JSONValue[] | { [member: string]: JSONValue | undefined };
+
+/** A number sent as a double: `double(1)` is written `1.0` (JavaScript would write `1`, an integer). */
+export class Double {
+  constructor(value: number);
+  readonly value: number;
+  toString(): string;
+}
+
+/** Wraps a finite number so that it is sent as a double. */
+export function double(value: number): Double;
+
+// ---- Connecting
+
+export interface ReconnectOptions {
+  /** Milliseconds before the second attempt (the first is immediate); doubled each time. Default 50. */
+  initialDelay?: number;
+  /** The longest wait between attempts, in milliseconds. Default 2000. */
+  maxDelay?: number;
+  /** Attempts before giving up and closing. Default 30. */
+  maxAttempts?: number;
+}
+
+export interface ConnectOptions {
+  /** The socket; default `resolveSocketPath()`. */
+  socketPath?: string;
+  /** Default timeout of every call, in milliseconds; 0 for none. Default 30000. */
+  timeout?: number;
+  /** Reconnect when the connection drops (default true), with these delays; false to close instead. */
+  reconnect?: boolean | ReconnectOptions;
+  /** Sent in `initialize`. Default `{name: "milieu-node", version: <this package's>}`. */
+  client?: { name: string; version?: string };
+}
+
+/** Connects to milieud and sends `initialize`. Rejects with `ConnectionLost` when nothing answers. */
+export function connect(options?: ConnectOptions): Promise<Client>;
+
+/** The socket path, as milieud resolves it: `MILIEU_SOCKET`, `$XDG_RUNTIME_DIR/milieu/milieu.sock`, `/tmp/milieu-$UID/milieu.sock`. */
+export function resolveSocketPath(env?: Record<string, string | undefined>, uid?: number): string;
+
+export interface CallOptions {
+  /** Milliseconds; 0 for none. Default the client's `timeout`. */
+  timeout?: number;
+  /** Aborting rejects the call with the signal's reason; the request may still be executed. */
+  signal?: AbortSignal;
+}
+
+export interface SetOptions extends CallOptions {
+  /** Write only if the target's version is this one (else `VersionConflict`). */
+  ifVersion?: number;
+}
+
+// ---- Results (SPEC §9)
+
+export interface InitializeResult {
+  server: { name: string; version: string };
+  protocolVersion: '1';
+  capabilities: { watch: boolean; transactions: boolean; lifecycle: boolean; resumableWatches: boolean; maxLineBytes: number; [name: string]: unknown };
+  instance: string;
+  version: number;
+  [member: string]: unknown;
+}
+
+export interface PropertyInfo {
+  name: string;
+  type: string;
+  computed: boolean;
+  secure: boolean;
+  default?: unknown;
+  oneOf?: unknown[];
+  min?: number;
+  max?: number;
+  pattern?: string;
+}
+
+export interface TypeInfo {
+  name: string;
+  style: 'observable' | 'observableObject';
+  builtIn: boolean;
+  properties: PropertyInfo[];
+  actions: { name: string; params: string[] }[];
+}
+
+export interface TypeDeclaration {
+  name: string;
+  style: 'observable' | 'observableObject';
+  properties?: Record<string, { type: unknown; default?: JSONValue; secure?: boolean; oneOf?: JSONValue[]; min?: number; max?: number; pattern?: string }>;
+}
+
+export interface ObjectSnapshot {
+  object: string;
+  type: string;
+  version: number;
+  owner: string | null;
+  values: Record<string, unknown>;
+  redacted: string[];
+}
+
+export interface ViewNode {
+  path: string;
+  name: string;
+  id?: string | number | boolean;
+  version: number;
+  inputs: Record<string, unknown>;
+  state: Record<string, unknown>;
+  bindings: Record<string, { source: string; value?: unknown; redacted?: true }>;
+  objects: Record<string, { object: string; type: string; wrapper: 'stateObject' | 'observedObject' | 'environmentObject' | 'input' | string }>;
+  environment: Record<string, unknown>;
+  provides: { environmentObjects: Record<string, string>; environment: Record<string, unknown> };
+  body: string[];
+  retained: boolean;
+  children: ViewNode[];
+}
+
+/** An expression in a declaration: a literal, `{$parent: keyPath}`, `{$input: name}` or `{$literal: value}`. */
+export type Expression = JSONValue;
+
+/** A view declaration (SPEC §6.1), the params of `view/mount`. */
+export interface ViewDeclaration {
+  parent: string;
+  name: string;
+  id?: Expression;
+  inputs?: Record<string, Expression>;
+  state?: Record<string, Expression>;
+  bindings?: Record<string, { $parent: string }>;
+  stateObjects?: Record<string, { type: string; init?: Record<string, Expression> }>;
+  observedObjects?: Record<string, { construct: string; init?: Record<string, Expression> } | { $parent: string } | { $input: string } | { object: string }>;
+  environmentObjects?: Record<string, string>;
+  environment?: string[];
+  provide?: { environmentObjects?: string[]; environment?: Record<string, Expression> };
+  body?: string[];
+  retain?: boolean;
+}
+
+export interface MountResult {
+  path: string;
+  body: string[];
+  objects: Record<string, string>;
+  version: number;
+}
+
+export interface Provision {
+  environmentObjects?: string[];
+  environment?: Record<string, JSONValue>;
+  withdraw?: string[];
+}
+
+export interface Op {
+  method: 'graph/set' | 'graph/call' | 'view/mount' | 'view/unmount' | 'view/provide';
+  params: object;
+}
+
+/** Builders of transaction ops. */
+export const ops: {
+  set(path: string, value: JSONValue, options?: { ifVersion?: number }): Op;
+  call(path: string, ...args: JSONValue[]): Op;
+  mount(declaration: ViewDeclaration): Op;
+  unmount(path: string): Op;
+  provide(path: string, provision: Provision): Op;
+};
+
+export interface WatchParams {
+  paths?: string[];
+  views?: string[];
+  lifecycle?: boolean;
+  /** Replay what happened after this version first (SPEC §11.4). */
+  sinceVersion?: number;
+}
+
+export interface BatchCall {
+  method: string;
+  params?: object;
+  /** Send without id: executed, never answered; its entry in the result is fulfilled with undefined. */
+  notification?: boolean;
+}
+
+// ---- Notifications (SPEC §10)
+
+export type Change = { path: string; value: unknown } | { path: string; redacted: true };
+
+export interface DidChangeParams { watch: number; version: number; changes: Change[] }
+export interface DidUpdateParams { watch: number; version: number; path: string; reasons: string[]; body: string[] }
+export interface DidMountParams { watch: number; version: number; path: string; reason: 'mounted' | 'identity' | string; body: string[] }
+export interface DidUnmountParams { watch: number; version: number; path: string; reason: 'unmounted' | 'identity' | 'connectionClosed' | 'parentUnmounted' | string }
+export interface ObjectLifecycleParams { watch: number; version: number; object: string; type: string; owner: string | null; reason: string }
+export interface DiagnosticParams {
+  watch: number;
+  version: number;
+  kind: 'StateObjectInitIgnored' | string;
+  message: string;
+  path: string;
+  variable?: string;
+  ignored?: Record<string, unknown>;
+  hint?: string;
+}
+
+/** How a watch was made afresh after a reconnection (its earlier notifications may be stale). */
+export type ResyncParams =
+  | { reason: 'compacted'; oldest: number; version: number }
+  | { reason: 'restarted'; instance: string; version: number };
+
+export type Notification =
+  | { method: 'graph/didChange'; params: DidChangeParams }
+  | { method: 'view/didUpdate'; params: DidUpdateParams }
+  | { method: 'view/didMount'; params: DidMountParams }
+  | { method: 'view/didUnmount'; params: DidUnmountParams }
+  | { method: 'object/didCreate'; params: ObjectLifecycleParams }
+  | { method: 'object/didDestroy'; params: ObjectLifecycleParams }
+  | { method: 'diagnostic'; params: DiagnosticParams }
+  | { method: string; params: { watch: number; version: number; [member: string]: unknown } };
+
+/** What a Watch's async iterator yields: a daemon notification, or a resync marker. */
+export type WatchItem = Notification | { method: 'resync'; params: ResyncParams };
+
+/**
+ * The notifications of one watch, in version order, none twice and none skipped, across
+ * reconnections (resumed with sinceVersion; or made afresh with 'resync').
+ */
+export class Watch extends EventEmitter implements AsyncIterable<WatchItem> {
+  private constructor();
+  /** The daemon's id of this watch on the current connection (changes on reconnection). */
+  readonly id: number;
+  /** The targets it was made with, without sinceVersion. */
+  readonly params: Readonly<Omit<WatchParams, 'sinceVersion'>>;
+  /** The latest version delivered or covered. */
+  readonly version: number;
+  /** True once unwatched or its client closed. */
+  readonly ended: boolean;
+  unwatch(): Promise<object>;
+  [Symbol.asyncIterator](): AsyncIterableIterator<WatchItem>;
+
+  on(event: 'didChange', listener: (params: DidChangeParams) => void): this;
+  on(event: 'didUpdate', listener: (params: DidUpdateParams) => void): this;
+  on(event: 'didMount', listener: (params: DidMountParams) => void): this;
+  on(event: 'didUnmount', listener: (params: DidUnmountParams) => void): this;
+  on(event: 'objectCreated' | 'objectDestroyed', listener: (params: ObjectLifecycleParams) => void): this;
+  on(event: 'diagnostic', listener: (params: DiagnosticParams) => void): this;
+  on(event: 'notification', listener: (notification: Notification) => void): this;
+  on(event: 'resync', listener: (params: ResyncParams) => void): this;
+  on(event: 'end', listener: (error?: MilieuError) => void): this;
+  on(event: string | symbol, listener: (...args: any[]) => void): this;
+  once(event: 'didChange', listener: (params: DidChangeParams) => void): this;
+  once(event: 'didUpdate', listener: (params: DidUpdateParams) => void): this;
+  once(event: 'didMount', listener: (params: DidMountParams) => void): this;
+  once(event: 'didUnmount', listener: (params: DidUnmountParams) => void): this;
+  once(event: 'objectCreated' | 'objectDestroyed', listener: (params: ObjectLifecycleParams) => void): this;
+  once(event: 'diagnostic', listener: (params: DiagnosticParams) => void): this;
+  once(event: 'notification', listener: (notification: Notification) => void): this;
+  once(event: 'resync', listener: (params: ResyncParams) => void): this;
+  once(event: 'end', listener: (error?: MilieuError) => void): this;
+  once(event: string | symbol, listener: (...args: any[]) => void): this;
+}
+
+// ---- The client
+
+export class Client extends EventEmitter {
+  /** Use `connect()`. */
+  private constructor();
+  readonly socketPath: string;
+  readonly state: 'connecting' | 'open' | 'reconnecting' | 'closed';
+  /** The current socket, or null between connections (for diagnostics and tests). */
+  readonly socket: Socket | null;
+  readonly server: InitializeResult['server'] | undefined;
+  readonly capabilities: InitializeResult['capabilities'] | undefined;
+  /** The daemon instance's id; it changes when the daemon restarts. */
+  readonly instance: string | undefined;
+
+  initialize(params?: { client?: { name: string; version?: string }; protocolVersion?: string }, options?: CallOptions): Promise<InitializeResult>;
+  types(options?: CallOptions): Promise<{ types: TypeInfo[] }>;
+  register(types: TypeDeclaration[], options?: CallOptions): Promise<{ types: string[]; version: number }>;
+  /** A value, an object snapshot (`ObjectSnapshot`) or a view snapshot (a `ViewNode` without children). */
+  get(path: string, options?: CallOptions): Promise<any>;
+  set(path: string, value: JSONValue, options?: SetOptions): Promise<{ version: number }>;
+  /** Runs an action; for a timeout or a signal, use `request('graph/call', {path, args}, options)`. */
+  call(path: string, ...args: JSONValue[]): Promise<{ result: unknown; version: number }>;
+  transaction(ops: Op[], options?: CallOptions): Promise<{ results: any[]; version: number }>;
+  mount(declaration: ViewDeclaration, options?: CallOptions): Promise<MountResult>;
+  unmount(path: string, options?: CallOptions): Promise<{ version: number }>;
+  provide(path: string, provision: Provision, options?: CallOptions): Promise<{ version: number }>;
+  tree(path?: string, options?: CallOptions): Promise<{ root: ViewNode; version: number }>;
+  discover(options?: CallOptions): Promise<Record<string, unknown>>;
+  watch(params: WatchParams, options?: CallOptions): Promise<Watch>;
+  unwatch(watch: Watch | number, options?: CallOptions): Promise<object>;
+  /** Stops the daemon, then closes this client. */
+  shutdown(options?: CallOptions): Promise<object>;
+  /** Any request; rejects with the typed error, `TimeoutError`, the signal's reason or `ConnectionLost`. */
+  request(method: string, params?: object, options?: CallOptions): Promise<any>;
+  /** A request without id: executed, never answered. Throws `ConnectionLost` when closed. */
+  notify(method: string, params?: object): void;
+  /** One JSON-RPC batch; settles like `Promise.allSettled`, one entry per call, in order. */
+  batch(calls: BatchCall[], options?: CallOptions): Promise<PromiseSettledResult<any>[]>;
+  close(): Promise<void>;
+
+  on(event: 'disconnect', listener: (error: ConnectionLost) => void): this;
+  on(event: 'reconnect', listener: (info: { attempt: number; instance: string; restarted: boolean }) => void): this;
+  on(event: 'close', listener: (error?: MilieuError) => void): this;
+  on(event: string | symbol, listener: (...args: any[]) => void): this;
+  once(event: 'disconnect', listener: (error: ConnectionLost) => void): this;
+  once(event: 'reconnect', listener: (info: { attempt: number; instance: string; restarted: boolean }) => void): this;
+  once(event: 'close', listener: (error?: MilieuError) => void): this;
+  once(event: string | symbol, listener: (...args: any[]) => void): this;
+}
+
+// ---- Errors (SPEC §2.4, §3.2)
+
+export class MilieuError extends Error {
+  constructor(message: string, details?: { code?: number | null; data?: object; cause?: unknown });
+  /** The JSON-RPC error code; null for errors the client makes (ConnectionLost, TimeoutError). */
+  readonly code: number | null;
+  /** `error.data` as the daemon sent it. */
+  readonly data: { kind?: string; [member: string]: unknown };
+  /** `data.kind`: the stable name to branch on. */
+  readonly kind: string | null;
+}
+
+/** The standard JSON-RPC errors: ParseError, InvalidRequest, MethodNotFound, InvalidParams, InternalError. */
+export class ProtocolError extends MilieuError {
+  readonly reason?: string;
+  /** A JSON Pointer into the params (InvalidParams). */
+  readonly field?: string;
+  /** The unknown method (MethodNotFound). */
+  readonly method?: string;
+}
+
+// `op`: the index of the failing op, when a graph/transaction failed because of one op.
+
+export class EnvironmentObjectMissing extends MilieuError {
+  readonly type: string;
+  readonly view: string;
+  readonly variable: string;
+  readonly searched: string[];
+  readonly hint: string;
+  readonly op?: number;
+}
+export class UnknownPath extends MilieuError {
+  readonly path: string;
+  readonly resolved?: string;
+  readonly op?: number;
+}
+export class UnknownType extends MilieuError {
+  readonly type: string;
+  readonly op?: number;
+}
+export class UnknownAction extends MilieuError {
+  readonly path: string;
+  readonly action: string;
+  readonly type: string;
+  readonly op?: number;
+}
+export class TypeMismatch extends MilieuError {
+  readonly path: string;
+  readonly expected: string;
+  readonly actual: string;
+  readonly op?: number;
+}
+export class ReadOnly extends MilieuError {
+  readonly path: string;
+  readonly reason: string;
+  readonly op?: number;
+}
+export class VersionConflict extends MilieuError {
+  readonly path: string;
+  readonly expected: number;
+  readonly actual: number;
+  readonly op?: number;
+}
+export class DuplicateView extends MilieuError {
+  readonly path: string;
+  readonly op?: number;
+}
+export class InvalidDeclaration extends MilieuError {
+  readonly field: string;
+  readonly reason: string;
+  readonly view?: string;
+  readonly op?: number;
+}
+export class InUse extends MilieuError {
+  readonly provided: string;
+  readonly view: string;
+  readonly dependents: string[];
+  readonly op?: number;
+}
+export class MessageTooLarge extends MilieuError {
+  readonly limit: number;
+}
+export class Forbidden extends MilieuError {
+  readonly reason: string;
+  readonly path?: string;
+  readonly op?: number;
+}
+export class InvalidValue extends MilieuError {
+  readonly path: string;
+  readonly constraint: string;
+  readonly value?: unknown;
+  readonly redacted?: true;
+  readonly op?: number;
+}
+export class Compacted extends MilieuError {
+  readonly oldest: number;
+}
+export class LimitExceeded extends MilieuError {
+  readonly limit: string;
+  readonly max: number;
+  readonly op?: number;
+}
+
+/** The connection closed, or could not be made, before a response came; `cause` says why, if known. */
+export class ConnectionLost extends MilieuError {
+  constructor(message?: string, cause?: unknown);
+  readonly code: null;
+}
+
+/** No response within the call's timeout; the request may still be executed. */
+export class TimeoutError extends MilieuError {
+  constructor(method: string, timeout: number);
+  readonly code: null;
+  readonly method: string;
+  readonly timeout: number;
+}

@@ -1,0 +1,28 @@
+// milieu: the Node.js client of milieud. See README.md.
+
+export { connect, Client } from './lib/client.js';
+export { Watch } from './lib/watch.js';
+export { ops } from './lib/ops.js';
+export { double, Double } from './lib/json.js';
+export { resolveSocketPath } from './lib/socket-path.js';
+export {
+  MilieuError,
+  ProtocolError,
+  ConnectionLost,
+  TimeoutError,
+  EnvironmentObjectMissing,
+  UnknownPath,
+  UnknownType,
+  UnknownAction,
+  TypeMismatch,
+  ReadOnly,
+  VersionConflict,
+  DuplicateView,
+  InvalidDeclaration,
+  InUse,
+  MessageTooLarge,
+  Forbidden,
+  InvalidValue,
+  Compacted,
+  LimitExceeded,
+} from './lib/errors.js';

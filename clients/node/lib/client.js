@@ -1,0 +1,583 @@
+// The client: one connection to milieud, requests matched to responses by id, watches, reconnection.
+
+import net from 'node:net';
+import { readFileSync } from 'node:fs';
+import { EventEmitter } from 'node:events';
+import { LineDecoder } from './framing.js';
+import { stringify } from './json.js';
+import { resolveSocketPath } from './socket-path.js';
+import { Watch } from './watch.js';
+import { Compacted, ConnectionLost, MessageTooLarge, TimeoutError, errorFromWire } from './errors.js';
+
+const { version: VERSION } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+const RECONNECT_DEFAULTS = Object.freeze({ initialDelay: 50, maxDelay: 2000, maxAttempts: 30 });
+const START = Symbol('start');
+
+/**
+ * Connects to milieud and sends `initialize`.
+ * @param {object} [options] see index.d.ts `ConnectOptions`
+ * @returns {Promise<Client>}
+ */
+export async function connect(options = {}) {
+  const client = new Client(options);
+  await client[START]();
+  return client;
+}
+
+/**
+ * A connection to milieud with a Promise API. Make one with `connect()`.
+ * Events: 'disconnect' (the connection dropped; a reconnection starts),
+ * 'reconnect' ({attempt, instance, restarted}), 'close' (for good; the error, if any).
+ */
+export class Client extends EventEmitter {
+  #socketPath;
+  #timeout;
+  #reconnect;
+  #clientInfo;
+  #socket = null;
+  /** 'connecting', 'open', 'reconnecting' or 'closed'. */
+  #state = 'connecting';
+  #nextId = 1;
+  /** id → {resolve, reject, sent, timer?, signal?, onAbort?, onResult?} */
+  #pending = new Map();
+  /** Lines written while reconnecting, sent once the watches are resumed: {line, ids}. */
+  #outbox = [];
+  /** The daemon's watch id → Watch, on the current connection. */
+  #watches = new Map();
+  /** The watches to resume after a reconnection, in the order they were made. */
+  #liveWatches = new Set();
+  /** An error the daemon sent with `id: null` before closing (MessageTooLarge, a refused peer). */
+  #lastWord = null;
+  #info = null;
+  #stopping = false;
+  #openWaiters = [];
+  #sleep = null;
+
+  /** Use `connect()`. */
+  constructor({ socketPath, timeout = 30000, reconnect = true, client } = {}) {
+    super();
+    this.#socketPath = socketPath ?? resolveSocketPath();
+    this.#timeout = timeout;
+    this.#reconnect = reconnect === false ? null : { ...RECONNECT_DEFAULTS, ...(reconnect === true ? {} : reconnect) };
+    this.#clientInfo = client ?? { name: 'milieu-node', version: VERSION };
+  }
+
+  async [START]() {
+    try {
+      await this.#open();
+    } catch (error) {
+      this.#socket?.destroy();
+      this.#finish(error, error);
+      throw error;
+    }
+    this.#state = 'open';
+  }
+
+  /** The socket path this client connects to. */
+  get socketPath() {
+    return this.#socketPath;
+  }
+
+  /** 'open', 'reconnecting' or 'closed'. */
+  get state() {
+    return this.#state;
+  }
+
+  /** The current `net.Socket`, or null between connections — for diagnostics and tests. */
+  get socket() {
+    return this.#socket;
+  }
+
+  /** The daemon's `{name, version}`, from `initialize`. */
+  get server() {
+    return this.#info?.server;
+  }
+
+  /** The daemon's capabilities, from `initialize`. */
+  get capabilities() {
+    return this.#info?.capabilities;
+  }
+
+  /** The daemon instance's id; it changes when the daemon restarts. */
+  get instance() {
+    return this.#info?.instance;
+  }
+
+  // ---- Methods (SPEC §9). Each takes an optional last `{timeout, signal}`; see `request` for `call`.
+
+  /** `initialize`; `connect()` has sent it already. */
+  initialize(params = { client: this.#clientInfo, protocolVersion: '1' }, options) {
+    return this.request('initialize', params, {
+      ...options,
+      onResult: (result) => {
+        this.#info = result;
+        return result;
+      },
+    });
+  }
+
+  /** `schema/types` → `{types}`. */
+  types(options) {
+    return this.request('schema/types', {}, options);
+  }
+
+  /** `schema/register` → `{types, version}`. */
+  register(types, options) {
+    return this.request('schema/register', { types }, options);
+  }
+
+  /** `graph/get` → the value, object snapshot or view snapshot at `path`. */
+  get(path, options) {
+    return this.request('graph/get', { path }, options);
+  }
+
+  /** `graph/set` → `{version}`. `options.ifVersion` makes it conditional. */
+  set(path, value, { ifVersion, ...options } = {}) {
+    return this.request('graph/set', ifVersion === undefined ? { path, value } : { path, value, ifVersion }, options);
+  }
+
+  /** `graph/call` with positional arguments → `{result, version}`. */
+  call(path, ...args) {
+    return this.request('graph/call', { path, args });
+  }
+
+  /** `graph/transaction`, all or nothing → `{results, version}`. See `ops` for building the ops. */
+  transaction(ops, options) {
+    return this.request('graph/transaction', { ops }, options);
+  }
+
+  /** `view/mount` → `{path, body, objects, version}`. */
+  mount(declaration, options) {
+    return this.request('view/mount', declaration, options);
+  }
+
+  /** `view/unmount` → `{version}`. */
+  unmount(path, options) {
+    return this.request('view/unmount', { path }, options);
+  }
+
+  /** `view/provide` with `{environmentObjects?, environment?, withdraw?}` → `{version}`. */
+  provide(path, provision, options) {
+    return this.request('view/provide', { path, ...provision }, options);
+  }
+
+  /** `view/tree` → `{root, version}`, from `/App` unless a path is given. */
+  tree(path, options) {
+    return this.request('view/tree', path === undefined ? {} : { path }, options);
+  }
+
+  /** `rpc.discover` → the OpenRPC document. */
+  discover(options) {
+    return this.request('rpc.discover', {}, options);
+  }
+
+  /**
+   * `watch` → a `Watch`. `params`: `{paths?, views?, lifecycle?, sinceVersion?}`.
+   * @returns {Promise<Watch>}
+   */
+  watch(params = {}, options) {
+    const { sinceVersion, ...targets } = params;
+    return this.request('watch', params, {
+      ...options,
+      onResult: (result) => {
+        const watch = new Watch((w) => this.unwatch(w), targets, result, sinceVersion);
+        this.#watches.set(result.watch, watch);
+        this.#liveWatches.add(watch);
+        return watch;
+      },
+    });
+  }
+
+  /** `unwatch` a `Watch` (or a daemon watch id) → `{}`. */
+  async unwatch(watch, options) {
+    if (!(watch instanceof Watch)) {
+      const known = this.#watches.get(watch);
+      return known ? this.unwatch(known, options) : this.request('unwatch', { watch }, options);
+    }
+    this.#liveWatches.delete(watch);
+    if (this.#state === 'reconnecting') await this.#whenOpen().catch(() => {});
+    const id = watch.id;
+    if (this.#state !== 'open' || this.#watches.get(id) !== watch) {
+      watch._end();
+      return {};
+    }
+    try {
+      return await this.request('unwatch', { watch: id }, options);
+    } finally {
+      if (this.#watches.get(id) === watch) this.#watches.delete(id);
+      watch._end();
+    }
+  }
+
+  /** `shutdown`: the daemon stops; then this client closes (it does not reconnect). */
+  async shutdown(options) {
+    const result = await this.request('shutdown', {}, {
+      ...options,
+      onResult: (value) => {
+        this.#stopping = true;
+        return value;
+      },
+    });
+    await this.close();
+    return result;
+  }
+
+  /**
+   * Sends any request. `options`: `timeout` (ms; 0 for none; default the
+   * client's), `signal` (an AbortSignal). Rejects with the typed error of the
+   * response, `TimeoutError`, the signal's reason, or `ConnectionLost`.
+   */
+  request(method, params, options = {}) {
+    const message = { jsonrpc: '2.0', id: this.#nextId++, method };
+    if (params !== undefined) message.params = params;
+    let line;
+    try {
+      line = stringify(message);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const tooLarge = this.#tooLarge(line);
+    if (tooLarge !== null) return Promise.reject(tooLarge);
+    const promise = this.#expect(message.id, method, options);
+    this.#send(line, [message.id], options.internal);
+    return promise;
+  }
+
+  /** Sends a notification (a request without id): executed, never answered. */
+  notify(method, params) {
+    const message = { jsonrpc: '2.0', method };
+    if (params !== undefined) message.params = params;
+    const line = stringify(message);
+    if (this.#state === 'closed') throw new ConnectionLost('The client is closed');
+    const tooLarge = this.#tooLarge(line);
+    if (tooLarge !== null) throw tooLarge;
+    this.#send(line, [], false);
+  }
+
+  /**
+   * Sends several requests as one JSON-RPC batch (SPEC §2.2): each runs as
+   * its own transaction, with nothing from other connections in between.
+   * `calls`: `[{method, params?, notification?}]`. Resolves, like
+   * `Promise.allSettled`, to one `{status, value}` or `{status, reason}` per
+   * call, in order; a notification's entry is `{status: 'fulfilled', value: undefined}`.
+   */
+  batch(calls, options = {}) {
+    if (!Array.isArray(calls) || calls.length === 0) return Promise.reject(new TypeError('batch takes a non-empty array of calls'));
+    const messages = calls.map(({ method, params, notification }) => {
+      const message = notification ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', id: this.#nextId++, method };
+      if (params !== undefined) message.params = params;
+      return message;
+    });
+    let line;
+    try {
+      line = stringify(messages);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const tooLarge = this.#tooLarge(line);
+    if (tooLarge !== null) return Promise.reject(tooLarge);
+    const promises = messages.map((message) => ('id' in message ? this.#expect(message.id, message.method, options) : undefined));
+    this.#send(line, messages.filter((message) => 'id' in message).map((message) => message.id), false);
+    return Promise.allSettled(promises);
+  }
+
+  /** Closes the connection; pending requests fail with `ConnectionLost`, watches end. */
+  async close() {
+    if (this.#state === 'closed') return;
+    const socket = this.#socket;
+    this.#finish(new ConnectionLost('The client was closed'), null);
+    if (socket !== null && !socket.destroyed) {
+      await new Promise((resolve) => {
+        socket.once('close', resolve);
+        socket.end();
+      });
+    }
+  }
+
+  // ---- Requests and responses
+
+  /** Registers the pending request `id` and returns the promise of its result. */
+  #expect(id, method, { timeout = this.#timeout, signal, onResult } = {}) {
+    return new Promise((resolve, reject) => {
+      if (this.#state === 'closed') {
+        reject(new ConnectionLost('The client is closed'));
+        return;
+      }
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const entry = { resolve, reject, onResult, sent: false };
+      if (timeout > 0 && Number.isFinite(timeout)) {
+        entry.timer = setTimeout(() => {
+          this.#settle(id, entry);
+          reject(new TimeoutError(method, timeout));
+        }, timeout);
+      }
+      if (signal) {
+        entry.signal = signal;
+        entry.onAbort = () => {
+          this.#settle(id, entry);
+          reject(signal.reason);
+        };
+        signal.addEventListener('abort', entry.onAbort, { once: true });
+      }
+      this.#pending.set(id, entry);
+    });
+  }
+
+  #settle(id, entry) {
+    this.#pending.delete(id);
+    clearTimeout(entry.timer);
+    entry.signal?.removeEventListener('abort', entry.onAbort);
+  }
+
+  /** A `MessageTooLarge` when `line` is over the daemon's line limit (SPEC §1.3), which would cost the connection. */
+  #tooLarge(line) {
+    const limit = this.#info?.capabilities?.maxLineBytes;
+    if (!Number.isInteger(limit)) return null;
+    const bytes = Buffer.byteLength(line);
+    if (bytes <= limit) return null;
+    return new MessageTooLarge(`The request is ${bytes} bytes; milieud takes lines of at most ${limit} bytes`, {
+      code: -32010,
+      data: { kind: 'MessageTooLarge', limit },
+    });
+  }
+
+  /** Writes a line now, or — while reconnecting — once the watches are resumed. Internal requests go now. */
+  #send(line, ids, internal) {
+    const live = ids.filter((id) => this.#pending.has(id));
+    if (ids.length > 0 && live.length === 0) return;
+    if (this.#socket !== null && (this.#state === 'open' || internal)) {
+      for (const id of live) this.#pending.get(id).sent = true;
+      this.#socket.write(`${line}\n`);
+    } else {
+      this.#outbox.push({ line, ids });
+    }
+  }
+
+  #onLine(text) {
+    if (text.trim() === '') return;
+    let message;
+    try {
+      message = JSON.parse(text);
+    } catch (error) {
+      this.#socket?.destroy(new Error(`milieud sent a line that is not JSON: ${error.message}`));
+      return;
+    }
+    if (Array.isArray(message)) {
+      for (const response of message) this.#onResponse(response);
+    } else if (message !== null && typeof message === 'object') {
+      if (typeof message.method === 'string') {
+        if (!('id' in message)) this.#onNotification(message);
+      } else {
+        this.#onResponse(message);
+      }
+    }
+  }
+
+  #onResponse(response) {
+    if (response === null || typeof response !== 'object') return;
+    if (response.id === null || response.id === undefined) {
+      if (response.error) this.#lastWord = errorFromWire(response.error);
+      return;
+    }
+    const entry = this.#pending.get(response.id);
+    if (entry === undefined) return; // timed out or aborted: nobody waits for it any more
+    this.#settle(response.id, entry);
+    if (response.error !== undefined) {
+      entry.reject(errorFromWire(response.error));
+      return;
+    }
+    let value = response.result;
+    if (entry.onResult) {
+      // Runs before the next line is read: a watch is registered before its first notification.
+      try {
+        value = entry.onResult(value);
+      } catch (error) {
+        entry.reject(error);
+        return;
+      }
+    }
+    entry.resolve(value);
+  }
+
+  #onNotification({ method, params }) {
+    if (params !== null && typeof params === 'object' && Number.isInteger(params.watch)) {
+      this.#watches.get(params.watch)?._receive(method, params);
+    }
+  }
+
+  // ---- Connections
+
+  /** Connects a socket and sends `initialize`; resolves to true when the daemon is a new instance. */
+  async #open() {
+    await this.#connectSocket();
+    const previous = this.#info?.instance;
+    const info = await this.initialize(undefined, { internal: true });
+    return previous !== undefined && info.instance !== previous;
+  }
+
+  #connectSocket() {
+    return new Promise((resolve, reject) => {
+      const socket = net.createConnection(this.#socketPath);
+      const onError = (error) => {
+        socket.destroy();
+        reject(new ConnectionLost(`Cannot connect to milieud at ${this.#socketPath}: ${error.message}`, error));
+      };
+      socket.once('error', onError);
+      socket.once('connect', () => {
+        socket.off('error', onError);
+        if (this.#state === 'closed') {
+          socket.destroy();
+          reject(new ConnectionLost('The client was closed'));
+          return;
+        }
+        this.#attach(socket);
+        resolve();
+      });
+    });
+  }
+
+  #attach(socket) {
+    this.#socket = socket;
+    this.#lastWord = null;
+    let socketError = null;
+    const decoder = new LineDecoder((line) => this.#onLine(line), {
+      onOverflow: (bytes) => socket.destroy(new Error(`milieud sent a line longer than this client can hold (${bytes} bytes)`)),
+    });
+    socket.on('data', (chunk) => {
+      if (this.#socket === socket) decoder.push(chunk);
+    });
+    socket.on('error', (error) => {
+      socketError = error;
+    });
+    socket.on('close', () => {
+      if (this.#socket === socket) this.#onDisconnect(socketError);
+    });
+  }
+
+  #onDisconnect(socketError) {
+    this.#socket = null;
+    this.#watches.clear();
+    const cause = this.#lastWord ?? socketError ?? undefined;
+    const lost = new ConnectionLost(cause ? `The connection to milieud was lost: ${cause.message}` : 'The connection to milieud was lost', cause);
+    for (const [id, entry] of this.#pending) {
+      if (!entry.sent) continue;
+      this.#settle(id, entry);
+      entry.reject(lost);
+    }
+    if (this.#state === 'open') {
+      if (this.#reconnect === null || this.#stopping) {
+        this.#finish(lost, this.#stopping ? null : lost);
+        return;
+      }
+      this.#state = 'reconnecting';
+      this.emit('disconnect', lost);
+      this.#reconnectLoop(lost);
+    }
+    // While connecting or reconnecting, the failed request ends that attempt; when closed, nothing is left to do.
+  }
+
+  async #reconnectLoop(lastError) {
+    const { initialDelay, maxDelay, maxAttempts } = this.#reconnect;
+    let delay = 0;
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      if (delay > 0) await new Promise((resolve) => {
+        this.#sleep = { timer: setTimeout(resolve, delay), resolve };
+      });
+      this.#sleep = null;
+      if (this.#state !== 'reconnecting') return;
+      delay = delay === 0 ? initialDelay : Math.min(delay * 2, maxDelay);
+      let restarted;
+      try {
+        restarted = await this.#open();
+        await this.#resumeWatches(restarted);
+      } catch (error) {
+        lastError = error;
+        if (this.#state !== 'reconnecting') return;
+        this.#socket?.destroy();
+        continue;
+      }
+      if (this.#state !== 'reconnecting') return;
+      this.#state = 'open';
+      const outbox = this.#outbox;
+      this.#outbox = [];
+      for (const { line, ids } of outbox) this.#send(line, ids, false);
+      for (const waiter of this.#openWaiters.splice(0)) waiter.resolve();
+      this.emit('reconnect', { attempt, instance: this.instance, restarted });
+      return;
+    }
+    const error = new ConnectionLost(`Could not reconnect to milieud at ${this.#socketPath} in ${maxAttempts} attempts`, lastError);
+    this.#finish(error, error);
+  }
+
+  /**
+   * Re-makes every live watch on the new connection: with `sinceVersion` on the same
+   * daemon, afresh (and 'resync') on a new instance or when the history is compacted.
+   * A watch whose targets are gone ends with that error.
+   */
+  async #resumeWatches(restarted) {
+    for (const watch of [...this.#liveWatches]) {
+      if (!this.#liveWatches.has(watch)) continue;
+      try {
+        if (restarted) {
+          await this.#rewatch(watch, { reason: 'restarted', instance: this.instance });
+          continue;
+        }
+        const { params, skip } = watch._resumePoint();
+        try {
+          await this.request('watch', params, { internal: true, onResult: (result) => this.#rebind(watch, result, skip) });
+        } catch (error) {
+          if (!(error instanceof Compacted)) throw error;
+          await this.#rewatch(watch, { reason: 'compacted', oldest: error.oldest });
+        }
+      } catch (error) {
+        if (error instanceof ConnectionLost || error instanceof TimeoutError) throw error;
+        this.#liveWatches.delete(watch);
+        watch._end(error);
+      }
+    }
+  }
+
+  #rewatch(watch, info) {
+    return this.request('watch', watch.params, {
+      internal: true,
+      onResult: (result) => {
+        this.#watches.set(result.watch, watch);
+        watch._resync(result, info);
+      },
+    });
+  }
+
+  #rebind(watch, result, skip) {
+    this.#watches.set(result.watch, watch);
+    watch._rebind(result.watch, skip);
+  }
+
+  #whenOpen() {
+    if (this.#state === 'open') return Promise.resolve();
+    if (this.#state === 'closed') return Promise.reject(new ConnectionLost('The client is closed'));
+    return new Promise((resolve, reject) => this.#openWaiters.push({ resolve, reject }));
+  }
+
+  /** Closes for good: pending requests fail with `error`, watches end with `watchError` (or cleanly). */
+  #finish(error, watchError) {
+    if (this.#state === 'closed') return;
+    this.#state = 'closed';
+    if (this.#sleep !== null) {
+      clearTimeout(this.#sleep.timer);
+      this.#sleep.resolve();
+    }
+    for (const [id, entry] of this.#pending) {
+      this.#settle(id, entry);
+      entry.reject(error);
+    }
+    this.#outbox = [];
+    for (const waiter of this.#openWaiters.splice(0)) waiter.reject(error);
+    for (const watch of this.#liveWatches) watch._end(watchError);
+    this.#liveWatches.clear();
+    this.#watches.clear();
+    this.emit('close', watchError ?? undefined);
+  }
+}

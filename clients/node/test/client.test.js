@@ -1,0 +1,207 @@
+// Every method of the client against a real milieud.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect, double, ops, Client, TypeMismatch, ConnectionLost } from '../index.js';
+import { clientFor, daemonFor, needsDaemon } from '../testing/helpers.js';
+
+test('connect sends initialize; initialize answers again', needsDaemon, async (t) => {
+  const client = await clientFor(t, await daemonFor(t));
+  assert.ok(client instanceof Client);
+  assert.equal(client.state, 'open');
+  assert.equal(client.server.name, 'milieud');
+  assert.equal(client.capabilities.maxLineBytes, 1048576);
+  assert.equal(typeof client.instance, 'string');
+  const again = await client.initialize({ client: { name: 'test' }, protocolVersion: '1' });
+  assert.equal(again.protocolVersion, '1');
+  assert.equal(again.instance, client.instance);
+  assert.equal(again.version, 1);
+});
+
+test('connect finds the daemon through MILIEU_SOCKET', needsDaemon, async (t) => {
+  const daemon = await daemonFor(t);
+  const saved = process.env.MILIEU_SOCKET;
+  process.env.MILIEU_SOCKET = daemon.socketPath;
+  t.after(() => {
+    if (saved === undefined) delete process.env.MILIEU_SOCKET;
+    else process.env.MILIEU_SOCKET = saved;
+  });
+  const client = await connect();
+  t.after(() => client.close());
+  assert.equal(client.socketPath, daemon.socketPath);
+  assert.equal(await client.get('theme.colorScheme'), 'light');
+});
+
+test('types lists the built-in types; register adds one', needsDaemon, async (t) => {
+  const client = await clientFor(t, await daemonFor(t));
+  const { types } = await client.types();
+  const login = types.find((type) => type.name === 'Login');
+  assert.equal(login.style, 'observable');
+  assert.deepEqual(
+    login.properties.map(({ name, secure, computed }) => [name, secure, computed]),
+    [['email', false, false], ['password', true, false], ['isUserLoggedIn', false, false], ['isValidEmail', false, true]],
+  );
+  assert.deepEqual(login.actions.map((action) => action.name), ['login', 'logout']);
+  const registered = await client.register([{ name: 'Note', style: 'observable', properties: { text: { type: 'string', default: 'hi' } } }]);
+  assert.deepEqual(registered.types, ['Note']);
+  const { types: after } = await client.types();
+  assert.ok(after.some((type) => type.name === 'Note'));
+});
+
+test('get returns values, object snapshots and view snapshots', needsDaemon, async (t) => {
+  const client = await clientFor(t, await daemonFor(t));
+  assert.equal(await client.get('theme.fontScale'), 1);
+  const theme = await client.get('Theme#2');
+  assert.equal(theme.object, 'Theme#2');
+  assert.deepEqual(theme.values, { colorScheme: 'light', accentColor: 'blue', fontScale: 1 });
+  const login = await client.get('login');
+  assert.deepEqual(login.redacted, ['password']);
+  const app = await client.get('/App');
+  assert.equal(app.path, '/App');
+  assert.equal(app.objects.login.object, 'Login#3');
+});
+
+test('set writes and returns the version; an equal write takes none; ifVersion guards', needsDaemon, async (t) => {
+  const client = await clientFor(t, await daemonFor(t));
+  assert.deepEqual(await client.set('login.email', 'kim@example.com'), { version: 2 });
+  assert.deepEqual(await client.set('login.email', 'kim@example.com'), { version: 2 });
+  assert.equal(await client.get('login.isValidEmail'), true);
+  assert.deepEqual(await client.set('login.email', 'lee@example.com', { ifVersion: 2 }), { version: 3 });
+  await assert.rejects(client.set('login.email', 'x', { ifVersion: 2 }), { kind: 'VersionConflict', expected: 2, actual: 3 });
+});
+
+test('double() sends a double, so a @State initialised with it is a double', needsDaemon, async (t) => {
+  const client = await clientFor(t, await daemonFor(t));
+  await client.mount({ parent: '/App', name: 'Scales', state: { exact: double(1), plain: 1 }, body: ['{exact} {plain}'] });
+  assert.deepEqual((await client.get('/App/Scales')).body, ['1.0 1']);
+  assert.deepEqual(await client.set('/App/Scales.exact', 1.5), { version: 3 });
+  await assert.rejects(client.set('/App/Scales.plain', 1.5), TypeMismatch);
+});
+
+test('call runs an action with positional arguments', needsDaemon, async (t) => {
+  const client = await clientFor(t, await daemonFor(t));
+  assert.deepEqual(await client.call('session.start', 'kim'), { result: null, version: 2 });
+  assert.equal(await client.get('session.user'), 'kim');
+  await client.mount({ parent: '/App', name: 'Shop', stateObjects: { cart: { type: 'Cart' } } });
+  await client.call('/App/Shop.cart.add', 'apple');
+  await client.call('/App/Shop.cart.add', 'pear');
+  assert.deepEqual(await client.get('/App/Shop.cart.items'), ['apple', 'pear']);
+});
+
+test('transaction applies ops all or nothing, as one version', needsDaemon, async (t) => {
+  const client = await clientFor(t, await daemonFor(t));
+  const done = await client.transaction([
+    ops.set('theme.colorScheme', 'dark'),
+    ops.call('session.start', 'kim'),
+    ops.mount({ parent: '/App', name: 'Banner', body: ['hello {x}'], state: { x: 1 } }),
+    ops.provide('/App', { environment: { locale: 'ko_KR' } }),
+  ]);
+  assert.equal(done.version, 2);
+  assert.equal(done.results.length, 4);
+  assert.deepEqual(done.results[2].body, ['hello 1']);
+  await assert.rejects(client.transaction([ops.set('theme.colorScheme', 'light'), ops.set('theme.colorScheme', 'sepia')]), {
+    kind: 'InvalidValue',
+    op: 1,
+  });
+  assert.equal(await client.get('theme.colorScheme'), 'dark');
+  assert.deepEqual(await client.transaction([ops.unmount('/App/Banner'), ops.set('theme.fontScale', 2, { ifVersion: 2 })]), {
+    results: [{ version: 3 }, { version: 3 }],
+    version: 3,
+  });
+  await assert.rejects(client.get('/App/Banner'), { kind: 'UnknownPath' });
+});
+
+// The daemon aborts on this (a Swift exclusivity violation while rolling back the unmount):
+// the connection drops instead of the InvalidValue error. Reported; the test states the SPEC (§9.7).
+test('a failed transaction rolls back an unmount it made', { ...needsDaemon, todo: 'milieud crashes: SPEC §9.7 all or nothing' }, async (t) => {
+  const client = await clientFor(t, await daemonFor(t), { reconnect: false });
+  await client.mount({ parent: '/App', name: 'Banner' });
+  await assert.rejects(client.transaction([ops.unmount('/App/Banner'), ops.set('theme.colorScheme', 'sepia')]), { kind: 'InvalidValue', op: 1 });
+  assert.equal((await client.get('/App/Banner')).path, '/App/Banner');
+});
+
+test('mount, provide, tree and unmount', needsDaemon, async (t) => {
+  const client = await clientFor(t, await daemonFor(t));
+  const level1 = await client.mount({ parent: '/App', name: 'Level1', stateObjects: { cart: { type: 'Cart' } } });
+  assert.deepEqual(level1, { path: '/App/Level1', body: [], objects: { cart: 'Cart#4' }, version: 2 });
+  await client.provide('/App/Level1', { environmentObjects: ['cart'] });
+  const checkout = await client.mount({ parent: '/App/Level1', name: 'Checkout', environmentObjects: { cart: 'Cart' }, body: ['items: {cart.items}'] });
+  assert.deepEqual(checkout.body, ['items: []']);
+  assert.deepEqual(checkout.objects, { cart: 'Cart#4' });
+  const { root } = await client.tree('/App/Level1');
+  assert.deepEqual(root.provides.environmentObjects, { Cart: 'Cart#4' });
+  assert.deepEqual(root.children.map((child) => child.path), ['/App/Level1/Checkout']);
+  assert.equal((await client.tree()).root.path, '/App');
+  const { version } = await client.unmount('/App/Level1');
+  assert.equal(typeof version, 'number');
+  await assert.rejects(client.get('/App/Level1'), { kind: 'UnknownPath' });
+});
+
+test('watch, unwatch, then no more notifications for it', needsDaemon, async (t) => {
+  const client = await clientFor(t, await daemonFor(t));
+  const watch = await client.watch({ paths: ['theme'] });
+  assert.equal(watch.id, 1);
+  assert.equal(watch.version, 1);
+  assert.deepEqual(watch.params, { paths: ['theme'] });
+  const iterator = watch[Symbol.asyncIterator]();
+  await client.set('theme.colorScheme', 'dark');
+  assert.deepEqual((await iterator.next()).value.params.changes, [{ path: 'theme.colorScheme', value: 'dark' }]);
+  assert.deepEqual(await client.unwatch(watch), {});
+  assert.equal(watch.ended, true);
+  await client.set('theme.colorScheme', 'light');
+  assert.deepEqual(await iterator.next(), { value: undefined, done: true });
+  await assert.rejects(client.unwatch(1), { kind: 'InvalidParams', field: '/watch' });
+});
+
+test('batch sends many requests on one line; notify sends one without id', needsDaemon, async (t) => {
+  const client = await clientFor(t, await daemonFor(t));
+  client.notify('graph/set', { path: 'theme.accentColor', value: 'red' });
+  const results = await client.batch([
+    { method: 'graph/get', params: { path: 'theme.accentColor' } },
+    { method: 'graph/set', params: { path: 'theme.colorScheme', value: 'dark' }, notification: true },
+    { method: 'graph/set', params: { path: 'login.email', value: 'kim@example.com' } },
+    { method: 'graph/gte', params: {} },
+  ]);
+  assert.deepEqual(results.slice(0, 3), [
+    { status: 'fulfilled', value: 'red' },
+    { status: 'fulfilled', value: undefined },
+    { status: 'fulfilled', value: { version: 4 } },
+  ]);
+  assert.equal(results[3].reason.kind, 'MethodNotFound');
+  assert.equal(await client.get('theme.colorScheme'), 'dark');
+  await assert.rejects(client.batch([]), TypeError);
+});
+
+test('discover returns the OpenRPC document', needsDaemon, async (t) => {
+  const client = await clientFor(t, await daemonFor(t));
+  const document = await client.discover();
+  assert.equal(document.openrpc, '1.3.2');
+  assert.ok(document.methods.some((method) => method.name === 'graph/set'));
+});
+
+test('request sends any method, with options', needsDaemon, async (t) => {
+  const client = await clientFor(t, await daemonFor(t));
+  assert.deepEqual(await client.request('graph/call', { path: 'session.start', args: ['kim'] }, { timeout: 2000 }), { result: null, version: 2 });
+});
+
+test('shutdown stops the daemon and closes the client without reconnecting', needsDaemon, async (t) => {
+  const daemon = await daemonFor(t);
+  const client = await connect({ socketPath: daemon.socketPath });
+  const closed = new Promise((resolve) => client.once('close', resolve));
+  assert.deepEqual(await client.shutdown(), {});
+  assert.equal(await closed, undefined);
+  assert.equal(client.state, 'closed');
+  assert.deepEqual(await daemon.stop(), { code: 0, signal: null });
+  await assert.rejects(client.get('login.email'), ConnectionLost);
+});
+
+test('close fails pending calls and ends watches cleanly', needsDaemon, async (t) => {
+  const client = await connect({ socketPath: (await daemonFor(t)).socketPath });
+  const watch = await client.watch({ lifecycle: true });
+  const ended = new Promise((resolve) => watch.once('end', resolve));
+  const failed = assert.rejects(client.get('login.email'), ConnectionLost);
+  await client.close();
+  await failed;
+  assert.equal(await ended, undefined);
+  assert.equal(client.state, 'closed');
+  await client.close();
+});

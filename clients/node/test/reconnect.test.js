@@ -1,0 +1,214 @@
+// Reconnection: watches resume with sinceVersion (nothing lost, nothing twice), or resync.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { renameSync } from 'node:fs';
+import { connect, ConnectionLost, UnknownPath } from '../index.js';
+import { clientFor, daemonFor, needsDaemon, take } from '../testing/helpers.js';
+import { fakeServer } from '../testing/fake-server.js';
+
+const FAST = { initialDelay: 10, maxDelay: 20 };
+const within = (ms = 3000) => ({ signal: AbortSignal.timeout(ms) });
+
+/**
+ * Drops `client`'s connection and keeps it from reconnecting — the socket file is moved
+ * away, the daemon still listens — until the returned function is called.
+ */
+async function dropAndHold(client, daemon) {
+  renameSync(daemon.socketPath, `${daemon.socketPath}.away`);
+  const disconnected = once(client, 'disconnect', within());
+  client.socket.destroy();
+  await disconnected;
+  return () => renameSync(`${daemon.socketPath}.away`, daemon.socketPath);
+}
+
+test('a dropped connection resumes its watches: what changed meanwhile arrives once, in order', needsDaemon, async (t) => {
+  const daemon = await daemonFor(t);
+  const client = await clientFor(t, daemon, { reconnect: FAST });
+  const other = await clientFor(t, daemon);
+  const watch = await client.watch({ paths: ['theme'] });
+  const iterator = watch[Symbol.asyncIterator]();
+  await client.set('theme.accentColor', 'a');
+  assert.equal((await take(iterator, 1))[0].params.version, 2);
+
+  const release = await dropAndHold(client, daemon);
+  assert.equal(client.state, 'reconnecting');
+  await other.set('theme.accentColor', 'b');
+  await other.set('theme.accentColor', 'c');
+  await other.set('theme.colorScheme', 'dark');
+  const queued = client.set('theme.fontScale', 2); // sent once the watch is resumed
+  const reconnected = once(client, 'reconnect', within());
+  release();
+  const [info] = await reconnected;
+  assert.equal(info.restarted, false);
+  assert.equal(info.instance, client.instance);
+  assert.deepEqual(await queued, { version: 6 });
+
+  const notifications = await take(iterator, 4);
+  assert.deepEqual(
+    notifications.map(({ method, params }) => [method, params.version, params.changes]),
+    [
+      ['graph/didChange', 3, [{ path: 'theme.accentColor', value: 'b' }]],
+      ['graph/didChange', 4, [{ path: 'theme.accentColor', value: 'c' }]],
+      ['graph/didChange', 5, [{ path: 'theme.colorScheme', value: 'dark' }]],
+      ['graph/didChange', 6, [{ path: 'theme.fontScale', value: 2 }]],
+    ],
+  );
+  assert.equal(watch.version, 6);
+});
+
+test('a drop in the middle of a version: the replay drops what was delivered before', async (t) => {
+  const server = await fakeServer(t);
+  const connecting = connect({ socketPath: server.socketPath, reconnect: FAST });
+  const first = await server.accept();
+  await first.handshake();
+  const client = await connecting;
+  t.after(() => client.close());
+  const watching = client.watch({ views: ['/App'] });
+  const request = await first.read();
+  assert.deepEqual(request.params, { views: ['/App'] });
+  const note = (watch, version, path) =>
+    `${JSON.stringify({ jsonrpc: '2.0', method: 'view/didUpdate', params: { watch, version, path, reasons: ['@self'], body: [] } })}\n`;
+  await first.write(`{"jsonrpc":"2.0","id":${request.id},"result":{"watch":1,"version":1}}\n`);
+  const watch = await watching;
+  const iterator = watch[Symbol.asyncIterator]();
+  // Version 2 complete, then two of version 3's three notifications, then the drop.
+  await first.write(note(1, 2, '/App/A') + note(1, 3, '/App/A') + note(1, 3, '/App/B'));
+  assert.deepEqual((await take(iterator, 3)).map((n) => [n.params.version, n.params.path]), [[2, '/App/A'], [3, '/App/A'], [3, '/App/B']]);
+  first.socket.destroy();
+
+  const second = await server.accept();
+  await second.handshake();
+  const resume = await second.read();
+  assert.equal(resume.method, 'watch');
+  assert.deepEqual(resume.params, { views: ['/App'], sinceVersion: 2 });
+  await second.write(
+    `{"jsonrpc":"2.0","id":${resume.id},"result":{"watch":1,"version":4}}\n` +
+      note(1, 3, '/App/A') + note(1, 3, '/App/B') + note(1, 3, '/App/C') + note(1, 4, '/App/A'),
+  );
+  assert.deepEqual((await take(iterator, 2)).map((n) => [n.params.version, n.params.path]), [[3, '/App/C'], [4, '/App/A']]);
+  assert.equal(watch.version, 4);
+});
+
+test('requests in flight when the connection drops fail with ConnectionLost; later ones go through', async (t) => {
+  const server = await fakeServer(t);
+  const connecting = connect({ socketPath: server.socketPath, reconnect: FAST });
+  const first = await server.accept();
+  await first.handshake();
+  const client = await connecting;
+  t.after(() => client.close());
+  const inFlight = assert.rejects(client.get('login.email'), ConnectionLost);
+  await first.read();
+  first.socket.destroy();
+  await inFlight;
+  const later = client.get('theme.accentColor');
+  const second = await server.accept();
+  await second.handshake();
+  const request = await second.read();
+  assert.equal(request.params.path, 'theme.accentColor');
+  await second.write(`{"jsonrpc":"2.0","id":${request.id},"result":"blue"}\n`);
+  assert.equal(await later, 'blue');
+});
+
+test('history compacted meanwhile: the watch is made afresh and resync is emitted', needsDaemon, async (t) => {
+  const daemon = await daemonFor(t, ['--history', '2']);
+  const client = await clientFor(t, daemon, { reconnect: FAST });
+  const other = await clientFor(t, daemon);
+  const watch = await client.watch({ paths: ['theme'] });
+  const iterator = watch[Symbol.asyncIterator]();
+  const release = await dropAndHold(client, daemon);
+  for (const color of ['a', 'b', 'c', 'd']) await other.set('theme.accentColor', color);
+  const resync = once(watch, 'resync', within());
+  const reconnected = once(client, 'reconnect', within());
+  release();
+  await reconnected;
+  assert.deepEqual((await resync)[0], { reason: 'compacted', oldest: 4, version: 5 });
+  await client.set('theme.fontScale', 2);
+  const [marker, live] = await take(iterator, 2);
+  assert.deepEqual(marker, { method: 'resync', params: { reason: 'compacted', oldest: 4, version: 5 } });
+  assert.equal(live.params.version, 6);
+  assert.equal(await client.get('theme.accentColor'), 'd');
+});
+
+test('a restarted daemon: reconnect to the new instance, and resync every watch', needsDaemon, async (t) => {
+  const daemon = await daemonFor(t);
+  const client = await clientFor(t, daemon, { reconnect: FAST });
+  const before = client.instance;
+  const watch = await client.watch({ paths: ['theme'] });
+  const iterator = watch[Symbol.asyncIterator]();
+  await client.set('theme.accentColor', 'red');
+  assert.equal((await take(iterator, 1))[0].params.version, 2);
+  const resync = once(watch, 'resync', within(5000));
+  const reconnected = once(client, 'reconnect', within(5000));
+  await daemon.restart();
+  const [info] = await reconnected;
+  assert.equal(info.restarted, true);
+  assert.notEqual(client.instance, before);
+  assert.deepEqual((await resync)[0], { reason: 'restarted', instance: client.instance, version: 1 });
+  assert.equal(await client.get('theme.accentColor'), 'blue');
+  await client.set('theme.accentColor', 'green');
+  const [marker, live] = await take(iterator, 2);
+  assert.equal(marker.method, 'resync');
+  assert.deepEqual(live.params, { watch: 1, version: 2, changes: [{ path: 'theme.accentColor', value: 'green' }] });
+});
+
+test('a watch whose view went with the old connection ends with the error', needsDaemon, async (t) => {
+  const daemon = await daemonFor(t);
+  const client = await clientFor(t, daemon, { reconnect: FAST });
+  await client.mount({ parent: '/App', name: 'Mine', retain: false });
+  await client.mount({ parent: '/App', name: 'Kept', retain: true });
+  const mine = await client.watch({ views: ['/App/Mine'] });
+  const kept = await client.watch({ views: ['/App/Kept'] });
+  const ended = once(mine, 'end', within());
+  const reconnected = once(client, 'reconnect', within());
+  client.socket.destroy();
+  await reconnected;
+  const [error] = await ended;
+  assert.ok(error instanceof UnknownPath);
+  assert.equal(mine.ended, true);
+  await assert.rejects(mine[Symbol.asyncIterator]().next(), UnknownPath);
+  assert.equal(kept.ended, false);
+});
+
+test('reconnecting gives up after maxAttempts: pending calls and watches fail, close is emitted', needsDaemon, async (t) => {
+  const daemon = await daemonFor(t);
+  const client = await connect({ socketPath: daemon.socketPath, reconnect: { initialDelay: 5, maxDelay: 10, maxAttempts: 3 } });
+  const watch = await client.watch({ lifecycle: true });
+  const iterator = watch[Symbol.asyncIterator]();
+  const closed = once(client, 'close', within());
+  await dropAndHold(client, daemon);
+  const queued = assert.rejects(client.get('login.email'), ConnectionLost);
+  const ended = assert.rejects(iterator.next(), ConnectionLost);
+  const [error] = await closed;
+  assert.ok(error instanceof ConnectionLost);
+  assert.match(error.message, /in 3 attempts/);
+  await Promise.all([queued, ended]);
+  assert.equal(client.state, 'closed');
+});
+
+test('a watch unwatched while reconnecting is not resumed, and its iterator ends', async (t) => {
+  const server = await fakeServer(t);
+  const connecting = connect({ socketPath: server.socketPath, reconnect: FAST });
+  const first = await server.accept();
+  await first.handshake();
+  const client = await connecting;
+  t.after(() => client.close());
+  const watching = client.watch({ lifecycle: true });
+  const request = await first.read();
+  await first.write(`{"jsonrpc":"2.0","id":${request.id},"result":{"watch":1,"version":1}}\n`);
+  const watch = await watching;
+  const iterator = watch[Symbol.asyncIterator]();
+  const disconnected = once(client, 'disconnect', within());
+  first.socket.destroy();
+  await disconnected;
+  const unwatched = watch.unwatch();
+  const second = await server.accept();
+  await second.handshake();
+  assert.deepEqual(await unwatched, {});
+  assert.deepEqual(await iterator.next(), { value: undefined, done: true });
+  const reading = client.get('theme.accentColor');
+  const next = await second.read();
+  assert.equal(next.method, 'graph/get');
+  await second.write(`{"jsonrpc":"2.0","id":${next.id},"result":"blue"}\n`);
+  assert.equal(await reading, 'blue');
+});

@@ -1,0 +1,1 @@
+"""The Python runner of Milieu's protocol conformance suite (see ../README.md)."""
