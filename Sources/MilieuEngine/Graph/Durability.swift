@@ -13,6 +13,26 @@ public enum DurableWrite: Sendable, Equatable {
 }
 
 extension Graph {
+    /// A declaration as it may be written to disk: literal initial values of secure properties
+    /// (`stateObjects` and `construct` init) are left out, so the object starts at its default.
+    func withoutSecureValues(_ json: JSON, _ declaration: ViewDeclaration) -> JSON {
+        guard case .object(var object) = json else { return json }
+        func strip(_ wrapper: String, _ name: String, type: String) {
+            guard case .object(var entries)? = object[wrapper], case .object(var entry)? = entries[name],
+                case .object(var initial)? = entry["init"], let model = registry[type]?.model
+            else { return }
+            for property in model.stored where property.secure { initial[property.name] = nil }
+            entry["init"] = .object(initial)
+            entries[name] = .object(entry)
+            object[wrapper] = .object(entries)
+        }
+        for (name, initializer) in declaration.stateObjects { strip("stateObjects", name, type: initializer.type) }
+        for (name, source) in declaration.observedObjects {
+            if case .construct(let initializer) = source { strip("observedObjects", name, type: initializer.type) }
+        }
+        return .object(object)
+    }
+
     /// Whether a view's state and owned objects outlive a restart.
     private func isDurable(_ node: ViewNode) -> Bool {
         node.isMounted && (node.parent == nil || node.retained || node.owner == nil)

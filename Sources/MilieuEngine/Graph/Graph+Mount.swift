@@ -158,7 +158,7 @@ extension Graph {
         let recorder = ReadRecorder()
         let evaluated = try evaluate(declaration, parent: parent, recorder: recorder)
         let node = try buildNode(declaration, parent: parent, explicitID: evaluated.id, owner: owner, evaluated: evaluated)
-        if declaration.retain && !fromScene { node.durableDeclaration = json }
+        if declaration.retain && !fromScene { node.durableDeclaration = withoutSecureValues(json, declaration) }
         addDependencies(parent, recorder.dependencies)
         return node
     }

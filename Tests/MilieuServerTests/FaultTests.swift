@@ -1,0 +1,109 @@
+import Foundation
+import MilieuJSON
+import MilieuTestSupport
+import MilieuTransport
+import Testing
+
+/// Faults: clients that vanish, a daemon killed in the middle of work, a disk that fills up.
+@Suite(.serialized) struct FaultTests {
+    @Test func aClientVanishingMidRequestLeavesNoTrace() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let watcher = try daemon.connect()
+        _ = try watcher.call("watch", ["views": ["/App"]])
+        do {
+            let leaving = try daemon.connect()
+            _ = try leaving.call("view/mount", ["parent": "/App", "name": "Half"])
+            try leaving.sendRaw(Array(#"{"jsonrpc":"2.0","id":9,"method":"graph/set","params":{"path":"login.em"#.utf8))
+        }  // closed here, halfway through a line
+        #expect(try watcher.nextNotification()["method"] == "view/didMount")
+        #expect(try watcher.nextNotification()["params"]?["reason"] == "connectionClosed")
+        #expect(try watcher.call("graph/get", ["path": "login.email"]) == "")
+    }
+
+    @Test func killedMidTransactionLeavesNoTornState() throws {
+        let data = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let first = try Daemon(arguments: ["--data-dir", data])
+        let writer = try first.connect()
+        _ = try writer.call("view/mount", ["parent": "/App", "name": "Pair", "retain": true, "state": ["a": 0, "b": 0]])
+        // Pipeline transactions that keep a == b, without waiting; kill the daemon among them.
+        var acknowledged = 0
+        for n in 1...400 {
+            let ops: JSON = [
+                ["method": "graph/set", "params": ["path": "/App/Pair.a", "value": .int(n)]],
+                ["method": "graph/set", "params": ["path": "/App/Pair.b", "value": .int(n)]],
+            ]
+            try writer.sendLine(
+                (["jsonrpc": "2.0", "id": .int(n), "method": "graph/transaction", "params": ["ops": ops]] as JSON).jsonText)
+            if n == 200 {
+                // Read what has been acknowledged so far, then kill without warning.
+                while let reply = try? writer.readMessage(timeout: 0.05), let id = reply["id"]?.intValue { acknowledged = id }
+                kill(first.process.processIdentifier, SIGKILL)
+                break
+            }
+        }
+        first.process.waitUntilExit()
+        first.stop()
+        let second = try Daemon(arguments: ["--data-dir", data])
+        defer { second.stop() }
+        let reader = try second.connect()
+        let a = try #require(try reader.call("graph/get", ["path": "/App/Pair.a"]).intValue)
+        let b = try #require(try reader.call("graph/get", ["path": "/App/Pair.b"]).intValue)
+        #expect(a == b)
+        #expect(a >= acknowledged, "acknowledged \(acknowledged), kept \(a)")
+    }
+
+    @Test func aFullDiskIsAClearErrorAndMemoryStaysIntact() throws {
+        let mountPoint = try Daemon.makeDirectory()
+        defer {
+            _ = unmountTmpfs(mountPoint)
+            try? FileManager.default.removeItem(atPath: mountPoint)
+        }
+        try #require(mountTmpfs(mountPoint, size: "1m"), "mounting a small tmpfs needs root")
+        let daemon = try Daemon(arguments: ["--data-dir", mountPoint])
+        defer { daemon.stop() }
+        let client = try daemon.connect()
+        _ = try client.call("view/mount", ["parent": "/App", "name": "Notes", "retain": true, "state": ["text": ""]])
+        let filler = "\(mountPoint)/filler"
+        let free = try freeBytes(mountPoint)
+        try Data(count: max(0, free - 16 * 1024)).write(to: URL(fileURLWithPath: filler))
+        var failure: JSON?
+        for n in 0..<40 {
+            let reply = try client.request("graph/set", ["path": "/App/Notes.text", "value": .string("\(n)" + String(repeating: "x", count: 8192))])
+            if let error = reply["error"] {
+                failure = error
+                break
+            }
+        }
+        let error = try #require(failure, "the disk never filled")
+        #expect(error["code"] == -32603)
+        #expect(error["message"]?.stringValue?.contains("could not be written") == true)
+        // The change is applied in memory and the daemon goes on.
+        #expect(try client.call("graph/get", ["path": "/App/Notes.text"]).stringValue?.hasSuffix("xxx") == true)
+        try FileManager.default.removeItem(atPath: filler)
+        _ = try client.call("graph/set", ["path": "/App/Notes.text", "value": "after"])
+        daemon.stop()
+        let again = try Daemon(arguments: ["--data-dir", mountPoint])
+        defer { again.stop() }
+        #expect(try again.connect().call("graph/get", ["path": "/App/Notes.text"]) == "after")
+    }
+
+    private func mountTmpfs(_ path: String, size: String) -> Bool { run(["/bin/mount", "-t", "tmpfs", "-o", "size=\(size)", "tmpfs", path]) }
+    private func unmountTmpfs(_ path: String) -> Bool { run(["/bin/umount", path]) }
+
+    private func run(_ command: [String]) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+
+    private func freeBytes(_ path: String) throws -> Int {
+        let attributes = try FileManager.default.attributesOfFileSystem(forPath: path)
+        return (attributes[.systemFreeSize] as? NSNumber)?.intValue ?? 0
+    }
+}
