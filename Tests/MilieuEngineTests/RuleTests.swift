@@ -205,6 +205,20 @@ import Testing
         }
     }
 
+    @Test func rule12TheHandWrittenEmailCheckAgreesWithTheSeedPattern() throws {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("aZ09._%+-@.@x-".unicodeScalars) + ["é", " "]
+        var samples = ["a@b.co", "a@b.c", "a@b.company", "@b.co", "a@.co", "a@b.", "a@@b.co", "a.b@c.d.ef", "é@b.co", "a@b-c.CoM"]
+        for _ in 0..<2000 {
+            let length = Int.random(in: 1...12, using: &generator)
+            samples.append(String(String.UnicodeScalarView((0..<length).map { _ in alphabet.randomElement(using: &generator)! })))
+        }
+        for sample in samples {
+            let regex = try Regex(Login.emailPattern)
+            #expect(Login.isValidEmail(sample) == ((try? regex.wholeMatch(in: sample)) != nil), "\(sample)")
+        }
+    }
+
     @Test func rule13SecureValuesNeverLeaveTheEngine() throws {
         let graph = try makeGraph()
         try graph.mount(["parent": "/App", "name": "V", "environmentObjects": ["login": "Login"], "body": ["pw: {login.password}"]])

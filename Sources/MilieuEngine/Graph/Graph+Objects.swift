@@ -108,7 +108,7 @@ extension Graph {
 
     /// Runs an action of the object at the head of `path` (rule 14).
     func callOperation(_ path: String, _ arguments: [JSON]) throws(EngineError) -> JSON {
-        let keyPath = try KeyPath(parsing: path)
+        let keyPath = try parsedKeyPath(path)
         guard let action = keyPath.members.last else { throw .unknownPath(path, "name an action, as login.login") }
         let target = KeyPath(root: keyPath.root, members: Array(keyPath.members.dropLast()))
         guard case .object(let id) = try resolve(target, display: path) else {

@@ -179,9 +179,18 @@ extension Graph {
         }
     }
 
+    /// A key path parsed once and kept (a bounded cache: cleared when it grows large).
+    func parsedKeyPath(_ text: String) throws(EngineError) -> KeyPath {
+        if let known = keyPaths[text] { return known }
+        let parsed = try KeyPath(parsing: text)
+        if keyPaths.count >= 4096 { keyPaths.removeAll(keepingCapacity: true) }
+        keyPaths[text] = parsed
+        return parsed
+    }
+
     /// `graph/set`: writes a stored property or a @State, through bindings to the source.
     func setOperation(_ path: String, _ value: JSON, ifVersion: Int?) throws(EngineError) {
-        let (location, members) = try writeTarget(try KeyPath(parsing: path), display: path)
+        let (location, members) = try writeTarget(try parsedKeyPath(path), display: path)
         if let ifVersion {
             let actual: Int
             switch location {

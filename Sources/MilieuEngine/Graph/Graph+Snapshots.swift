@@ -14,7 +14,7 @@ extension Graph {
     /// `graph/get`: a property value, an object snapshot, a @State, or a view snapshot.
     /// Secure values are refused (rule 13).
     public func get(_ path: String) throws(EngineError) -> JSON {
-        let keyPath = try KeyPath(parsing: path)
+        let keyPath = try parsedKeyPath(path)
         if case .view(let viewPath) = keyPath.root, keyPath.members.isEmpty {
             guard let node = views[viewPath] else { throw .unknownPath(path, "no view is mounted at \(viewPath)") }
             return snapshot(of: node, children: false)
@@ -68,7 +68,7 @@ extension Graph {
     /// What `path` watches: a binding watches its source; an object-valued variable its object.
     /// Nil for a path into a JSON value, which is not something a watch can name.
     public func watchTarget(_ path: String) throws(EngineError) -> WatchTarget? {
-        let keyPath = try KeyPath(parsing: path)
+        let keyPath = try parsedKeyPath(path)
         if case .view(let viewPath) = keyPath.root, keyPath.members.isEmpty {
             guard views[viewPath] != nil else { throw .unknownPath(path, "no view is mounted at \(viewPath)") }
             return .view(viewPath)

@@ -32,6 +32,8 @@ public final class Graph {
     private var objectCounter = 0
     let clock: @Sendable () -> String
     let templates = TemplateCache()
+    /// Parsed key paths by text: clients write the same few paths over and over.
+    var keyPaths: [String: KeyPath] = [:]
     public let limits: GraphLimits
 
     // The transaction in progress.
