@@ -45,8 +45,9 @@ public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
 extension EngineError {
     /// Rule 8: the message reads as SwiftUI's does.
     static func environmentObjectMissing(type: String, view: String, variable: String, searched: [String]) -> EngineError {
+        let ancestors = searched.dropFirst().joined(separator: ", ")
         let hint =
-            "Provide a \(type) on \(view) or one of its ancestors: add its key path to "
+            "Provide a \(type) on \(view) or one of its ancestors (\(ancestors)): add its key path to "
             + "\"provide\": {\"environmentObjects\": [...]} in an ancestor's declaration, or call view/provide "
             + "with {\"path\": <ancestor>, \"environmentObjects\": [<key path of a \(type)>]}."
         return EngineError(

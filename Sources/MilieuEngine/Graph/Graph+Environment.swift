@@ -105,7 +105,7 @@ extension Graph {
                     oldProvider != provider || oldValue != value
                 else { continue }
                 setVariable(view, key, .environment(provider: provider, value: value))
-                if view.dependencies[.environment(provider: oldProvider, key: key)] != nil {
+                if view.dependencies.contains(.environment(provider: oldProvider, key: key)) {
                     pending.queue.add(view, reason: "env.\(key)")
                 }
             }

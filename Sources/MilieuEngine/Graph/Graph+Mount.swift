@@ -293,7 +293,7 @@ extension Graph {
                 }
             }
             for id in current.providedObjects.values { release(id, reason: "released") }
-            setDependencies(current, [:])
+            setDependencies(current, DependencySet())
             remove(current)
             if current.hasEvaluated {
                 let viewReason = current === node ? reason : (reason == "identity" ? "identity" : "parentUnmounted")

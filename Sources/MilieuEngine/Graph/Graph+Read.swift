@@ -10,15 +10,9 @@ enum Bound: Equatable {
 /// Collects what an evaluation reads, each with the reasons a change to it would give (rule 10):
 /// one place read through two variables (a binding and an object) gives both.
 final class ReadRecorder {
-    var dependencies: [Dependency: Reasons] = [:]
+    var dependencies = DependencySet()
 
-    func note(_ dependency: Dependency, _ reason: String) {
-        if let existing = dependencies[dependency] {
-            dependencies[dependency] = existing.adding(reason)
-        } else {
-            dependencies[dependency] = .one(reason)
-        }
-    }
+    func note(_ dependency: Dependency, _ reason: String) { dependencies.note(dependency, reason) }
 }
 
 /// The reasons one dependency gives; almost always one.

@@ -68,7 +68,7 @@ extension Graph {
     }
 
     /// Replaces what `node` depends on, keeping the reverse index in step.
-    func setDependencies(_ node: ViewNode, _ new: [Dependency: Reasons]) {
+    func setDependencies(_ node: ViewNode, _ new: DependencySet) {
         let old = node.dependencies
         guard old != new else { return }
         reindex(node, from: old, to: new)
@@ -76,21 +76,18 @@ extension Graph {
     }
 
     /// Adds dependencies without dropping any (a new child's expressions read its parent's values).
-    func addDependencies(_ node: ViewNode, _ extra: [Dependency: Reasons]) {
+    func addDependencies(_ node: ViewNode, _ extra: DependencySet) {
+        guard !extra.isEmpty else { return }
         var merged = node.dependencies
-        var added = false
-        for (dependency, reasons) in extra where merged[dependency] != reasons {
-            merged[dependency] = merged[dependency].map { existing in reasons.all.reduce(existing) { $0.adding($1) } } ?? reasons
-            added = true
-        }
-        if added { setDependencies(node, merged) }
+        merged.merge(extra)
+        setDependencies(node, merged)
     }
 
-    private func reindex(_ node: ViewNode, from old: [Dependency: Reasons], to new: [Dependency: Reasons]) {
-        for dependency in old.keys where new[dependency] == nil {
+    private func reindex(_ node: ViewNode, from old: DependencySet, to new: DependencySet) {
+        for dependency in old.dependencies where !new.contains(dependency) {
             if dependents[dependency]?.remove(node.serial) == false { dependents[dependency] = nil }
         }
-        for dependency in new.keys where old[dependency] == nil {
+        for dependency in new.dependencies where !old.contains(dependency) {
             if dependents[dependency]?.insert(node.serial) == nil { dependents[dependency] = .one(node.serial) }
         }
         node.dependencies = new

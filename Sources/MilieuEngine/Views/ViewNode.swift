@@ -64,7 +64,7 @@ final class ViewNode {
     var providedEnvironment: [String: JSON] = [:]
     var body: [String] = []
     /// What the last evaluation read, each with the reason it would give (rule 10).
-    var dependencies: [Dependency: Reasons] = [:]
+    var dependencies = DependencySet()
     /// The global version of the last transaction that changed this view's @State.
     var version = 0
     /// The connection that mounted the view; nil for scene views and retained ones.
