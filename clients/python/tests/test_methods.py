@@ -1,0 +1,236 @@
+"""Every request method of the sync client against a fresh daemon (default scene at version 1)."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import pytest
+
+import milieu
+from milieu import ops
+
+from conftest import Daemon
+
+
+def test_connect_sends_initialize_and_context_manager_closes(daemon: Daemon) -> None:
+    c = milieu.Client(daemon.socket)
+    assert not c.connected
+    with c as entered:
+        assert entered is c and c.connected
+        assert c.server_info is not None
+        assert c.server_info["protocolVersion"] == "1"
+        assert c.server_info["version"] == 1
+        assert c.instance == c.server_info["instance"]
+    assert not c.connected
+    try:
+        c.get("login.email")
+    except milieu.ConnectionLost as e:
+        assert "closed" in str(e)
+    else:
+        raise AssertionError("a closed client answered")
+
+
+def test_request_before_connect_is_refused(daemon: Daemon) -> None:
+    c = milieu.Client(daemon.socket)
+    try:
+        c.types()
+    except milieu.ConnectionLost as e:
+        assert "not connected" in str(e)
+    else:
+        raise AssertionError("an unconnected client answered")
+
+
+def test_connect_fails_without_a_daemon_and_can_be_tried_again(make_daemon: Callable[..., Daemon]) -> None:
+    daemon = make_daemon(start=False)
+    c = milieu.Client(daemon.socket)
+    try:
+        c.connect()
+    except milieu.ConnectionLost as e:
+        assert "cannot connect" in str(e)
+    else:
+        raise AssertionError("connected to nothing")
+    daemon.start()
+    with c:
+        assert c.get("theme.accentColor") == "blue"
+
+
+def test_initialize_again(client: milieu.Client) -> None:
+    result = client.initialize()
+    assert result["server"]["name"] == "milieud"
+    assert result["capabilities"]["resumableWatches"] is True
+    assert result["instance"] == client.instance
+
+
+def test_types_and_register(client: milieu.Client) -> None:
+    names = [t["name"] for t in client.types()["types"]]
+    assert {"Session", "Theme", "Login", "Cart", "AppState"} <= set(names)
+    registered = client.register(
+        [{"name": "Profile", "style": "observable", "properties": {"age": {"type": "int", "default": 3}}}]
+    )
+    assert registered == {"types": ["Profile"], "version": 2}
+    profile = [t for t in client.types()["types"] if t["name"] == "Profile"][0]
+    assert profile["properties"][0]["default"] == 3
+
+
+def test_get_set_and_if_version(client: milieu.Client) -> None:
+    assert client.get("theme.fontScale") == 1.0
+    assert isinstance(client.get("theme.fontScale"), float)
+    assert client.set("login.email", "kim@example.com") == {"version": 2}
+    assert client.set("login.email", "kim@example.com") == {"version": 2}, "an equal write takes no version"
+    assert client.get("login")["values"]["isValidEmail"] is True
+    assert client.set("login.email", "lee@example.com", if_version=2) == {"version": 3}
+    assert client.get("login.email") == "lee@example.com"
+
+
+def test_call(client: milieu.Client) -> None:
+    assert client.call("session.start", "kim") == {"result": None, "version": 2}
+    assert client.get("session.user") == "kim"
+    assert client.call("session.end")["version"] == 3
+
+
+def test_transaction_with_op_builders(client: milieu.Client) -> None:
+    result = client.transaction(
+        [
+            ops.set("login.email", "kim@example.com"),
+            ops.call("login.login"),
+            ops.mount(parent="/App", name="Shop", state_objects={"cart": {"type": "Cart"}}, body=["{cart.items}"]),
+            ops.call("/App/Shop.cart.add", "apple"),
+            ops.provide("/App/Shop", environment_objects=["cart"], environment={"locale": "ko_KR"}),
+        ]
+    )
+    assert result["version"] == 2
+    assert [r["version"] for r in result["results"]] == [2] * 5
+    assert result["results"][2]["body"] == ["[\"apple\"]"]
+    assert client.get("login.isUserLoggedIn") is True
+    tree = client.tree("/App/Shop")["root"]
+    assert tree["provides"]["environment"] == {"locale": "ko_KR"}
+    assert list(tree["provides"]["environmentObjects"]) == ["Cart"]
+    assert client.transaction([ops.unmount("/App/Shop")])["version"] == 3
+
+
+def test_mount_by_keywords_and_by_declaration(client: milieu.Client) -> None:
+    by_keywords = client.mount(
+        parent="/App",
+        name="StartView",
+        state={"selectedNum": 10},
+        body=["selected: {selectedNum}"],
+    )
+    assert by_keywords == {"path": "/App/StartView", "body": ["selected: 10"], "objects": {}, "version": 2}
+    by_declaration = client.mount(
+        {
+            "parent": "/App/StartView",
+            "name": "ContentView",
+            "id": {"$parent": "selectedNum"},
+            "inputs": {"num": {"$parent": "selectedNum"}},
+            "stateObjects": {"viewModel": {"type": "ViewModel", "init": {"num": {"$input": "num"}}}},
+            "body": ["num: {viewModel.num}"],
+        }
+    )
+    assert by_declaration == {
+        "path": "/App/StartView/ContentView[10]",
+        "body": ["num: 10"],
+        "objects": {"viewModel": "ViewModel#4"},
+        "version": 3,
+    }
+    # Keywords extend (and override) a declaration given in wire form.
+    mixed = client.mount({"parent": "/App", "name": "X"}, name="Badge", observed_objects={"vm": {"object": "ViewModel#4"}})
+    assert mixed["path"] == "/App/Badge" and mixed["objects"] == {"vm": "ViewModel#4"}
+
+
+def test_unmount_and_tree(client: milieu.Client) -> None:
+    client.mount(parent="/App", name="ParentView", state={"isOn": False}, body=["{isOn}"])
+    client.mount(
+        parent="/App/ParentView",
+        name="ToggleRow",
+        bindings={"isOn": {"$parent": "isOn"}},
+        environment=["colorScheme"],
+        body=["switch: {isOn}"],
+    )
+    tree = client.tree()
+    assert tree["version"] == 3
+    root = tree["root"]
+    assert root["path"] == "/App" and root["retained"] is True
+    assert [child["path"] for child in root["children"]] == ["/App/ParentView"]
+    row = client.tree("/App/ParentView")["root"]["children"][0]
+    assert row["bindings"] == {"isOn": {"source": "/App/ParentView.isOn", "value": False}}
+    assert client.unmount("/App/ParentView") == {"version": 4}
+    assert client.tree()["root"]["children"] == []
+
+
+def test_lines_longer_than_the_request_limit_are_read(client: milieu.Client) -> None:
+    big = "x" * 700_000
+    client.mount(parent="/App", name="A", state={"s": big})
+    client.mount(parent="/App", name="B", state={"s": big + "y"})
+    children = client.tree()["root"]["children"]  # one line of about 1.4 MB
+    assert [child["state"]["s"] for child in children] == [big, big + "y"]
+
+
+def test_provide_and_withdraw(client: milieu.Client) -> None:
+    assert client.provide("/App", environment={"locale": "ko_KR"}) == {"version": 2}
+    assert client.get("/App")["provides"]["environment"] == {"locale": "ko_KR"}
+    client.mount(parent="/App", name="Reader", environment=["locale"], body=["locale: {locale}"])
+    assert client.get("/App/Reader")["body"] == ["locale: ko_KR"]
+    assert client.provide("/App", withdraw=["locale"]) == {"version": 4}
+    assert client.get("/App")["provides"]["environment"] == {}
+    assert client.get("/App/Reader")["body"] == ["locale: null"]
+    with pytest.raises(milieu.InvalidParams) as info:
+        client.provide("/App", withdraw=["locale"])
+    assert info.value.field == "/withdraw/0"
+
+
+def test_watch_and_unwatch(client: milieu.Client) -> None:
+    watch = client.watch(paths="login")
+    assert watch.id == 1 and watch.paths == ("login",) and watch.last_version == 1
+    client.set("login.email", "kim@example.com")
+    change = watch.next(timeout=5)
+    assert isinstance(change, milieu.DidChange)
+    assert change.values() == {"login.email": "kim@example.com", "login.isValidEmail": True}
+    client.unwatch(watch)
+    client.set("login.email", "lee@example.com")
+    assert list(watch) == [], "no notification follows unwatch"
+    try:
+        client.request("unwatch", {"watch": 1})
+    except milieu.InvalidParams as e:
+        assert e.field == "/watch"
+    else:
+        raise AssertionError("the daemon still had watch 1")
+
+
+def test_watch_context_manager_unwatches(client: milieu.Client) -> None:
+    with client.watch(views="/App") as watch:
+        assert watch.views == ("/App",)
+    second = client.watch(lifecycle=True)
+    assert second.id == 2
+    try:
+        client.request("unwatch", {"watch": 1})
+    except milieu.InvalidParams:
+        pass
+    else:
+        raise AssertionError("the with block left watch 1 open")
+
+
+def test_watch_since_version_replays(client: milieu.Client) -> None:
+    client.set("theme.colorScheme", "dark")
+    watch = client.watch(paths=["theme.colorScheme"], since_version=1)
+    change = watch.next(timeout=5)
+    assert isinstance(change, milieu.DidChange) and change.version == 2
+    assert change.changes == (milieu.Change("theme.colorScheme", "dark"),)
+
+
+def test_discover(client: milieu.Client) -> None:
+    document = client.discover()
+    assert document["openrpc"] == "1.3.2"
+    assert {"initialize", "graph/get", "watch", "shutdown"} <= {m["name"] for m in document["methods"]}
+
+
+def test_raw_request(client: milieu.Client) -> None:
+    assert client.request("graph/get", {"path": "theme.accentColor"}) == "blue"
+
+
+def test_shutdown_stops_the_daemon_and_closes_the_client(daemon: Daemon) -> None:
+    c = milieu.Client(daemon.socket).connect()
+    watch = c.watch(paths="login")
+    c.shutdown()
+    assert daemon.process is not None and daemon.process.wait(10) == 0
+    assert not c.connected and c.reconnects == 0
+    assert list(watch) == []
