@@ -112,7 +112,7 @@ test('transaction applies ops all or nothing, as one version', needsDaemon, asyn
 
 // The daemon aborts on this (a Swift exclusivity violation while rolling back the unmount):
 // the connection drops instead of the InvalidValue error. Reported; the test states the SPEC (§9.7).
-test('a failed transaction rolls back an unmount it made', { ...needsDaemon, todo: 'milieud crashes: SPEC §9.7 all or nothing' }, async (t) => {
+test('a failed transaction rolls back an unmount it made', { ...needsDaemon }, async (t) => {
   const client = await clientFor(t, await daemonFor(t), { reconnect: false });
   await client.mount({ parent: '/App', name: 'Banner' });
   await assert.rejects(client.transaction([ops.unmount('/App/Banner'), ops.set('theme.colorScheme', 'sepia')]), { kind: 'InvalidValue', op: 1 });

@@ -133,7 +133,7 @@ test('errorFromWire: an unknown kind is typed by its code, an unknown code is a 
 });
 
 // SPEC §3.2 fixes these data values as enums; milieud sends prose instead (reported).
-test('error data uses the SPEC §3.2 enum values', { ...needsDaemon, todo: 'milieud sends prose reasons and constraints' }, async (t) => {
+test('error data uses the SPEC §3.2 enum values', { ...needsDaemon }, async (t) => {
   const client = await clientFor(t, await daemonFor(t));
   await rejectsWith(client.get('login.password'), milieu.Forbidden, { reason: 'secure' });
   await rejectsWith(client.unmount('/App'), milieu.Forbidden, { reason: 'root' });

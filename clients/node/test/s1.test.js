@@ -104,7 +104,7 @@ test('S1: LoginView1 keeps the email, LoginView2 gets a new Login; the fix keeps
   const { client, notes } = await s1(t);
 
   assert.deepEqual(await client.unmount('/App/Container'), { version: 8 });
-  // The order within the unmount is checked by the todo test below; here, that these are all of them.
+  // The order within the unmount is checked by the next test; here, that these are all of them.
   const unmounted = await take(notes, 5);
   const key = ([method, params]) => JSON.stringify([method, params]);
   assert.deepEqual(
@@ -159,7 +159,7 @@ test('S1: LoginView1 keeps the email, LoginView2 gets a new Login; the fix keeps
 
 // SPEC §8.3: view/didUnmount children before parents, siblings in mount order; object/didDestroy
 // in creation order. milieud sends LoginView2 before LoginView1 and Login#6 before Login#4 (reported).
-test('S1: the unmount notifications come in SPEC §8.3 order', { ...needsDaemon, todo: 'milieud reverses sibling and object order' }, async (t) => {
+test('S1: the unmount notifications come in SPEC §8.3 order', { ...needsDaemon }, async (t) => {
   const { client, notes } = await s1(t);
   assert.deepEqual(await client.unmount('/App/Container'), { version: 8 });
   expectNotifications(await take(notes, 5), UNMOUNT_NOTIFICATIONS);

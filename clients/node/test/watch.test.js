@@ -36,7 +36,7 @@ test('the iterator yields every notification of a transaction in SPEC §8.3 orde
   ]);
   const [change, created, unmounted, mounted, parent, child, destroyed] = notifications.map((n) => n.params);
   assert.deepEqual(change, { watch: 1, version: 4, changes: [{ path: '/App/StartView.selectedNum', value: 11 }] });
-  // The reason of `created` is checked by the todo test below.
+  // The reason of `created` is checked by the next test.
   assert.deepEqual(withoutReason(created), { watch: 1, version: 4, object: 'ViewModel#5', type: 'ViewModel', owner: '/App/StartView/ContentView[11].viewModel' });
   assert.deepEqual(unmounted, { watch: 1, version: 4, path: '/App/StartView/ContentView[10]', reason: 'identity' });
   assert.deepEqual(mounted, { watch: 1, version: 4, path: '/App/StartView/ContentView[11]', reason: 'identity', body: ['num: 11'] });
@@ -55,7 +55,7 @@ test('the iterator yields every notification of a transaction in SPEC §8.3 orde
 
 // SPEC §10.5 and the note under §10.7: an object made for a view that appeared through an id
 // change has reason "identity"; milieud says "stateObject" (reported).
-test('object/didCreate after an id change has reason identity', { ...needsDaemon, todo: 'milieud sends reason stateObject' }, async (t) => {
+test('object/didCreate after an id change has reason identity', { ...needsDaemon }, async (t) => {
   const client = await clientFor(t, await daemonFor(t));
   await mountStartView(client, { withId: true });
   const watch = await client.watch({ lifecycle: true });
