@@ -51,6 +51,7 @@ public final class Graph {
         self.limits = limits
         for declaration in scene.types { try registry.register(ModelType(declaration: declaration)) }
         transaction = 1
+        pending.queue.transaction = transaction
         root = try buildNode(scene.app, parent: nil, explicitID: nil, owner: nil, evaluated: nil)
         for view in scene.views { _ = try mountOperation(view, owner: nil, fromScene: true) }
         try propagate()
@@ -104,6 +105,7 @@ public final class Graph {
     /// A failing operation's error carries its index in `operationIndex`.
     public func apply(_ operations: [Operation]) throws(EngineError) -> (results: [JSON], commit: Commit) {
         transaction += 1
+        pending.queue.transaction = transaction
         var outcomes: [Outcome] = []
         do throws(EngineError) {
             for (index, operation) in operations.enumerated() {
@@ -131,6 +133,7 @@ public final class Graph {
             node.owner == connection && !node.retained && node.parent?.owner != connection
         }.sorted { $0.serial < $1.serial }
         transaction += 1
+        pending.queue.transaction = transaction
         for node in tops where node.isMounted { teardown(node, reason: "connectionClosed") }
         do {
             try propagate()

@@ -41,28 +41,28 @@ struct InvalidationQueue {
     static let mounted = "@mount"
     static let identity = "@identity"
 
+    /// The transaction being propagated; a view's queue marks from earlier ones are stale.
+    var transaction = 0
     private var buckets: [[ViewNode]] = []
-    private(set) var reasons: [Int: [String]] = [:]
-    private var evaluated: Set<Int> = []
     private var depth = 0
     private var position = 0
 
     mutating func reset() {
         for index in buckets.indices { buckets[index].removeAll(keepingCapacity: true) }
-        reasons.removeAll(keepingCapacity: true)
-        evaluated.removeAll(keepingCapacity: true)
         depth = 0
         position = 0
     }
 
+    /// Queues `node` with `reason`; a view already queued gathers the reason, one already evaluated
+    /// in this transaction is not queued again. The marks live on the view: no set or map to fill.
     mutating func add(_ node: ViewNode, reason: String) {
-        guard !evaluated.contains(node.serial) else { return }
-        if var existing = reasons[node.serial] {
-            if !existing.contains(reason) { existing.append(reason) }
-            reasons[node.serial] = existing
+        guard node.evaluatedIn != transaction else { return }
+        if node.queuedIn == transaction {
+            node.queuedReasons = node.queuedReasons.adding(reason)
             return
         }
-        reasons[node.serial] = [reason]
+        node.queuedIn = transaction
+        node.queuedReasons = .one(reason)
         while buckets.count <= node.depth { buckets.append([]) }
         buckets[node.depth].append(node)
         if node.depth < depth {
@@ -77,8 +77,9 @@ struct InvalidationQueue {
             if position < buckets[depth].count {
                 let node = buckets[depth][position]
                 position += 1
-                guard let found = reasons[node.serial], evaluated.insert(node.serial).inserted else { continue }
-                return (node, found)
+                guard node.evaluatedIn != transaction else { continue }
+                node.evaluatedIn = transaction
+                return (node, node.queuedReasons.all)
             }
             buckets[depth].removeAll(keepingCapacity: true)
             depth += 1

@@ -72,6 +72,10 @@ final class ViewNode {
     var retained: Bool
     /// Whether the node is in the tree; a queued node torn down later in a transaction is skipped.
     var isMounted = false
+    /// Invalidation bookkeeping for the transaction being propagated (`InvalidationQueue`).
+    var queuedIn = 0
+    var queuedReasons = Reasons.one("")
+    var evaluatedIn = 0
     /// Whether its body has been evaluated since its identity appeared.
     var hasEvaluated = false
     /// The declaration as mounted, kept for a retained view a client mounted, so that it can be
