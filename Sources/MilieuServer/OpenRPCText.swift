@@ -631,12 +631,12 @@ extension OpenRPCDocument {
               },
               "environment": {
                 "type": "object",
-                "description": "Environment values provided to this view and its subtree.",
+                "description": "Environment values provided to this view and its subtree: literal JSON values, not expressions.",
                 "propertyNames": {
                   "$ref": "#/components/schemas/name"
                 },
                 "additionalProperties": {
-                  "$ref": "#/components/schemas/valueExpr"
+                  "$ref": "#/components/schemas/value"
                 }
               }
             },
@@ -660,10 +660,10 @@ extension OpenRPCDocument {
           "name": "retain",
           "required": false,
           "schema": {
-            "description": "Keep the view mounted after the mounting connection closes.",
+            "description": "Keep the view mounted after the mounting connection closes and, when the daemon keeps state, across restarts.",
             "type": "boolean"
           },
-          "description": "Keep the view mounted after the mounting connection closes."
+          "description": "Keep the view mounted after the mounting connection closes and, when the daemon keeps state, across restarts."
         }
       ],
       "result": {
@@ -1488,12 +1488,12 @@ extension OpenRPCDocument {
               },
               "environment": {
                 "type": "object",
-                "description": "Environment values provided to this view and its subtree.",
+                "description": "Environment values provided to this view and its subtree: literal JSON values, not expressions.",
                 "propertyNames": {
                   "$ref": "#/components/schemas/name"
                 },
                 "additionalProperties": {
-                  "$ref": "#/components/schemas/valueExpr"
+                  "$ref": "#/components/schemas/value"
                 }
               }
             },
@@ -1507,7 +1507,7 @@ extension OpenRPCDocument {
             }
           },
           "retain": {
-            "description": "Keep the view mounted after the mounting connection closes.",
+            "description": "Keep the view mounted after the mounting connection closes and, when the daemon keeps state, across restarts.",
             "type": "boolean"
           }
         },
@@ -2062,7 +2062,8 @@ extension OpenRPCDocument {
             }
           },
           "version": {
-            "$ref": "#/components/schemas/version"
+            "$ref": "#/components/schemas/version",
+            "description": "Registering takes a version and notifies nobody."
           }
         },
         "required": [
@@ -2761,6 +2762,32 @@ extension OpenRPCDocument {
           "hint"
         ],
         "additionalProperties": false
+      },
+      "connectionDroppedParams": {
+        "type": "object",
+        "properties": {
+          "reason": {
+            "description": "Why the connection is dropped.",
+            "enum": [
+              "slowConsumer"
+            ]
+          },
+          "message": {
+            "description": "Which output limit was passed.",
+            "type": "string"
+          },
+          "pendingBytes": {
+            "description": "Bytes queued for the connection, unsent, when it was dropped.",
+            "type": "integer",
+            "minimum": 0
+          }
+        },
+        "required": [
+          "reason",
+          "message",
+          "pendingBytes"
+        ],
+        "additionalProperties": false
       }
     },
     "errors": {
@@ -3078,6 +3105,14 @@ extension OpenRPCDocument {
       "description": "Specified in protocol/SPEC.md section 10.7.",
       "params": {
         "$ref": "#/components/schemas/diagnosticParams"
+      }
+    },
+    {
+      "name": "connection/dropped",
+      "summary": "The last line of a connection dropped for not reading its output (a slow consumer); no watch, no version.",
+      "description": "Specified in protocol/SPEC.md section 10.8.",
+      "params": {
+        "$ref": "#/components/schemas/connectionDroppedParams"
       }
     }
   ]
