@@ -34,7 +34,10 @@ public enum MethodCall: Sendable {
         case "initialize":
             call = .initialize(client: p.optional("client"), protocolVersion: try p.optionalString("protocolVersion"))
         case "schema/types": call = .schemaTypes
-        case "schema/register": call = .schemaRegister(types: try p.array("types"))
+        case "schema/register":
+            let types = try p.array("types")
+            guard !types.isEmpty else { throw .invalidParams(field: "/types", "at least one type declaration") }
+            call = .schemaRegister(types: types)
         case "graph/get": call = .get(path: try p.string("path"))
         case "graph/set": call = .set(path: try p.string("path"), value: try p.required("value"), ifVersion: try p.optionalInt("ifVersion"))
         case "graph/call": call = .call(path: try p.string("path"), arguments: try p.optionalArray("args") ?? [])

@@ -124,7 +124,10 @@ public final class Server: ConnectionHandler {
                 var line = JSONWriter()
                 line.writeRaw(Envelope.errorLine(id: .null, .messageTooLarge(limit: configuration.maxLineBytes)))
                 // After the answers to what it sent before (they go out with the turn), then close.
-                turn.append(TurnOutput(session: session, response: line, followUps: JSONWriter(), commits: [], failureIDs: [], closeAfter: true))
+                turn.append(
+                    TurnOutput(
+                        session: session, response: line, followUps: JSONWriter(), commits: [], failureIDs: [], isBatch: false,
+                        wrote: false, closeAfter: true))
             }
         }
     }
@@ -135,7 +138,10 @@ public final class Server: ConnectionHandler {
         watches.removeAll(connection: connection.id)
         let commit = graph.connectionClosed(connection.id)
         if let store, !commit.isEmpty { Persistence.stage(commit, of: graph, in: store) }
-        turn.append(TurnOutput(session: nil, response: JSONWriter(), followUps: JSONWriter(), commits: [commit], failureIDs: [], closeAfter: false))
+        turn.append(
+            TurnOutput(
+                session: nil, response: JSONWriter(), followUps: JSONWriter(), commits: [commit], failureIDs: [], isBatch: false,
+                wrote: true, closeAfter: false))
     }
 
     /// The end of a loop turn: the turn's changes are committed to the store in one transaction,
@@ -156,7 +162,7 @@ public final class Server: ConnectionHandler {
         turn.removeAll(keepingCapacity: true)
         for entry in output {
             if let session = entry.session, sessions[session.id] != nil, !session.dropped {
-                if !durable && !entry.commits.allSatisfy(\.isEmpty) {
+                if !durable && entry.wrote {
                     session.send(entry.notDurableReply())
                 } else if entry.response.count > 0 {
                     session.send(entry.response)
@@ -172,6 +178,8 @@ public final class Server: ConnectionHandler {
     // MARK: Requests
 
     private func handleLine(_ line: UnsafeRawBufferPointer, session: ClientSession) {
+        let stagedBefore = store?.stagedCount ?? 0
+        var isBatch = false
         var writer = JSONWriter()
         var commits: [Commit] = []
         var followUps = JSONWriter()
@@ -183,6 +191,7 @@ public final class Server: ConnectionHandler {
             respond(to: message, session: session, into: &writer, commits: &commits, followUps: &followUps)
             if case .request(let request) = message, let id = request.id { ids.append(id) }
         case .success(.batch(let messages)):
+            isBatch = true
             var elements = JSONWriter()
             var first = true
             for message in messages {
@@ -201,7 +210,11 @@ public final class Server: ConnectionHandler {
         }
         if writer.count > 0 { writer.writeRaw(UInt8(ascii: "\n")) }
         if let store { for commit in commits { Persistence.stage(commit, of: graph, in: store) } }
-        turn.append(TurnOutput(session: session, response: writer, followUps: followUps, commits: commits, failureIDs: ids, closeAfter: false))
+        let wrote = (store?.stagedCount ?? 0) > stagedBefore
+        turn.append(
+            TurnOutput(
+                session: session, response: writer, followUps: followUps, commits: commits, failureIDs: ids, isBatch: isBatch,
+                wrote: wrote, closeAfter: false))
     }
 
     /// Answers one message into `writer` (nothing for a notification) and collects its commit.
@@ -289,6 +302,9 @@ struct TurnOutput {
     let followUps: JSONWriter
     let commits: [Commit]
     let failureIDs: [JSON]
+    let isBatch: Bool
+    /// Whether it staged writes to the store: only those answers depend on the commit.
+    let wrote: Bool
     /// The connection is closed once this has been written (after MessageTooLarge).
     let closeAfter: Bool
 
@@ -297,12 +313,12 @@ struct TurnOutput {
         let error = RPCError.internalError(
             "the change is applied in memory but could not be written to the database; it will be written when the disk allows")
         var writer = JSONWriter()
-        if failureIDs.count > 1 { writer.writeRaw(UInt8(ascii: "[")) }
+        if isBatch { writer.writeRaw(UInt8(ascii: "[")) }
         for (index, id) in failureIDs.enumerated() {
             if index > 0 { writer.writeRaw(UInt8(ascii: ",")) }
             Envelope.error(id: id, error, into: &writer)
         }
-        if failureIDs.count > 1 { writer.writeRaw(UInt8(ascii: "]")) }
+        if isBatch { writer.writeRaw(UInt8(ascii: "]")) }
         if !failureIDs.isEmpty { writer.writeRaw(UInt8(ascii: "\n")) }
         return writer
     }

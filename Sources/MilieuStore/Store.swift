@@ -127,6 +127,9 @@ public final class Store {
     /// Whether writes wait for `commit`.
     public var hasStaged: Bool { !staged.isEmpty }
 
+    /// How many writes wait for `commit`.
+    public var stagedCount: Int { staged.count }
+
     /// Writes everything staged in one transaction. On failure nothing is written and the
     /// staged writes are kept, to be tried again by the next commit.
     public func commit() throws(StoreError) {

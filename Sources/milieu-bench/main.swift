@@ -1,7 +1,14 @@
 import Foundation
 import MilieuEngine
 
-/// `milieu-bench engine`: the engine's invalidation scaling and mount cost.
+/// `milieu-bench engine`: the engine's invalidation scaling and mount cost, in process.
+/// `milieu-bench compare`: milieud against Redis over their sockets (scripts/bench).
+let usage = """
+    usage: milieu-bench engine
+           milieu-bench compare --milieud PATH --redis-server PATH --redis-benchmark PATH [options]
+           milieu-bench compare --help
+    """
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "engine", nil:
@@ -13,8 +20,26 @@ case "engine", nil:
             String(row.views).leftPadded(7), String(format: "%9.3f", row.mountSeconds),
             String(format: "%10.2f", row.writeMicros), String(format: "%12.3f", row.broadcastSeconds))
     }
+case "compare":
+    let options = Array(arguments.dropFirst())
+    if options.contains("--help") || options.contains("-h") {
+        print(CompareCommand.usage)
+        exit(0)
+    }
+    do {
+        try CompareCommand(arguments: options).run()
+    } catch let error as BenchError {
+        FileHandle.standardError.write(Data("milieu-bench: \(error)\n".utf8))
+        guard case .usage = error else { exit(1) }
+        FileHandle.standardError.write(Data("\(CompareCommand.usage)\n".utf8))
+        exit(2)
+    } catch {
+        FileHandle.standardError.write(Data("milieu-bench: \(error)\n".utf8))
+        exit(1)
+    }
 default:
-    print("usage: milieu-bench [engine]")
+    print(usage)
+    exit(2)
 }
 
 extension String {

@@ -57,12 +57,19 @@ extension Graph {
         guard let node = views[canonical] else { throw .unknownPath(path, "no view is mounted there") }
         var objects = node.providedObjects
         var values = node.providedEnvironment
-        for objectPath in paths {
+        var added = Set<String>()
+        for (index, objectPath) in paths.enumerated() {
             let (type, id) = try providedObject(objectPath, relativeTo: node)
+            guard added.insert(type).inserted else {
+                throw .invalidParams(pointer: "/environmentObjects/\(index)", "a second object of type \(type)")
+            }
             objects[type] = id
         }
         for (key, value) in environment { values[key] = value }
         for (index, name) in withdraw.enumerated() {
+            guard !added.contains(name), environment[name] == nil else {
+                throw .invalidParams(pointer: "/withdraw/\(index)", "\(name) is both provided and withdrawn")
+            }
             if objects.removeValue(forKey: name) == nil, values.removeValue(forKey: name) == nil {
                 throw .invalidParams(pointer: "/withdraw/\(index)", "\(canonical) provides no \(name) to withdraw")
             }

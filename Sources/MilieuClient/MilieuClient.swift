@@ -1,0 +1,226 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import MilieuJSON
+import MilieuProtocol
+import MilieuTransport
+
+/// A connection to milieud: JSON-RPC requests answered by id, and the daemon's notifications
+/// kept in arrival order until taken.
+///
+/// Use it blocking, with `request`, or from a poll loop of your own: poll `fileDescriptor`
+/// for input, call `receiveAvailable()` when it is readable, then `takeNotifications()`.
+/// Notifications that arrive while a blocking call waits are queued, never dropped.
+///
+///     let client = try MilieuClient(socketPath: path)
+///     _ = try client.request("watch", ["paths": ["login"]])
+///     _ = try client.request("graph/set", ["path": "login.email", "value": "kim@example.com"])
+///     let change = try client.nextNotification(timeout: 5)   // graph/didChange
+///
+/// Errors: the daemon's refusals are thrown as `RPCError` (branch on `kind`); everything on
+/// the client's side (no daemon, a closed connection, a timeout) as `MilieuClientError`.
+///
+/// Threading: not thread-safe; one thread at a time uses a client.
+public final class MilieuClient {
+    /// The socket this client is connected to.
+    public let socketPath: String
+    /// The connected socket, for `poll`; the client owns it and closes it in `close()`.
+    public let fileDescriptor: Int32
+    /// False once the daemon closed the connection or `close()` was called.
+    public private(set) var isConnected = true
+
+    private let input: SocketInput
+    private var nextID = 1
+    /// Ids of requests sent with `send` whose responses have not been read yet.
+    private var awaited: Set<Int> = []
+    /// Responses read for awaited ids, not yet collected with `result(of:)`.
+    private var answers: [Int: JSONObject] = [:]
+    /// Responses whose id is not one this client assigned (answers to `sendLine`), in order.
+    private var unmatched: [JSON] = []
+    private var notifications: [ClientNotification] = []
+
+    /// Connects to the daemon at `socketPath` (default: `MILIEU_SOCKET`, else the
+    /// per-user default path). Throws `.notListening` when no daemon answers there.
+    public init(socketPath: String = SocketPath.defaultPath()) throws(MilieuClientError) {
+        self.socketPath = socketPath
+        do {
+            fileDescriptor = try UnixSocket.connect(path: socketPath)
+        } catch let error as TransportError where error.code == .notListening {
+            throw MilieuClientError(.notListening, "no milieud is answering at \(socketPath)")
+        } catch {
+            throw MilieuClientError(.systemError, "cannot connect to \(socketPath): \(error)")
+        }
+        input = SocketInput(fd: fileDescriptor)
+    }
+
+    deinit {
+        if isConnected { Glibc.close(fileDescriptor) }
+    }
+
+    /// Closes the connection. Views this connection mounted without `retain` go with it.
+    public func close() {
+        guard isConnected else { return }
+        isConnected = false
+        Glibc.close(fileDescriptor)
+    }
+
+    // MARK: Requests
+
+    /// Sends a request and waits for its response; returns its `result`. Throws the
+    /// daemon's `RPCError`, or `MilieuClientError` (`.timedOut` after `timeout` seconds;
+    /// nil waits as long as the connection lives).
+    @discardableResult
+    public func request(_ method: String, _ params: JSONObject = [:], timeout: Double? = nil) throws -> JSON {
+        let id = try send(method, params)
+        return try result(of: id, timeout: timeout)
+    }
+
+    /// Sends a request without waiting; returns its id for `result(of:)`. Several may be
+    /// in flight at once: the daemon answers them in order.
+    public func send(_ method: String, _ params: JSONObject = [:]) throws(MilieuClientError) -> Int {
+        let id = nextID
+        nextID += 1
+        let message: JSON = ["jsonrpc": "2.0", "id": .int(id), "method": .string(method), "params": .object(params)]
+        try sendLine(message.jsonText)
+        awaited.insert(id)
+        return id
+    }
+
+    /// Sends a JSON-RPC notification: the daemon runs it and never answers.
+    public func notify(_ method: String, _ params: JSONObject = [:]) throws(MilieuClientError) {
+        let message: JSON = ["jsonrpc": "2.0", "method": .string(method), "params": .object(params)]
+        try sendLine(message.jsonText)
+    }
+
+    /// Waits for the response to the request `id` (from `send`) and returns its `result`,
+    /// or throws its error as `RPCError`.
+    public func result(of id: Int, timeout: Double? = nil) throws -> JSON {
+        let deadline = Deadline(timeout)
+        while answers[id] == nil {
+            guard isConnected else { throw closedError() }
+            guard awaited.contains(id) else { throw MilieuClientError(.invalidMessage, "request \(id) was not sent, or its response was taken") }
+            try receive(until: deadline, waitingFor: "the response to request \(id)")
+        }
+        guard let response = answers.removeValue(forKey: id) else { preconditionFailure("the loop above ends only with an answer") }
+        if let error = response["error"] {
+            guard let rpcError = RPCError(wire: error) else { throw invalid(.object(response)) }
+            throw rpcError
+        }
+        guard let result = response["result"] else { throw invalid(.object(response)) }
+        return result
+    }
+
+    // MARK: Raw lines
+
+    /// Sends one line as it is (a request, a batch, anything): for tools that let a person
+    /// type JSON-RPC. Its response, if any, comes back through `nextUnmatchedReply`.
+    public func sendLine(_ line: String) throws(MilieuClientError) {
+        guard isConnected else { throw closedError() }
+        do {
+            try UnixSocket.writeAll(fileDescriptor, Array((line + "\n").utf8), timeout: 10)
+        } catch let error as TransportError where error.code == .timedOut {
+            throw MilieuClientError(.timedOut, "milieud at \(socketPath) is not reading")
+        } catch {
+            markClosed()
+            throw closedError()
+        }
+    }
+
+    /// The next response whose id this client did not assign — the answer to a line sent
+    /// with `sendLine`, a batch's array, or an error with id null — in arrival order.
+    public func nextUnmatchedReply(timeout: Double? = nil) throws(MilieuClientError) -> JSON {
+        let deadline = Deadline(timeout)
+        while unmatched.isEmpty { try receive(until: deadline, waitingFor: "a response") }
+        return unmatched.removeFirst()
+    }
+
+    // MARK: Notifications
+
+    /// Reads whatever the socket holds now, without blocking, and files each message.
+    /// Returns false once the connection has closed. For poll loops: call it when
+    /// `fileDescriptor` is readable.
+    @discardableResult
+    public func receiveAvailable() throws(MilieuClientError) -> Bool {
+        guard isConnected else { return false }
+        try pump()
+        return isConnected
+    }
+
+    /// True when notifications are waiting to be taken.
+    public var hasNotifications: Bool { !notifications.isEmpty }
+
+    /// Every notification received so far, oldest first; the queue is then empty.
+    public func takeNotifications() -> [ClientNotification] {
+        defer { notifications.removeAll() }
+        return notifications
+    }
+
+    /// The oldest queued notification, waiting up to `timeout` seconds for one to arrive.
+    public func nextNotification(timeout: Double? = nil) throws(MilieuClientError) -> ClientNotification {
+        let deadline = Deadline(timeout)
+        while notifications.isEmpty { try receive(until: deadline, waitingFor: "a notification") }
+        return notifications.removeFirst()
+    }
+
+    // MARK: Reading
+
+    /// Waits until the socket is readable (or the deadline passes), then files what it holds.
+    private func receive(until deadline: Deadline, waitingFor what: String) throws(MilieuClientError) {
+        guard isConnected else { throw closedError() }
+        guard try input.waitReadable(until: deadline) else {
+            throw MilieuClientError(.timedOut, "no \(what) from milieud at \(socketPath) within \(deadline.seconds ?? 0) s")
+        }
+        try pump()
+    }
+
+    /// Reads until the socket would block, filing every complete line.
+    private func pump() throws(MilieuClientError) {
+        var malformed: String?
+        let open: Bool
+        do {
+            open = try input.readAvailable { line in
+                if let problem = file(line) { malformed = malformed ?? problem }
+            }
+        } catch {
+            markClosed()
+            throw error
+        }
+        if !open { markClosed() }
+        if let malformed { throw MilieuClientError(.invalidMessage, "milieud sent a line that is not JSON-RPC: \(malformed)") }
+    }
+
+    /// Files one line as an answer, an unmatched reply or a notification; returns a
+    /// description of the line if it is not a JSON-RPC message.
+    private func file(_ line: UnsafeRawBufferPointer) -> String? {
+        guard let message = try? JSON(parsing: line) else { return String(decoding: line.prefix(200), as: UTF8.self) }
+        guard case .object(let object) = message else {
+            guard case .array = message else { return message.jsonText }
+            unmatched.append(message)
+            return nil
+        }
+        if object["id"] == nil {
+            guard case .string(let method)? = object["method"] else { return message.jsonText }
+            notifications.append(ClientNotification(method: method, params: object["params"]?.objectValue ?? [:]))
+        } else if case .int(let id)? = object["id"], awaited.remove(id) != nil {
+            answers[id] = object
+        } else {
+            unmatched.append(message)
+        }
+        return nil
+    }
+
+    private func markClosed() {
+        guard isConnected else { return }
+        isConnected = false
+        awaited.removeAll()
+        Glibc.close(fileDescriptor)
+    }
+
+    private func closedError() -> MilieuClientError {
+        MilieuClientError(.connectionClosed, "milieud at \(socketPath) closed the connection")
+    }
+
+    private func invalid(_ message: JSON) -> MilieuClientError {
+        MilieuClientError(.invalidMessage, "milieud sent a response that is not JSON-RPC: \(message.jsonText)")
+    }
+}

@@ -1,0 +1,38 @@
+/// A failure on the client's side of the connection: no daemon, a closed connection, a
+/// timeout, or a line from the daemon that is not a JSON-RPC message. (What the daemon
+/// itself refuses arrives as `RPCError`.)
+public struct MilieuClientError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong, as a value to compare against (`error.code == .notListening`).
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Base: String, Sendable, Hashable {
+            case notListening, connectionClosed, timedOut, invalidMessage, systemError
+        }
+
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// No daemon serves the socket path (nothing there, or a stale socket file).
+        public static let notListening = Code(.notListening)
+        /// The daemon closed the connection (it stopped, or it dropped this client).
+        public static let connectionClosed = Code(.connectionClosed)
+        /// No answer came within the timeout.
+        public static let timedOut = Code(.timedOut)
+        /// The daemon sent a line that is not a JSON-RPC message.
+        public static let invalidMessage = Code(.invalidMessage)
+        /// A system call failed; `message` names it and the errno text.
+        public static let systemError = Code(.systemError)
+
+        public var description: String { base.rawValue }
+    }
+
+    public let code: Code
+    /// A sentence for the user, naming the socket path or the call involved.
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}

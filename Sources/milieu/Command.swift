@@ -1,0 +1,185 @@
+import MilieuJSON
+
+/// One line a person typed, understood: a command with its arguments checked and its JSON
+/// values parsed.
+enum Command: Equatable {
+    case get(path: String)
+    case set(path: String, value: JSON)
+    case call(path: String, arguments: [JSON])
+    case mount(declaration: JSONObject)
+    case unmount(path: String)
+    case provide(path: String, changes: JSONObject)
+    case tree(path: String?)
+    /// No targets and no lifecycle: list the watches.
+    case watch(targets: [String], lifecycle: Bool)
+    /// No numbers: every watch.
+    case unwatch(numbers: [Int])
+    case types(name: String?)
+    case load(scene: String?)
+    /// A JSON-RPC line, sent as typed.
+    case raw(line: String)
+    case help(command: String?)
+    case quit
+}
+
+/// A line that is not a valid command, with the usage to show.
+struct CommandError: Error, Equatable {
+    let message: String
+    let usage: String?
+}
+
+extension Command {
+    /// Parses a line; nil for a blank line or a `#` comment.
+    static func parse(_ line: String) throws(CommandError) -> Command? {
+        let text = line.trimmingWhitespace()
+        guard !text.isEmpty, !text.hasPrefix("#") else { return nil }
+        if text.hasPrefix("{") || text.hasPrefix("[") { return .raw(line: String(text)) }
+        let name = String(text.prefix { !$0.isWhitespace })
+        let rest = text.dropFirst(name.count).trimmingWhitespace()
+        guard let spec = CommandCatalog.spec(named: name) else {
+            throw CommandError(message: "unknown command \(name); help lists the commands", usage: nil)
+        }
+        var arguments = Arguments(rest, spec: spec)
+        let command: Command
+        switch spec.name {
+        case "get": command = .get(path: try arguments.word("a key path"))
+        case "set":
+            let path = try arguments.word("a key path")
+            command = .set(path: path, value: try arguments.json("a JSON value"))
+        case "call":
+            let path = try arguments.word("an action path")
+            command = .call(path: path, arguments: try arguments.jsonValues())
+        case "mount": command = .mount(declaration: try arguments.jsonObject("a JSON view declaration"))
+        case "unmount": command = .unmount(path: try arguments.word("a view path"))
+        case "provide":
+            let path = try arguments.word("a view path")
+            command = .provide(path: path, changes: try arguments.jsonObject("a JSON object of changes"))
+        case "tree": command = .tree(path: arguments.optionalWord())
+        case "watch":
+            var targets: [String] = []
+            var lifecycle = false
+            while let word = arguments.optionalWord() {
+                if word == "--lifecycle" { lifecycle = true } else { targets.append(word) }
+            }
+            command = .watch(targets: targets, lifecycle: lifecycle)
+        case "unwatch":
+            var numbers: [Int] = []
+            while let word = arguments.optionalWord() {
+                guard let number = Int(word.hasPrefix("w") ? String(word.dropFirst()) : word), number > 0 else {
+                    throw arguments.failure("\(word) is not a watch number (watch lists them)")
+                }
+                numbers.append(number)
+            }
+            command = .unwatch(numbers: numbers)
+        case "types": command = .types(name: arguments.optionalWord())
+        case "load": command = .load(scene: arguments.optionalWord())
+        case "help": command = .help(command: arguments.optionalWord())
+        default: command = .quit
+        }
+        try arguments.finish()
+        return command
+    }
+}
+
+/// The arguments after a command name, taken one at a time.
+private struct Arguments {
+    private var rest: Substring
+    private let spec: CommandSpec
+
+    init(_ rest: Substring, spec: CommandSpec) {
+        self.rest = rest
+        self.spec = spec
+    }
+
+    func failure(_ message: String) -> CommandError { CommandError(message: message, usage: spec.usage) }
+
+    mutating func optionalWord() -> String? {
+        guard let first = ArgumentScanner.words(in: rest).first else { return nil }
+        rest = rest[first.endIndex...].trimmingWhitespace()
+        return String(first)
+    }
+
+    mutating func word(_ what: String) throws(CommandError) -> String {
+        guard let word = optionalWord() else { throw failure("\(spec.name) needs \(what)") }
+        return word
+    }
+
+    /// The rest of the line as one JSON value.
+    mutating func json(_ what: String) throws(CommandError) -> JSON {
+        guard !rest.isEmpty else { throw failure("\(spec.name) needs \(what)") }
+        let text = String(rest)
+        rest = ""
+        return try ArgumentScanner.parse(text, failure: failure)
+    }
+
+    mutating func jsonObject(_ what: String) throws(CommandError) -> JSONObject {
+        guard case .object(let object) = try json(what) else { throw failure("\(spec.name) needs \(what) ({...})") }
+        return object
+    }
+
+    /// The rest of the line as JSON values separated by spaces.
+    mutating func jsonValues() throws(CommandError) -> [JSON] {
+        var values: [JSON] = []
+        for word in ArgumentScanner.words(in: rest) { values.append(try ArgumentScanner.parse(String(word), failure: failure)) }
+        rest = ""
+        return values
+    }
+
+    func finish() throws(CommandError) {
+        guard rest.isEmpty else { throw failure("unexpected \(rest) after the arguments of \(spec.name)") }
+    }
+}
+
+/// Splits argument text into words at spaces outside JSON strings and brackets, so that
+/// `Row["a b"].x` and `[1, 2]` are one word each.
+enum ArgumentScanner {
+    static func words(in text: Substring) -> [Substring] {
+        var words: [Substring] = []
+        var start: Substring.Index?
+        var depth = 0
+        var inString = false
+        var escaped = false
+        var index = text.startIndex
+        while index < text.endIndex {
+            let character = text[index]
+            if inString {
+                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
+            } else if character.isWhitespace && depth == 0 {
+                if let begin = start { words.append(text[begin..<index]) }
+                start = nil
+            } else {
+                if start == nil { start = index }
+                switch character {
+                case "\"": inString = true
+                case "[", "{": depth += 1
+                case "]", "}": depth = max(0, depth - 1)
+                default: break
+                }
+            }
+            index = text.index(after: index)
+        }
+        if let begin = start { words.append(text[begin...]) }
+        return words
+    }
+
+    /// Parses JSON text, with a hint when a string's quotes were forgotten.
+    static func parse(_ text: String, failure: (String) -> CommandError) throws(CommandError) -> JSON {
+        do {
+            return try JSON(parsing: text)
+        } catch {
+            let bare = text.allSatisfy { $0.isLetter || $0.isNumber || "@._-".contains($0) }
+            let hint = bare ? "; strings need double quotes: \"\(text)\"" : ""
+            throw failure("\(text) is not JSON (\(error))\(hint)")
+        }
+    }
+}
+
+extension StringProtocol where SubSequence == Substring {
+    /// The text without leading and trailing whitespace.
+    func trimmingWhitespace() -> Substring {
+        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace }) else {
+            return ""
+        }
+        return self[first...last]
+    }
+}

@@ -1,0 +1,124 @@
+/// What an argument of a command names, so completion knows where to look.
+enum ArgumentKind: Sendable {
+    case keyPath, viewPath, keyOrViewPath, actionPath, typeName, scene, commandName, watchNumber, json
+}
+
+/// One command a person can type: its syntax, what it does, and what its arguments are.
+/// The single source for `help`, the syntax hints and completion.
+struct CommandSpec: Sendable {
+    let name: String
+    /// The arguments as shown in hints and help, e.g. `<keypath> <json>`.
+    let arguments: String
+    let summary: String
+    /// Help text after the summary: examples and details.
+    let details: String
+    /// The kinds of the positional arguments, in order; the last one repeats.
+    let kinds: [ArgumentKind]
+
+    var usage: String { arguments.isEmpty ? name : "\(name) \(arguments)" }
+}
+
+/// Every command, in the order `help` lists them.
+enum CommandCatalog {
+    static let commands: [CommandSpec] = [
+        CommandSpec(
+            name: "get", arguments: "<keypath>", summary: "read a value, an object or a view",
+            details: """
+                A key path is relative to /App unless it starts with a view path or an object id:
+                  get login.email        get login        get Login#3.email
+                  get /App/Container.toggle        get /App/Container
+                """, kinds: [.keyOrViewPath]),
+        CommandSpec(
+            name: "set", arguments: "<keypath> <json>", summary: "write a property or a @State (through a @Binding, its source)",
+            details: """
+                The value is JSON, so strings need double quotes:
+                  set login.email "kim@example.com"        set /App/Container.toggle true
+                  set theme.fontScale 1.5                   set /App/Counter.state.favoritePrimes [2, 3]
+                """, kinds: [.keyPath, .json]),
+        CommandSpec(
+            name: "call", arguments: "<keypath> [<json arg>...]", summary: "run an action with positional JSON arguments",
+            details: """
+                  call session.start "kim"        call login.login        call /App/CartScreen.cart.add "apple"
+                """, kinds: [.actionPath, .json]),
+        CommandSpec(
+            name: "mount", arguments: "<json declaration>", summary: "mount a view",
+            details: """
+                  mount {"parent": "/App", "name": "Banner", "state": {"n": 1}, "body": ["n = {n}"]}
+                A view goes when this connection closes (quitting, or losing the daemon) unless its
+                declaration says "retain": true. See protocol/SPEC.md §6 for every field.
+                """, kinds: [.json]),
+        CommandSpec(
+            name: "unmount", arguments: "<path>", summary: "unmount a view and everything below it",
+            details: "  unmount /App/Container", kinds: [.viewPath]),
+        CommandSpec(
+            name: "provide", arguments: "<path> <json>", summary: "change what a view provides to its subtree",
+            details: """
+                  provide /App/Level1 {"environmentObjects": ["cart"]}
+                  provide /App {"environment": {"colorScheme": "dark"}}
+                  provide /App/Level1 {"withdraw": ["Cart"]}
+                """, kinds: [.viewPath, .json]),
+        CommandSpec(
+            name: "tree", arguments: "[<path>]", summary: "draw the view tree: wrappers, objects, what each view provides, bodies",
+            details: "  tree        tree /App/Container", kinds: [.viewPath]),
+        CommandSpec(
+            name: "watch", arguments: "[--lifecycle] <keypath or view path>...",
+            summary: "print notifications for these as they happen",
+            details: """
+                A key path to a value watches that value; to an object, all its properties. A view
+                path watches that view and every view below it: re-renders with their reasons and
+                bodies, mounts, unmounts, diagnostics and @State changes. --lifecycle adds every
+                object creation and destruction. With no arguments, lists the watches.
+                  watch login        watch /App/Container --lifecycle        watch theme.colorScheme /App
+                """, kinds: [.keyOrViewPath]),
+        CommandSpec(
+            name: "unwatch", arguments: "[<n>...]", summary: "stop the watches numbered n, or all of them",
+            details: "  unwatch        unwatch 2", kinds: [.watchNumber]),
+        CommandSpec(
+            name: "types", arguments: "[<name>]", summary: "list the model types, or show one",
+            details: "  types        types Login", kinds: [.typeName]),
+        CommandSpec(
+            name: "load", arguments: "[<scene> | <file.json>]", summary: "register a scene's types and mount its views",
+            details: """
+                The scenarios S1–S7 ship as scenes; with no argument, load lists them. A file is a
+                scene too: {"description": "...", "types": [type declarations], "views": [view
+                declarations]}. Views are mounted with "retain": true, so they stay after milieu quits.
+                  load s1        load s7-environment        load ./my-scene.json
+                """, kinds: [.scene]),
+        CommandSpec(
+            name: "help", arguments: "[<command>]", summary: "list the commands, or explain one",
+            details: "  help        help watch", kinds: [.commandName]),
+        CommandSpec(
+            name: "quit", arguments: "", summary: "leave (also exit, or Ctrl-D)", details: "", kinds: []),
+    ]
+
+    /// Other names a command answers to.
+    static let aliases = ["exit": "quit"]
+
+    static func spec(named name: String) -> CommandSpec? {
+        let resolved = aliases[name] ?? name
+        return commands.first { $0.name == resolved }
+    }
+
+    /// The overview `help` prints.
+    static func overview(style: Style) -> String {
+        let width = commands.map(\.usage.count).max() ?? 0
+        var lines = ["Commands (values are JSON):"]
+        for command in commands {
+            let padding = String(repeating: " ", count: width - command.usage.count + 2)
+            lines.append("  \(style.bold(command.usage))\(padding)\(command.summary)")
+        }
+        lines.append("  \(style.bold("{...} or [...]"))\(String(repeating: " ", count: max(2, width - 12)))send a raw JSON-RPC line and print the response")
+        lines.append("")
+        lines.append("Tab completes commands, key paths, view paths, types and actions from the live graph.")
+        lines.append("Ctrl-C clears the line; Ctrl-D leaves. help <command> explains one command.")
+        return lines.joined(separator: "\n")
+    }
+
+    /// What `help <name>` prints.
+    static func help(for name: String, style: Style) -> String? {
+        guard let spec = spec(named: name) else { return nil }
+        var text = "\(style.bold(spec.usage))\n  \(spec.summary)"
+        if !spec.details.isEmpty { text += "\n\n" + spec.details }
+        return text
+    }
+}

@@ -1,0 +1,42 @@
+import MilieuProtocol
+
+/// What milieu says about its connection: no daemon, lost, back again.
+enum ConnectionMessages {
+    static func noDaemon(socketPath: String, interactive: Bool, style: Style) -> String {
+        var lines = [
+            style.boldRed("milieu: no milieud is answering at \(socketPath)"),
+            "  start one:  milieud --socket \(socketPath) &",
+            "         or:  milieu --spawn   (starts milieud in the background, then connects)",
+            "  another daemon: milieu --socket PATH, or set MILIEU_SOCKET",
+        ]
+        if interactive { lines.append(style.dim("milieu will connect as soon as a daemon answers there.")) }
+        return lines.joined(separator: "\n")
+    }
+
+    static func lost(socketPath: String, style: Style) -> String {
+        style.yellow("lost milieud at \(socketPath); reconnecting when it is back")
+    }
+
+    static func back(_ resumption: Link.Resumption?, socketPath: String, style: Style) -> String {
+        var lines = [style.green("connected to milieud at \(socketPath)")]
+        guard let resumption else { return lines[0] }
+        if resumption.restarted {
+            lines.append(style.yellow("milieud restarted: its versions began again, and the views the old daemon held are gone"))
+        }
+        for (record, since) in resumption.resumed {
+            if let since {
+                lines.append("w\(record.number) resumed from version \(since): what changed meanwhile follows")
+            } else {
+                lines.append("w\(record.number) watching \(record.targetsText) again")
+            }
+        }
+        for (record, oldest) in resumption.compacted {
+            lines.append(style.yellow(
+                "w\(record.number): history before version \(oldest) was compacted, so changes in between are not shown; watching again from now"))
+        }
+        for (record, error) in resumption.dropped {
+            lines.append(style.red("w\(record.number) (\(record.targetsText)) dropped: \(error.message)"))
+        }
+        return lines.joined(separator: "\n")
+    }
+}

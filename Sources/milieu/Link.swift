@@ -1,0 +1,183 @@
+import MilieuClient
+import MilieuJSON
+import MilieuProtocol
+
+/// The REPL's connection to milieud, which outlives any one socket connection: when the
+/// daemon comes back, `connect()` connects again and re-establishes the user's watches,
+/// each resumed from the last version it showed (`sinceVersion`, SPEC §11.4) so that
+/// nothing is missed.
+final class Link {
+    let socketPath: String
+    let watches = WatchBook()
+    /// Seconds to wait for any one response before giving up on it.
+    let requestTimeout: Double
+    private(set) var client: MilieuClient?
+    /// The daemon instance last connected to; another one means the daemon restarted and
+    /// its versions started again.
+    private(set) var instance: String?
+
+    init(socketPath: String, requestTimeout: Double = 30) {
+        self.socketPath = socketPath
+        self.requestTimeout = requestTimeout
+    }
+
+    var isConnected: Bool { client?.isConnected ?? false }
+
+    /// What happened to the watches on connecting again.
+    struct Resumption {
+        /// The daemon is a new instance: its versions restarted, and its state is fresh.
+        var restarted = false
+        /// Watches established again: from the version they had shown (everything since
+        /// then follows as notifications), or from now on (`since` nil) after a restart.
+        var resumed: [(record: WatchRecord, since: Int?)] = []
+        /// Watches whose history was compacted away; they watch again from now on.
+        var compacted: [(record: WatchRecord, oldest: Int)] = []
+        /// Watches whose targets are gone; they were dropped.
+        var dropped: [(record: WatchRecord, error: RPCError)] = []
+    }
+
+    /// Connects (again) and re-establishes the watches; nil on the first connection.
+    @discardableResult
+    func connect() throws -> Resumption? {
+        let client = try MilieuClient(socketPath: socketPath)
+        let hello = try client.request("initialize", ["client": ["name": "milieu"]], timeout: requestTimeout)
+        let newInstance = hello["instance"]?.stringValue
+        let previous = instance
+        self.client = client
+        instance = newInstance
+        guard previous != nil || !watches.isEmpty else { return nil }
+        do {
+            return try resumeWatches(restarted: previous != newInstance)
+        } catch {
+            disconnected()
+            throw error
+        }
+    }
+
+    /// Notes that the connection is gone; the daemon's watch ids go with it.
+    func disconnected() {
+        client?.close()
+        watches.detachAll()
+    }
+
+    /// Throws only when the connection breaks again; a watch the daemon refuses is dropped.
+    private func resumeWatches(restarted: Bool) throws -> Resumption {
+        var report = Resumption(restarted: restarted)
+        for record in watches.records {
+            let since = restarted ? nil : record.lastShown
+            var params = record.params
+            params["sinceVersion"] = since.map(JSON.int)
+            do {
+                try attach(record, params: params)
+                report.resumed.append((record, since))
+            } catch let error as RPCError where error.kind == "Compacted" {
+                do {
+                    try attach(record, params: record.params)
+                    report.compacted.append((record, error.data["oldest"]?.intValue ?? 0))
+                } catch let refusal as RPCError {
+                    drop(record, refusal, into: &report)
+                }
+            } catch let refusal as RPCError {
+                drop(record, refusal, into: &report)
+            }
+        }
+        return report
+    }
+
+    private func attach(_ record: WatchRecord, params: JSONObject) throws {
+        let result = try request("watch", params)
+        record.daemonID = result["watch"]?.intValue
+        if params["sinceVersion"] == nil { record.lastShown = result["version"]?.intValue ?? record.lastShown }
+    }
+
+    private func drop(_ record: WatchRecord, _ error: RPCError, into report: inout Resumption) {
+        watches.remove(record)
+        report.dropped.append((record, error))
+    }
+
+    // MARK: Requests
+
+    /// Sends a request and waits for its result. Throws `RPCError` when the daemon refuses,
+    /// `MilieuClientError` when there is no connection or it broke.
+    func request(_ method: String, _ params: JSONObject = [:]) throws -> JSON {
+        guard let client, client.isConnected else { throw notConnected() }
+        return try client.request(method, params, timeout: requestTimeout)
+    }
+
+    /// Sends a line as typed; returns the daemon's response, or nil when the line is a
+    /// notification (which gets none).
+    func exchange(rawLine line: String) throws -> JSON? {
+        guard let client, client.isConnected else { throw notConnected() }
+        try client.sendLine(line)
+        guard RawLine.expectsResponse(line) else { return nil }
+        return try client.nextUnmatchedReply(timeout: requestTimeout)
+    }
+
+    /// Starts a watch on `targets` (view paths go in `views`, key paths in `paths`).
+    func watch(targets: [String], lifecycle: Bool) throws -> WatchRecord {
+        let views = targets.filter(PathSyntax.isViewPath)
+        let paths = targets.filter { !PathSyntax.isViewPath($0) }
+        var params: JSONObject = [:]
+        if !paths.isEmpty { params["paths"] = .array(paths.map(JSON.string)) }
+        if !views.isEmpty { params["views"] = .array(views.map(JSON.string)) }
+        if lifecycle { params["lifecycle"] = true }
+        let result = try request("watch", params)
+        guard case .int(let id)? = result["watch"], case .int(let version)? = result["version"] else {
+            throw MilieuClientError(.invalidMessage, "milieud answered watch with \(result.jsonText)")
+        }
+        return watches.add(paths: paths, views: views, lifecycle: lifecycle, daemonID: id, version: version)
+    }
+
+    /// Ends a watch, on the daemon too while connected.
+    func unwatch(_ record: WatchRecord) throws {
+        if isConnected, let id = record.daemonID { _ = try request("unwatch", ["watch": .int(id)]) }
+        watches.remove(record)
+    }
+
+    // MARK: Notifications
+
+    /// Notifications received so far, each marked shown. With `sync`, first makes sure
+    /// every notification caused by the requests already answered has arrived: a response
+    /// is written after the notifications of the versions before it (SPEC §8.3), so the
+    /// answer to one more request comes after them all.
+    func takeNotifications(sync: Bool) -> [ClientNotification] {
+        guard let client else { return [] }
+        var caughtUp: Int?
+        if sync, !watches.isEmpty, client.isConnected {
+            caughtUp = (try? client.request("initialize", [:], timeout: requestTimeout))?["version"]?.intValue
+        } else if client.isConnected {
+            _ = try? client.receiveAvailable()
+        }
+        let notifications = client.takeNotifications()
+        for notification in notifications { watches.noteShown(notification) }
+        if let caughtUp { watches.caughtUp(to: caughtUp) }
+        return notifications
+    }
+
+    private func notConnected() -> MilieuClientError {
+        MilieuClientError(.notListening, "not connected: no milieud is answering at \(socketPath)")
+    }
+}
+
+/// What a typed JSON-RPC line will get back.
+enum RawLine {
+    /// False only for a JSON-RPC notification, or a batch of nothing else: the daemon
+    /// answers every other line, even one that is not JSON.
+    static func expectsResponse(_ line: String) -> Bool {
+        guard let json = try? JSON(parsing: line) else { return true }
+        switch json {
+        case .object(let object): return !isNotification(object)
+        case .array(let elements):
+            return elements.isEmpty || !elements.allSatisfy { $0.objectValue.map(isNotification) ?? false }
+        default: return true
+        }
+    }
+
+    private static func isNotification(_ object: JSONObject) -> Bool {
+        guard object["id"] == nil, object["jsonrpc"] == "2.0", case .string? = object["method"] else { return false }
+        switch object["params"] {
+        case nil, .object?, .array?: return true
+        default: return false
+        }
+    }
+}

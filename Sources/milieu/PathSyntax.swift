@@ -1,0 +1,46 @@
+/// Just enough of the path grammar (SPEC §4) to tell view paths from key paths and to
+/// split off the last member, skipping dots and slashes inside ids like `Row["a.b"]`.
+enum PathSyntax {
+    /// True for `/App/Container` and `/App/List/Row["a.b"]`; false for `/App/Container.toggle`
+    /// and `login.email`.
+    static func isViewPath(_ path: String) -> Bool {
+        path.hasPrefix("/") && topLevelIndices(of: ".", in: path).isEmpty
+    }
+
+    /// `("/App/Container.loginVM", "em")` for `/App/Container.loginVM.em`; nil without a dot.
+    static func splitLastMember(_ path: String) -> (base: String, member: String)? {
+        guard let dot = topLevelIndices(of: ".", in: path).last else { return nil }
+        return (String(path[..<dot]), String(path[path.index(after: dot)...]))
+    }
+
+    /// `("/App/Container", "Log")` for `/App/Container/Log`; nil unless a view path.
+    static func splitLastSegment(_ path: String) -> (parent: String, segment: String)? {
+        guard path.hasPrefix("/"), let slash = topLevelIndices(of: "/", in: path).last, slash != path.startIndex else { return nil }
+        return (String(path[..<slash]), String(path[path.index(after: slash)...]))
+    }
+
+    /// Where `separator` occurs outside brackets and JSON strings.
+    static func topLevelIndices(of separator: Character, in path: String) -> [String.Index] {
+        var found: [String.Index] = []
+        var depth = 0
+        var inString = false
+        var escaped = false
+        var index = path.startIndex
+        while index < path.endIndex {
+            let character = path[index]
+            if inString {
+                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
+            } else if character == "\"" {
+                inString = true
+            } else if character == "[" {
+                depth += 1
+            } else if character == "]" {
+                depth = max(0, depth - 1)
+            } else if character == separator && depth == 0 {
+                found.append(index)
+            }
+            index = path.index(after: index)
+        }
+        return found
+    }
+}

@@ -1,0 +1,84 @@
+import MilieuJSON
+
+/// The text people see for the results of commands: values as JSON, versions, mounts,
+/// watches and types.
+struct ResultRenderer {
+    let style: Style
+
+    /// A value as pretty JSON (objects and arrays over several lines).
+    func value(_ value: JSON) -> String {
+        switch value {
+        case .array(let items) where !items.isEmpty: value.prettyText
+        case .object(let members) where !members.isEmpty: value.prettyText
+        default: value.jsonText
+        }
+    }
+
+    func version(_ result: JSON) -> String {
+        style.dim("ok, version \(result["version"]?.jsonText ?? "?")")
+    }
+
+    /// `call`: the action's result, when it returns one, then the version.
+    func call(_ result: JSON) -> String {
+        guard let returned = result["result"], !returned.isNull else { return version(result) }
+        return value(returned) + "\n" + version(result)
+    }
+
+    /// `view/mount`: the path, the objects it holds, its first body.
+    func mount(_ result: JSON) -> String {
+        var lines = ["\(style.green("mounted")) \(style.bold(result["path"]?.stringValue ?? "?"))  \(style.dim("version \(result["version"]?.jsonText ?? "?")"))"]
+        for (name, object) in result["objects"]?.objectValue ?? [:] { lines.append("  \(name): \(style.cyan(object.stringValue ?? object.jsonText))") }
+        for line in result["body"]?.arrayValue ?? [] { lines.append("  \(style.dim("│")) \(line.stringValue ?? line.jsonText)") }
+        return lines.joined(separator: "\n")
+    }
+
+    func watch(_ record: WatchRecord) -> String {
+        "\(style.bold("w\(record.number)")) watching \(record.targetsText)  \(style.dim("from version \(record.lastShown)"))"
+    }
+
+    func watchList(_ records: [WatchRecord]) -> String {
+        guard !records.isEmpty else { return "no watches (watch <keypath or view path>... starts one)" }
+        return records.map { record in
+            let state = record.daemonID == nil ? "waiting for the daemon" : "shown up to version \(record.lastShown)"
+            return "\(style.bold("w\(record.number)"))  \(record.targetsText)  \(style.dim(state))"
+        }.joined(separator: "\n")
+    }
+
+    /// `schema/types`, one line per type.
+    func typeList(_ types: [JSON]) -> String {
+        types.map { type in
+            let properties = (type["properties"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
+            let actions = (type["actions"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue.map { "\($0)()" } }
+            var line = "\(style.bold(type["name"]?.stringValue ?? "?")) \(style.dim("(" + kindNote(type) + ")"))  \(properties.joined(separator: ", "))"
+            if !actions.isEmpty { line += "; " + actions.joined(separator: ", ") }
+            return line
+        }.joined(separator: "\n")
+    }
+
+    /// One type in full: each property with its type, default and constraints; actions.
+    func type(_ type: JSON) -> String {
+        var lines = ["\(style.bold(type["name"]?.stringValue ?? "?"))  \(style.dim(kindNote(type)))"]
+        for property in type["properties"]?.arrayValue ?? [] {
+            var line = "  \(property["name"]?.stringValue ?? "?"): \(style.cyan(property["type"]?.stringValue ?? "?"))"
+            if let value = property["default"] { line += " = \(value.jsonText)" }
+            var notes: [String] = []
+            if property["computed"] == true { notes.append("computed") }
+            if property["secure"] == true { notes.append("secure") }
+            for key in ["oneOf", "min", "max", "pattern"] {
+                if let constraint = property[key] { notes.append("\(key) \(constraint.jsonText)") }
+            }
+            if !notes.isEmpty { line += "  " + style.dim(notes.joined(separator: ", ")) }
+            lines.append(line)
+        }
+        for action in type["actions"]?.arrayValue ?? [] {
+            let params = (action["params"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: ", ")
+            lines.append("  \(style.magenta("action")) \(action["name"]?.stringValue ?? "?")(\(params))")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private func kindNote(_ type: JSON) -> String {
+        let style = type["style"]?.stringValue ?? "?"
+        return type["builtIn"] == true ? "\(style), built-in" : style
+    }
+}

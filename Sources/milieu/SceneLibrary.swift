@@ -1,0 +1,118 @@
+import Foundation
+import MilieuJSON
+import MilieuProtocol
+
+/// The scenes `load` knows: S1–S7, compiled in from scenes/ (scripts/embed-scenes), and
+/// any scene file. A scene is `{"description", "types": [type declarations], "views":
+/// [view declarations]}`, the format `milieud --scene` reads.
+enum SceneLibrary {
+    /// The embedded scene that `name` means: its full name (`s1-login`) or its number
+    /// (`s1`, `S1`).
+    static func embeddedScene(named name: String) -> (name: String, text: String)? {
+        let wanted = name.lowercased()
+        return embedded.first { $0.name == wanted || $0.name.hasPrefix(wanted + "-") }
+    }
+
+    /// What `load` with no argument prints: each scene with the first line of its description.
+    static func listing(style: Style) -> String {
+        var lines = ["Scenes (load <name>, or load <path/to/scene.json>):"]
+        for scene in embedded {
+            let description = (try? JSON(parsing: scene.text))?["description"]?.stringValue ?? ""
+            let summary = description.split(separator: "\n").first.map(String.init) ?? ""
+            lines.append("  \(style.bold(scene.name))  \(summary)")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The scene `argument` names: an embedded one, or a file.
+    static func scene(_ argument: String) throws(CommandError) -> (name: String, json: JSON) {
+        let name: String
+        let text: String
+        if let embedded = embeddedScene(named: argument) {
+            (name, text) = embedded
+        } else if let data = FileManager.default.contents(atPath: argument) {
+            name = argument
+            text = String(decoding: data, as: UTF8.self)
+        } else {
+            let known = embedded.map(\.name).joined(separator: ", ")
+            throw CommandError(message: "no scene \(argument): not one of \(known), and no such file", usage: "load [<scene> | <file.json>]")
+        }
+        do {
+            return (name, try JSON(parsing: text))
+        } catch {
+            throw CommandError(message: "the scene \(name) is not valid JSON: \(error)", usage: nil)
+        }
+    }
+}
+
+/// Loads a scene into the daemon: registers the types it declares that the daemon does
+/// not know yet, then mounts all its views in one transaction, retained.
+struct SceneLoader {
+    let link: Link
+    let style: Style
+
+    func load(_ argument: String) throws -> (text: String, result: JSON) {
+        let (name, scene) = try SceneLibrary.scene(argument)
+        guard case .object(let members) = scene else { throw CommandError(message: "a scene is a JSON object", usage: nil) }
+        let declarations = members["types"]?.arrayValue ?? []
+        let views = members["views"]?.arrayValue ?? []
+        var lines: [String] = []
+
+        var registered: [JSON] = []
+        var skipped: [String] = []
+        if !declarations.isEmpty {
+            let known = Set((try link.request("schema/types")["types"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue })
+            let fresh = declarations.filter { declaration in
+                guard let typeName = declaration["name"]?.stringValue, known.contains(typeName) else { return true }
+                skipped.append(typeName)
+                return false
+            }
+            if !fresh.isEmpty {
+                registered = try link.request("schema/register", ["types": .array(fresh)])["types"]?.arrayValue ?? []
+                lines.append("registered types: " + registered.compactMap(\.stringValue).joined(separator: ", "))
+            }
+            if !skipped.isEmpty { lines.append(style.dim("already registered: " + skipped.joined(separator: ", "))) }
+        }
+
+        var mounted: [JSON] = []
+        var version = JSON.null
+        if !views.isEmpty {
+            let ops: [JSON] = try views.enumerated().map { index, view in
+                guard case .object(var declaration) = view else {
+                    throw CommandError(message: "view \(index) of the scene \(name) is not a JSON object", usage: nil)
+                }
+                declaration["retain"] = true
+                return ["method": "view/mount", "params": .object(declaration)]
+            }
+            let result: JSON
+            do {
+                result = try link.request("graph/transaction", ["ops": .array(ops)])
+            } catch let error as RPCError {
+                guard let index = error.data["op"]?.intValue, views.indices.contains(index) else { throw error }
+                let view = "\(views[index]["parent"]?.stringValue ?? "?")/\(views[index]["name"]?.stringValue ?? "?")"
+                throw SceneMountError(error: error, scene: name, index: index, view: view)
+            }
+            mounted = (result["results"]?.arrayValue ?? []).compactMap { $0["path"] }
+            version = result["version"] ?? .null
+            lines.append("\(style.green("loaded")) \(style.bold(name)): mounted \(mounted.compactMap(\.stringValue).joined(separator: ", "))  \(style.dim("version \(version.jsonText)"))")
+        } else {
+            lines.append("\(style.green("loaded")) \(style.bold(name))")
+        }
+        if let description = members["description"]?.stringValue { lines.append("\n" + description) }
+        let result: JSON = [
+            "scene": .string(name), "registered": .array(registered), "skipped": .array(skipped.map(JSON.string)),
+            "mounted": .array(mounted), "version": version,
+        ]
+        return (lines.joined(separator: "\n"), result)
+    }
+}
+
+/// A view of a scene that could not be mounted: the daemon's error, and which view it was.
+struct SceneMountError: Error {
+    let error: RPCError
+    let scene: String
+    /// The view's index in the scene's `views`, from 0.
+    let index: Int
+    /// Where it was to be mounted: parent path and name.
+    let view: String
+}

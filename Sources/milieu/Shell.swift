@@ -1,0 +1,138 @@
+import MilieuClient
+import MilieuJSON
+import MilieuProtocol
+
+/// What one command produced, in the two forms milieu prints: text for people, and JSON
+/// for `--json`.
+enum Outcome {
+    case success(text: String, result: JSON)
+    case failure(text: String, error: JSON)
+    case quit
+}
+
+/// Runs the commands a person types against the daemon, the same way in the interactive
+/// REPL and in scripts.
+final class Shell {
+    let link: Link
+    /// Styles for standard output and for standard error, which may differ.
+    let style: Style
+    let errorStyle: Style
+
+    init(link: Link, style: Style, errorStyle: Style) {
+        self.link = link
+        self.style = style
+        self.errorStyle = errorStyle
+    }
+
+    /// Parses and runs one line; nil for a blank line or a comment.
+    func run(_ line: String) -> Outcome? {
+        do {
+            guard let command = try Command.parse(line) else { return nil }
+            return try execute(command)
+        } catch {
+            let renderer = ErrorRenderer(style: errorStyle)
+            return .failure(text: renderer.text(error), error: renderer.json(error))
+        }
+    }
+
+    private func execute(_ command: Command) throws -> Outcome {
+        let results = ResultRenderer(style: style)
+        switch command {
+        case .get(let path):
+            let value = try link.request("graph/get", ["path": .string(path)])
+            return .success(text: results.value(value), result: value)
+        case .set(let path, let value):
+            let result = try link.request("graph/set", ["path": .string(path), "value": value])
+            return .success(text: results.version(result), result: result)
+        case .call(let path, let arguments):
+            let result = try link.request("graph/call", ["path": .string(path), "args": .array(arguments)])
+            return .success(text: results.call(result), result: result)
+        case .mount(let declaration):
+            let result = try link.request("view/mount", declaration)
+            return .success(text: results.mount(result), result: result)
+        case .unmount(let path):
+            let result = try link.request("view/unmount", ["path": .string(path)])
+            return .success(text: results.version(result), result: result)
+        case .provide(let path, var changes):
+            changes["path"] = .string(path)
+            let result = try link.request("view/provide", changes)
+            return .success(text: results.version(result), result: result)
+        case .tree(let path):
+            let result = try link.request("view/tree", path.map { ["path": .string($0)] } ?? [:])
+            return .success(text: TreeRenderer(style: style).render(result["root"] ?? .null), result: result)
+        case .watch(let targets, let lifecycle):
+            guard !targets.isEmpty || lifecycle else {
+                let records = link.watches.records
+                return .success(text: results.watchList(records), result: .array(records.map(describe)))
+            }
+            let record = try link.watch(targets: targets, lifecycle: lifecycle)
+            return .success(text: results.watch(record), result: describe(record))
+        case .unwatch(let numbers):
+            return try unwatch(numbers)
+        case .types(let name):
+            return try types(name, results: results)
+        case .load(let scene):
+            guard let scene else {
+                let names = SceneLibrary.embedded.map { JSON.string($0.name) }
+                return .success(text: SceneLibrary.listing(style: style), result: .array(names))
+            }
+            let loaded = try SceneLoader(link: link, style: style).load(scene)
+            return .success(text: loaded.text, result: loaded.result)
+        case .raw(let line):
+            return try raw(line, results: results)
+        case .help(let name):
+            guard let name else {
+                let text = CommandCatalog.overview(style: style)
+                return .success(text: text, result: .string(text))
+            }
+            guard let text = CommandCatalog.help(for: name, style: style) else {
+                throw CommandError(message: "no command \(name); help lists them", usage: nil)
+            }
+            return .success(text: text, result: .string(text))
+        case .quit:
+            return .quit
+        }
+    }
+
+    private func unwatch(_ numbers: [Int]) throws -> Outcome {
+        var records: [WatchRecord] = []
+        for number in numbers {
+            guard let record = link.watches.record(number: number) else {
+                throw CommandError(message: "no watch w\(number); watch lists them", usage: "unwatch [<n>...]")
+            }
+            records.append(record)
+        }
+        if numbers.isEmpty { records = link.watches.records }
+        for record in records { try link.unwatch(record) }
+        let names = records.map { "w\($0.number)" }
+        let text = names.isEmpty ? "no watches" : "stopped " + names.joined(separator: ", ")
+        return .success(text: text, result: .array(records.map { .int($0.number) }))
+    }
+
+    private func types(_ name: String?, results: ResultRenderer) throws -> Outcome {
+        let types = try link.request("schema/types")["types"]?.arrayValue ?? []
+        guard let name else { return .success(text: results.typeList(types), result: .array(types)) }
+        guard let type = types.first(where: { $0["name"]?.stringValue == name }) else {
+            throw CommandError(message: "no type \(name); types lists them", usage: "types [<name>]")
+        }
+        return .success(text: results.type(type), result: type)
+    }
+
+    /// A raw JSON-RPC line: the response as it came, failing if it holds an error.
+    private func raw(_ line: String, results: ResultRenderer) throws -> Outcome {
+        guard let response = try link.exchange(rawLine: line) else {
+            return .success(text: style.dim("sent (a notification gets no response)"), result: .null)
+        }
+        let failed = (response.arrayValue ?? [response]).contains { $0["error"] != nil }
+        let text = response.prettyText
+        return failed ? .failure(text: errorStyle.red(text), error: response) : .success(text: text, result: response)
+    }
+
+    private func describe(_ record: WatchRecord) -> JSON {
+        [
+            "number": .int(record.number), "paths": .array(record.paths.map(JSON.string)),
+            "views": .array(record.views.map(JSON.string)), "lifecycle": .bool(record.lifecycle),
+            "lastShown": .int(record.lastShown),
+        ]
+    }
+}

@@ -1,0 +1,78 @@
+import MilieuClient
+import MilieuJSON
+
+/// A watch the user made, kept across reconnects: its targets, its id on the current
+/// connection, and the last version shown for it (where a resumed watch starts again).
+final class WatchRecord {
+    /// The number the user sees (`w1`), stable across reconnects, unlike the daemon's id.
+    let number: Int
+    let paths: [String]
+    let views: [String]
+    let lifecycle: Bool
+    /// The daemon's id for this watch on the current connection; nil while disconnected.
+    var daemonID: Int?
+    /// Every notification of this watch up to this version has been shown.
+    var lastShown: Int
+
+    init(number: Int, paths: [String], views: [String], lifecycle: Bool, daemonID: Int, version: Int) {
+        self.number = number
+        self.paths = paths
+        self.views = views
+        self.lifecycle = lifecycle
+        self.daemonID = daemonID
+        self.lastShown = version
+    }
+
+    /// The params of a `watch` request for the same targets.
+    var params: JSONObject {
+        var params: JSONObject = [:]
+        if !paths.isEmpty { params["paths"] = .array(paths.map(JSON.string)) }
+        if !views.isEmpty { params["views"] = .array(views.map(JSON.string)) }
+        if lifecycle { params["lifecycle"] = true }
+        return params
+    }
+
+    /// The targets as the user would type them: `login /App --lifecycle`.
+    var targetsText: String { (paths + views + (lifecycle ? ["--lifecycle"] : [])).joined(separator: " ") }
+}
+
+/// The user's watches, by number.
+final class WatchBook {
+    private(set) var records: [WatchRecord] = []
+    private var nextNumber = 1
+
+    var isEmpty: Bool { records.isEmpty }
+
+    func add(paths: [String], views: [String], lifecycle: Bool, daemonID: Int, version: Int) -> WatchRecord {
+        let record = WatchRecord(number: nextNumber, paths: paths, views: views, lifecycle: lifecycle, daemonID: daemonID, version: version)
+        nextNumber += 1
+        records.append(record)
+        return record
+    }
+
+    func record(number: Int) -> WatchRecord? { records.first { $0.number == number } }
+
+    func record(daemonID: Int?) -> WatchRecord? {
+        guard let daemonID else { return nil }
+        return records.first { $0.daemonID == daemonID }
+    }
+
+    func remove(_ record: WatchRecord) { records.removeAll { $0 === record } }
+
+    /// Marks a notification as shown: its watch has now shown everything up to its version.
+    func noteShown(_ notification: ClientNotification) {
+        guard let record = record(daemonID: notification.watch), let version = notification.version else { return }
+        record.lastShown = max(record.lastShown, version)
+    }
+
+    /// Every notification up to `version` has been received and shown, for every watch
+    /// on the current connection.
+    func caughtUp(to version: Int) {
+        for record in records where record.daemonID != nil { record.lastShown = max(record.lastShown, version) }
+    }
+
+    /// The connection is gone, and with it the daemon's ids.
+    func detachAll() {
+        for record in records { record.daemonID = nil }
+    }
+}
