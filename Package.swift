@@ -15,6 +15,9 @@ let package = Package(
         .library(name: "MilieuEngine", targets: ["MilieuEngine"]),
         .library(name: "MilieuJSON", targets: ["MilieuJSON"]),
         .library(name: "MilieuTransport", targets: ["MilieuTransport"]),
+        .library(name: "MilieuClient", targets: ["MilieuClient"]),
+        .executable(name: "milieud", targets: ["milieud"]),
+        .executable(name: "milieu", targets: ["milieu"]),
     ],
     targets: [
         .target(name: "MilieuJSON", swiftSettings: strict),
@@ -28,12 +31,23 @@ let package = Package(
             name: "MilieuServer", dependencies: ["MilieuEngine", "MilieuProtocol", "MilieuTransport", "MilieuStore"],
             swiftSettings: strict),
         .executableTarget(name: "milieud", dependencies: ["MilieuServer", "MilieuStore"], swiftSettings: strict),
+        .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
+        .target(name: "MilieuClient", dependencies: ["MilieuJSON", "MilieuProtocol", "MilieuTransport"], swiftSettings: strict),
+        .executableTarget(
+            name: "milieu", dependencies: ["CReadline", "MilieuClient", "MilieuJSON", "MilieuProtocol", "MilieuTransport"],
+            swiftSettings: strict),
         .target(name: "MilieuTestSupport", dependencies: ["MilieuJSON", "MilieuTransport"], swiftSettings: strict),
         .executableTarget(
             name: "milieu-bench", dependencies: ["MilieuEngine", "MilieuJSON", "MilieuTransport", "CMilieuShims"], swiftSettings: strict),
         .testTarget(name: "MilieuJSONTests", dependencies: ["MilieuJSON"], swiftSettings: strict),
         .testTarget(name: "MilieuEngineTests", dependencies: ["MilieuEngine"], swiftSettings: strict),
         .testTarget(name: "MilieuTransportTests", dependencies: ["MilieuTransport"], swiftSettings: strict),
+        .testTarget(
+            name: "MilieuClientTests", dependencies: ["MilieuClient", "MilieuTestSupport", "MilieuJSON", "MilieuProtocol"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "MilieuREPLTests", dependencies: ["milieu", "MilieuClient", "MilieuTestSupport", "MilieuJSON"],
+            swiftSettings: strict),
         .testTarget(name: "MilieuProtocolTests", dependencies: ["MilieuProtocol", "MilieuJSON"], swiftSettings: strict),
         .testTarget(
             name: "MilieuServerTests", dependencies: ["MilieuTestSupport", "MilieuProtocol", "MilieuJSON", "MilieuTransport"],

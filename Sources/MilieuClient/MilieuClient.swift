@@ -58,11 +58,7 @@ public final class MilieuClient {
     }
 
     /// Closes the connection. Views this connection mounted without `retain` go with it.
-    public func close() {
-        guard isConnected else { return }
-        isConnected = false
-        Glibc.close(fileDescriptor)
-    }
+    public func close() { markClosed() }
 
     // MARK: Requests
 
@@ -96,12 +92,14 @@ public final class MilieuClient {
     /// or throws its error as `RPCError`.
     public func result(of id: Int, timeout: Double? = nil) throws -> JSON {
         let deadline = Deadline(timeout)
-        while answers[id] == nil {
+        var answer = answers.removeValue(forKey: id)
+        while answer == nil {
             guard isConnected else { throw closedError() }
             guard awaited.contains(id) else { throw MilieuClientError(.invalidMessage, "request \(id) was not sent, or its response was taken") }
             try receive(until: deadline, waitingFor: "the response to request \(id)")
+            answer = answers.removeValue(forKey: id)
         }
-        guard let response = answers.removeValue(forKey: id) else { preconditionFailure("the loop above ends only with an answer") }
+        guard let response = answer else { throw closedError() }
         if let error = response["error"] {
             guard let rpcError = RPCError(wire: error) else { throw invalid(.object(response)) }
             throw rpcError

@@ -21,7 +21,7 @@ enum ConnectionMessages {
         var lines = [style.green("connected to milieud at \(socketPath)")]
         guard let resumption else { return lines[0] }
         if resumption.restarted {
-            lines.append(style.yellow("milieud restarted: its versions began again, and the views the old daemon held are gone"))
+            lines.append(style.yellow("milieud restarted: its versions began again, so watches start from now; what it does not keep across restarts is gone"))
         }
         for (record, since) in resumption.resumed {
             if let since {

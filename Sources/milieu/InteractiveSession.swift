@@ -30,7 +30,7 @@ final class InteractiveSession {
 
     /// Runs until `quit` or Ctrl-D; the exit status.
     func run() -> Int32 {
-        let signals = SignalPipe.install([SIGINT, SIGWINCH])
+        let signals = SignalPipe.install([SIGINT, SIGWINCH, SIGTSTP, SIGTERM, SIGHUP])
         if shownConnected {
             console.status(console.style.dim("connected to milieud at \(link.socketPath); help lists the commands, Ctrl-D leaves"))
         }
@@ -118,6 +118,8 @@ final class InteractiveSession {
             switch signal {
             case SIGINT: editor.interrupt()
             case SIGWINCH: editor.resize()
+            case SIGTSTP: editor.suspend(SignalPipe.stopProcess)
+            case SIGTERM, SIGHUP: quit()
             default: break
             }
         }
@@ -161,6 +163,14 @@ enum SignalPipe {
             guard count > 0 else { return signals }
             signals += buffer[..<count].map(Int32.init)
         }
+    }
+
+    /// Stops the process as SIGTSTP would have, had it not been caught; returns when it
+    /// is continued.
+    static func stopProcess() {
+        _ = Glibc.signal(SIGTSTP, SIG_DFL)
+        raise(SIGTSTP)
+        _ = Glibc.signal(SIGTSTP, forwardSignal)
     }
 
     fileprivate static func record(_ signal: Int32) {

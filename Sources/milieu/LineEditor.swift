@@ -55,13 +55,15 @@ final class LineEditor {
         rl_completer_word_break_characters = UnsafePointer(strdup(" \t\n"))
         rl_attempted_completion_function = attemptCompletion
         rl_completion_display_matches_hook = displayMatches
-        rl_redisplay_function = redisplayWithHint
         // Listing at the first Tab suits exploring a graph; ~/.inputrc, read at install, may say otherwise.
         rl_variable_bind("show-all-if-ambiguous", "on")
         rl_bind_key(13, acceptLine)
         rl_bind_key(10, acceptLine)
         history.load()
         rl_callback_handler_install(prompt, lineHandler)
+        // Only now: with a redisplay function of its own in place, readline's first
+        // initialization takes the terminal for a dumb one (no wrapping, no clearing).
+        rl_redisplay_function = redisplayWithHint
         installed = true
     }
 
@@ -79,7 +81,13 @@ final class LineEditor {
     func setPrompt(_ newPrompt: String) {
         guard newPrompt != prompt else { return }
         prompt = newPrompt
-        printAbove {}
+        guard installed else { return }
+        rl_set_prompt(prompt)
+        // Inside the line handler readline draws the new prompt itself when the handler returns.
+        guard !inHandler else { return }
+        rl_clear_visible_line()
+        hint.visible = false
+        rl_forced_update_display()
     }
 
     /// Runs `body`, which prints whole lines, so that its output appears above the prompt
@@ -90,7 +98,6 @@ final class LineEditor {
         hint.visible = false
         fflush(stdout)
         body()
-        rl_set_prompt(prompt)
         rl_forced_update_display()
     }
 
@@ -107,6 +114,18 @@ final class LineEditor {
         rl_replace_line("", 1)
         rl_on_new_line()
         rl_redisplay()
+    }
+
+    /// Ctrl-Z: gives the terminal back as it was, runs `stop` (which returns once the
+    /// process runs again, after `fg`), and takes the terminal again.
+    func suspend(_ stop: () -> Void) {
+        guard installed else { return stop() }
+        eraseHint()
+        rl_deprep_terminal()
+        stop()
+        rl_prep_terminal(1)
+        fputs("\n", stdout)
+        rl_forced_update_display()
     }
 
     /// The terminal changed size.
@@ -142,7 +161,9 @@ final class LineEditor {
 
     fileprivate func redisplay() {
         rl_redisplay()
-        guard let hinter, !hint.suppressed else { return }
+        // No hints while searching the history: the line shown is a match, not typing.
+        let searching = rl_readline_state & UInt(RL_STATE_ISEARCH | RL_STATE_NSEARCH) != 0
+        guard let hinter, !hint.suppressed, !searching else { return }
         if rl_point != rl_end {
             eraseHint()
             return

@@ -1,0 +1,109 @@
+import Foundation
+import MilieuClient
+import MilieuJSON
+import MilieuProtocol
+import MilieuTestSupport
+import Testing
+
+/// The Swift client against a real daemon: results, typed errors, notifications queued in
+/// order, pipelining, raw lines, and what happens when the daemon goes.
+@Suite(.serialized)
+struct MilieuClientTests {
+    @Test func aRequestReturnsItsResult() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let client = try MilieuClient(socketPath: daemon.socketPath)
+        #expect(try client.request("graph/get", ["path": "theme.fontScale"], timeout: 5) == 1.0)
+        #expect(try client.request("graph/set", ["path": "login.email", "value": "kim@example.com"], timeout: 5) == ["version": 2])
+    }
+
+    @Test func theDaemonsRefusalIsThrownAsRPCErrorWithItsKindAndData() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let client = try MilieuClient(socketPath: daemon.socketPath)
+        let error = #expect(throws: RPCError.self) {
+            try client.request("view/mount", ["parent": "/App", "name": "CheckoutView", "environmentObjects": ["cart": "Cart"]], timeout: 5)
+        }
+        #expect(error?.kind == "EnvironmentObjectMissing")
+        #expect(error?.code == -32000)
+        #expect(error?.data["type"] == "Cart")
+        #expect(error?.data["searched"] == ["/App/CheckoutView", "/App"])
+    }
+
+    @Test func notificationsThatArriveWhileWaitingAreQueuedInOrder() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let client = try MilieuClient(socketPath: daemon.socketPath)
+        try client.request("watch", ["paths": ["theme.colorScheme"]], timeout: 5)
+        try client.request("graph/set", ["path": "theme.colorScheme", "value": "dark"], timeout: 5)
+        try client.request("graph/set", ["path": "theme.colorScheme", "value": "light"], timeout: 5)
+        let first = try client.nextNotification(timeout: 5)
+        let second = try client.nextNotification(timeout: 5)
+        #expect(first.method == "graph/didChange")
+        #expect(first.version == 2 && second.version == 3)
+        #expect(first.watch == 1)
+        #expect(second.params["changes"] == [["path": "theme.colorScheme", "value": "light"]])
+    }
+
+    @Test func pipelinedRequestsAreAnsweredByID() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let client = try MilieuClient(socketPath: daemon.socketPath)
+        let set = try client.send("graph/set", ["path": "theme.accentColor", "value": "red"])
+        let get = try client.send("graph/get", ["path": "theme.accentColor"])
+        #expect(try client.result(of: get, timeout: 5) == "red")
+        #expect(try client.result(of: set, timeout: 5) == ["version": 2])
+    }
+
+    @Test func aRawLineIsAnsweredThroughTheUnmatchedReplies() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let client = try MilieuClient(socketPath: daemon.socketPath)
+        try client.sendLine(#"[{"jsonrpc":"2.0","id":"a","method":"graph/get","params":{"path":"theme.colorScheme"}}]"#)
+        #expect(try client.nextUnmatchedReply(timeout: 5) == [["jsonrpc": "2.0", "id": "a", "result": "light"]])
+        try client.sendLine("not json")
+        #expect(try client.nextUnmatchedReply(timeout: 5)["error"]?["code"] == -32700)
+    }
+
+    @Test func aPollLoopReadsWhatIsAvailableWithoutBlocking() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let client = try MilieuClient(socketPath: daemon.socketPath)
+        let other = try MilieuClient(socketPath: daemon.socketPath)
+        try client.request("watch", ["paths": ["login.email"]], timeout: 5)
+        #expect(try client.receiveAvailable())
+        #expect(client.takeNotifications().isEmpty)
+        try other.request("graph/set", ["path": "login.email", "value": "kim@example.com"], timeout: 5)
+        var ready = pollfd(fd: client.fileDescriptor, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&ready, 1, 5000) == 1)
+        #expect(try client.receiveAvailable())
+        #expect(client.takeNotifications().map(\.method) == ["graph/didChange"])
+    }
+
+    @Test func withNoDaemonConnectingFailsAsNotListening() throws {
+        let directory = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let error = #expect(throws: MilieuClientError.self) { try MilieuClient(socketPath: "\(directory)/milieu.sock") }
+        #expect(error?.code == .notListening)
+    }
+
+    @Test func whenTheDaemonStopsAWaitingRequestFailsAsConnectionClosed() throws {
+        let daemon = try Daemon()
+        let client = try MilieuClient(socketPath: daemon.socketPath)
+        let id = try client.send("shutdown")
+        #expect(try client.result(of: id, timeout: 5) == [:])
+        daemon.stop()
+        let error = #expect(throws: MilieuClientError.self) { try client.request("graph/get", ["path": "login.email"], timeout: 5) }
+        #expect(error?.code == .connectionClosed)
+        #expect(!client.isConnected)
+    }
+
+    @Test func aResponseThatDoesNotComeInTimeIsATimeout() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let client = try MilieuClient(socketPath: daemon.socketPath)
+        let error = #expect(throws: MilieuClientError.self) { try client.nextNotification(timeout: 0.05) }
+        #expect(error?.code == .timedOut)
+        #expect(client.isConnected)
+    }
+}

@@ -1,0 +1,87 @@
+import MilieuJSON
+import Testing
+
+@testable import milieu
+
+/// How typed lines become commands: JSON values, words that keep brackets and quotes
+/// together, and errors that say what to type instead.
+struct CommandParsingTests {
+    @Test func setTakesTheRestOfTheLineAsOneJSONValue() throws {
+        #expect(try Command.parse(#"set /App/Counter.state.favoritePrimes [2, 3]"#) == .set(path: "/App/Counter.state.favoritePrimes", value: [2, 3]))
+        #expect(try Command.parse(#"set login.email "kim@example.com""#) == .set(path: "login.email", value: "kim@example.com"))
+    }
+
+    @Test func callTakesSpaceSeparatedJSONArguments() throws {
+        #expect(try Command.parse(#"call x.f "a b" [1, 2] {"k": 1} 7"#) == .call(path: "x.f", arguments: ["a b", [1, 2], ["k": 1], 7]))
+        #expect(try Command.parse("call login.login") == .call(path: "login.login", arguments: []))
+    }
+
+    @Test func aPathWithAQuotedIdIsOneWord() throws {
+        #expect(try Command.parse(#"get /App/List/Row["a b"].title"#) == .get(path: #"/App/List/Row["a b"].title"#))
+    }
+
+    @Test func aLineStartingWithABraceOrBracketIsRawJSONRPC() throws {
+        let line = #"{"jsonrpc":"2.0","id":1,"method":"graph/get","params":{"path":"login.email"}}"#
+        #expect(try Command.parse("  " + line) == .raw(line: line))
+        #expect(try Command.parse("[]") == .raw(line: "[]"))
+    }
+
+    @Test func watchSeparatesTheLifecycleFlagFromTargets() throws {
+        #expect(try Command.parse("watch login /App --lifecycle") == .watch(targets: ["login", "/App"], lifecycle: true))
+    }
+
+    @Test func blankLinesAndCommentsAreNotCommands() throws {
+        #expect(try Command.parse("   ") == nil)
+        #expect(try Command.parse("# set up the cart") == nil)
+    }
+
+    @Test func aBareWordWhereJSONIsDueSuggestsQuotes() {
+        let error = #expect(throws: CommandError.self) { try Command.parse("set login.email kim") }
+        #expect(error?.message.hasSuffix(#"strings need double quotes: "kim""#) == true)
+        #expect(error?.usage == "set <keypath> <json>")
+    }
+
+    @Test func anUnknownCommandPointsToHelp() {
+        #expect(throws: CommandError(message: "unknown command gte; help lists the commands", usage: nil)) { try Command.parse("gte login") }
+    }
+
+    @Test func missingArgumentsShowTheUsage() {
+        #expect(throws: CommandError(message: "set needs a JSON value", usage: "set <keypath> <json>")) { try Command.parse("set login.email") }
+    }
+}
+
+/// Paths, hints and raw lines: the small decisions the REPL makes about text.
+struct TextDecisionTests {
+    @Test func viewPathsHaveNoMemberOutsideIds() {
+        #expect(PathSyntax.isViewPath("/App/Container"))
+        #expect(PathSyntax.isViewPath(#"/App/List/Row["a.b"]"#))
+        #expect(!PathSyntax.isViewPath("/App/Container.toggle"))
+        #expect(!PathSyntax.isViewPath("login.email"))
+    }
+
+    @Test func syntaxHintShowsTheArgumentsStillToType() {
+        #expect(SyntaxHint.hint(for: "set") == " <keypath> <json>")
+        #expect(SyntaxHint.hint(for: "set ") == "<keypath> <json>")
+        #expect(SyntaxHint.hint(for: "set login.email ") == "<json>")
+        #expect(SyntaxHint.hint(for: "call login.login ") == "[<json arg>...]")
+        #expect(SyntaxHint.hint(for: "set login.em") == nil)
+        #expect(SyntaxHint.hint(for: "quit") == nil)
+        #expect(SyntaxHint.hint(for: "settle") == nil)
+    }
+
+    @Test func onlyJSONRPCNotificationsGetNoResponse() {
+        #expect(!RawLine.expectsResponse(#"{"jsonrpc":"2.0","method":"graph/set","params":{"path":"x","value":1}}"#))
+        #expect(!RawLine.expectsResponse(#"[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"b"}]"#))
+        #expect(RawLine.expectsResponse(#"{"jsonrpc":"2.0","id":1,"method":"graph/get","params":{"path":"x"}}"#))
+        #expect(RawLine.expectsResponse(#"{"jsonrpc":"1.0","method":"a"}"#))
+        #expect(RawLine.expectsResponse("[]"))
+        #expect(RawLine.expectsResponse("not json"))
+    }
+
+    @Test func completionListsShowTheLastSegment() {
+        #expect(LineEditor.lastSegment("/App/Container/LoginView1.loginVM.email") == "email")
+        #expect(LineEditor.lastSegment("/App/Container/LoginView1") == "LoginView1")
+        #expect(LineEditor.lastSegment(#"/App/List/Row["a.b"]"#) == #"Row["a.b"]"#)
+        #expect(LineEditor.lastSegment("get") == "get")
+    }
+}

@@ -1,0 +1,265 @@
+import Foundation
+import MilieuClient
+import MilieuJSON
+import MilieuTestSupport
+import Testing
+
+/// The REPL in a real terminal (tmux) against a real daemon: what a person sees while
+/// typing, completing, failing, and losing the daemon.
+@Suite(.serialized)
+struct InteractiveTests {
+    /// A terminal running milieu on `daemon`'s socket, at its first prompt.
+    private func repl(_ daemon: Daemon, environment: [String: String] = [:]) throws -> Terminal {
+        let terminal = try Terminal([MilieuRun.binary, "--socket", daemon.socketPath], environment: environment)
+        try terminal.waitFor("the prompt") { $0.hasSuffix("milieu>") }
+        return terminal
+    }
+
+    private func enter(_ terminal: Terminal, _ line: String) throws {
+        try terminal.type(line)
+        try terminal.press("Enter")
+    }
+
+    @Test func aNotificationArrivingMidTypingLeavesTheTypedTextIntactAndTheLineStillSubmits() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let terminal = try repl(daemon)
+        try enter(terminal, "watch login")
+        try terminal.waitFor("w1 watching login")
+        try terminal.type("get login.em")
+        try terminal.waitFor("the typed text") { $0.hasSuffix("milieu> get login.em") }
+
+        try MilieuClient(socketPath: daemon.socketPath).request("graph/set", ["path": "login.email", "value": "kim@example.com"], timeout: 5)
+        let screen = try terminal.waitFor("the notification") { $0.contains("login.isValidEmail = true") }
+        let lines = screen.split(separator: "\n").map(String.init)
+        #expect(Array(lines.suffix(3)) == [#"v2  login.email = "kim@example.com""#, "    login.isValidEmail = true", "milieu> get login.em"],
+            "the notification is printed above the prompt, and the half-typed line is redrawn as it was")
+
+        try terminal.type("ail")
+        try terminal.press("Enter")
+        let after = try terminal.waitFor("the answer") { $0.hasSuffix("\"kim@example.com\"\nmilieu>") }
+        #expect(after.contains("milieu> get login.email\n\"kim@example.com\""))
+    }
+
+    @Test func aHalfTypedLineThatWrapsSurvivesANotification() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let terminal = try Terminal([MilieuRun.binary, "--socket", daemon.socketPath], columns: 40)
+        try terminal.waitFor("the prompt") { $0.hasSuffix("milieu>") }
+        try enter(terminal, "watch theme")
+        try terminal.waitFor("w1 watching theme")
+        let typed = #"mount {"parent": "/App", "name": "Banner", "body": ["hello"]"#
+        try terminal.type(typed)
+        try terminal.waitFor("the typed text, over two rows") { $0.split(separator: "\n").suffix(2).joined() == "milieu> " + typed }
+
+        try MilieuClient(socketPath: daemon.socketPath).request("graph/set", ["path": "theme.colorScheme", "value": "dark"], timeout: 5)
+        let screen = try terminal.waitFor(#"v2  theme.colorScheme = "dark""#)
+        let rows = screen.split(separator: "\n")
+        #expect(rows.suffix(3).first == #"v2  theme.colorScheme = "dark""#)
+        #expect(rows.suffix(2).joined() == "milieu> " + typed, "both rows of the line are redrawn below the notification")
+
+        try terminal.type("}")
+        try terminal.press("Enter")
+        try terminal.waitFor("mounted /App/Banner")
+    }
+
+    @Test func tabCompletesCommandNamesAndKeyPathsThroughObjects() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let terminal = try repl(daemon, environment: ["NO_COLOR": "1"])  // no syntax hints to read around
+        try terminal.type("wat")
+        try terminal.press("Tab")
+        try terminal.waitFor("the command name") { $0.hasSuffix("milieu> watch") }
+        try terminal.press("C-u")
+        try terminal.type("get log")
+        try terminal.press("Tab")
+        try terminal.waitFor("the variable") { $0.hasSuffix("milieu> get login") }
+        try terminal.press("Tab")
+        let listing = try terminal.waitFor("the object's members, listed") { $0.hasSuffix("milieu> get login.") && $0.contains("isValidEmail") }
+        let listed = try #require(listing.split(separator: "\n").first { $0.contains("isValidEmail") })
+        #expect(listed.contains("email") && listed.contains("isUserLoggedIn") && !listed.contains("login."), "each by its name: \(listed)")
+        try terminal.type("isV")
+        try terminal.press("Tab")
+        try terminal.waitFor("the property") { $0.hasSuffix("milieu> get login.isValidEmail") }
+        try terminal.press("Enter")
+        try terminal.waitFor("its value") { $0.hasSuffix("get login.isValidEmail\nfalse\nmilieu>") }
+    }
+
+    @Test func tabCompletesViewPathsAndActions() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let client = try MilieuClient(socketPath: daemon.socketPath)
+        try client.request("view/mount", ["parent": "/App", "name": "ParentView", "state": ["isOn": false], "retain": true], timeout: 5)
+        try client.request("view/mount", ["parent": "/App/ParentView", "name": "ToggleRow", "bindings": ["isOn": ["$parent": "isOn"]], "retain": true], timeout: 5)
+        let terminal = try repl(daemon, environment: ["NO_COLOR": "1"])  // no syntax hints to read around
+        try terminal.type("tree /App/Par")
+        try terminal.press("Tab")
+        try terminal.waitFor("the view path") { $0.hasSuffix("milieu> tree /App/ParentView") }
+        try terminal.type("/T")
+        try terminal.press("Tab")
+        try terminal.waitFor("the child's path") { $0.hasSuffix("milieu> tree /App/ParentView/ToggleRow") }
+        try terminal.press("C-u")
+        try terminal.type("call session.st")
+        try terminal.press("Tab")
+        try terminal.waitFor("the action") { $0.hasSuffix("milieu> call session.start") }
+        try terminal.press("C-u")
+        try terminal.type("types CounterO")
+        try terminal.press("Tab")
+        try terminal.waitFor("the type") { $0.hasSuffix("milieu> types CounterObject") }
+    }
+
+    @Test func environmentObjectMissingIsLoudAndRedOnATerminal() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let terminal = try repl(daemon)
+        try enter(terminal, #"mount {"parent": "/App", "name": "CheckoutView", "environmentObjects": {"cart": "Cart"}}"#)
+        let screen = try terminal.waitFor("the error") { $0.contains("fix") }
+        #expect(screen.contains("error: EnvironmentObjectMissing"))
+        #expect(screen.contains("No ObservableObject of type Cart found."))
+        #expect(screen.contains("type      Cart"))
+        #expect(screen.contains("view      /App/CheckoutView  (variable cart)"))
+        #expect(screen.contains("searched  /App/CheckoutView → /App"))
+        #expect(screen.contains("fix       Provide a Cart"))
+        let coloured = try terminal.screen(escapes: true)
+        let heading = try #require(coloured.split(separator: "\n").first { $0.contains("error: EnvironmentObjectMissing") })
+        #expect(heading.contains("31m"), "the heading is red: \(heading.debugDescription)")
+        let fix = try #require(coloured.split(separator: "\n").first { $0.contains("Provide a Cart") })
+        #expect(fix.contains("31m"), "the fix is red: \(fix.debugDescription)")
+    }
+
+    @Test func noColorTurnsColourOff() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let terminal = try repl(daemon, environment: ["NO_COLOR": "1"])
+        try enter(terminal, #"mount {"parent": "/App", "name": "CheckoutView", "environmentObjects": {"cart": "Cart"}}"#)
+        try terminal.waitFor("the error") { $0.contains("fix") }
+        let coloured = try terminal.screen(escapes: true)
+        #expect(!coloured.contains("\u{1B}["), "no escape sequence anywhere: \(coloured.debugDescription)")
+    }
+
+    @Test func ctrlCClearsTheLineWithoutLeavingAndCtrlDLeaves() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let terminal = try repl(daemon)
+        try terminal.type("get login.email")
+        try terminal.press("C-c")
+        try terminal.waitFor("a fresh prompt") { $0.hasSuffix("milieu> get login.email^C\nmilieu>") }
+        try enter(terminal, "get theme.colorScheme")
+        try terminal.waitFor("the answer") { $0.hasSuffix("\"light\"\nmilieu>") }
+        #expect(try terminal.exitStatus() == nil)
+        try terminal.press("C-d")
+        try terminal.waitFor("milieu to leave") { _ in (try? terminal.exitStatus()) == 0 }
+    }
+
+    @Test func aSyntaxHintFollowsACommandNameAndGoesWhenTheLineIsDone() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let terminal = try repl(daemon)
+        try terminal.type("set ")
+        try terminal.waitFor("the hint") { $0.hasSuffix("milieu> set <keypath> <json>") }
+        try terminal.type("login.email ")
+        try terminal.waitFor("the rest of the hint") { $0.hasSuffix("milieu> set login.email <json>") }
+        try terminal.type(#""a@b.co""#)
+        try terminal.waitFor("the hint to go") { $0.hasSuffix(#"milieu> set login.email "a@b.co""#) }
+        try terminal.press("Enter")
+        let screen = try terminal.waitFor("the answer") { $0.contains("ok, version 2") }
+        #expect(!screen.contains("<json>"), "no hint is left behind: \(screen)")
+    }
+
+    @Test func withoutADaemonThePromptSaysSoAndConnectsWhenOneAppears() throws {
+        let directory = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socket = "\(directory)/milieu.sock"
+        let terminal = try Terminal([MilieuRun.binary, "--socket", socket])
+        let screen = try terminal.waitFor("the offline prompt") { $0.hasSuffix("milieu (no daemon)>") }
+        #expect(screen.contains("no milieud is answering at \(socket)"))
+        #expect(screen.contains("milieud --socket \(socket) &"), "it says how to start one")
+        let daemon = try Daemon(socketPath: socket)
+        defer { daemon.stop() }
+        try terminal.waitFor("the connection") { $0.hasSuffix("connected to milieud at \(socket)\nmilieu>") }
+        try enter(terminal, "get theme.colorScheme")
+        try terminal.waitFor("the answer") { $0.hasSuffix("\"light\"\nmilieu>") }
+    }
+
+    @Test func afterTheDaemonRestartsTheREPLReconnectsAndWatchesAgain() throws {
+        let first = try Daemon()
+        let socket = first.socketPath
+        // The second daemon makes its socket in the first one's directory again.
+        defer { try? FileManager.default.removeItem(atPath: first.directory) }
+        let terminal = try repl(first)
+        try enter(terminal, "watch login")
+        try terminal.waitFor("w1 watching login")
+        first.stop()
+        try terminal.waitFor("the offline prompt") { $0.hasSuffix("milieu (no daemon)>") }
+        #expect(try terminal.screen().contains("lost milieud at \(socket)"))
+
+        let second = try Daemon(socketPath: socket)
+        defer { second.stop() }
+        let screen = try terminal.waitFor("the reconnection") { $0.hasSuffix("milieu>") && $0.contains("w1 watching login again") }
+        #expect(screen.contains("milieud restarted"))
+        try MilieuClient(socketPath: socket).request("graph/set", ["path": "login.email", "value": "back@example.com"], timeout: 5)
+        try terminal.waitFor(#"v2  login.email = "back@example.com""#)
+    }
+
+    /// Makes the daemon drop the REPL's connection, and lives on: a line over its limit
+    /// (the daemon runs with --max-line 256).
+    private func dropConnection(_ terminal: Terminal) throws {
+        try enter(terminal, #"{"jsonrpc":"2.0","id":1,"method":"graph/get","params":{"path":""# + String(repeating: "x", count: 300) + #""}}"#)
+        try terminal.waitFor("lost milieud")
+        #expect(try terminal.screen().contains("MessageTooLarge"))
+    }
+
+    @Test func aResumedWatchShowsWhatChangedWhileDisconnected() throws {
+        let daemon = try Daemon(arguments: ["--max-line", "256"])
+        defer { daemon.stop() }
+        let terminal = try repl(daemon)
+        try enter(terminal, "watch login")
+        try terminal.waitFor("w1 watching login  from version 1")
+        try dropConnection(terminal)
+        try MilieuClient(socketPath: daemon.socketPath).request("graph/set", ["path": "login.email", "value": "meanwhile@example.com"], timeout: 5)
+        let screen = try terminal.waitFor("the replay") { $0.contains(#"v2  login.email = "meanwhile@example.com""#) }
+        #expect(screen.contains("w1 resumed from version 1"))
+    }
+
+    @Test func aWatchWhoseHistoryWasCompactedSaysSoAndWatchesAgain() throws {
+        let daemon = try Daemon(arguments: ["--max-line", "256", "--history", "1"])
+        defer { daemon.stop() }
+        let terminal = try repl(daemon)
+        try enter(terminal, "watch login")
+        try terminal.waitFor("w1 watching login  from version 1")
+        try dropConnection(terminal)
+        let client = try MilieuClient(socketPath: daemon.socketPath)
+        for email in ["a@example.com", "b@example.com", "c@example.com"] {
+            try client.request("graph/set", ["path": "login.email", "value": .string(email)], timeout: 5)
+        }
+        try terminal.waitFor("the reconnection") { $0.hasSuffix("milieu>") && $0.contains("connected to milieud") }
+        #expect(try terminal.screen().contains("w1: history before version 4 was compacted, so changes in between are not shown; watching again from now"))
+        try client.request("graph/set", ["path": "login.email", "value": "d@example.com"], timeout: 5)
+        try terminal.waitFor(#"v5  login.email = "d@example.com""#)
+    }
+
+    @Test func historyIsKeptAcrossRuns() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let history = "\(daemon.directory)/history"
+        let first = try repl(daemon, environment: ["MILIEU_HISTFILE": history])
+        try enter(first, "get theme.colorScheme")
+        try first.waitFor("the answer") { $0.hasSuffix("\"light\"\nmilieu>") }
+        try first.press("C-d")
+        try first.waitFor("milieu to leave") { _ in (try? first.exitStatus()) == 0 }
+        #expect(try String(contentsOfFile: history, encoding: .utf8).contains("get theme.colorScheme"))
+
+        let second = try repl(daemon, environment: ["MILIEU_HISTFILE": history])
+        try second.press("Up")
+        try second.waitFor("the previous run's line") { $0.hasSuffix("milieu> get theme.colorScheme") }
+    }
+
+    @Test func withoutMilieuHistfileTheHistoryIsKeptUnderXDGStateHome() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let terminal = try repl(daemon, environment: ["XDG_STATE_HOME": daemon.directory])
+        try enter(terminal, "types Cart")
+        try terminal.waitFor("the answer") { $0.hasSuffix("action add(item: string)\nmilieu>") }
+        #expect(try String(contentsOfFile: "\(daemon.directory)/milieu/history", encoding: .utf8).contains("types Cart"))
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import MilieuClient
+import MilieuJSON
+import MilieuTestSupport
+import Testing
+
+/// milieu without a terminal: -c commands and piped ones, --json, and exit statuses.
+@Suite(.serialized)
+struct ScriptModeTests {
+    @Test func dashCPrintsTheValueAndExitsZero() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let run = try MilieuRun.run(["--socket", daemon.socketPath, "-c", #"set login.email "kim@example.com""#, "-c", "get login.email"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.outputLines == ["ok, version 2", #""kim@example.com""#])
+        #expect(!run.stdout.contains("\u{1B}["), "no colour into a pipe")
+    }
+
+    @Test func aFailingCommandExitsOneAndSaysWhyOnStandardError() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let run = try MilieuRun.run(["--socket", daemon.socketPath, "-c", "get login.emial"])
+        #expect(run.status == 1)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.contains("error: UnknownPath"))
+        #expect(run.stderr.contains("login.emial"))
+    }
+
+    @Test func pipedCommandsRunInOrderAndStopAtTheFirstFailure() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let script = """
+            # a comment, then a blank line
+
+            set theme.colorScheme "dark"
+            get theme.colorScheme
+            set theme.colorScheme "sepia"
+            get theme.fontScale
+            """
+        let run = try MilieuRun.run(["--socket", daemon.socketPath], input: script)
+        #expect(run.status == 1)
+        #expect(run.outputLines == ["ok, version 2", #""dark""#], "the command after the failure did not run")
+        #expect(run.stderr.contains("error: InvalidValue"))
+    }
+
+    @Test func aMistypedCommandFailsWithItsUsage() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let run = try MilieuRun.run(["--socket", daemon.socketPath, "-c", "set login.email kim"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains(#"strings need double quotes: "kim""#))
+        #expect(run.stderr.contains("usage: set <keypath> <json>"))
+    }
+
+    @Test func jsonModePrintsResultsErrorsAndNotificationsOneObjectPerLine() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let run = try MilieuRun.run(
+            ["--socket", daemon.socketPath, "--json", "-c", "watch login", "-c", #"set login.email "kim@example.com""#, "-c", "get login.nope"])
+        #expect(run.status == 1)
+        let lines = try run.outputLines.map { try JSON(parsing: $0) }
+        try #require(lines.count == 4, "\(run.stdout)")
+        #expect(lines[0]["result"]?["number"] == 1)
+        #expect(lines[1] == ["result": ["version": 2]])
+        #expect(lines[2]["method"] == "graph/didChange")
+        #expect(lines[2]["params"]?["changes"] == [["path": "login.email", "value": "kim@example.com"], ["path": "login.isValidEmail", "value": true]])
+        #expect(lines[3]["error"]?["data"]?["kind"] == "UnknownPath")
+        #expect(lines[3]["error"]?["code"] == -32001)
+    }
+
+    @Test func notificationsHaveCompactReadableForms() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let run = try MilieuRun.run(
+            ["--socket", daemon.socketPath, "-c", "load s2", "-c", "watch /App/StartView --lifecycle", "-c", "set /App/StartView.selectedNum 11"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let output = run.stdout
+        #expect(output.contains("v3  /App/StartView.selectedNum = 11"), "a change")
+        #expect(output.contains("v3  ↻ /App/StartView  _selectedNum\n      │ selected: 11"), "a re-render, its reasons and body")
+        #expect(output.contains("v3  ↻ /App/StartView/StateObjectChild  @self\n      │ num: 10"))
+        #expect(output.contains("v3  + /App/StartView/IdentifiedChild[11] mounted (identity)\n      │ num: 11"), "a mount")
+        #expect(output.contains("v3  − /App/StartView/IdentifiedChild[10] unmounted (identity)"), "an unmount")
+        #expect(output.contains("created (construct)  owner /App/StartView/ObservedChild.viewModel"), "an object created")
+        #expect(output.contains("v3  − ViewModel#4 destroyed (replaced)  owner /App/StartView/ObservedChild.viewModel"), "an object destroyed")
+        #expect(output.contains("v3  ⚠ StateObjectInitIgnored /App/StartView/StateObjectChild"), "a diagnostic")
+        #expect(output.contains(#"      ignored: {"num":11}"#))
+    }
+
+    @Test func afterUnwatchNothingMoreIsPrinted() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let run = try MilieuRun.run([
+            "--socket", daemon.socketPath, "-c", "watch login", "-c", "unwatch 1", "-c", #"set login.email "kim@example.com""#, "-c", "watch",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.outputLines == ["w1 watching login  from version 1", "stopped w1", "ok, version 2", "no watches (watch <keypath or view path>... starts one)"])
+    }
+
+    @Test func aRawJSONRPCLinePrintsTheResponse() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let request = #"{"jsonrpc":"2.0","id":"mine","method":"graph/get","params":{"path":"theme.accentColor"}}"#
+        let notification = #"{"jsonrpc":"2.0","method":"graph/set","params":{"path":"theme.accentColor","value":"red"}}"#
+        let run = try MilieuRun.run(["--socket", daemon.socketPath, "--json", "-c", request, "-c", notification, "-c", request])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = try run.outputLines.map { try JSON(parsing: $0) }
+        #expect(lines == [
+            ["result": ["jsonrpc": "2.0", "id": "mine", "result": "blue"]], ["result": .null],
+            ["result": ["jsonrpc": "2.0", "id": "mine", "result": "red"]],
+        ])
+    }
+
+    @Test func aRawLineThatFailsExitsOne() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let run = try MilieuRun.run(["--socket", daemon.socketPath, "-c", #"{"jsonrpc":"2.0","id":1,"method":"graph/gte"}"#])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("MethodNotFound"))
+    }
+
+    @Test func withoutADaemonItSaysHowToStartOneAndExitsThree() throws {
+        let directory = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socket = "\(directory)/milieu.sock"
+        let run = try MilieuRun.run(["--socket", socket, "-c", "get login.email"])
+        #expect(run.status == 3)
+        #expect(run.stderr.contains("no milieud is answering at \(socket)"))
+        #expect(run.stderr.contains("milieud --socket \(socket) &"))
+        #expect(run.stderr.contains("milieu --spawn"))
+    }
+
+    @Test func theSocketCanComeFromTheEnvironment() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let run = try MilieuRun.run(["-c", "get theme.colorScheme"], environment: ["MILIEU_SOCKET": daemon.socketPath])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == "\"light\"\n")
+    }
+
+    @Test func spawnStartsADaemonWhenNoneAnswers() throws {
+        let directory = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socket = "\(directory)/milieu.sock"
+        // XDG_STATE_HOME: a daemon started this way keeps its state there, in the test's directory.
+        let run = try MilieuRun.run(
+            ["--socket", socket, "--spawn", "-c", "get theme.colorScheme"], environment: ["MILIEUD": Daemon.binary, "XDG_STATE_HOME": directory])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == "\"light\"\n")
+        #expect(run.stderr.contains("started milieud"))
+        // The daemon outlives milieu; stop it, and wait until it has gone.
+        let client = try MilieuClient(socketPath: socket)
+        try client.request("shutdown", timeout: 5)
+        #expect(throws: MilieuClientError.self) { try client.nextNotification(timeout: 5) }
+        #expect(!client.isConnected)
+    }
+
+    @Test func aMistakeOnTheCommandLineExitsTwoWithTheUsage() throws {
+        let run = try MilieuRun.run(["--sockte", "/tmp/x"])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("unknown option --sockte"))
+        #expect(run.stderr.contains("usage: milieu"))
+    }
+
+    @Test func treeDrawsWrappersObjectsProvidedObjectsAndBodies() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let run = try MilieuRun.run(["--socket", daemon.socketPath, "-c", "load s1", "-c", "tree"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let tree = run.stdout.components(separatedBy: "\n").drop { !$0.hasPrefix("/App") }.joined(separator: "\n")
+        #expect(tree.hasPrefix("/App  v1"))
+        #expect(tree.contains("""
+            │   @StateObject session: Session#1
+            │   @StateObject theme: Theme#2
+            │   @StateObject login: Login#3
+            │   provides Login#3, Session#1, Theme#2
+            ├── Container  v2 retained
+            │   │   @State toggle = false
+            │   │   body │ toggle: false
+            │   ├── LoginView1  v2 retained
+            │   │       @StateObject loginVM: Login#4
+            │   │       body │ email: 
+            │   │            │ valid: false
+            """), "\(tree)")
+        #expect(tree.contains("@ObservedObject loginVM: Login#5"))
+    }
+}
