@@ -83,6 +83,9 @@ struct CompareCommand {
         }
         // Options apply on top of --quick wherever it stands.
         for override in overrides { try override(&settings) }
+        if settings.profile && !FileManager.default.isExecutableFile(atPath: Profiler.perf) {
+            throw BenchError.usage("--profile needs \(Profiler.perf) (Debian: apt-get install linux-perf)")
+        }
         for (option, path) in [("--milieud", milieud), ("--redis-server", redisServer), ("--redis-benchmark", redisBenchmark)] {
             guard !path.isEmpty else { throw BenchError.usage("\(option) is required") }
             guard FileManager.default.isExecutableFile(atPath: path) else { throw BenchError.usage("\(option) \(path) is not an executable") }

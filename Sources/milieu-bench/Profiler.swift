@@ -4,8 +4,10 @@ import Foundation
 struct Profiler {
     private let process: Process
 
+    static let perf = "/usr/bin/perf"
+
     init(pid: Int32, output: String) throws {
-        process = try Tool.start("/usr/bin/perf", ["record", "-g", "-p", String(pid), "-o", output], log: output + ".log")
+        process = try Tool.start(Self.perf, ["record", "-g", "-p", String(pid), "-o", output], log: output + ".log")
         usleep(300_000)  // perf needs a moment to attach before the load starts
     }
 
