@@ -178,27 +178,6 @@ final class WatchRegistry {
 /// A view path and its ancestors' paths, `/App` first; brackets around ids may hold `/`.
 enum ViewPathPrefixes {
     static func of(_ path: String) -> [String] {
-        var prefixes: [String] = []
-        var depth = 0
-        var inString = false
-        var escaped = false
-        var index = path.startIndex
-        while index < path.endIndex {
-            let c = path[index]
-            if inString {
-                if escaped { escaped = false } else if c == "\\" { escaped = true } else if c == "\"" { inString = false }
-            } else if c == "\"" {
-                inString = true
-            } else if c == "[" {
-                depth += 1
-            } else if c == "]" {
-                depth -= 1
-            } else if c == "/", depth == 0, index != path.startIndex {
-                prefixes.append(String(path[..<index]))
-            }
-            index = path.index(after: index)
-        }
-        prefixes.append(path)
-        return prefixes
+        EmbeddedJSONScanner.topLevelIndices(of: "/", in: path).dropFirst().map { String(path[..<$0]) } + [path]
     }
 }

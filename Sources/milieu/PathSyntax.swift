@@ -1,3 +1,5 @@
+import MilieuJSON
+
 /// Just enough of the path grammar (SPEC §4) to tell view paths from key paths and to
 /// split off the last member, skipping dots and slashes inside ids like `Row["a.b"]`.
 enum PathSyntax {
@@ -21,26 +23,6 @@ enum PathSyntax {
 
     /// Where `separator` occurs outside brackets and JSON strings.
     static func topLevelIndices(of separator: Character, in path: String) -> [String.Index] {
-        var found: [String.Index] = []
-        var depth = 0
-        var inString = false
-        var escaped = false
-        var index = path.startIndex
-        while index < path.endIndex {
-            let character = path[index]
-            if inString {
-                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
-            } else if character == "\"" {
-                inString = true
-            } else if character == "[" {
-                depth += 1
-            } else if character == "]" {
-                depth = max(0, depth - 1)
-            } else if character == separator && depth == 0 {
-                found.append(index)
-            }
-            index = path.index(after: index)
-        }
-        return found
+        EmbeddedJSONScanner.topLevelIndices(of: separator, in: path)
     }
 }

@@ -126,24 +126,9 @@ enum ViewPath {
 
     /// The index of the `]` that closes the `[` at `start`, skipping brackets inside JSON strings.
     private static func closingBracket(_ text: String, from start: String.Index) throws(EngineError) -> String.Index {
-        var depth = 0
-        var inString = false
-        var escaped = false
-        var index = start
-        while index < text.endIndex {
-            let c = text[index]
-            if inString {
-                if escaped { escaped = false } else if c == "\\" { escaped = true } else if c == "\"" { inString = false }
-            } else if c == "\"" {
-                inString = true
-            } else if c == "[" {
-                depth += 1
-            } else if c == "]" {
-                depth -= 1
-                if depth == 0 { return index }
-            }
-            index = text.index(after: index)
+        guard let closing = EmbeddedJSONScanner.closingBracket(in: text, from: start) else {
+            throw .unknownPath(text, "a view id is missing its closing \"]\"")
         }
-        throw .unknownPath(text, "a view id is missing its closing \"]\"")
+        return closing
     }
 }
