@@ -44,7 +44,7 @@ public struct LineFramer: Sendable {
                 emit(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), handle)
             } else {
                 partial.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
-                let length = partial.withUnsafeBytes { contentLength($0.baseAddress!, $0.count) }
+                let length = partial.last == UInt8(ascii: "\r") ? partial.count - 1 : partial.count
                 guard length <= maxLineBytes else { return overflow(partial.count, handle) }
                 let line = partial
                 partial.removeAll(keepingCapacity: true)
