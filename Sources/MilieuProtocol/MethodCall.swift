@@ -94,7 +94,8 @@ public enum MethodCall: Sendable {
 /// Reads named params and refuses the ones a method does not take.
 struct Params {
     private let object: JSONObject
-    private var used: Set<String> = []
+    /// The names read so far; a method reads a handful, so a list beats a set.
+    private var used: [String] = []
     private var all = false
 
     init(_ object: JSONObject) { self.object = object }
@@ -102,7 +103,7 @@ struct Params {
     mutating func consumeAll() { all = true }
 
     mutating func optional(_ key: String) -> JSON? {
-        used.insert(key)
+        used.append(key)
         return object[key]
     }
 
@@ -167,9 +168,9 @@ struct Params {
     }
 
     func rejectUnknown() throws(RPCError) {
-        guard !all else { return }
-        for key in object.keys where !used.contains(key) {
-            throw .invalidParams(field: "/\(key)", "this method takes no \(key)")
+        guard !all, object.count > 0 else { return }
+        for member in object where !used.contains(member.key) {
+            throw .invalidParams(field: "/\(member.key)", "this method takes no \(member.key)")
         }
     }
 }

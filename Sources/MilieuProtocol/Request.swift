@@ -55,8 +55,11 @@ extension IncomingMessage {
         default: return .invalid(id: .null, error: .invalidRequest("id must be a string, a number or null"))
         }
         let replyID = id ?? .null
-        for key in object.keys where !["jsonrpc", "id", "method", "params"].contains(key) {
-            return .invalid(id: replyID, error: .invalidRequest("unknown member \"\(key)\""))
+        for member in object {
+            switch member.key {
+            case "jsonrpc", "id", "method", "params": continue
+            default: return .invalid(id: replyID, error: .invalidRequest("unknown member \"\(member.key)\""))
+            }
         }
         guard object["jsonrpc"] == .string("2.0") else {
             return .invalid(id: replyID, error: .invalidRequest("\"jsonrpc\" must be \"2.0\""))

@@ -182,7 +182,7 @@ public final class Server: ConnectionHandler {
         var isBatch = false
         var writer = JSONWriter()
         var commits: [Commit] = []
-        var followUps = JSONWriter()
+        var followUps = JSONWriter(capacity: 0)  // only a resumed watch writes here
         var ids: [JSON] = []
         switch IncomingMessage.parse(line) {
         case .failure(let error):
