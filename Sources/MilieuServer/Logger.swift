@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
+import FoundationEssentials
 
 /// One line per event on stderr: time, level, message. stdout is never used, so nothing
 /// printed can mix with the protocol, and no value of the graph is ever logged.

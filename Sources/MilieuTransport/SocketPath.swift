@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Where the daemon listens and clients connect when no `--socket PATH` is given.

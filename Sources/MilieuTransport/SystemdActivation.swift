@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Reads the listening sockets systemd passes to a socket-activated service (sd_listen_fds).

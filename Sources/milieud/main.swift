@@ -1,4 +1,7 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import FoundationEssentials
 import MilieuEngine
 import MilieuJSON
 import MilieuProtocol
@@ -105,7 +108,8 @@ func parseOptions(_ arguments: [String]) throws -> ServerConfiguration? {
 }
 
 func fail(_ message: String, status: Int32) -> Never {
-    FileHandle.standardError.write(Data("milieud: \(message)\n".utf8))
+    var bytes = Array("milieud: \(message)\n".utf8)
+    _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
     exit(status)
 }
 

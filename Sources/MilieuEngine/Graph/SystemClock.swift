@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension Graph {
     /// The wall clock as ISO 8601 with milliseconds, for `Session.startedAt` and activity timestamps.
