@@ -40,11 +40,12 @@ public struct LineFramer: Sendable {
             }
             let end = UnsafeRawPointer(found) - base
             if partial.isEmpty {
-                guard contentLength(base + start, end - start) <= maxLineBytes else { return overflow(end - start, handle) }
-                emit(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), handle)
+                let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+                guard Self.contentLength(line) <= maxLineBytes else { return overflow(line.count, handle) }
+                emit(line, handle)
             } else {
                 partial.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
-                let length = partial.last == UInt8(ascii: "\r") ? partial.count - 1 : partial.count
+                let length = partial.withUnsafeBytes(Self.contentLength)
                 guard length <= maxLineBytes else { return overflow(partial.count, handle) }
                 let line = partial
                 partial.removeAll(keepingCapacity: true)
@@ -58,13 +59,12 @@ public struct LineFramer: Sendable {
     public var pendingBytes: Int { partial.count }
 
     /// A line's length without a trailing `\r`.
-    private func contentLength(_ line: UnsafeRawPointer, _ count: Int) -> Int {
-        count > 0 && line.load(fromByteOffset: count - 1, as: UInt8.self) == UInt8(ascii: "\r") ? count - 1 : count
+    private static func contentLength(_ line: UnsafeRawBufferPointer) -> Int {
+        line.last == UInt8(ascii: "\r") ? line.count - 1 : line.count
     }
 
     private func emit(_ line: UnsafeRawBufferPointer, _ handle: (Frame) -> Void) {
-        var length = line.count
-        if length > 0, line[length - 1] == UInt8(ascii: "\r") { length -= 1 }
+        let length = Self.contentLength(line)
         guard line[0..<length].contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else { return }
         handle(.line(UnsafeRawBufferPointer(rebasing: line[0..<length])))
     }

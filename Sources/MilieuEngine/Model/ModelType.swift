@@ -44,7 +44,6 @@ public struct Validation: Sendable {
         return nil
     }
 
-    var isEmpty: Bool { oneOf == nil && min == nil && max == nil && pattern == nil }
 }
 
 extension Double {

@@ -72,7 +72,7 @@ public struct TypeRegistry: Sendable {
                 throw .invalidDeclaration(
                     field: "properties.\(property.name).pattern", reason: "\(pattern) is not a regular expression")
             }
-            if property.validation.violation(of: property.defaultValue) != nil, !property.validation.isEmpty {
+            if property.validation.violation(of: property.defaultValue) != nil {
                 throw .invalidDeclaration(
                     field: "properties.\(property.name).default",
                     reason: "the default breaks the property's own validation")
