@@ -190,7 +190,7 @@ extension Graph {
     }
 
     private func reportIgnoredInitializer(_ node: ViewNode, variable: String, arguments given: JSONObject) {
-        let type = node.declaration.stateObjects.first { $0.name == variable }?.initializer.type ?? "object"
+        let type = node.declaration.stateObjectType(variable) ?? "object"
         // Rule 13: a secure initial value is named, never shown.
         var arguments = given
         for property in registry[type]?.model.stored ?? [] where property.secure && arguments[property.name] != nil {

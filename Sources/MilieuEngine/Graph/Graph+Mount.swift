@@ -22,7 +22,7 @@ extension Graph {
         -> EvaluatedDeclaration
     {
         /// The view named in errors, built only when one is thrown.
-        func view() -> String { ViewPath.child(of: declaration.parent, name: declaration.name, id: nil) }
+        func view() -> String { ViewPath.child(of: parent?.path ?? declaration.parent, name: declaration.name, id: nil) }
         var inputs: [String: Bound] = [:]
         var visiting: Set<String> = []
 
@@ -193,7 +193,7 @@ extension Graph {
         for (name, location) in evaluated.bindings { node.variables[name] = .binding(location) }
         let objectReason = parent == nil ? "app" : reason == InvalidationQueue.identity ? "identity" : "stateObject"
         for (name, arguments) in evaluated.stateObjects {
-            guard let type = declaration.stateObjects.first(where: { $0.name == name })?.initializer.type else { continue }
+            guard let type = declaration.stateObjectType(name) else { continue }
             let record = try createObject(
                 type, initial: arguments, owner: (node, name), reason: objectReason, field: "stateObjects.\(name).init")
             hold(record.serial)
@@ -284,9 +284,7 @@ extension Graph {
                 switch current.variables[name] {
                 case .object(let id, .stateObject)?: release(id, reason: objectReason, byOwner: true)
                 case .object(let id, .observedObject)?:
-                    let constructed = current.declaration.observedObjects.contains { entry in
-                        if entry.name == name, case .construct = entry.source { true } else { false }
-                    }
+                    let constructed = current.declaration.constructs(name)
                     release(id, reason: constructed ? objectReason : "released", byOwner: constructed)
                 case .inputObject(let id)?: release(id, reason: "released")
                 default: break
@@ -317,8 +315,7 @@ extension Graph {
     }
 
     private func rebuild(_ plan: RebuildPlan, under parent: ViewNode) throws(EngineError) {
-        var declaration = plan.declaration
-        declaration.parent = parent.path
+        let declaration = plan.declaration
         let evaluated = try evaluate(declaration, parent: parent, recorder: nil)
         let node = try buildNode(
             declaration, parent: parent, explicitID: evaluated.id, owner: plan.owner, evaluated: evaluated,

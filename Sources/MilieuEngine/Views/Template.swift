@@ -49,6 +49,8 @@ struct Template: Sendable {
 
     let parts: [Part]
     let source: String
+    /// The variables this template reads, for checking a declaration before it is mounted.
+    let variables: [String]
 
     init(parsing source: String) throws(EngineError) {
         let bytes = Array(source.utf8)
@@ -90,10 +92,6 @@ struct Template: Sendable {
         if parts.isEmpty { parts.append(.text("")) }
         self.parts = parts
         self.source = source
-    }
-
-    /// The variables this template reads, for checking a declaration before it is mounted.
-    var variables: [String] {
-        parts.compactMap { if case .read(let path) = $0 { path.members[0] } else { nil } }
+        variables = parts.compactMap { if case .read(let path) = $0 { path.members[0] } else { nil } }
     }
 }

@@ -7,19 +7,19 @@ enum ValueExpression: Sendable, Equatable {
     case parent(ReadPath)
     case input(String)
 
-    init(_ json: JSON, field: String) throws(EngineError) {
+    init(_ json: JSON, field: @autoclosure () -> String) throws(EngineError) {
         if case .object(let object) = json, object.count == 1 {
             switch (object[0].key, object[0].value) {
             case ("$parent", .string(let path)):
                 let members = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
                 guard isIdentifier(members[0]), !members.contains(where: \.isEmpty) else {
-                    throw .invalidDeclaration(field: field, reason: "\"$parent\": \"\(path)\" is not a key path")
+                    throw .invalidDeclaration(field: field(), reason: "\"$parent\": \"\(path)\" is not a key path")
                 }
                 self = .parent(ReadPath(members))
                 return
             case ("$input", .string(let name)):
                 guard isIdentifier(name) else {
-                    throw .invalidDeclaration(field: field, reason: "\"$input\": \"\(name)\" is not an input name")
+                    throw .invalidDeclaration(field: field(), reason: "\"$input\": \"\(name)\" is not an input name")
                 }
                 self = .input(name)
                 return
@@ -27,9 +27,9 @@ enum ValueExpression: Sendable, Equatable {
                 self = .literal(value)
                 return
             case ("$parent", _), ("$input", _):
-                throw .invalidDeclaration(field: field, reason: "\(object[0].key) takes a string")
+                throw .invalidDeclaration(field: field(), reason: "\(object[0].key) takes a string")
             case (let key, _) where key.hasPrefix("$"):
-                throw .invalidDeclaration(field: field, reason: "\(key) is not an expression; use $parent, $input or $literal")
+                throw .invalidDeclaration(field: field(), reason: "\(key) is not an expression; use $parent, $input or $literal")
             default: break
             }
         }
@@ -54,46 +54,31 @@ enum ObservedSource: Sendable {
 }
 
 /// The parsed params of `view/mount` (protocol-contract.md): a view's name, identity,
-/// wrappers, what it provides to its subtree and its body.
-struct ViewDeclaration: Sendable {
-    var parent: String
-    var name: String
-    var id: ValueExpression?
-    var inputs: [(name: String, value: ValueExpression)] = []
-    var state: [(name: String, value: ValueExpression)] = []
-    var bindings: [(name: String, source: [String])] = []
-    var stateObjects: [(name: String, initializer: ObjectInitializer)] = []
-    var observedObjects: [(name: String, source: ObservedSource)] = []
-    var environmentObjects: [(name: String, type: String)] = []
-    var environment: [String] = []
-    var provideObjects: [String] = []
-    var provideEnvironment: [(key: String, value: JSON)] = []
-    var body: [Template] = []
-    var retain = false
+/// wrappers, what it provides to its subtree and its body. Parsed once and shared by
+/// reference: every view mounted from it, and every identity rebuilt from it, keeps the same one.
+final class ViewDeclaration: Sendable {
+    let parent: String
+    let name: String
+    let id: ValueExpression?
+    let inputs: [(name: String, value: ValueExpression)]
+    let state: [(name: String, value: ValueExpression)]
+    let bindings: [(name: String, value: [String])]
+    let stateObjects: [(name: String, value: ObjectInitializer)]
+    let observedObjects: [(name: String, value: ObservedSource)]
+    let environmentObjects: [(name: String, value: String)]
+    let environment: [String]
+    let provideObjects: [String]
+    let provideEnvironment: [(key: String, value: JSON)]
+    let body: [Template]
+    let retain: Bool
+    /// Every variable the view declares, in declaration order: inputs, state, bindings,
+    /// state objects, observed objects, environment objects, environment values.
+    let variables: [String]
 
     static let keys: Set<String> = [
         "parent", "name", "id", "inputs", "state", "bindings", "stateObjects", "observedObjects",
         "environmentObjects", "environment", "provide", "body", "retain",
     ]
-
-    /// Every variable the view declares, in declaration order (kept, as views walk it on each evaluation).
-    private(set) var variables: [String] = []
-
-    private mutating func collectVariables() {
-        variables.removeAll(keepingCapacity: true)
-        for (name, _) in inputs { variables.append(name) }
-        for (name, _) in state { variables.append(name) }
-        for (name, _) in bindings { variables.append(name) }
-        for (name, _) in stateObjects { variables.append(name) }
-        for (name, _) in observedObjects { variables.append(name) }
-        for (name, _) in environmentObjects { variables.append(name) }
-        variables.append(contentsOf: environment)
-    }
-
-    init(parent: String, name: String) {
-        self.parent = parent
-        self.name = name
-    }
 
     /// Parses a declaration; the root view (`/App`, from a scene) has no parent and is named App.
     init(json: JSON, root: Bool = false, templates: TemplateCache = TemplateCache()) throws(EngineError) {
@@ -105,43 +90,54 @@ struct ViewDeclaration: Sendable {
             object["parent"] = .string(KeyPath.appPath)
             object["name"] = "App"
         }
-        guard case .string(let parent)? = object["parent"] else {
+        guard case .string(let parentText)? = object["parent"] else {
             throw .invalidDeclaration(field: "parent", reason: "a view declaration needs a string \"parent\" view path")
         }
         guard case .string(let name)? = object["name"], isIdentifier(name) else {
             throw .invalidDeclaration(field: "name", reason: "a view declaration needs a \"name\" such as \"ContentView\"")
         }
-        let view = parent + "/" + name
-        self.init(parent: root ? "" : try ViewPath.split(parent).view, name: name)
+        /// The view named in errors, built only when one is thrown.
+        func view() -> String { parentText + "/" + name }
+        var id: ValueExpression?
+        var inputs: [(name: String, value: ValueExpression)] = []
+        var state: [(name: String, value: ValueExpression)] = []
+        var bindings: [(name: String, value: [String])] = []
+        var stateObjects: [(name: String, value: ObjectInitializer)] = []
+        var observedObjects: [(name: String, value: ObservedSource)] = []
+        var environmentObjects: [(name: String, value: String)] = []
+        var environment: [String] = []
+        var provide: (objects: [String], environment: [(key: String, value: JSON)]) = ([], [])
+        var body: [Template] = []
+        var retain = false
         // One pass over the members: each is parsed by its key; an unknown key is an error.
         for (key, value) in object {
             switch key {
             case "parent", "name": continue
             case "id": id = try ValueExpression(value, field: "id")
             case "inputs":
-                inputs = try Self.members(value, key, view: view) { v, f throws(EngineError) in try ValueExpression(v, field: f) }
+                inputs = try Self.members(value, key, view: view()) { v, f throws(EngineError) in try ValueExpression(v, field: f()) }
             case "state":
-                state = try Self.members(value, key, view: view) { v, f throws(EngineError) in try ValueExpression(v, field: f) }
+                state = try Self.members(value, key, view: view()) { v, f throws(EngineError) in try ValueExpression(v, field: f()) }
             case "bindings":
-                bindings = try Self.members(value, key, view: view) { v, f throws(EngineError) in
-                    guard case .parent(let read) = try ValueExpression(v, field: f) else {
+                bindings = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
+                    guard case .parent(let read) = try ValueExpression(v, field: f()) else {
                         throw .invalidDeclaration(
-                            field: f, reason: "a binding is {\"$parent\": \"<state, binding or object.property>\"}", view: view)
+                            field: f(), reason: "a binding is {\"$parent\": \"<state, binding or object.property>\"}", view: view())
                     }
                     return read.members
                 }
             case "stateObjects":
-                stateObjects = try Self.members(value, key, view: view) { v, f throws(EngineError) in
-                    try Self.initializer(v, typeKey: "type", field: f, view: view)
+                stateObjects = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
+                    try Self.initializer(v, typeKey: "type", field: f(), view: view())
                 }
             case "observedObjects":
-                observedObjects = try Self.members(value, key, view: view) { v, f throws(EngineError) in
-                    try Self.observedSource(v, field: f, view: view)
+                observedObjects = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
+                    try Self.observedSource(v, field: f(), view: view())
                 }
             case "environmentObjects":
-                environmentObjects = try Self.members(value, key, view: view) { v, f throws(EngineError) in
+                environmentObjects = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
                     guard case .string(let type) = v else {
-                        throw .invalidDeclaration(field: f, reason: "an environment object is named by its type", view: view)
+                        throw .invalidDeclaration(field: f(), reason: "an environment object is named by its type", view: view())
                     }
                     return type
                 }
@@ -149,74 +145,115 @@ struct ViewDeclaration: Sendable {
                 guard case .array(let items) = value, let names = Optional(items.compactMap(\.stringValue)),
                     names.count == items.count, names.allSatisfy(isIdentifier)
                 else {
-                    throw .invalidDeclaration(field: "environment", reason: "environment is an array of key names", view: view)
+                    throw .invalidDeclaration(field: "environment", reason: "environment is an array of key names", view: view())
                 }
                 environment = names
-            case "provide": try parseProvide(value, view: view)
+            case "provide": provide = try Self.provide(value, view: view())
             case "body":
                 guard case .array(let lines) = value else {
-                    throw .invalidDeclaration(field: "body", reason: "body is an array of template strings", view: view)
+                    throw .invalidDeclaration(field: "body", reason: "body is an array of template strings", view: view())
                 }
                 body.reserveCapacity(lines.count)
                 for line in lines {
                     guard case .string(let text) = line else {
-                        throw .invalidDeclaration(field: "body", reason: "body is an array of template strings", view: view)
+                        throw .invalidDeclaration(field: "body", reason: "body is an array of template strings", view: view())
                     }
                     body.append(try templates.template(text))
                 }
             case "retain":
                 guard case .bool(let flag) = value else {
-                    throw .invalidDeclaration(field: "retain", reason: "retain is true or false", view: view)
+                    throw .invalidDeclaration(field: "retain", reason: "retain is true or false", view: view())
                 }
                 retain = flag
             default:
-                try rejectUnknownKeys(object, allowed: root ? Self.keys.subtracting(["id"]) : Self.keys, field: "declaration", view: view)
+                try rejectUnknownKeys(object, allowed: root ? Self.keys.subtracting(["id"]) : Self.keys, field: "declaration", view: view())
             }
         }
-        collectVariables()
-        try checkVariables(view: view)
+        var variables: [String] = []
+        variables.reserveCapacity(
+            inputs.count + state.count + bindings.count + stateObjects.count + observedObjects.count
+                + environmentObjects.count + environment.count)
+        for (name, _) in inputs { variables.append(name) }
+        for (name, _) in state { variables.append(name) }
+        for (name, _) in bindings { variables.append(name) }
+        for (name, _) in stateObjects { variables.append(name) }
+        for (name, _) in observedObjects { variables.append(name) }
+        for (name, _) in environmentObjects { variables.append(name) }
+        variables.append(contentsOf: environment)
+        try Self.checkVariables(variables, body: body, view: view())
+        self.parent = root ? "" : try ViewPath.split(parentText).view
+        self.name = name
+        self.id = id
+        self.inputs = inputs
+        self.state = state
+        self.bindings = bindings
+        self.stateObjects = stateObjects
+        self.observedObjects = observedObjects
+        self.environmentObjects = environmentObjects
+        self.environment = environment
+        self.provideObjects = provide.objects
+        self.provideEnvironment = provide.environment
+        self.body = body
+        self.retain = retain
+        self.variables = variables
     }
 
-    private mutating func parseProvide(_ provide: JSON, view: String) throws(EngineError) {
-        guard case .object(let spec) = provide else {
-            throw .invalidDeclaration(field: "provide", reason: "provide is an object", view: view)
+    /// The state object `name` is made from.
+    func stateObjectType(_ name: String) -> String? { stateObjects.first { $0.name == name }?.value.type }
+
+    /// Whether observed object `name` is constructed by the view itself (rule 5).
+    func constructs(_ name: String) -> Bool {
+        observedObjects.contains { entry in
+            if entry.name == name, case .construct = entry.value { true } else { false }
         }
-        try rejectUnknownKeys(spec, allowed: ["environmentObjects", "environment"], field: "provide", view: view)
+    }
+
+    private static func provide(_ provide: JSON, view: @autoclosure () -> String) throws(EngineError)
+        -> (objects: [String], environment: [(key: String, value: JSON)])
+    {
+        guard case .object(let spec) = provide else {
+            throw .invalidDeclaration(field: "provide", reason: "provide is an object", view: view())
+        }
+        try rejectUnknownKeys(spec, allowed: ["environmentObjects", "environment"], field: "provide", view: view())
+        var result: (objects: [String], environment: [(key: String, value: JSON)]) = ([], [])
         if let objects = spec["environmentObjects"] {
             guard case .array(let items) = objects, let paths = Optional(items.compactMap(\.stringValue)),
                 paths.count == items.count
             else {
                 throw .invalidDeclaration(
-                    field: "provide.environmentObjects", reason: "an array of key paths to objects", view: view)
+                    field: "provide.environmentObjects", reason: "an array of key paths to objects", view: view())
             }
-            provideObjects = paths
+            result.objects = paths
         }
         if let values = spec["environment"] {
             guard case .object(let entries) = values else {
-                throw .invalidDeclaration(field: "provide.environment", reason: "an object of key: value", view: view)
+                throw .invalidDeclaration(field: "provide.environment", reason: "an object of key: value", view: view())
             }
-            provideEnvironment = entries.members
+            result.environment = entries.members
         }
+        return result
     }
 
-    private func checkVariables(view: String) throws(EngineError) {
+    private static func checkVariables(_ variables: [String], body: [Template], view: @autoclosure () -> String)
+        throws(EngineError)
+    {
         for (index, name) in variables.enumerated() {
             guard isIdentifier(name) else {
-                throw .invalidDeclaration(field: name, reason: "\"\(name)\" is not a variable name", view: view)
+                throw .invalidDeclaration(field: name, reason: "\"\(name)\" is not a variable name", view: view())
             }
             guard name != "env" else {
-                throw .invalidDeclaration(field: name, reason: "env is reserved: reasons use env.<key>", view: view)
+                throw .invalidDeclaration(field: name, reason: "env is reserved: reasons use env.<key>", view: view())
             }
             // A view has a handful of variables: a scan is cheaper than building a set.
             guard !variables[..<index].contains(name) else {
-                throw .invalidDeclaration(field: name, reason: "the variable \(name) is declared twice", view: view)
+                throw .invalidDeclaration(field: name, reason: "the variable \(name) is declared twice", view: view())
             }
         }
         for template in body {
             for variable in template.variables where !variables.contains(variable) {
                 throw .invalidDeclaration(
                     field: "body", reason: "\"\(template.source)\" reads \(variable), which the view does not declare",
-                    view: view)
+                    view: view())
             }
         }
     }
@@ -232,14 +269,18 @@ struct ViewDeclaration: Sendable {
             field: f, reason: "an observed object is {\"construct\": Type}, {\"$parent\": var} or {\"object\": id}", view: view)
     }
 
+    /// An object of `name: spec` members, each parsed by `parse`, which is handed the spec and
+    /// its field (`state.count`) to name in errors; the field is only built when one is thrown.
     private static func members<T>(
-        _ value: JSON, _ key: String, view: String, _ parse: (JSON, String) throws(EngineError) -> T
-    ) throws(EngineError) -> [(name: String, T)] {
+        _ value: JSON, _ key: String, view: @autoclosure () -> String,
+        _ parse: (JSON, () -> String) throws(EngineError) -> T
+    ) throws(EngineError) -> [(name: String, value: T)] {
         guard case .object(let entries) = value else {
-            throw .invalidDeclaration(field: key, reason: "\(key) is an object of name: declaration", view: view)
+            throw .invalidDeclaration(field: key, reason: "\(key) is an object of name: declaration", view: view())
         }
-        var result: [(name: String, T)] = []
-        for (name, spec) in entries { result.append((name, try parse(spec, "\(key).\(name)"))) }
+        var result: [(name: String, value: T)] = []
+        result.reserveCapacity(entries.count)
+        for (name, spec) in entries { result.append((name, try parse(spec, { "\(key).\(name)" }))) }
         return result
     }
 

@@ -39,12 +39,36 @@ enum ViewVariable {
     }
 }
 
+/// A view's variables by name, in declaration order. A view declares a handful, so a small
+/// array searched in order costs less than a dictionary: no hashing, one allocation.
+struct ViewVariables: Sequence {
+    private var entries: [(name: String, value: ViewVariable)] = []
+
+    init(capacity: Int) { entries.reserveCapacity(capacity) }
+
+    subscript(name: String) -> ViewVariable? {
+        get {
+            for entry in entries where entry.name == name { return entry.value }
+            return nil
+        }
+        set {
+            if let index = entries.firstIndex(where: { $0.name == name }) {
+                if let newValue { entries[index].value = newValue } else { entries.remove(at: index) }
+            } else if let newValue {
+                entries.append((name, newValue))
+            }
+        }
+    }
+
+    func makeIterator() -> IndexingIterator<[(name: String, value: ViewVariable)]> { entries.makeIterator() }
+}
+
 /// One mounted view: its identity, its variables, what it provides, its last body
 /// and what that body read. Nodes are linked to their siblings so that unmounting
 /// one of many children costs O(1).
 final class ViewNode {
     let serial: Int
-    var declaration: ViewDeclaration
+    let declaration: ViewDeclaration
     let parent: ViewNode?
     var explicitID: JSON?
     var path: String
@@ -55,9 +79,10 @@ final class ViewNode {
     var firstChild: ViewNode?
     var lastChild: ViewNode?
     var nextSibling: ViewNode?
-    weak var previousSibling: ViewNode?
+    /// Unowned: a linked node's previous sibling is kept alive by the chain before it.
+    unowned var previousSibling: ViewNode?
 
-    var variables: [String: ViewVariable] = [:]
+    var variables: ViewVariables
     /// The initial values each state object was made with, to report dropped ones (rule 4).
     var stateObjectArguments: [String: JSONObject] = [:]
     var providedObjects: [String: Int] = [:]
@@ -94,6 +119,7 @@ final class ViewNode {
         self.birth = birth
         self.owner = owner
         self.retained = declaration.retain || parent == nil || owner == nil
+        self.variables = ViewVariables(capacity: declaration.variables.count)
     }
 
     var children: some Sequence<ViewNode> {
