@@ -30,8 +30,13 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
     }
 
     public init(dictionaryLiteral elements: (String, JSON)...) {
-        self.init(elements.map { (key: $0.0, value: $0.1) })
+        members = []
+        reserveCapacity(elements.count)
+        for (key, value) in elements { self[key] = value }
     }
+
+    /// Makes room for `count` members.
+    public mutating func reserveCapacity(_ count: Int) { members.reserveCapacity(count) }
 
     /// Members the caller has already checked are free of duplicate keys (the parser does),
     /// taken as is without the per-key scan of `init(_:)`.
@@ -91,7 +96,10 @@ extension JSON: ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     public init(stringLiteral value: String) { self = .string(value) }
     public init(arrayLiteral elements: JSON...) { self = .array(elements) }
     public init(dictionaryLiteral elements: (String, JSON)...) {
-        self = .object(JSONObject(elements.map { (key: $0.0, value: $0.1) }))
+        var object = JSONObject()
+        object.reserveCapacity(elements.count)
+        for (key, value) in elements { object[key] = value }
+        self = .object(object)
     }
 }
 

@@ -10,7 +10,14 @@
 extension JSON {
     /// Compact JSON text: no spaces, no newlines.
     public var jsonText: String {
-        JSONOutput.withSink { sink in
+        // Integers, booleans and null are spelled directly: view ids and rendered bodies are full of them.
+        switch self {
+        case .int(let value): return String(value)
+        case .bool(let value): return value ? "true" : "false"
+        case .null: return "null"
+        default: break
+        }
+        return JSONOutput.withSink { sink in
             sink.write(self)
             return String(decoding: sink.buffer, as: UTF8.self)
         }

@@ -1,15 +1,18 @@
 /// The views that depend on one thing. Most things have one reader (a view's own @State),
 /// so a single serial is kept without allocating a set.
 enum Dependents {
+    /// Nobody: only while an entry is being filled (`Graph.dependents` holds no empty entries).
+    case none
     case one(Int)
     case many(Set<Int>)
 
     mutating func insert(_ serial: Int) {
         switch self {
+        case .none: self = .one(serial)
         case .one(let existing) where existing != serial: self = .many([existing, serial])
         case .one: break
         case .many(var set):
-            self = .one(0)  // release the set's storage so the insert below does not copy it
+            self = .none  // release the set's storage so the insert below does not copy it
             set.insert(serial)
             self = .many(set)
         }
@@ -18,9 +21,10 @@ enum Dependents {
     /// Removes `serial`; false when none are left.
     mutating func remove(_ serial: Int) -> Bool {
         switch self {
+        case .none: return false
         case .one(let existing): return existing != serial
         case .many(var set):
-            self = .one(0)
+            self = .none
             set.remove(serial)
             if set.count == 1, let last = set.first { self = .one(last) } else { self = .many(set) }
             return !set.isEmpty
@@ -30,6 +34,7 @@ enum Dependents {
     /// In serial order, so that views at the same depth are evaluated in mount order.
     var sorted: [Int] {
         switch self {
+        case .none: []
         case .one(let serial): [serial]
         case .many(let set): set.sorted()
         }

@@ -69,7 +69,7 @@ extension Graph {
         var writes: [DurableWrite] = []
         for name in node.declaration.variables {
             switch node.variables[name] {
-            case .state(let value)?: writes.append(.value(view: node.path, name: name, value: value))
+            case .state(let value, _)?: writes.append(.value(view: node.path, name: name, value: value))
             case .object(let id, .stateObject)?:
                 guard let record = objects[id] else { continue }
                 for (slot, property) in record.type.model.stored.enumerated() where !property.secure {

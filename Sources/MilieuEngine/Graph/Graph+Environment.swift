@@ -1,15 +1,13 @@
 import MilieuJSON
 
 extension Graph {
-    /// Rule 7: the nearest provider of `type`, searching the view itself and then its ancestors,
-    /// with the paths searched for an error.
-    func environmentObject(_ type: String, for node: ViewNode) -> (Int?, searched: [String]) {
-        var searched: [String] = []
+    /// Rule 7: the nearest provider of `type`, searching the view itself and then its ancestors.
+    /// When there is none, the error lists `node.ancestorsAndSelf`: every view searched.
+    func environmentObject(_ type: String, for node: ViewNode) -> Int? {
         for view in node.ancestorsAndSelf {
-            searched.append(view.path)
-            if let id = view.providedObjects[type] { return (id, searched) }
+            if let id = view.providedObjects[type] { return id }
         }
-        return (nil, searched)
+        return nil
     }
 
     func environmentValue(_ key: String, for node: ViewNode) -> (provider: Int?, value: JSON) {
@@ -97,7 +95,7 @@ extension Graph {
         var missing: [(type: String, view: String)] = []
         for view in node.subtree {
             for (name, type) in view.declaration.environmentObjects where types.contains(type) {
-                guard let found = environmentObject(type, for: view).0 else {
+                guard let found = environmentObject(type, for: view) else {
                     missing.append((type, view.path))
                     continue
                 }

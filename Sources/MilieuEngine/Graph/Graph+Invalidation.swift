@@ -15,10 +15,11 @@ extension Graph {
                 guard let record = objects[id], record.values[slot] != original else { continue }
                 if changedSlots[id] == nil { objectOrder.append(id) }
                 changedSlots[id, default: []].append(slot)
-            case .state(let serial, let name):
-                guard let node = viewsBySerial[serial], case .state(let value)? = node.variables[name], value != original
+            case .state(let serial, let index):
+                guard let node = viewsBySerial[serial], case .state(let value, _) = node.variables[at: index].value,
+                    value != original
                 else { continue }
-                pending.propertyChanges.append(.state(view: node.path, variable: name, value: value))
+                pending.propertyChanges.append(.state(view: node.path, variable: node.variables[at: index].name, value: value))
                 setVersion(node, next)
                 invalidate(.location(location))
             }
@@ -97,6 +98,7 @@ extension Graph {
 
     /// SPEC §6.4: `@self`, `@identity`, then `_var`, `var.prop` and `env.key` reasons, each group sorted.
     static func ordered(_ reasons: [String]) -> [String] {
+        guard reasons.count > 1 else { return reasons }
         func group(_ reason: String) -> Int {
             if reason == "@self" { return 0 }
             if reason == InvalidationQueue.identity { return 1 }

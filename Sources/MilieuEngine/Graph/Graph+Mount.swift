@@ -126,11 +126,12 @@ extension Graph {
         let field = "bindings.\(variable)"
         guard let parent else { throw .invalidDeclaration(field: field, reason: "the root view has no parent", view: view) }
         let name = members[0]
-        switch parent.variables[name] {
-        case nil:
+        guard let index = parent.variables.index(of: name) else {
             throw .invalidDeclaration(field: field, reason: "\"$parent\": \"\(name)\" names no variable of \(parent.path)", view: view)
-        case .state? where members.count == 1: return .state(view: parent.serial, name: name)
-        case .binding(let location)? where members.count == 1: return location
+        }
+        switch parent.variables[at: index].value {
+        case .state where members.count == 1: return .state(view: parent.serial, variable: index)
+        case .binding(let location) where members.count == 1: return location
         default:
             guard members.count >= 2 else {
                 throw .invalidDeclaration(
@@ -187,8 +188,7 @@ extension Graph {
             guard case .value(let initial) = bound else {
                 throw .invalidDeclaration(field: "state.\(name)", reason: "a @State holds a value, not an object", view: node.path)
             }
-            node.variables[name] = .state(initial)
-            node.stateTypes[name] = Self.stateType(of: initial)
+            node.variables[name] = .state(initial, Self.stateType(of: initial))
         }
         for (name, location) in evaluated.bindings { node.variables[name] = .binding(location) }
         let objectReason = parent == nil ? "app" : reason == InvalidationQueue.identity ? "identity" : "stateObject"
@@ -219,9 +219,9 @@ extension Graph {
         node.providedEnvironment = providedEnvironment
         for (name, type) in declaration.environmentObjects {
             guard registry[type] != nil else { throw .unknownType(type) }
-            let (found, searched) = environmentObject(type, for: node)
-            guard let found else {
-                throw .environmentObjectMissing(type: type, view: node.path, variable: name, searched: searched)
+            guard let found = environmentObject(type, for: node) else {
+                throw .environmentObjectMissing(
+                    type: type, view: node.path, variable: name, searched: node.ancestorsAndSelf.map(\.path))
             }
             node.variables[name] = .object(found, .environmentObject)
         }

@@ -43,15 +43,15 @@ extension Graph {
     {
         let members = path.members
         let name = members[0]
-        guard let variable = node.variables[name] else {
+        guard let index = node.variables.index(of: name) else {
             throw .unknownPath(display(), "\(node.path) has no variable \(name)")
         }
         var bound: Bound
-        switch variable {
+        switch node.variables[at: index].value {
         case .input(let value): bound = .value(value)
         case .inputObject(let id), .object(let id, _): bound = .object(id)
-        case .state(let value):
-            recorder?.note(.location(.state(view: node.serial, name: name)), path.variableReason)
+        case .state(let value, _):
+            recorder?.note(.location(.state(view: node.serial, variable: index)), path.variableReason)
             bound = .value(value)
         case .binding(let location):
             recorder?.note(.location(location), path.variableReason)
@@ -106,8 +106,10 @@ extension Graph {
         case .property(let id, let slot):
             guard let record = objects[id] else { return .value(.null) }
             return record.type.isSecure(slot) ? .secure : .value(record.values[slot])
-        case .state(let serial, let name):
-            guard let node = viewsBySerial[serial], case .state(let value)? = node.variables[name] else { return .value(.null) }
+        case .state(let serial, let index):
+            guard let node = viewsBySerial[serial], case .state(let value, _) = node.variables[at: index].value else {
+                return .value(.null)
+            }
             return .value(value)
         }
     }
@@ -144,14 +146,14 @@ extension Graph {
             guard let name = members.popFirst() else {
                 throw .readOnly(display, .object, "a view is not a value; write one of its variables")
             }
-            switch node.variables[name] {
-            case nil: throw .unknownPath(display, "\(path) has no variable \(name)")
-            case .state?: return (.state(view: node.serial, name: name), Array(members))
-            case .binding(let location)?: return (location, Array(members))
-            case .input?:
+            guard let index = node.variables.index(of: name) else { throw .unknownPath(display, "\(path) has no variable \(name)") }
+            switch node.variables[at: index].value {
+            case .state: return (.state(view: node.serial, variable: index), Array(members))
+            case .binding(let location): return (location, Array(members))
+            case .input:
                 throw .readOnly(display, .input, "\(name) is an input, a constant its parent passes; write the parent's value")
-            case .environment?: throw .readOnly(display, .environment, "\(name) is an environment value; change it with view/provide")
-            case .inputObject(let id)?, .object(let id, _)?:
+            case .environment: throw .readOnly(display, .environment, "\(name) is an environment value; change it with view/provide")
+            case .inputObject(let id), .object(let id, _):
                 guard let record = objects[id] else { throw .unknownPath(display, "the object is gone") }
                 object = record
             }
@@ -208,17 +210,16 @@ extension Graph {
         case .property(let id, let slot):
             guard let record = objects[id] else { throw .unknownPath(display, "the object is gone") }
             try writeProperty(record, slot: slot, value, path: display)
-        case .state(let serial, let name):
-            guard let node = viewsBySerial[serial], case .state(let old)? = node.variables[name] else {
+        case .state(let serial, let index):
+            guard let node = viewsBySerial[serial], case .state(let old, let type) = node.variables[at: index].value else {
                 throw .unknownPath(display, "the view is gone")
             }
-            let type = node.stateTypes[name] ?? .json
             guard let conformed = type.conform(value) else {
                 throw .typeMismatch(path: display, expected: type.description, actual: value.kindName)
             }
             guard conformed != old else { return }
             pending.touch(location, original: old)
-            setVariable(node, name, .state(conformed))
+            setVariable(node, node.variables[at: index].name, .state(conformed, type))
         }
     }
 

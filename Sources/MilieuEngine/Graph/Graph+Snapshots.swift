@@ -82,9 +82,9 @@ extension Graph {
         case .property(let id, let slot):
             guard let record = objects[id] else { throw .unknownPath(path, "the object is gone") }
             return .property(object: record.name, property: record.type.propertyName(slot))
-        case .state(let serial, let name):
+        case .state(let serial, let index):
             guard let node = viewsBySerial[serial] else { throw .unknownPath(path, "the view is gone") }
-            return .state(view: node.path, variable: name)
+            return .state(view: node.path, variable: node.variables[at: index].name)
         }
     }
 
@@ -120,7 +120,7 @@ extension Graph {
             switch node.variables[name] {
             case .input(let value)?: inputs[name] = value
             case .inputObject(let id)?: held[name] = heldObject(id, wrapper: .input)
-            case .state(let value)?: state[name] = value
+            case .state(let value, _)?: state[name] = value
             case .binding(let location)?:
                 var entry: JSONObject = ["source": .string(describe(location))]
                 if case .value(let value) = boundValue(at: location) { entry["value"] = value } else { entry["redacted"] = true }
@@ -158,8 +158,9 @@ extension Graph {
         case .property(let id, let slot):
             guard let record = objects[id] else { return "" }
             return "\(record.name).\(record.type.propertyName(slot))"
-        case .state(let serial, let name):
-            return "\(viewsBySerial[serial]?.path ?? "").\(name)"
+        case .state(let serial, let index):
+            guard let node = viewsBySerial[serial] else { return "" }
+            return "\(node.path).\(node.variables[at: index].name)"
         }
     }
 }

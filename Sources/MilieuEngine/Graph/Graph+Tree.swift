@@ -3,10 +3,13 @@ import MilieuJSON
 extension Graph {
     /// Puts `node` into the tree after `previous` (first when nil, last when `atEnd`).
     func link(_ node: ViewNode, after previous: ViewNode?, atEnd: Bool) throws(EngineError) {
-        guard views[node.path] == nil else { throw .duplicateView(node.path) }
         guard viewsBySerial.count < limits.maxViews else { throw .limitExceeded(limit: "views", max: limits.maxViews) }
         guard node.depth <= limits.maxDepth else { throw .limitExceeded(limit: "viewDepth", max: limits.maxDepth) }
-        views[node.path] = node
+        // One lookup both checks and inserts: the path is hashed once.
+        if let existing = views.updateValue(node, forKey: node.path) {
+            views[node.path] = existing
+            throw .duplicateView(node.path)
+        }
         viewsBySerial[node.serial] = node
         node.isMounted = true
         if let parent = node.parent {
@@ -88,7 +91,7 @@ extension Graph {
             if dependents[dependency]?.remove(node.serial) == false { dependents[dependency] = nil }
         }
         for dependency in new.dependencies where !old.contains(dependency) {
-            if dependents[dependency]?.insert(node.serial) == nil { dependents[dependency] = .one(node.serial) }
+            dependents[dependency, default: .none].insert(node.serial)
         }
         node.dependencies = new
     }

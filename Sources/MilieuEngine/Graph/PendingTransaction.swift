@@ -15,11 +15,13 @@ struct PendingTransaction {
     /// the transaction still takes a version.
     var structural = false
 
-    var changes: [Change] { propertyChanges + events }
+    var changes: [Change] { propertyChanges.isEmpty ? events : propertyChanges + events }
 
     /// Empties everything for the next transaction, keeping the storage.
     mutating func reset() {
-        originals.removeAll(keepingCapacity: true)
+        // Emptying a dictionary visits all its buckets: skip it when nothing was touched,
+        // or one large transaction would make every later one pay for its capacity.
+        if !originals.isEmpty { originals.removeAll(keepingCapacity: true) }
         touchOrder.removeAll(keepingCapacity: true)
         queue.reset()
         events.removeAll(keepingCapacity: true)

@@ -121,7 +121,15 @@ enum ViewPath {
     static func segmentSuffix(_ id: JSON) -> String { "[" + id.jsonText + "]" }
 
     static func child(of parent: String, name: String, id: JSON?) -> String {
-        parent + "/" + name + (id.map(segmentSuffix) ?? "")
+        // Built as bytes: one allocation and plain copies, where appending Strings re-checks each piece.
+        let suffix = id.map(segmentSuffix) ?? ""
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(parent.utf8.count + 1 + name.utf8.count + suffix.utf8.count)
+        bytes.append(contentsOf: parent.utf8)
+        bytes.append(UInt8(ascii: "/"))
+        bytes.append(contentsOf: name.utf8)
+        bytes.append(contentsOf: suffix.utf8)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The index of the `]` that closes the `[` at `start`, skipping brackets inside JSON strings.

@@ -3,7 +3,8 @@ import MilieuJSON
 /// A place a binding writes to and a view can depend on: the single source of truth (rule 1).
 enum Location: Hashable, Sendable {
     case property(object: Int, slot: Int)
-    case state(view: Int, name: String)
+    /// A view's @State, by the view's serial and the variable's index among its variables.
+    case state(view: Int, variable: Int)
 }
 
 /// What a view's body evaluation can depend on (rule 10).
@@ -25,7 +26,8 @@ enum ObjectWrapper: String, Sendable {
 enum ViewVariable {
     case input(JSON)
     case inputObject(Int)
-    case state(JSON)
+    /// A @State's value and the type writes must keep, inferred from its initial value.
+    case state(JSON, PropertyType)
     case binding(Location)
     case object(Int, ObjectWrapper)
     case environment(provider: Int?, value: JSON)
@@ -47,10 +49,7 @@ struct ViewVariables: Sequence {
     init(capacity: Int) { entries.reserveCapacity(capacity) }
 
     subscript(name: String) -> ViewVariable? {
-        get {
-            for entry in entries where entry.name == name { return entry.value }
-            return nil
-        }
+        get { index(of: name).map { entries[$0].value } }
         set {
             if let index = entries.firstIndex(where: { $0.name == name }) {
                 if let newValue { entries[index].value = newValue } else { entries.remove(at: index) }
@@ -59,6 +58,12 @@ struct ViewVariables: Sequence {
             }
         }
     }
+
+    /// The position of variable `name`: what a `Location.state` holds.
+    func index(of name: String) -> Int? { entries.firstIndex { $0.name == name } }
+
+    /// The variable at `index`, and its name.
+    subscript(at index: Int) -> (name: String, value: ViewVariable) { entries[index] }
 
     func makeIterator() -> IndexingIterator<[(name: String, value: ViewVariable)]> { entries.makeIterator() }
 }
@@ -106,8 +111,6 @@ final class ViewNode {
     /// The declaration as mounted, kept for a retained view a client mounted, so that it can be
     /// mounted again after a restart. Nil for scene views, which the scene brings back.
     var durableDeclaration: JSON?
-    /// Inferred from each @State's initial value, so that writes keep its type.
-    var stateTypes: [String: PropertyType] = [:]
 
     init(serial: Int, declaration: ViewDeclaration, parent: ViewNode?, explicitID: JSON?, birth: Int, owner: Int?) {
         self.serial = serial
