@@ -22,8 +22,6 @@ struct DependencySet: Equatable {
         if let index = entries.firstIndex(where: { $0.dependency == dependency }) {
             entries[index].reasons = entries[index].reasons.adding(reason)
         } else {
-            // A body reads a few things: room for four at the first read saves regrowing.
-            if entries.isEmpty { entries.reserveCapacity(4) }
             entries.append((dependency, .one(reason)))
         }
     }

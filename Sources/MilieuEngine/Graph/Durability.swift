@@ -67,10 +67,10 @@ extension Graph {
     /// Every durable value of a view as it is now (a new retained view's first record).
     private func durableValues(of node: ViewNode) -> [DurableWrite] {
         var writes: [DurableWrite] = []
-        for name in node.declaration.variables {
-            switch node.variables[name] {
-            case .state(let value, _)?: writes.append(.value(view: node.path, name: name, value: value))
-            case .object(let id, .stateObject)?:
+        for (name, variable) in node.variables {
+            switch variable {
+            case .state(let value, _): writes.append(.value(view: node.path, name: name, value: value))
+            case .object(let id, .stateObject):
                 guard let record = objects[id] else { continue }
                 for (slot, property) in record.type.model.stored.enumerated() where !property.secure {
                     writes.append(.value(view: node.path, name: "\(name).\(property.name)", value: record.values[slot]))

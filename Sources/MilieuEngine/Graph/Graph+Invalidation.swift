@@ -67,9 +67,9 @@ extension Graph {
     /// declarations from the values it now passes them.
     func evaluateBody(_ node: ViewNode, reasons: [String]) throws(EngineError) {
         let recorder = ReadRecorder()
-        for name in node.declaration.variables {
-            switch node.variables[name] {
-            case .object(let id, let wrapper)? where wrapper != .input:
+        for (name, variable) in node.variables {
+            switch variable {
+            case .object(let id, let wrapper) where wrapper != .input:
                 if objects[id]?.type.model.style == .observableObject { recorder.note(.object(id), "_\(name)") }
             default: break
             }

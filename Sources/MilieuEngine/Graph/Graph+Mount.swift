@@ -280,13 +280,13 @@ extension Graph {
     func teardown(_ node: ViewNode, reason: String) {
         let objectReason = reason == "identity" ? "identity" : "ownerUnmounted"
         for current in node.subtreeChildrenFirst {
-            for name in current.declaration.variables {
-                switch current.variables[name] {
-                case .object(let id, .stateObject)?: release(id, reason: objectReason, byOwner: true)
-                case .object(let id, .observedObject)?:
+            for (name, variable) in current.variables {
+                switch variable {
+                case .object(let id, .stateObject): release(id, reason: objectReason, byOwner: true)
+                case .object(let id, .observedObject):
                     let constructed = current.declaration.constructs(name)
                     release(id, reason: constructed ? objectReason : "released", byOwner: constructed)
-                case .inputObject(let id)?: release(id, reason: "released")
+                case .inputObject(let id): release(id, reason: "released")
                 default: break
                 }
             }

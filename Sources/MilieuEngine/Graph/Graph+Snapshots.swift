@@ -89,7 +89,7 @@ extension Graph {
     }
 
     /// The view paths mounted now, for completion and tests.
-    public var viewPaths: [String] { Array(views.keys) }
+    public var viewPaths: [String] { views.paths }
 
     /// How many views are mounted, `/App` included.
     public var viewCount: Int { views.count }
@@ -116,18 +116,17 @@ extension Graph {
         var bindings = JSONObject()
         var held = JSONObject()
         var environment = JSONObject()
-        for name in node.declaration.variables {
-            switch node.variables[name] {
-            case .input(let value)?: inputs[name] = value
-            case .inputObject(let id)?: held[name] = heldObject(id, wrapper: .input)
-            case .state(let value, _)?: state[name] = value
-            case .binding(let location)?:
+        for (name, variable) in node.variables {
+            switch variable {
+            case .input(let value): inputs[name] = value
+            case .inputObject(let id): held[name] = heldObject(id, wrapper: .input)
+            case .state(let value, _): state[name] = value
+            case .binding(let location):
                 var entry: JSONObject = ["source": .string(describe(location))]
                 if case .value(let value) = boundValue(at: location) { entry["value"] = value } else { entry["redacted"] = true }
                 bindings[name] = .object(entry)
-            case .object(let id, let wrapper)?: held[name] = heldObject(id, wrapper: wrapper)
-            case .environment(_, let value)?: environment[name] = value
-            case nil: break
+            case .object(let id, let wrapper): held[name] = heldObject(id, wrapper: wrapper)
+            case .environment(_, let value): environment[name] = value
             }
         }
         var providedObjects = JSONObject()

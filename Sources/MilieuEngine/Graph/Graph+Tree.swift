@@ -5,11 +5,7 @@ extension Graph {
     func link(_ node: ViewNode, after previous: ViewNode?, atEnd: Bool) throws(EngineError) {
         guard viewsBySerial.count < limits.maxViews else { throw .limitExceeded(limit: "views", max: limits.maxViews) }
         guard node.depth <= limits.maxDepth else { throw .limitExceeded(limit: "viewDepth", max: limits.maxDepth) }
-        // One lookup both checks and inserts: the path is hashed once.
-        if let existing = views.updateValue(node, forKey: node.path) {
-            views[node.path] = existing
-            throw .duplicateView(node.path)
-        }
+        guard views.insert(node) == nil else { throw .duplicateView(node.path) }
         viewsBySerial[node.serial] = node
         node.isMounted = true
         if let parent = node.parent {
@@ -86,11 +82,13 @@ extension Graph {
         setDependencies(node, merged)
     }
 
+    /// Keeps `dependents` in step. A view's reads of its own @State stay out of it: `invalidate`
+    /// finds that reader from the location itself, and most views read their own state.
     private func reindex(_ node: ViewNode, from old: DependencySet, to new: DependencySet) {
-        for dependency in old.dependencies where !new.contains(dependency) {
+        for dependency in old.dependencies where !new.contains(dependency) && !dependency.isState(of: node.serial) {
             if dependents[dependency]?.remove(node.serial) == false { dependents[dependency] = nil }
         }
-        for dependency in new.dependencies where !old.contains(dependency) {
+        for dependency in new.dependencies where !old.contains(dependency) && !dependency.isState(of: node.serial) {
             dependents[dependency, default: .none].insert(node.serial)
         }
         node.dependencies = new
@@ -98,10 +96,28 @@ extension Graph {
 
     /// Queues every view that depends on `dependency`, each with the reason it recorded.
     func invalidate(_ dependency: Dependency) {
+        if case .location(.state(let serial, _)) = dependency, let owner = viewsBySerial[serial] {
+            queue(owner, for: dependency)
+        }
         guard let serials = dependents[dependency] else { return }
         for serial in serials.sorted {
-            guard let node = viewsBySerial[serial], let reasons = node.dependencies[dependency] else { continue }
-            for reason in reasons.all { pending.queue.add(node, reason: reason) }
+            guard let node = viewsBySerial[serial] else { continue }
+            queue(node, for: dependency)
         }
+    }
+
+    private func queue(_ node: ViewNode, for dependency: Dependency) {
+        guard let reasons = node.dependencies[dependency] else { return }
+        switch reasons {
+        case .one(let reason): pending.queue.add(node, reason: reason)
+        case .many(let all): for reason in all { pending.queue.add(node, reason: reason) }
+        }
+    }
+}
+
+extension Dependency {
+    /// Whether this is a @State of the view `serial`.
+    func isState(of serial: Int) -> Bool {
+        if case .location(.state(let view, _)) = self { view == serial } else { false }
     }
 }

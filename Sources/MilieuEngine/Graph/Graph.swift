@@ -23,7 +23,7 @@ public final class Graph {
 
     var objects: [Int: ObjectRecord] = [:]
     var objectsByName: [String: ObjectRecord] = [:]
-    var views: [String: ViewNode] = [:]
+    var views = ViewsByPath()
     var viewsBySerial: [Int: ViewNode] = [:]
     /// Reverse dependency index: who to re-evaluate when something changes (rule 10).
     var dependents: [Dependency: Dependents] = [:]
@@ -198,8 +198,8 @@ public final class Graph {
             return ["result": value, "version": .int(version)]
         case .mount(let node):
             var objects = JSONObject()
-            for name in node.declaration.variables {
-                if let id = node.variables[name]?.object, let record = self.objects[id] { objects[name] = .string(record.name) }
+            for (name, variable) in node.variables {
+                if let id = variable.object, let record = self.objects[id] { objects[name] = .string(record.name) }
             }
             return [
                 "path": .string(node.path), "body": .array(node.body.map(JSON.string)), "objects": .object(objects),

@@ -1,6 +1,7 @@
 /// A key path read from a view's variable, with the reason strings a change to each step
-/// would give worked out once, not at every evaluation.
-struct ReadPath: Sendable, Equatable {
+/// would give worked out once, not at every evaluation. Shared by reference: declarations and
+/// templates hold one pointer, not its four fields.
+final class ReadPath: Sendable, Equatable {
     let members: [String]
     /// `members[0...i]` joined with dots: the reason for a property read at step i (`loginVM.email`).
     let prefixes: [String]
@@ -23,6 +24,8 @@ struct ReadPath: Sendable, Equatable {
     }
 
     var text: String { prefixes.last ?? "" }
+
+    static func == (a: ReadPath, b: ReadPath) -> Bool { a.members == b.members }
 }
 
 /// Parsed templates by source text: many views share the same body lines.

@@ -71,9 +71,10 @@ final class ViewDeclaration: Sendable {
     let provideEnvironment: [(key: String, value: JSON)]
     let body: [Template]
     let retain: Bool
-    /// Every variable the view declares, in declaration order: inputs, state, bindings,
-    /// state objects, observed objects, environment objects, environment values.
-    let variables: [String]
+    /// How many variables the view declares. A mounted view holds them in declaration order
+    /// (`ViewNode.variables`): inputs, state, bindings, state objects, observed objects,
+    /// environment objects, environment values.
+    let variableCount: Int
 
     static let keys: Set<String> = [
         "parent", "name", "id", "inputs", "state", "bindings", "stateObjects", "observedObjects",
@@ -195,7 +196,7 @@ final class ViewDeclaration: Sendable {
         self.provideEnvironment = provide.environment
         self.body = body
         self.retain = retain
-        self.variables = variables
+        self.variableCount = variables.count
     }
 
     /// The state object `name` is made from.

@@ -122,7 +122,7 @@ final class ViewNode {
         self.birth = birth
         self.owner = owner
         self.retained = declaration.retain || parent == nil || owner == nil
-        self.variables = ViewVariables(capacity: declaration.variables.count)
+        self.variables = ViewVariables(capacity: declaration.variableCount)
     }
 
     var children: some Sequence<ViewNode> {

@@ -1,0 +1,38 @@
+/// The mounted views by path.
+///
+/// Paths are long, and siblings' paths are often of equal length (`/App/Rows/Row[12345]`), so a
+/// dictionary keyed by the path alone compares strings stored out of line at every probe — a
+/// cache miss each in a large tree. Keyed by the path with its hash alongside, a probe compares
+/// two integers first and reads a path only when the hashes agree.
+struct ViewsByPath {
+    private struct Key: Hashable {
+        let path: String
+        let hash: Int
+
+        init(_ path: String) {
+            self.path = path
+            hash = path.hashValue
+        }
+
+        static func == (a: Key, b: Key) -> Bool { a.hash == b.hash && a.path == b.path }
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+    }
+
+    private var nodes: [Key: ViewNode] = [:]
+
+    subscript(path: String) -> ViewNode? {
+        get { nodes[Key(path)] }
+        set { nodes[Key(path)] = newValue }
+    }
+
+    /// Adds `node` under its path unless a view is mounted there already; returns that view.
+    mutating func insert(_ node: ViewNode) -> ViewNode? {
+        let key = Key(node.path)
+        if let existing = nodes[key] { return existing }
+        nodes[key] = node
+        return nil
+    }
+
+    var count: Int { nodes.count }
+    var paths: [String] { nodes.keys.map(\.path) }
+}
