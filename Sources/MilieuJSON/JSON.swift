@@ -40,7 +40,7 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
 
     /// Members the caller has already checked are free of duplicate keys (the parser does),
     /// taken as is without the per-key scan of `init(_:)`.
-    init(uncheckedUniqueMembers members: [Member]) {
+    public init(uniqueMembers members: [Member]) {
         self.members = members
     }
 

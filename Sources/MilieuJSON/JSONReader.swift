@@ -256,7 +256,7 @@ struct JSONParser {
                 }
             } else if b == ASCII.closeBrace {
                 pos &+= 1
-                return .object(JSONObject(uncheckedUniqueMembers: members))
+                return .object(JSONObject(uniqueMembers: members))
             } else {
                 throw unexpected(expecting: "',' or '}'")
             }
@@ -362,7 +362,7 @@ struct JSONParser {
                         values.removeSubrange(top.valueStart...)
                         if top.keySet >= 0 { keySets.removeLast() }
                         frames.removeLast()
-                        value = .object(JSONObject(uncheckedUniqueMembers: members))
+                        value = .object(JSONObject(uniqueMembers: members))
                     } else {
                         throw unexpected(expecting: "',' or '}'")
                     }

@@ -51,6 +51,7 @@ extension Change {
             }
             return n
         }
+        guard changes.count > 1 else { return changes }
         if zip(changes, changes.dropFirst()).allSatisfy({ rank($0) < rank($1) || (rank($0) == rank($1) && rank($0) != 6) }) {
             return changes
         }

@@ -65,8 +65,8 @@ extension Graph {
 
     /// Evaluates `node`'s body, records what it read, reports it, and re-creates its children's
     /// declarations from the values it now passes them.
-    func evaluateBody(_ node: ViewNode, reasons: [String]) throws(EngineError) {
-        let recorder = ReadRecorder()
+    func evaluateBody(_ node: ViewNode, reasons: Reasons) throws(EngineError) {
+        recorder.start()
         for (name, variable) in node.variables {
             switch variable {
             case .object(let id, let wrapper) where wrapper != .input:
@@ -81,7 +81,7 @@ extension Graph {
         for child in node.children {
             children.append((child, try evaluate(child.declaration, parent: node, recorder: recorder)))
         }
-        setDependencies(node, recorder.dependencies)
+        setDependencies(node, recorder.take())
         setBody(node, body)
         if reasons.contains(InvalidationQueue.mounted) {
             pending.events.append(.viewMounted(view: node.path, reason: "mounted", body: body))
@@ -89,7 +89,7 @@ extension Graph {
             pending.events.append(.viewMounted(view: node.path, reason: "identity", body: body))
             pending.events.append(.viewUpdated(view: node.path, reasons: [InvalidationQueue.identity], body: body))
         } else {
-            pending.events.append(.viewUpdated(view: node.path, reasons: Self.ordered(reasons), body: body))
+            pending.events.append(.viewUpdated(view: node.path, reasons: Self.ordered(reasons.all), body: body))
         }
         for (child, evaluated) in children where child.isMounted {
             try reconcile(child, with: evaluated)

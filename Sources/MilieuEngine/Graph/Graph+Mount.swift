@@ -156,11 +156,11 @@ extension Graph {
         guard let parent = views[declaration.parent] else {
             throw .unknownPath(declaration.parent, "no view is mounted there to be the parent")
         }
-        let recorder = ReadRecorder()
+        recorder.start()
         let evaluated = try evaluate(declaration, parent: parent, recorder: recorder)
         let node = try buildNode(declaration, parent: parent, explicitID: evaluated.id, owner: owner, evaluated: evaluated)
         if declaration.retain && !fromScene { node.durableDeclaration = withoutSecureValues(json, declaration) }
-        addDependencies(parent, recorder.dependencies)
+        addDependencies(parent, recorder.take())
         return node
     }
 
@@ -179,25 +179,25 @@ extension Graph {
             switch bound {
             case .object(let id):
                 hold(id)
-                node.variables[name] = .inputObject(id)
-            case .value(let value): node.variables[name] = .input(value)
-            case .secure: node.variables[name] = .input(.null)
+                node.variables.append(name, .inputObject(id))
+            case .value(let value): node.variables.append(name, .input(value))
+            case .secure: node.variables.append(name, .input(.null))
             }
         }
         for (name, bound) in evaluated.state {
             guard case .value(let initial) = bound else {
                 throw .invalidDeclaration(field: "state.\(name)", reason: "a @State holds a value, not an object", view: node.path)
             }
-            node.variables[name] = .state(initial, Self.stateType(of: initial))
+            node.variables.append(name, .state(initial, Self.stateType(of: initial)))
         }
-        for (name, location) in evaluated.bindings { node.variables[name] = .binding(location) }
+        for (name, location) in evaluated.bindings { node.variables.append(name, .binding(location)) }
         let objectReason = parent == nil ? "app" : reason == InvalidationQueue.identity ? "identity" : "stateObject"
         for (name, arguments) in evaluated.stateObjects {
             guard let type = declaration.stateObjectType(name) else { continue }
             let record = try createObject(
                 type, initial: arguments, owner: (node, name), reason: objectReason, field: "stateObjects.\(name).init")
             hold(record.serial)
-            node.variables[name] = .object(record.serial, .stateObject)
+            node.variables.append(name, .object(record.serial, .stateObject))
             node.stateObjectArguments[name] = arguments
         }
         for (name, source) in evaluated.observed {
@@ -211,23 +211,25 @@ extension Graph {
             case .object(let existing): id = existing
             }
             hold(id)
-            node.variables[name] = .object(id, .observedObject)
+            node.variables.append(name, .object(id, .observedObject))
         }
-        let (providedObjects, providedEnvironment) = try declaredProvides(of: node)
-        for id in providedObjects.values { hold(id) }
-        node.providedObjects = providedObjects
-        node.providedEnvironment = providedEnvironment
+        if !declaration.provideObjects.isEmpty || !declaration.provideEnvironment.isEmpty {
+            let (providedObjects, providedEnvironment) = try declaredProvides(of: node)
+            for id in providedObjects.values { hold(id) }
+            node.providedObjects = providedObjects
+            node.providedEnvironment = providedEnvironment
+        }
         for (name, type) in declaration.environmentObjects {
             guard registry[type] != nil else { throw .unknownType(type) }
             guard let found = environmentObject(type, for: node) else {
                 throw .environmentObjectMissing(
                     type: type, view: node.path, variable: name, searched: node.ancestorsAndSelf.map(\.path))
             }
-            node.variables[name] = .object(found, .environmentObject)
+            node.variables.append(name, .object(found, .environmentObject))
         }
         for key in declaration.environment {
             let (provider, value) = environmentValue(key, for: node)
-            node.variables[key] = .environment(provider: provider, value: value)
+            node.variables.append(key, .environment(provider: provider, value: value))
         }
         try checkBodyReads(node)
         pending.queue.add(node, reason: reason)

@@ -9,10 +9,20 @@ enum Bound: Equatable {
 
 /// Collects what an evaluation reads, each with the reasons a change to it would give (rule 10):
 /// one place read through two variables (a binding and an object) gives both.
+/// A graph keeps one and reuses it (`Graph.recorder`): evaluations do not nest.
 final class ReadRecorder {
-    var dependencies = DependencySet()
+    private var dependencies = DependencySet()
+
+    /// Starts recording, dropping anything a failed evaluation left behind.
+    func start() { dependencies = DependencySet() }
 
     func note(_ dependency: Dependency, _ reason: String) { dependencies.note(dependency, reason) }
+
+    /// What was recorded since `start`; the recorder is left empty.
+    func take() -> DependencySet {
+        defer { dependencies = DependencySet() }
+        return dependencies
+    }
 }
 
 /// The reasons one dependency gives; almost always one.
@@ -31,6 +41,13 @@ enum Reasons: Equatable {
         switch self {
         case .one(let reason): [reason]
         case .many(let reasons): reasons
+        }
+    }
+
+    func contains(_ reason: String) -> Bool {
+        switch self {
+        case .one(let only): only == reason
+        case .many(let reasons): reasons.contains(reason)
         }
     }
 }

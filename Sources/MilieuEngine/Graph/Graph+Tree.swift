@@ -16,7 +16,11 @@ extension Graph {
             if let before { before.nextSibling = node } else { parent.firstChild = node }
             if let after { after.previousSibling = node } else { parent.lastChild = node }
         }
-        journal.record { [unowned self] in unlink(node) }
+        journal.record { [unowned self] in
+            unlink(node)
+            // A node born in this transaction records no undo for its dependencies: they go with it.
+            if node.birth == transaction { reindex(node, from: node.dependencies, to: DependencySet()) }
+        }
     }
 
     /// Takes `node` out of the tree; the journal puts it back in the same place.
@@ -71,7 +75,7 @@ extension Graph {
         let old = node.dependencies
         guard old != new else { return }
         reindex(node, from: old, to: new)
-        journal.record { [unowned self] in reindex(node, from: new, to: old) }
+        if journaled(node) { journal.record { [unowned self] in reindex(node, from: new, to: old) } }
     }
 
     /// Adds dependencies without dropping any (a new child's expressions read its parent's values).

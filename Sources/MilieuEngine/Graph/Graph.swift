@@ -32,6 +32,8 @@ public final class Graph {
     private var objectCounter = 0
     let clock: @Sendable () -> String
     let templates = TemplateCache()
+    /// Records what the evaluation in progress reads.
+    let recorder = ReadRecorder()
     /// Parsed key paths by text: clients write the same few paths over and over.
     var keyPaths: [String: KeyPath] = [:]
     public let limits: GraphLimits
@@ -201,10 +203,11 @@ public final class Graph {
             for (name, variable) in node.variables {
                 if let id = variable.object, let record = self.objects[id] { objects[name] = .string(record.name) }
             }
-            return [
-                "path": .string(node.path), "body": .array(node.body.map(JSON.string)), "objects": .object(objects),
-                "version": .int(version),
-            ]
+            return .object(
+                JSONObject(uniqueMembers: [
+                    ("path", .string(node.path)), ("body", .array(node.body.map(JSON.string))), ("objects", .object(objects)),
+                    ("version", .int(version)),
+                ]))
         }
     }
 }

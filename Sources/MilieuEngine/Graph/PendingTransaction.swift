@@ -74,14 +74,14 @@ struct InvalidationQueue {
     }
 
     /// The next view to evaluate and its reasons, shallowest first.
-    mutating func next() -> (ViewNode, [String])? {
+    mutating func next() -> (ViewNode, Reasons)? {
         while depth < buckets.count {
             if position < buckets[depth].count {
                 let node = buckets[depth][position]
                 position += 1
                 guard node.evaluatedIn != transaction else { continue }
                 node.evaluatedIn = transaction
-                return (node, node.queuedReasons.all)
+                return (node, node.queuedReasons)
             }
             buckets[depth].removeAll(keepingCapacity: true)
             depth += 1

@@ -28,9 +28,10 @@ struct ViewsByPath {
     /// Adds `node` under its path unless a view is mounted there already; returns that view.
     mutating func insert(_ node: ViewNode) -> ViewNode? {
         let key = Key(node.path)
-        if let existing = nodes[key] { return existing }
-        nodes[key] = node
-        return nil
+        // One probe in the common case; a duplicate (an error) is put back.
+        guard let existing = nodes.updateValue(node, forKey: key) else { return nil }
+        nodes[key] = existing
+        return existing
     }
 
     var count: Int { nodes.count }

@@ -121,15 +121,30 @@ enum ViewPath {
     static func segmentSuffix(_ id: JSON) -> String { "[" + id.jsonText + "]" }
 
     static func child(of parent: String, name: String, id: JSON?) -> String {
-        // Built as bytes: one allocation and plain copies, where appending Strings re-checks each piece.
-        let suffix = id.map(segmentSuffix) ?? ""
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(parent.utf8.count + 1 + name.utf8.count + suffix.utf8.count)
-        bytes.append(contentsOf: parent.utf8)
-        bytes.append(UInt8(ascii: "/"))
-        bytes.append(contentsOf: name.utf8)
-        bytes.append(contentsOf: suffix.utf8)
-        return String(decoding: bytes, as: UTF8.self)
+        // Written straight into the new string's storage: one allocation, plain copies.
+        let idText = id?.jsonText ?? ""
+        let count = parent.utf8.count + 1 + name.utf8.count + (id == nil ? 0 : idText.utf8.count + 2)
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            var end = 0
+            func copy(_ text: String) {
+                for byte in text.utf8 {
+                    buffer[end] = byte
+                    end += 1
+                }
+            }
+            copy(parent)
+            buffer[end] = UInt8(ascii: "/")
+            end += 1
+            copy(name)
+            if id != nil {
+                buffer[end] = UInt8(ascii: "[")
+                end += 1
+                copy(idText)
+                buffer[end] = UInt8(ascii: "]")
+                end += 1
+            }
+            return end
+        }
     }
 
     /// The index of the `]` that closes the `[` at `start`, skipping brackets inside JSON strings.

@@ -59,6 +59,9 @@ struct ViewVariables: Sequence {
         }
     }
 
+    /// Adds a variable the table does not have yet (building a view, in declaration order).
+    mutating func append(_ name: String, _ value: ViewVariable) { entries.append((name, value)) }
+
     /// The position of variable `name`: what a `Location.state` holds.
     func index(of name: String) -> Int? { entries.firstIndex { $0.name == name } }
 
