@@ -220,8 +220,9 @@ extension Graph {
             node.providedEnvironment = providedEnvironment
         }
         for (name, type) in declaration.environmentObjects {
-            guard registry[type] != nil else { throw .unknownType(type) }
+            // Only a registered type can be provided: the type is checked when none is found.
             guard let found = environmentObject(type, for: node) else {
+                guard registry[type] != nil else { throw .unknownType(type) }
                 throw .environmentObjectMissing(
                     type: type, view: node.path, variable: name, searched: node.ancestorsAndSelf.map(\.path))
             }
@@ -258,12 +259,11 @@ extension Graph {
     /// Refuses a body that reads a property its object's type does not have, before anything is shown.
     private func checkBodyReads(_ node: ViewNode) throws(EngineError) {
         for template in node.declaration.body {
-            for case .read(let path) in template.parts where path.members.count > 1 {
-                let members = path.members
-                guard let id = node.variables[members[0]]?.object, let type = objects[id]?.type else { continue }
-                guard type.slots[members[1]] != nil else {
+            for (variable, member) in template.memberReads {
+                guard let id = node.variables[variable]?.object, let type = objects[id]?.type else { continue }
+                guard type.slots[member] != nil else {
                     throw .invalidDeclaration(
-                        field: "body", reason: "\"\(template.source)\" reads \(members[1]), which \(type.name) does not have",
+                        field: "body", reason: "\"\(template.source)\" reads \(member), which \(type.name) does not have",
                         view: node.path)
                 }
             }

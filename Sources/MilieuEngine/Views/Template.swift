@@ -54,6 +54,9 @@ struct Template: Sendable {
     let source: String
     /// The variables this template reads, for checking a declaration before it is mounted.
     let variables: [String]
+    /// The reads that go through a variable to one of its members (`{vm.email}`), to check
+    /// against the variable's object type when a view is built.
+    let memberReads: [(variable: String, member: String)]
 
     init(parsing source: String) throws(EngineError) {
         let bytes = Array(source.utf8)
@@ -96,5 +99,9 @@ struct Template: Sendable {
         self.parts = parts
         self.source = source
         variables = parts.compactMap { if case .read(let path) = $0 { path.members[0] } else { nil } }
+        memberReads = parts.compactMap { part in
+            guard case .read(let path) = part, path.members.count > 1 else { return nil }
+            return (path.members[0], path.members[1])
+        }
     }
 }

@@ -76,10 +76,51 @@ final class ViewDeclaration: Sendable {
     /// environment objects, environment values.
     let variableCount: Int
 
-    static let keys: Set<String> = [
-        "parent", "name", "id", "inputs", "state", "bindings", "stateObjects", "observedObjects",
-        "environmentObjects", "environment", "provide", "body", "retain",
-    ]
+    /// The members of a declaration. Matched by length first: a declaration is parsed on every
+    /// mount, and a chain of string comparisons per member adds up.
+    private enum Member: CaseIterable {
+        case parent, name, id, inputs, state, bindings, stateObjects, observedObjects
+        case environmentObjects, environment, provide, body, retain
+
+        init?(_ key: String) {
+            let match: Member?
+            switch key.utf8.count {
+            case 2: match = .id
+            case 4: match = key == "body" ? .body : .name
+            case 5: match = .state
+            case 6: match = key == "parent" ? .parent : key == "inputs" ? .inputs : .retain
+            case 7: match = .provide
+            case 8: match = .bindings
+            case 11: match = .environment
+            case 12: match = .stateObjects
+            case 15: match = .observedObjects
+            case 18: match = .environmentObjects
+            default: match = nil
+            }
+            guard let match, key == match.name else { return nil }
+            self = match
+        }
+
+        var name: String {
+            switch self {
+            case .parent: "parent"
+            case .name: "name"
+            case .id: "id"
+            case .inputs: "inputs"
+            case .state: "state"
+            case .bindings: "bindings"
+            case .stateObjects: "stateObjects"
+            case .observedObjects: "observedObjects"
+            case .environmentObjects: "environmentObjects"
+            case .environment: "environment"
+            case .provide: "provide"
+            case .body: "body"
+            case .retain: "retain"
+            }
+        }
+    }
+
+    static let keys = Set(Member.allCases.map(\.name))
 
     /// Parses a declaration; the root view (`/App`, from a scene) has no parent and is named App.
     init(json: JSON, root: Bool = false, templates: TemplateCache = TemplateCache()) throws(EngineError) {
@@ -112,14 +153,14 @@ final class ViewDeclaration: Sendable {
         var retain = false
         // One pass over the members: each is parsed by its key; an unknown key is an error.
         for (key, value) in object {
-            switch key {
-            case "parent", "name": continue
-            case "id": id = try ValueExpression(value, field: "id")
-            case "inputs":
+            switch Member(key) {
+            case .parent, .name: continue
+            case .id: id = try ValueExpression(value, field: "id")
+            case .inputs:
                 inputs = try Self.members(value, key, view: view()) { v, f throws(EngineError) in try ValueExpression(v, field: f()) }
-            case "state":
+            case .state:
                 state = try Self.members(value, key, view: view()) { v, f throws(EngineError) in try ValueExpression(v, field: f()) }
-            case "bindings":
+            case .bindings:
                 bindings = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
                     guard case .parent(let read) = try ValueExpression(v, field: f()) else {
                         throw .invalidDeclaration(
@@ -127,30 +168,30 @@ final class ViewDeclaration: Sendable {
                     }
                     return read.members
                 }
-            case "stateObjects":
+            case .stateObjects:
                 stateObjects = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
                     try Self.initializer(v, typeKey: "type", field: f(), view: view())
                 }
-            case "observedObjects":
+            case .observedObjects:
                 observedObjects = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
                     try Self.observedSource(v, field: f(), view: view())
                 }
-            case "environmentObjects":
+            case .environmentObjects:
                 environmentObjects = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
                     guard case .string(let type) = v else {
                         throw .invalidDeclaration(field: f(), reason: "an environment object is named by its type", view: view())
                     }
                     return type
                 }
-            case "environment":
+            case .environment:
                 guard case .array(let items) = value, let names = Optional(items.compactMap(\.stringValue)),
                     names.count == items.count, names.allSatisfy(isIdentifier)
                 else {
                     throw .invalidDeclaration(field: "environment", reason: "environment is an array of key names", view: view())
                 }
                 environment = names
-            case "provide": provide = try Self.provide(value, view: view())
-            case "body":
+            case .provide: provide = try Self.provide(value, view: view())
+            case .body:
                 guard case .array(let lines) = value else {
                     throw .invalidDeclaration(field: "body", reason: "body is an array of template strings", view: view())
                 }
@@ -161,12 +202,12 @@ final class ViewDeclaration: Sendable {
                     }
                     body.append(try templates.template(text))
                 }
-            case "retain":
+            case .retain:
                 guard case .bool(let flag) = value else {
                     throw .invalidDeclaration(field: "retain", reason: "retain is true or false", view: view())
                 }
                 retain = flag
-            default:
+            case nil:
                 try rejectUnknownKeys(object, allowed: root ? Self.keys.subtracting(["id"]) : Self.keys, field: "declaration", view: view())
             }
         }
