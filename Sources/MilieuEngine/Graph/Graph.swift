@@ -157,7 +157,7 @@ public final class Graph {
     }
 
     private func finishCommit() -> Commit {
-        let changes = pending.changes
+        let changes = pending.takeChanges()
         let structural = pending.structural
         pending.reset()
         guard !changes.isEmpty || structural else { return Commit(version: version, changes: []) }

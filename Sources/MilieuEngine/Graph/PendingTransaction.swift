@@ -15,17 +15,26 @@ struct PendingTransaction {
     /// the transaction still takes a version.
     var structural = false
 
-    var changes: [Change] { propertyChanges.isEmpty ? events : propertyChanges + events }
+    /// Hands over the change log, leaving it empty: the commit keeps the storage.
+    mutating func takeChanges() -> [Change] {
+        defer {
+            events = []
+            propertyChanges = []
+        }
+        return propertyChanges.isEmpty ? events : propertyChanges + events
+    }
 
-    /// Empties everything for the next transaction, keeping the storage.
+    /// Empties everything for the next transaction, keeping the storage of what stays here.
     mutating func reset() {
         // Emptying a dictionary visits all its buckets: skip it when nothing was touched,
         // or one large transaction would make every later one pay for its capacity.
         if !originals.isEmpty { originals.removeAll(keepingCapacity: true) }
         touchOrder.removeAll(keepingCapacity: true)
         queue.reset()
-        events.removeAll(keepingCapacity: true)
-        propertyChanges.removeAll(keepingCapacity: true)
+        // Not `removeAll(keepingCapacity:)`: a log a commit still holds would be copied into
+        // new storage of its full size, and after one large transaction every commit would pay for it.
+        events = []
+        propertyChanges = []
         structural = false
     }
 

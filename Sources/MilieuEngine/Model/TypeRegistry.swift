@@ -4,15 +4,12 @@ import MilieuJSON
 public final class RegisteredType: Sendable {
     public let model: ModelType
     /// Property name → slot in an object's values (stored, then computed).
-    let slots: [String: Int]
+    let slots: SlotTable
     let actions: [String: Action]
 
     init(_ model: ModelType) {
         self.model = model
-        var slots: [String: Int] = [:]
-        for (i, p) in model.stored.enumerated() { slots[p.name] = i }
-        for (i, c) in model.computed.enumerated() { slots[c.name] = model.stored.count + i }
-        self.slots = slots
+        slots = SlotTable(model.stored.map(\.name) + model.computed.map(\.name))
         self.actions = Dictionary(model.actions.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
@@ -25,6 +22,23 @@ public final class RegisteredType: Sendable {
     }
     func propertyType(_ slot: Int) -> PropertyType {
         slot < storedCount ? model.stored[slot].type : model.computed[slot - storedCount].type
+    }
+}
+
+/// Property names to slots. Every body that reads a property looks one up, and most types have a
+/// handful: comparing a few short names costs less than hashing one. Large types use a dictionary.
+struct SlotTable: Sendable {
+    private let names: [String]
+    private let indexed: [String: Int]?
+
+    init(_ names: [String]) {
+        self.names = names
+        indexed = names.count > 12 ? Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first }) : nil
+    }
+
+    subscript(name: String) -> Int? {
+        if let indexed { return indexed[name] }
+        return names.firstIndex(of: name)
     }
 }
 
