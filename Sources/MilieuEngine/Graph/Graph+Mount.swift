@@ -166,10 +166,9 @@ extension Graph {
 
     /// Creates a view identity: its state, its objects, what it provides, its environment (rules 3–8).
     func buildNode(
-        _ declaration: ViewDeclaration, parent: ViewNode?, explicitID: JSON?, owner: Int?, evaluated: EvaluatedDeclaration?,
+        _ declaration: ViewDeclaration, parent: ViewNode?, explicitID: JSON?, owner: Int?, evaluated: EvaluatedDeclaration,
         after previous: ViewNode? = nil, atEnd: Bool = true, reason: String = InvalidationQueue.mounted
     ) throws(EngineError) -> ViewNode {
-        let evaluated = try evaluatedOrNew(evaluated, declaration, parent: parent)
         let node = ViewNode(
             serial: makeSerial(), declaration: declaration, parent: parent, explicitID: explicitID, birth: transaction,
             owner: owner)
@@ -235,13 +234,6 @@ extension Graph {
         try checkBodyReads(node)
         pending.queue.add(node, reason: reason)
         return node
-    }
-
-    private func evaluatedOrNew(_ evaluated: EvaluatedDeclaration?, _ declaration: ViewDeclaration, parent: ViewNode?)
-        throws(EngineError) -> EvaluatedDeclaration
-    {
-        if let evaluated { return evaluated }
-        return try evaluate(declaration, parent: parent, recorder: nil)
     }
 
     /// The shape a @State keeps: the kind of its initial value (a null or object initial value accepts any JSON).

@@ -54,7 +54,8 @@ public final class Graph {
         for declaration in scene.types { try registry.register(ModelType(declaration: declaration)) }
         transaction = 1
         pending.queue.transaction = transaction
-        root = try buildNode(scene.app, parent: nil, explicitID: nil, owner: nil, evaluated: nil)
+        root = try buildNode(
+            scene.app, parent: nil, explicitID: nil, owner: nil, evaluated: try evaluate(scene.app, parent: nil, recorder: nil))
         for view in scene.views { _ = try mountOperation(view, owner: nil, fromScene: true) }
         try propagate()
         journal.discard()
