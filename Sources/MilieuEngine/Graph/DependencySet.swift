@@ -2,11 +2,14 @@
 /// things, so a small array searched in order is cheaper than a dictionary (no hashing, one
 /// allocation); the reverse index (`Graph.dependents`) is what scales with the tree.
 struct DependencySet: Equatable {
-    private(set) var entries: [(dependency: Dependency, reasons: Reasons)] = []
-
-    static func == (a: DependencySet, b: DependencySet) -> Bool {
-        a.entries.count == b.entries.count && zip(a.entries, b.entries).allSatisfy { $0.dependency == $1.dependency && $0.reasons == $1.reasons }
+    /// One thing read and the reasons a change to it gives. A named struct rather than a tuple:
+    /// copying and destroying its arrays then runs specialised code, not the runtime's generic tuple walk.
+    struct Entry: Equatable {
+        let dependency: Dependency
+        var reasons: Reasons
     }
+
+    private(set) var entries: [Entry] = []
 
     var isEmpty: Bool { entries.isEmpty }
     var dependencies: some Sequence<Dependency> { entries.lazy.map(\.dependency) }
@@ -22,14 +25,14 @@ struct DependencySet: Equatable {
         if let index = entries.firstIndex(where: { $0.dependency == dependency }) {
             entries[index].reasons = entries[index].reasons.adding(reason)
         } else {
-            entries.append((dependency, .one(reason)))
+            entries.append(Entry(dependency: dependency, reasons: .one(reason)))
         }
     }
 
     /// Adds `other`'s dependencies and reasons.
     mutating func merge(_ other: DependencySet) {
-        for (dependency, reasons) in other.entries {
-            for reason in reasons.all { note(dependency, reason) }
+        for entry in other.entries {
+            for reason in entry.reasons.all { note(entry.dependency, reason) }
         }
     }
 }

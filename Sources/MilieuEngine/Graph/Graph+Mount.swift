@@ -153,7 +153,7 @@ extension Graph {
     /// `view/mount`: the view is created now; its body is evaluated when the transaction propagates.
     func mountOperation(_ json: JSON, owner: Int?, fromScene: Bool = false) throws(EngineError) -> ViewNode {
         let declaration = try ViewDeclaration(json: json, templates: templates)
-        guard let parent = views[declaration.parent] else {
+        guard let parent = try parentView(declaration) else {
             throw .unknownPath(declaration.parent, "no view is mounted there to be the parent")
         }
         recorder.start()
@@ -162,6 +162,13 @@ extension Graph {
         if declaration.retain && !fromScene { node.durableDeclaration = withoutSecureValues(json, declaration) }
         addDependencies(parent, recorder.take())
         return node
+    }
+
+    /// The mounted view `declaration` names as its parent. A path as the tree spells it is found
+    /// directly; any other spelling is checked and made canonical first.
+    private func parentView(_ declaration: ViewDeclaration) throws(EngineError) -> ViewNode? {
+        if let parent = views[declaration.parent] { return parent }
+        return views[try ViewPath.split(declaration.parent).view]
     }
 
     /// Creates a view identity: its state, its objects, what it provides, its environment (rules 3–8).

@@ -57,6 +57,8 @@ enum ObservedSource: Sendable {
 /// wrappers, what it provides to its subtree and its body. Parsed once and shared by
 /// reference: every view mounted from it, and every identity rebuilt from it, keeps the same one.
 final class ViewDeclaration: Sendable {
+    /// The parent's path as the client wrote it (`Graph.parentView` canonicalises it only when
+    /// it is not a mounted path already); empty for the root.
     let parent: String
     let name: String
     let id: ValueExpression?
@@ -223,7 +225,7 @@ final class ViewDeclaration: Sendable {
         for (name, _) in environmentObjects { variables.append(name) }
         variables.append(contentsOf: environment)
         try Self.checkVariables(variables, body: body, view: view())
-        self.parent = root ? "" : try ViewPath.split(parentText).view
+        self.parent = root ? "" : parentText
         self.name = name
         self.id = id
         self.inputs = inputs

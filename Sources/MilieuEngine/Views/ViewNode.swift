@@ -73,47 +73,48 @@ struct ViewVariables: Sequence {
 
 /// One mounted view: its identity, its variables, what it provides, its last body
 /// and what that body read. Nodes are linked to their siblings so that unmounting
-/// one of many children costs O(1).
+/// one of many children costs O(1). Its mutable fields are `@exclusivity(unchecked)`
+/// for the reason `Graph` gives: every write to one is a leaf assignment.
 final class ViewNode {
     let serial: Int
     let declaration: ViewDeclaration
     let parent: ViewNode?
-    var explicitID: JSON?
-    var path: String
+    @exclusivity(unchecked) var explicitID: JSON?
+    @exclusivity(unchecked) var path: String
     let depth: Int
     /// The transaction in which this identity appeared (rule 3: owned state is created then).
     let birth: Int
 
-    var firstChild: ViewNode?
-    var lastChild: ViewNode?
-    var nextSibling: ViewNode?
+    @exclusivity(unchecked) var firstChild: ViewNode?
+    @exclusivity(unchecked) var lastChild: ViewNode?
+    @exclusivity(unchecked) var nextSibling: ViewNode?
     /// Unowned: a linked node's previous sibling is kept alive by the chain before it.
-    unowned var previousSibling: ViewNode?
+    @exclusivity(unchecked) unowned var previousSibling: ViewNode?
 
-    var variables: ViewVariables
+    @exclusivity(unchecked) var variables: ViewVariables
     /// The initial values each state object was made with, to report dropped ones (rule 4).
-    var stateObjectArguments: [String: JSONObject] = [:]
-    var providedObjects: [String: Int] = [:]
-    var providedEnvironment: [String: JSON] = [:]
-    var body: [String] = []
+    @exclusivity(unchecked) var stateObjectArguments: [String: JSONObject] = [:]
+    @exclusivity(unchecked) var providedObjects: [String: Int] = [:]
+    @exclusivity(unchecked) var providedEnvironment: [String: JSON] = [:]
+    @exclusivity(unchecked) var body: [String] = []
     /// What the last evaluation read, each with the reason it would give (rule 10).
-    var dependencies = DependencySet()
+    @exclusivity(unchecked) var dependencies = DependencySet()
     /// The global version of the last transaction that changed this view's @State.
-    var version = 0
+    @exclusivity(unchecked) var version = 0
     /// The connection that mounted the view; nil for scene views and retained ones.
-    var owner: Int?
-    var retained: Bool
+    @exclusivity(unchecked) var owner: Int?
+    @exclusivity(unchecked) var retained: Bool
     /// Whether the node is in the tree; a queued node torn down later in a transaction is skipped.
-    var isMounted = false
+    @exclusivity(unchecked) var isMounted = false
     /// Invalidation bookkeeping for the transaction being propagated (`InvalidationQueue`).
-    var queuedIn = 0
-    var queuedReasons = Reasons.one("")
-    var evaluatedIn = 0
+    @exclusivity(unchecked) var queuedIn = 0
+    @exclusivity(unchecked) var queuedReasons = Reasons.one("")
+    @exclusivity(unchecked) var evaluatedIn = 0
     /// Whether its body has been evaluated since its identity appeared.
-    var hasEvaluated = false
+    @exclusivity(unchecked) var hasEvaluated = false
     /// The declaration as mounted, kept for a retained view a client mounted, so that it can be
     /// mounted again after a restart. Nil for scene views, which the scene brings back.
-    var durableDeclaration: JSON?
+    @exclusivity(unchecked) var durableDeclaration: JSON?
 
     init(serial: Int, declaration: ViewDeclaration, parent: ViewNode?, explicitID: JSON?, birth: Int, owner: Int?) {
         self.serial = serial
