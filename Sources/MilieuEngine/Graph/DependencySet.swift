@@ -25,6 +25,8 @@ struct DependencySet: Equatable {
         if let index = entries.firstIndex(where: { $0.dependency == dependency }) {
             entries[index].reasons = entries[index].reasons.adding(reason)
         } else {
+            // Most bodies read two or three things: start with room for two rather than regrow at once.
+            if entries.isEmpty { entries.reserveCapacity(2) }
             entries.append(Entry(dependency: dependency, reasons: .one(reason)))
         }
     }

@@ -109,7 +109,7 @@ extension Graph {
             }
             if record.type.isSecure(slot) { return .secure }
             let value = record.values[slot]
-            if case .reference = record.type.propertyType(slot), case .string(let target) = value,
+            if case .string(let target) = value, case .reference = record.type.propertyType(slot),
                 let referenced = objectsByName[target]
             {
                 return .object(referenced.serial)
