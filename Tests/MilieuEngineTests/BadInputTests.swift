@@ -162,6 +162,23 @@ import Testing
         #expect(!graph.viewPaths.contains("/App/New"))
     }
 
+    @Test func aViewMountedAndEvaluatedInAFailedTransactionLeavesNothingInTheReverseIndex() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "P", "state": ["sel": ["k": 1]]])
+        try graph.mount(["parent": "/App/P", "name": "C", "id": ["$parent": "sel.k"]])
+        // A is evaluated (reading theme.accentColor) before P, whose new value gives C an id that is not one.
+        _ = try expectRefused(graph, .invalidDeclaration) {
+            _ = try graph.apply([
+                .mount(
+                    declaration: [
+                        "parent": "/App", "name": "A", "environmentObjects": ["theme": "Theme"], "body": ["{theme.accentColor}"],
+                    ], owner: nil),
+                .set(path: "/App/P.sel", value: ["k": 1.5], ifVersion: nil),
+            ])
+        }
+        #expect(try graph.set("theme.accentColor", "red").updatedViews.isEmpty)
+    }
+
     @Test func aTransactionThatUnmountsThenFailsPutsTheViewsBack() throws {
         let graph = try graphWithParent()
         try graph.mount(["parent": "/App/Parent", "name": "A", "state": ["k": 1]])

@@ -50,6 +50,15 @@ import Testing
         #expect(commit.body(of: "/App/T") == ["212.0"])
     }
 
+    @Test func aParentPathIsFoundHoweverItsIDIsSpelled() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "Row", "id": "a b"])
+        let (result, _) = try graph.mount(["parent": "/App/Row[ \"a b\" ]", "name": "Cell"])
+        #expect(result["path"] == "/App/Row[\"a b\"]/Cell")
+        expectError(.unknownPath) { try graph.mount(["parent": "/App/Row[\"a c\"]", "name": "Cell"]) }
+        expectError(.unknownPath) { try graph.mount(["parent": "/App/Row[\"a b\"", "name": "Cell"]) }
+    }
+
     @Test func keyPathsReachPropertiesStateBindingsObjectsAndMembers() throws {
         let graph = try makeGraph()
         try graph.mount(["parent": "/App", "name": "V", "id": "a.b/c]", "state": ["list": [1, ["k": "v"]]]])

@@ -39,7 +39,8 @@ extension Graph {
     func fingerprint() throws -> String {
         let objectsText = objects.values.sorted { $0.serial < $1.serial }
             .map { "\($0.name)=\(JSON.array($0.values).jsonText)@\($0.version)/\($0.holders)" }.joined(separator: ";")
-        return "v\(version)|\(try tree().jsonText)|\(objectsText)|\(dependents.count)"
+        let indexed = dependents.values.reduce(0) { count, readers in count + readers.sorted.count }
+        return "v\(version)|\(try tree().jsonText)|\(objectsText)|\(dependents.count)/\(indexed)"
     }
 }
 
