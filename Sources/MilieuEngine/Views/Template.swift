@@ -43,7 +43,8 @@ final class TemplateCache {
 
 /// A body line such as `"Signed in as {session.user}"`: literal text and key paths
 /// relative to the view, read when the body is evaluated. `{{` and `}}` are literal braces.
-struct Template: Sendable {
+/// Parsed once per distinct line (`TemplateCache`) and shared by reference.
+final class Template: Sendable {
     enum Part: Sendable {
         case text(String)
         /// A variable of the view and the members read through it.
