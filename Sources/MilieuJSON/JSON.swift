@@ -29,14 +29,14 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
         for member in members { self[member.key] = member.value }
     }
 
-    public init(dictionaryLiteral elements: (String, JSON)...) {
-        members = []
-        reserveCapacity(elements.count)
-        for (key, value) in elements { self[key] = value }
-    }
+    public init(dictionaryLiteral elements: (String, JSON)...) { self.init(pairs: elements) }
 
-    /// Makes room for `count` members.
-    public mutating func reserveCapacity(_ count: Int) { members.reserveCapacity(count) }
+    /// The members of a literal, a later key replacing an earlier one; `JSON`'s literal uses it too.
+    init(pairs: [(String, JSON)]) {
+        members = []
+        members.reserveCapacity(pairs.count)
+        for (key, value) in pairs { self[key] = value }
+    }
 
     /// Members the caller has already checked are free of duplicate keys (the parser does),
     /// taken as is without the per-key scan of `init(_:)`.
@@ -95,12 +95,7 @@ extension JSON: ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     public init(floatLiteral value: Double) { self = .double(value) }
     public init(stringLiteral value: String) { self = .string(value) }
     public init(arrayLiteral elements: JSON...) { self = .array(elements) }
-    public init(dictionaryLiteral elements: (String, JSON)...) {
-        var object = JSONObject()
-        object.reserveCapacity(elements.count)
-        for (key, value) in elements { object[key] = value }
-        self = .object(object)
-    }
+    public init(dictionaryLiteral elements: (String, JSON)...) { self = .object(JSONObject(pairs: elements)) }
 }
 
 extension JSON {

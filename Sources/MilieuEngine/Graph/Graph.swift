@@ -163,7 +163,7 @@ public final class Graph {
     }
 
     private func finishCommit() -> Commit {
-        let changes = pending.takeChanges()
+        let changes = pending.changes
         let structural = pending.structural
         pending.reset()
         guard !changes.isEmpty || structural else { return Commit(version: version, changes: []) }

@@ -15,14 +15,7 @@ struct PendingTransaction {
     /// the transaction still takes a version.
     var structural = false
 
-    /// Hands over the change log, leaving it empty: the commit keeps the storage.
-    mutating func takeChanges() -> [Change] {
-        defer {
-            events = []
-            propertyChanges = []
-        }
-        return propertyChanges.isEmpty ? events : propertyChanges + events
-    }
+    var changes: [Change] { propertyChanges.isEmpty ? events : propertyChanges + events }
 
     /// Empties everything for the next transaction, keeping the storage of what stays here.
     mutating func reset() {

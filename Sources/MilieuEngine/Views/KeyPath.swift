@@ -122,8 +122,8 @@ enum ViewPath {
 
     static func child(of parent: String, name: String, id: JSON?) -> String {
         // Written straight into the new string's storage: one allocation, plain copies.
-        let idText = id?.jsonText ?? ""
-        let count = parent.utf8.count + 1 + name.utf8.count + (id == nil ? 0 : idText.utf8.count + 2)
+        let suffix = id.map(segmentSuffix) ?? ""
+        let count = parent.utf8.count + 1 + name.utf8.count + suffix.utf8.count
         return String(unsafeUninitializedCapacity: count) { buffer in
             var end = 0
             func copy(_ text: String) {
@@ -136,13 +136,7 @@ enum ViewPath {
             buffer[end] = UInt8(ascii: "/")
             end += 1
             copy(name)
-            if id != nil {
-                buffer[end] = UInt8(ascii: "[")
-                end += 1
-                copy(idText)
-                buffer[end] = UInt8(ascii: "]")
-                end += 1
-            }
+            copy(suffix)
             return end
         }
     }

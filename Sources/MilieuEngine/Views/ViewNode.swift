@@ -51,7 +51,7 @@ struct ViewVariables: Sequence {
     subscript(name: String) -> ViewVariable? {
         get { index(of: name).map { entries[$0].value } }
         set {
-            if let index = entries.firstIndex(where: { $0.name == name }) {
+            if let index = index(of: name) {
                 if let newValue { entries[index].value = newValue } else { entries.remove(at: index) }
             } else if let newValue {
                 entries.append((name, newValue))
