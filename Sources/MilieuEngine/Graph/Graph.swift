@@ -29,7 +29,7 @@ public final class Graph {
     @exclusivity(unchecked) var objects: [Int: ObjectRecord] = [:]
     @exclusivity(unchecked) var objectsByName: [String: ObjectRecord] = [:]
     @exclusivity(unchecked) var views = ViewsByPath()
-    @exclusivity(unchecked) var viewsBySerial: [Int: ViewNode] = [:]
+    @exclusivity(unchecked) var viewsBySerial = ViewsBySerial()
     /// Reverse dependency index: who to re-evaluate when something changes (rule 10).
     @exclusivity(unchecked) var dependents: [Dependency: Dependents] = [:]
     private(set) var root: ViewNode!

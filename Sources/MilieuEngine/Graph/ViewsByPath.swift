@@ -16,6 +16,9 @@ struct ViewsByPath {
 
         static func == (a: Key, b: Key) -> Bool { a.hash == b.hash && a.path == b.path }
         func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+        /// What `Dictionary` places a key by: the stored hash, already well spread, mixed with the
+        /// table's seed, so that growing the table does not hash every path's hash once more.
+        func _rawHashValue(seed: Int) -> Int { hash ^ seed }
     }
 
     private var nodes: [Key: ViewNode] = [:]
