@@ -88,10 +88,7 @@ extension Graph {
         for type in types { if let id = objects[type] { hold(id) } }
         node.providedObjects = objects
         node.providedEnvironment = environment
-        journal.record {
-            node.providedObjects = oldObjects
-            node.providedEnvironment = oldEnvironment
-        }
+        journal.record(.provides(node, objects: oldObjects, environment: oldEnvironment))
         var missing: [(type: String, view: String)] = []
         for view in node.subtree {
             for (name, type) in view.declaration.environmentObjects where types.contains(type) {

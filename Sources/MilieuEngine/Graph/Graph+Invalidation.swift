@@ -53,10 +53,7 @@ extension Graph {
             let oldReads = record.computedReads[index]
             let old = record.values[base + index]
             let new = record.evaluateComputed(index)
-            journal.record {
-                record.computedReads[index] = oldReads
-                record.values[base + index] = old
-            }
+            journal.record(.computed(record, index: index, reads: oldReads, old: old))
             guard new != old else { continue }
             record.values[base + index] = new
             reportPropertyChange(record, slot: base + index)

@@ -26,18 +26,15 @@ extension Graph {
         for index in type.model.computed.indices { record.values.append(record.evaluateComputed(index)) }
         objects[record.serial] = record
         objectsByName[record.name] = record
-        journal.record { [unowned self] in
-            objects[record.serial] = nil
-            objectsByName[record.name] = nil
-        }
+        journal.record(.objectCreated(record))
         pending.events.append(.objectCreated(object: record.name, type: typeName, owner: record.owner, reason: reason))
         return record
     }
 
     func hold(_ id: Int) {
         guard let record = objects[id] else { return }
+        journal.record(.holders(record, old: record.holders))
         record.holders += 1
-        journal.record { record.holders -= 1 }
     }
 
     /// Lets go of an object; the last holder destroys it, reported with `reason`.
@@ -45,26 +42,22 @@ extension Graph {
     /// lets go (`byOwner`) but others still refer to it, it lives on without an owner (SPEC §12.2).
     func release(_ id: Int, reason: String, byOwner: Bool = false) {
         guard let record = objects[id] else { return }
+        journal.record(.holders(record, old: record.holders))
         record.holders -= 1
-        journal.record { record.holders += 1 }
         guard record.holders <= 0 else {
             if byOwner { disown(record) }
             return
         }
         objects[id] = nil
         objectsByName[record.name] = nil
-        journal.record { [unowned self] in
-            objects[id] = record
-            objectsByName[record.name] = record
-        }
+        journal.record(.objectDestroyed(record))
         pending.events.append(
             .objectDestroyed(object: record.name, type: record.type.name, owner: record.owner, reason: reason))
     }
 
     private func disown(_ record: ObjectRecord) {
-        let old = (record.owner, record.ownerView, record.ownerVariable)
+        journal.record(.ownership(record, owner: record.owner, view: record.ownerView, variable: record.ownerVariable))
         (record.owner, record.ownerView, record.ownerVariable) = (nil, nil, nil)
-        journal.record { (record.owner, record.ownerView, record.ownerVariable) = old }
     }
 
     /// The value conformed to the property's type and checked against its validation.
@@ -93,7 +86,7 @@ extension Graph {
         guard old != conformed else { return }
         pending.touch(.property(object: record.serial, slot: slot), original: old)
         record.values[slot] = conformed
-        journal.record { record.values[slot] = old }
+        journal.record(.value(record, slot: slot, old: old))
     }
 
     /// The current value of a computed property, evaluated afresh (an action may have just written what it reads).

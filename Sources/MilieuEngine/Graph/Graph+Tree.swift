@@ -16,21 +16,17 @@ extension Graph {
             if let before { before.nextSibling = node } else { parent.firstChild = node }
             if let after { after.previousSibling = node } else { parent.lastChild = node }
         }
-        journal.record { [unowned self] in
-            unlink(node)
-            // A node born in this transaction records no undo for its dependencies: they go with it.
-            if node.birth == transaction { reindex(node, from: node.dependencies, to: DependencySet()) }
-        }
+        journal.record(.linked(node))
     }
 
     /// Takes `node` out of the tree; the journal puts it back in the same place.
     func remove(_ node: ViewNode) {
         let previous = node.previousSibling
         unlink(node)
-        journal.record { [unowned self] in try? link(node, after: previous, atEnd: false) }
+        journal.record(.removed(node, previous: previous))
     }
 
-    private func unlink(_ node: ViewNode) {
+    func unlink(_ node: ViewNode) {
         views[node.path] = nil
         viewsBySerial[node.serial] = nil
         node.isMounted = false
@@ -48,34 +44,30 @@ extension Graph {
     func setVariable(_ node: ViewNode, _ name: String, _ variable: ViewVariable) {
         let old = node.variables[name]
         node.variables[name] = variable
-        if journaled(node) { journal.record { node.variables[name] = old } }
+        if journaled(node) { journal.record(.variable(node, name: name, old: old)) }
     }
 
     func setBody(_ node: ViewNode, _ body: [String]) {
-        let old = (node.body, node.hasEvaluated)
+        if journaled(node) { journal.record(.body(node, old: node.body, hadEvaluated: node.hasEvaluated)) }
         node.body = body
         node.hasEvaluated = true
-        if journaled(node) { journal.record { (node.body, node.hasEvaluated) = old } }
     }
 
     func setVersion(_ node: ViewNode, _ version: Int) {
-        let old = node.version
+        if journaled(node) { journal.record(.viewVersion(node, old: node.version)) }
         node.version = version
-        if journaled(node) { journal.record { node.version = old } }
     }
 
     func setVersion(_ record: ObjectRecord, _ version: Int) {
-        let old = record.version
+        journal.record(.objectVersion(record, old: record.version))
         record.version = version
-        journal.record { record.version = old }
     }
 
     /// Replaces what `node` depends on, keeping the reverse index in step.
     func setDependencies(_ node: ViewNode, _ new: DependencySet) {
-        let old = node.dependencies
-        guard old != new else { return }
-        reindex(node, from: old, to: new)
-        if journaled(node) { journal.record { [unowned self] in reindex(node, from: new, to: old) } }
+        guard node.dependencies != new else { return }
+        if journaled(node) { journal.record(.dependencies(node, old: node.dependencies)) }
+        reindex(node, to: new)
     }
 
     /// Adds dependencies without dropping any (a new child's expressions read its parent's values).
@@ -86,9 +78,11 @@ extension Graph {
         setDependencies(node, merged)
     }
 
-    /// Keeps `dependents` in step. A view's reads of its own @State stay out of it: `invalidate`
-    /// finds that reader from the location itself, and most views read their own state.
-    private func reindex(_ node: ViewNode, from old: DependencySet, to new: DependencySet) {
+    /// Sets what `node` depends on and keeps `dependents` in step. A view's reads of its own
+    /// @State stay out of the index: `invalidate` finds that reader from the location itself,
+    /// and most views read their own state.
+    func reindex(_ node: ViewNode, to new: DependencySet) {
+        let old = node.dependencies
         for dependency in old.dependencies where !new.contains(dependency) && !dependency.isState(of: node.serial) {
             if dependents[dependency]?.remove(node.serial) == false { dependents[dependency] = nil }
         }

@@ -157,7 +157,7 @@ public final class Graph {
     /// Takes back everything the failed transaction did; what the undo steps record is dropped.
     private func rollBack() {
         let steps = journal.takeUndoSteps()
-        for step in steps.reversed() { step() }
+        for step in steps.reversed() { undo(step) }
         journal.discard()
         pending.reset()
     }

@@ -1,16 +1,76 @@
+import MilieuJSON
+
 /// The undo log of the transaction in progress: every change to the graph records how
 /// to take it back, so that a failing operation leaves no trace (rule 14).
+///
+/// Steps are values, not closures: recording one allocates nothing, and a committed
+/// transaction drops its log without releasing a closure context per change.
 struct Journal {
-    private var undo: [() -> Void] = []
+    private var undo: [UndoStep] = []
 
-    mutating func record(_ step: @escaping () -> Void) { undo.append(step) }
+    mutating func record(_ step: UndoStep) { undo.append(step) }
 
     /// Hands over the undo steps, newest last, leaving the journal empty. The caller runs them
     /// in reverse outside any access to the journal: they reuse the graph's mutators, which record.
-    mutating func takeUndoSteps() -> [() -> Void] {
+    mutating func takeUndoSteps() -> [UndoStep] {
         defer { undo.removeAll(keepingCapacity: true) }
         return undo
     }
 
     mutating func discard() { undo.removeAll(keepingCapacity: true) }
+}
+
+/// One change of the transaction in progress, with what it replaced.
+enum UndoStep {
+    /// A view was put into the tree.
+    case linked(ViewNode)
+    /// A view was taken out of the tree; it went after `previous`.
+    case removed(ViewNode, previous: ViewNode?)
+    case variable(ViewNode, name: String, old: ViewVariable?)
+    case body(ViewNode, old: [String], hadEvaluated: Bool)
+    case viewVersion(ViewNode, old: Int)
+    /// A view's dependencies were replaced; `old` is what it read before.
+    case dependencies(ViewNode, old: DependencySet)
+    case provides(ViewNode, objects: [String: Int], environment: [String: JSON])
+    case objectCreated(ObjectRecord)
+    case objectDestroyed(ObjectRecord)
+    case holders(ObjectRecord, old: Int)
+    case ownership(ObjectRecord, owner: String?, view: ViewNode?, variable: String?)
+    case value(ObjectRecord, slot: Int, old: JSON)
+    case computed(ObjectRecord, index: Int, reads: [Int], old: JSON)
+    case objectVersion(ObjectRecord, old: Int)
+}
+
+extension Graph {
+    /// Takes back one step. Steps run newest first, so each finds the graph as it left it.
+    func undo(_ step: UndoStep) {
+        switch step {
+        case .linked(let node):
+            unlink(node)
+            // A node born in this transaction records no undo for its dependencies: they go with it.
+            if node.birth == transaction { reindex(node, to: DependencySet()) }
+        case .removed(let node, let previous): try? link(node, after: previous, atEnd: false)
+        case .variable(let node, let name, let old): node.variables[name] = old
+        case .body(let node, let old, let hadEvaluated): (node.body, node.hasEvaluated) = (old, hadEvaluated)
+        case .viewVersion(let node, let old): node.version = old
+        case .dependencies(let node, let old): reindex(node, to: old)
+        case .provides(let node, let objects, let environment):
+            node.providedObjects = objects
+            node.providedEnvironment = environment
+        case .objectCreated(let record):
+            objects[record.serial] = nil
+            objectsByName[record.name] = nil
+        case .objectDestroyed(let record):
+            objects[record.serial] = record
+            objectsByName[record.name] = record
+        case .holders(let record, let old): record.holders = old
+        case .ownership(let record, let owner, let view, let variable):
+            (record.owner, record.ownerView, record.ownerVariable) = (owner, view, variable)
+        case .value(let record, let slot, let old): record.values[slot] = old
+        case .computed(let record, let index, let reads, let old):
+            record.computedReads[index] = reads
+            record.values[record.type.storedCount + index] = old
+        case .objectVersion(let record, let old): record.version = old
+        }
+    }
 }
