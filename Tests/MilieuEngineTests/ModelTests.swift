@@ -59,6 +59,20 @@ import Testing
         expectError(.unknownPath) { try graph.mount(["parent": "/App/Row[\"a b\"", "name": "Cell"]) }
     }
 
+    @Test func aChildGoesUnderTheParentMountedNowNotOneThatWasAtThatPathBefore() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "List", "state": ["title": "old"]])
+        try graph.mount(["parent": "/App/List", "name": "Row", "id": 1, "inputs": ["title": ["$parent": "title"]], "body": ["{title}"]])
+        try graph.unmount("/App/List")
+        expectError(.unknownPath) { try graph.mount(["parent": "/App/List", "name": "Row", "id": 2]) }
+        try graph.mount(["parent": "/App", "name": "List", "state": ["title": "new"]])
+        let (result, _) = try graph.mount(
+            ["parent": "/App/List", "name": "Row", "id": 1, "inputs": ["title": ["$parent": "title"]], "body": ["{title}"]])
+        #expect(result["body"] == ["new"])
+        let commit = try graph.set("/App/List.title", "newer")
+        #expect(commit.body(of: "/App/List/Row[1]") == ["newer"])
+    }
+
     @Test func keyPathsReachPropertiesStateBindingsObjectsAndMembers() throws {
         let graph = try makeGraph()
         try graph.mount(["parent": "/App", "name": "V", "id": "a.b/c]", "state": ["list": [1, ["k": "v"]]]])

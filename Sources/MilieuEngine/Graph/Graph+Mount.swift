@@ -167,8 +167,8 @@ extension Graph {
     /// The mounted view `declaration` names as its parent. A path as the tree spells it is found
     /// directly; any other spelling is checked and made canonical first.
     private func parentView(_ declaration: ViewDeclaration) throws(EngineError) -> ViewNode? {
-        if let parent = views[declaration.parent] { return parent }
-        return views[try ViewPath.split(declaration.parent).view]
+        if let parent = views.find(declaration.parent) { return parent }
+        return views.find(try ViewPath.split(declaration.parent).view)
     }
 
     /// Creates a view identity: its state, its objects, what it provides, its environment (rules 3–8).

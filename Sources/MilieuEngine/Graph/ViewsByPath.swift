@@ -22,10 +22,23 @@ struct ViewsByPath {
     }
 
     private var nodes: [Key: ViewNode] = [:]
+    /// The view `find` returned last; always one that is in the table.
+    private var recent: ViewNode?
 
     subscript(path: String) -> ViewNode? {
         get { nodes[Key(path)] }
-        set { nodes[Key(path)] = newValue }
+        set {
+            if newValue == nil, recent?.path == path { recent = nil }
+            nodes[Key(path)] = newValue
+        }
+    }
+
+    /// The view at `path`, remembered: mounts come in runs under one parent, and comparing the
+    /// path with the last one found costs less than hashing it.
+    mutating func find(_ path: String) -> ViewNode? {
+        if let recent, recent.path == path { return recent }
+        recent = nodes[Key(path)]
+        return recent
     }
 
     /// Adds `node` under its path unless a view is mounted there already; returns that view.
