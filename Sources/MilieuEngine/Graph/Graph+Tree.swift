@@ -27,7 +27,7 @@ extension Graph {
     }
 
     func unlink(_ node: ViewNode) {
-        views[node.path] = nil
+        views.remove(node.path)
         viewsBySerial[node.serial] = nil
         node.isMounted = false
         guard let parent = node.parent else { return }

@@ -25,13 +25,7 @@ struct ViewsByPath {
     /// The view `find` returned last; always one that is in the table.
     private var recent: ViewNode?
 
-    subscript(path: String) -> ViewNode? {
-        get { nodes[Key(path)] }
-        set {
-            if newValue == nil, recent?.path == path { recent = nil }
-            nodes[Key(path)] = newValue
-        }
-    }
+    subscript(path: String) -> ViewNode? { nodes[Key(path)] }
 
     /// The view at `path`, remembered: mounts come in runs under one parent, and comparing the
     /// path with the last one found costs less than hashing it.
@@ -39,6 +33,12 @@ struct ViewsByPath {
         if let recent, recent.path == path { return recent }
         recent = nodes[Key(path)]
         return recent
+    }
+
+    /// Takes out the view at `path`, and forgets it if `find` remembered it.
+    mutating func remove(_ path: String) {
+        if recent?.path == path { recent = nil }
+        nodes[Key(path)] = nil
     }
 
     /// Adds `node` under its path unless a view is mounted there already; returns that view.
