@@ -142,6 +142,9 @@ struct InteractiveTests {
         defer { daemon.stop() }
         let terminal = try repl(daemon)
         try terminal.type("get login.email")
+        // The terminal discards input it has not handed over yet when Ctrl-C arrives: press it
+        // once the line is shown, as a person would.
+        try terminal.waitFor("the typed line") { $0.hasSuffix("milieu> get login.email") }
         try terminal.press("C-c")
         try terminal.waitFor("a fresh prompt") { $0.hasSuffix("milieu> get login.email^C\nmilieu>") }
         try enter(terminal, "get theme.colorScheme")
