@@ -76,7 +76,7 @@ extension Graph {
         for template in node.declaration.body { body.append(try render(template, in: node, recorder: recorder)) }
         var children: [(ViewNode, EvaluatedDeclaration)] = []
         for child in node.children {
-            children.append((child, try evaluate(child.declaration, parent: node, recorder: recorder)))
+            children.append((child, try evaluate(child.declaration, literals: child.literals, parent: node, recorder: recorder)))
         }
         setDependencies(node, recorder.take())
         setBody(node, body)

@@ -18,8 +18,8 @@ struct EvaluatedDeclaration {
 }
 
 extension Graph {
-    func evaluate(_ declaration: ViewDeclaration, parent: ViewNode?, recorder: ReadRecorder?) throws(EngineError)
-        -> EvaluatedDeclaration
+    func evaluate(_ declaration: ViewDeclaration, literals: [JSON], parent: ViewNode?, recorder: ReadRecorder?)
+        throws(EngineError) -> EvaluatedDeclaration
     {
         /// The view named in errors, built only when one is thrown.
         func view() -> String { ViewPath.child(of: parent?.path ?? declaration.parent, name: declaration.name, id: nil) }
@@ -42,7 +42,7 @@ extension Graph {
 
         func evaluate(_ expression: ValueExpression) throws(EngineError) -> Bound {
             switch expression {
-            case .literal(let value): return .value(value)
+            case .literal(let slot): return .value(literals[slot])
             case .input(let name): return try input(name)
             case .parent(let path):
                 let members = path.members
@@ -152,13 +152,14 @@ extension Graph {
 
     /// `view/mount`: the view is created now; its body is evaluated when the transaction propagates.
     func mountOperation(_ json: JSON, owner: Int?, fromScene: Bool = false) throws(EngineError) -> ViewNode {
-        let declaration = try ViewDeclaration(json: json, templates: templates)
+        let (declaration, literals) = try declarations.declaration(json, templates: templates)
         guard let parent = try parentView(declaration) else {
             throw .unknownPath(declaration.parent, "no view is mounted there to be the parent")
         }
         recorder.start()
-        let evaluated = try evaluate(declaration, parent: parent, recorder: recorder)
-        let node = try buildNode(declaration, parent: parent, explicitID: evaluated.id, owner: owner, evaluated: evaluated)
+        let evaluated = try evaluate(declaration, literals: literals, parent: parent, recorder: recorder)
+        let node = try buildNode(
+            declaration, literals: literals, parent: parent, explicitID: evaluated.id, owner: owner, evaluated: evaluated)
         if declaration.retain && !fromScene { node.durableDeclaration = withoutSecureValues(json, declaration) }
         addDependencies(parent, recorder.take())
         return node
@@ -173,12 +174,13 @@ extension Graph {
 
     /// Creates a view identity: its state, its objects, what it provides, its environment (rules 3–8).
     func buildNode(
-        _ declaration: ViewDeclaration, parent: ViewNode?, explicitID: JSON?, owner: Int?, evaluated: EvaluatedDeclaration,
-        after previous: ViewNode? = nil, atEnd: Bool = true, reason: String = InvalidationQueue.mounted
+        _ declaration: ViewDeclaration, literals: [JSON], parent: ViewNode?, explicitID: JSON?, owner: Int?,
+        evaluated: EvaluatedDeclaration, after previous: ViewNode? = nil, atEnd: Bool = true,
+        reason: String = InvalidationQueue.mounted
     ) throws(EngineError) -> ViewNode {
         let node = ViewNode(
-            serial: makeSerial(), declaration: declaration, parent: parent, explicitID: explicitID, birth: transaction,
-            owner: owner)
+            serial: makeSerial(), declaration: declaration, literals: literals, parent: parent, explicitID: explicitID,
+            birth: transaction, owner: owner)
         node.version = version + 1
         try link(node, after: previous, atEnd: atEnd)
         for (name, bound) in evaluated.inputs {
@@ -309,18 +311,17 @@ extension Graph {
         let plan = child.children.map(RebuildPlan.init)
         teardown(child, reason: "identity")
         let fresh = try buildNode(
-            child.declaration, parent: parent, explicitID: evaluated.id, owner: child.owner, evaluated: evaluated,
-            after: previous, atEnd: false, reason: InvalidationQueue.identity)
+            child.declaration, literals: child.literals, parent: parent, explicitID: evaluated.id, owner: child.owner,
+            evaluated: evaluated, after: previous, atEnd: false, reason: InvalidationQueue.identity)
         fresh.durableDeclaration = child.durableDeclaration
         for item in plan { try rebuild(item, under: fresh) }
     }
 
     private func rebuild(_ plan: RebuildPlan, under parent: ViewNode) throws(EngineError) {
-        let declaration = plan.declaration
-        let evaluated = try evaluate(declaration, parent: parent, recorder: nil)
+        let evaluated = try evaluate(plan.declaration, literals: plan.literals, parent: parent, recorder: nil)
         let node = try buildNode(
-            declaration, parent: parent, explicitID: evaluated.id, owner: plan.owner, evaluated: evaluated,
-            reason: InvalidationQueue.identity)
+            plan.declaration, literals: plan.literals, parent: parent, explicitID: evaluated.id, owner: plan.owner,
+            evaluated: evaluated, reason: InvalidationQueue.identity)
         node.durableDeclaration = plan.durableDeclaration.map { Self.reparented($0, to: parent.path) }
         for child in plan.children { try rebuild(child, under: node) }
     }
@@ -336,12 +337,14 @@ extension Graph {
 /// The declarations under a view whose identity changes, to build them again.
 struct RebuildPlan {
     let declaration: ViewDeclaration
+    let literals: [JSON]
     let owner: Int?
     let durableDeclaration: JSON?
     let children: [RebuildPlan]
 
     init(_ node: ViewNode) {
         declaration = node.declaration
+        literals = node.literals
         owner = node.owner
         durableDeclaration = node.durableDeclaration
         children = node.children.map(RebuildPlan.init)

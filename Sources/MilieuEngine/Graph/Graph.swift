@@ -37,6 +37,8 @@ public final class Graph {
     @exclusivity(unchecked) private var objectCounter = 0
     let clock: @Sendable () -> String
     let templates = TemplateCache()
+    /// The last declaration mounted, shared with the next one of the same shape.
+    let declarations = DeclarationCache()
     /// Records what the evaluation in progress reads.
     let recorder = ReadRecorder()
     /// Parsed key paths by text: clients write the same few paths over and over.
@@ -60,7 +62,8 @@ public final class Graph {
         transaction = 1
         pending.queue.transaction = transaction
         root = try buildNode(
-            scene.app, parent: nil, explicitID: nil, owner: nil, evaluated: try evaluate(scene.app, parent: nil, recorder: nil))
+            scene.app, literals: scene.appLiterals, parent: nil, explicitID: nil, owner: nil,
+            evaluated: try evaluate(scene.app, literals: scene.appLiterals, parent: nil, recorder: nil))
         for view in scene.views { _ = try mountOperation(view, owner: nil, fromScene: true) }
         try propagate()
         journal.discard()

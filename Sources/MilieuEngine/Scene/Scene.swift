@@ -7,6 +7,8 @@ import MilieuJSON
 public struct Scene: Sendable {
     public var types: [JSON]
     var app: ViewDeclaration
+    /// The literal values `app` refers to.
+    var appLiterals: [JSON]
     public var views: [JSON]
 
     public init(json: JSON) throws(EngineError) {
@@ -21,7 +23,9 @@ public struct Scene: Sendable {
             throw .invalidDeclaration(field: "views", reason: "views is an array of view declarations")
         }
         self.types = types
-        self.app = try ViewDeclaration(json: object["app"] ?? [:], root: true)
+        var literals: [JSON] = []
+        self.app = try ViewDeclaration(json: object["app"] ?? [:], root: true, literals: &literals)
+        self.appLiterals = literals
         self.views = views
     }
 

@@ -3,11 +3,14 @@ import MilieuJSON
 /// A value in a view declaration: a literal, or a reference re-evaluated on every
 /// re-render of the parent (`{"$parent": "x.y"}`, `{"$input": "x"}`).
 enum ValueExpression: Sendable, Equatable {
-    case literal(JSON)
+    /// The n-th of the literals a view was declared with. A declaration is shared by views
+    /// that differ only in their literals (`DeclarationCache`), so each view keeps its own.
+    case literal(Int)
     case parent(ReadPath)
     case input(String)
 
-    init(_ json: JSON, field: @autoclosure () -> String) throws(EngineError) {
+    /// Parses `json`; a literal is appended to `literals` and refers to its place there.
+    init(_ json: JSON, field: @autoclosure () -> String, literals: inout [JSON]) throws(EngineError) {
         if case .object(let object) = json, object.count == 1 {
             switch (object[0].key, object[0].value) {
             case ("$parent", .string(let path)):
@@ -24,7 +27,8 @@ enum ValueExpression: Sendable, Equatable {
                 self = .input(name)
                 return
             case ("$literal", let value):
-                self = .literal(value)
+                self = .literal(literals.count)
+                literals.append(value)
                 return
             case ("$parent", _), ("$input", _):
                 throw .invalidDeclaration(field: field(), reason: "\(object[0].key) takes a string")
@@ -33,7 +37,8 @@ enum ValueExpression: Sendable, Equatable {
             default: break
             }
         }
-        self = .literal(json)
+        self = .literal(literals.count)
+        literals.append(json)
     }
 }
 
@@ -54,8 +59,9 @@ enum ObservedSource: Sendable {
 }
 
 /// The parsed params of `view/mount` (protocol-contract.md): a view's name, identity,
-/// wrappers, what it provides to its subtree and its body. Parsed once and shared by
-/// reference: every view mounted from it, and every identity rebuilt from it, keeps the same one.
+/// wrappers, what it provides to its subtree and its body, with its literal values left out
+/// (`ValueExpression.literal`). Shared by reference: every view mounted from a declaration of
+/// the same shape, and every identity rebuilt from one, keeps the same one.
 final class ViewDeclaration: Sendable {
     /// The parent's path as the client wrote it (`Graph.parentView` canonicalises it only when
     /// it is not a mounted path already); empty for the root.
@@ -78,9 +84,9 @@ final class ViewDeclaration: Sendable {
     /// environment objects, environment values.
     let variableCount: Int
 
-    /// The members of a declaration. Matched by length first: a declaration is parsed on every
-    /// mount, and a chain of string comparisons per member adds up.
-    private enum Member: CaseIterable {
+    /// The members of a declaration. Matched by length first: a declaration is parsed or
+    /// compared with the last one on every mount, and a chain of string comparisons per member adds up.
+    enum Member: CaseIterable {
         case parent, name, id, inputs, state, bindings, stateObjects, observedObjects
         case environmentObjects, environment, provide, body, retain
 
@@ -124,8 +130,11 @@ final class ViewDeclaration: Sendable {
 
     static let keys = Set(Member.allCases.map(\.name))
 
-    /// Parses a declaration; the root view (`/App`, from a scene) has no parent and is named App.
-    init(json: JSON, root: Bool = false, templates: TemplateCache = TemplateCache()) throws(EngineError) {
+    /// Parses a declaration, appending its literal values to `literals` in the order they appear
+    /// in `json`; the root view (`/App`, from a scene) has no parent and is named App.
+    init(json: JSON, root: Bool = false, templates: TemplateCache = TemplateCache(), literals: inout [JSON])
+        throws(EngineError)
+    {
         guard case .object(var object) = json else {
             throw .invalidDeclaration(field: "declaration", reason: "a view declaration is a JSON object")
         }
@@ -157,14 +166,18 @@ final class ViewDeclaration: Sendable {
         for (key, value) in object {
             switch Member(key) {
             case .parent, .name: continue
-            case .id: id = try ValueExpression(value, field: "id")
+            case .id: id = try ValueExpression(value, field: "id", literals: &literals)
             case .inputs:
-                inputs = try Self.members(value, key, view: view()) { v, f throws(EngineError) in try ValueExpression(v, field: f()) }
+                inputs = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
+                    try ValueExpression(v, field: f(), literals: &literals)
+                }
             case .state:
-                state = try Self.members(value, key, view: view()) { v, f throws(EngineError) in try ValueExpression(v, field: f()) }
+                state = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
+                    try ValueExpression(v, field: f(), literals: &literals)
+                }
             case .bindings:
                 bindings = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
-                    guard case .parent(let read) = try ValueExpression(v, field: f()) else {
+                    guard case .parent(let read) = try ValueExpression(v, field: f(), literals: &literals) else {
                         throw .invalidDeclaration(
                             field: f(), reason: "a binding is {\"$parent\": \"<state, binding or object.property>\"}", view: view())
                     }
@@ -172,11 +185,11 @@ final class ViewDeclaration: Sendable {
                 }
             case .stateObjects:
                 stateObjects = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
-                    try Self.initializer(v, typeKey: "type", field: f(), view: view())
+                    try Self.initializer(v, typeKey: "type", field: f(), view: view(), literals: &literals)
                 }
             case .observedObjects:
                 observedObjects = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
-                    try Self.observedSource(v, field: f(), view: view())
+                    try Self.observedSource(v, field: f(), view: view(), literals: &literals)
                 }
             case .environmentObjects:
                 environmentObjects = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
@@ -302,12 +315,14 @@ final class ViewDeclaration: Sendable {
         }
     }
 
-    private static func observedSource(_ v: JSON, field f: String, view: String) throws(EngineError) -> ObservedSource {
+    private static func observedSource(_ v: JSON, field f: String, view: String, literals: inout [JSON])
+        throws(EngineError) -> ObservedSource
+    {
         if case .object(let spec) = v, spec["construct"] != nil {
-            return .construct(try initializer(v, typeKey: "construct", field: f, view: view))
+            return .construct(try initializer(v, typeKey: "construct", field: f, view: view, literals: &literals))
         }
         if case .object(let spec) = v, spec.count == 1, case .string(let id)? = spec["object"] { return .object(id) }
-        let expression = try ValueExpression(v, field: f)
+        let expression = try ValueExpression(v, field: f, literals: &literals)
         if case .literal = expression {} else { return .passed(expression) }
         throw .invalidDeclaration(
             field: f, reason: "an observed object is {\"construct\": Type}, {\"$parent\": var} or {\"object\": id}", view: view)
@@ -328,8 +343,8 @@ final class ViewDeclaration: Sendable {
         return result
     }
 
-    private static func initializer(_ spec: JSON, typeKey: String, field: String, view: String) throws(EngineError)
-        -> ObjectInitializer
+    private static func initializer(_ spec: JSON, typeKey: String, field: String, view: String, literals: inout [JSON])
+        throws(EngineError) -> ObjectInitializer
     {
         guard case .object(let object) = spec, case .string(let type)? = object[typeKey] else {
             throw .invalidDeclaration(field: field, reason: "needs {\"\(typeKey)\": \"TypeName\"}", view: view)
@@ -340,7 +355,9 @@ final class ViewDeclaration: Sendable {
             guard case .object(let entries) = initValues else {
                 throw .invalidDeclaration(field: "\(field).init", reason: "init is an object of property: value", view: view)
             }
-            for (name, value) in entries { arguments.append((name, try ValueExpression(value, field: "\(field).init.\(name)"))) }
+            for (name, value) in entries {
+                arguments.append((name, try ValueExpression(value, field: "\(field).init.\(name)", literals: &literals)))
+            }
         }
         return ObjectInitializer(type: type, arguments: arguments)
     }

@@ -78,6 +78,8 @@ struct ViewVariables: Sequence {
 final class ViewNode {
     let serial: Int
     let declaration: ViewDeclaration
+    /// The literal values this view was declared with (`ValueExpression.literal`).
+    let literals: [JSON]
     let parent: ViewNode?
     @exclusivity(unchecked) var explicitID: JSON?
     @exclusivity(unchecked) var path: String
@@ -116,9 +118,13 @@ final class ViewNode {
     /// mounted again after a restart. Nil for scene views, which the scene brings back.
     @exclusivity(unchecked) var durableDeclaration: JSON?
 
-    init(serial: Int, declaration: ViewDeclaration, parent: ViewNode?, explicitID: JSON?, birth: Int, owner: Int?) {
+    init(
+        serial: Int, declaration: ViewDeclaration, literals: [JSON], parent: ViewNode?, explicitID: JSON?, birth: Int,
+        owner: Int?
+    ) {
         self.serial = serial
         self.declaration = declaration
+        self.literals = literals
         self.parent = parent
         self.explicitID = explicitID
         self.path = parent.map { ViewPath.child(of: $0.path, name: declaration.name, id: explicitID) } ?? "/" + declaration.name

@@ -1,0 +1,127 @@
+import MilieuJSON
+
+/// The declaration of the last mount, shared with the next one when the two differ only in
+/// their literal values: a list mounts row after row that differ only in id and initial state,
+/// and comparing a declaration with the last one costs a fraction of parsing it (and of
+/// keeping a parsed copy per view).
+final class DeclarationCache {
+    private var last: Entry?
+
+    /// A parsed declaration and what comparing the next one with it needs.
+    private struct Entry {
+        let declaration: ViewDeclaration
+        /// The members of the JSON it was parsed from, each with what its value holds.
+        let members: [(key: String, value: JSON, kind: Kind)]
+        let literalCount: Int
+    }
+
+    /// What a top-level member's value holds.
+    private enum Kind {
+        /// No literals: the next declaration's value must be identical.
+        case fixed
+        /// The value is a literal position itself (`id`).
+        case literal
+        /// Each member of the value is one (`inputs`, `state`).
+        case literals
+        /// Each member is an object spec whose `init` members are (`stateObjects`, `observedObjects`).
+        case initializers
+    }
+
+    /// The declaration `json` parses to, and its literal values in the order the declaration
+    /// numbers them (`ValueExpression.literal`).
+    func declaration(_ json: JSON, templates: TemplateCache) throws(EngineError) -> (ViewDeclaration, [JSON]) {
+        if let last, let literals = Self.literals(of: json, shapedLike: last) { return (last.declaration, literals) }
+        var literals: [JSON] = []
+        let declaration = try ViewDeclaration(json: json, templates: templates, literals: &literals)
+        if case .object(let object) = json {
+            // It parsed, so every key is a member of a declaration.
+            let members = object.members.map { key, value in
+                let kind: Kind
+                switch ViewDeclaration.Member(key) {
+                case .id: kind = .literal
+                case .inputs, .state: kind = .literals
+                case .stateObjects, .observedObjects: kind = .initializers
+                default: kind = .fixed
+                }
+                return (key, value, kind)
+            }
+            last = Entry(declaration: declaration, members: members, literalCount: literals.count)
+        }
+        return (declaration, literals)
+    }
+
+    /// The literals of `json` if it has the shape of the declaration `last` was parsed from: the
+    /// same members in the same order, identical everywhere except at literal positions (the id,
+    /// inputs, state, and `init` values of objects), where neither is an expression or both are
+    /// the same expression. They are collected in document order, the order the parser numbers them in.
+    private static func literals(of json: JSON, shapedLike last: Entry) -> [JSON]? {
+        guard case .object(let object) = json, object.count == last.members.count else { return nil }
+        var literals: [JSON] = []
+        literals.reserveCapacity(last.literalCount)
+        for ((key, value), old) in zip(object.members, last.members) {
+            guard key == old.key else { return nil }
+            let matches: Bool
+            switch old.kind {
+            case .fixed: matches = identical(value, old.value)
+            case .literal: matches = literal(value, old.value, into: &literals)
+            case .literals: matches = sameKeys(value, old.value) { new, old in literal(new, old, into: &literals) }
+            case .initializers:
+                matches = sameKeys(value, old.value) { new, old in
+                    sameKeys(new, old) { key, new, old in
+                        key == "init" ? sameKeys(new, old) { new, old in literal(new, old, into: &literals) } : identical(new, old)
+                    }
+                }
+            }
+            guard matches else { return nil }
+        }
+        return literals
+    }
+
+    /// At a literal position: `new` holds a literal where `old` did (collected), or the same expression.
+    private static func literal(_ new: JSON, _ old: JSON, into literals: inout [JSON]) -> Bool {
+        guard case .object(let object) = new, object.count == 1, object.members[0].key.hasPrefix("$") else {
+            // A literal: so must `old` be.
+            guard !isExpression(old) else { return false }
+            literals.append(new)
+            return true
+        }
+        guard object.members[0].key == "$literal" else { return identical(new, old) }
+        guard case .object(let wrapper) = old, wrapper.members[0].key == "$literal" else { return false }
+        literals.append(object.members[0].value)
+        return true
+    }
+
+    /// A one-member object whose key starts with `$`, which the parser reads as an expression.
+    private static func isExpression(_ json: JSON) -> Bool {
+        guard case .object(let object) = json, object.count == 1 else { return false }
+        return object.members[0].key.hasPrefix("$")
+    }
+
+    /// Both are objects with the same keys in the same order, and `match` holds for each pair of values.
+    private static func sameKeys(_ new: JSON, _ old: JSON, _ match: (JSON, JSON) -> Bool) -> Bool {
+        sameKeys(new, old) { _, new, old in match(new, old) }
+    }
+
+    private static func sameKeys(_ new: JSON, _ old: JSON, _ match: (String, JSON, JSON) -> Bool) -> Bool {
+        guard case .object(let new) = new, case .object(let old) = old, new.count == old.count else { return false }
+        for (new, old) in zip(new.members, old.members) {
+            guard new.key == old.key, match(new.key, new.value, old.value) else { return false }
+        }
+        return true
+    }
+
+    /// Equal, with object members in the same order (the parser keeps their order) and doubles bit for bit.
+    private static func identical(_ new: JSON, _ old: JSON) -> Bool {
+        switch new {
+        case .null: if case .null = old { return true }
+        case .bool(let a): if case .bool(let b) = old { return a == b }
+        case .int(let a): if case .int(let b) = old { return a == b }
+        case .double(let a): if case .double(let b) = old { return a.bitPattern == b.bitPattern }
+        case .string(let a): if case .string(let b) = old { return a == b }
+        case .array(let a):
+            if case .array(let b) = old { return a.count == b.count && zip(a, b).allSatisfy { identical($0, $1) } }
+        case .object: return sameKeys(new, old) { identical($0, $1) }
+        }
+        return false
+    }
+}
