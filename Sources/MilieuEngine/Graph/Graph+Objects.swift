@@ -23,7 +23,10 @@ extension Graph {
         let record = ObjectRecord(
             serial: makeSerial(), name: makeObjectName(typeName), type: type, values: values, version: version + 1,
             owner: owner)
-        for index in type.model.computed.indices { record.values.append(record.evaluateComputed(index)) }
+        for index in type.model.computed.indices {
+            let value = record.evaluateComputed(index)  // reads `values`, so before the append begins
+            record.values.append(value)
+        }
         objects[record.serial] = record
         objectsByName[record.name] = record
         journal.record(.objectCreated(record))

@@ -11,7 +11,8 @@ enum Bound: Equatable {
 /// one place read through two variables (a binding and an object) gives both.
 /// A graph keeps one and reuses it (`Graph.recorder`): evaluations do not nest.
 final class ReadRecorder {
-    private var dependencies = DependencySet()
+    /// Unchecked for the reason `Graph` gives: noting a read is a leaf append.
+    @exclusivity(unchecked) private var dependencies = DependencySet()
 
     /// Starts recording, dropping anything a failed evaluation left behind.
     func start() { dependencies = DependencySet() }
