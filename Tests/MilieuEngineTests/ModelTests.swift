@@ -59,6 +59,18 @@ import Testing
         expectError(.unknownPath) { try graph.mount(["parent": "/App/Row[\"a b\"", "name": "Cell"]) }
     }
 
+    @Test(arguments: [
+        (JSON.int(0), "0"), (.int(7), "7"), (.int(10), "10"), (.int(-7), "-7"), (.int(-10), "-10"),
+        (.int(Int.max), "9223372036854775807"), (.int(Int.min), "-9223372036854775808"),
+        (.string("a b"), "\"a b\""), (.bool(true), "true"),
+    ])
+    func aViewPathSpellsItsIDAsJSON(_ id: JSON, _ spelled: String) throws {
+        let graph = try makeGraph()
+        let (result, _) = try graph.mount(["parent": "/App", "name": "Row", "id": id])
+        #expect(result["path"] == .string("/App/Row[\(spelled)]"))
+        #expect(graph.viewPaths.contains("/App/Row[\(spelled)]"))
+    }
+
     @Test func aChildGoesUnderTheParentMountedNowNotOneThatWasAtThatPathBefore() throws {
         let graph = try makeGraph()
         try graph.mount(["parent": "/App", "name": "List", "state": ["title": "old"]])

@@ -121,24 +121,66 @@ enum ViewPath {
     static func segmentSuffix(_ id: JSON) -> String { "[" + id.jsonText + "]" }
 
     static func child(of parent: String, name: String, id: JSON?) -> String {
-        // Written straight into the new string's storage: one allocation, plain copies.
-        let suffix = id.map(segmentSuffix) ?? ""
-        let count = parent.utf8.count + 1 + name.utf8.count + suffix.utf8.count
+        // Written straight into the new string's storage: one allocation, whole pieces copied.
+        // An integer id, the usual kind, is written digit by digit instead of made into a string first.
+        var integer: Int?
+        var idText = ""
+        switch id {
+        case nil: break
+        case .int(let value)?: integer = value
+        case let other?: idText = other.jsonText
+        }
+        let idCount = id == nil ? 0 : 2 + (integer.map(decimalCount) ?? idText.utf8.count)
+        let count = parent.utf8.count + 1 + name.utf8.count + idCount
         return String(unsafeUninitializedCapacity: count) { buffer in
             var end = 0
             func copy(_ text: String) {
-                for byte in text.utf8 {
-                    buffer[end] = byte
-                    end += 1
+                let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
+                    UnsafeMutableBufferPointer(rebasing: buffer[end...]).initialize(fromContentsOf: bytes)
+                }
+                if let copied {
+                    end += copied
+                } else {
+                    for byte in text.utf8 {
+                        buffer[end] = byte
+                        end += 1
+                    }
                 }
             }
             copy(parent)
             buffer[end] = UInt8(ascii: "/")
             end += 1
             copy(name)
-            copy(suffix)
-            return end
+            guard id != nil else { return end }
+            buffer[end] = UInt8(ascii: "[")
+            end += 1
+            if let integer {
+                if integer < 0 { buffer[end] = UInt8(ascii: "-") }
+                var rest = integer.magnitude
+                end += decimalCount(integer)
+                var digit = end
+                repeat {
+                    digit -= 1
+                    buffer[digit] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                } while rest > 0
+            } else {
+                copy(idText)
+            }
+            buffer[end] = UInt8(ascii: "]")
+            return end + 1
         }
+    }
+
+    /// How many characters `value` takes in decimal, with its sign.
+    private static func decimalCount(_ value: Int) -> Int {
+        var count = value < 0 ? 2 : 1
+        var rest = value.magnitude
+        while rest >= 10 {
+            rest /= 10
+            count += 1
+        }
+        return count
     }
 
     /// The index of the `]` that closes the `[` at `start`, skipping brackets inside JSON strings.
