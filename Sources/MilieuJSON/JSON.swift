@@ -44,9 +44,10 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
         self.members = members
     }
 
-    public var startIndex: Int { members.startIndex }
-    public var endIndex: Int { members.endIndex }
-    public subscript(position: Int) -> Member { members[position] }
+    // Inlinable: the engine walks members on every mount, and a call per step adds up.
+    @inlinable public var startIndex: Int { members.startIndex }
+    @inlinable public var endIndex: Int { members.endIndex }
+    @inlinable public subscript(position: Int) -> Member { members[position] }
 
     /// The value for `key`; setting `nil` removes the key, setting a new key appends it.
     public subscript(key: String) -> JSON? {
