@@ -58,23 +58,29 @@ final class DeclarationCache {
         guard case .object(let object) = json, object.count == last.members.count else { return nil }
         var literals: [JSON] = []
         literals.reserveCapacity(last.literalCount)
-        for ((key, value), old) in zip(object.members, last.members) {
-            guard key == old.key else { return nil }
-            let matches: Bool
-            switch old.kind {
-            case .fixed: matches = identical(value, old.value)
-            case .literal: matches = literal(value, old.value, into: &literals)
-            case .literals: matches = sameKeys(value, old.value) { new, old in literal(new, old, into: &literals) }
-            case .initializers:
-                matches = sameKeys(value, old.value) { new, old in
-                    sameKeys(new, old) { key, new, old in
-                        key == "init" ? sameKeys(new, old) { new, old in literal(new, old, into: &literals) } : identical(new, old)
+        // Members are compared through buffer pointers, here and below: iterating the arrays
+        // copied every member (a retain and a release each), which cost a third of the comparison.
+        let matches = object.members.withUnsafeBufferPointer { new in
+            last.members.withUnsafeBufferPointer { old in
+                new.indices.allSatisfy { index in
+                    let (key, value) = new[index]
+                    guard key == old[index].key else { return false }
+                    switch old[index].kind {
+                    case .fixed: return identical(value, old[index].value)
+                    case .literal: return literal(value, old[index].value, into: &literals)
+                    case .literals:
+                        return sameKeys(value, old[index].value) { new, old in literal(new, old, into: &literals) }
+                    case .initializers:
+                        return sameKeys(value, old[index].value) { new, old in
+                            sameKeys(new, old) { key, new, old in
+                                key == "init" ? sameKeys(new, old) { new, old in literal(new, old, into: &literals) } : identical(new, old)
+                            }
+                        }
                     }
                 }
             }
-            guard matches else { return nil }
         }
-        return literals
+        return matches ? literals : nil
     }
 
     /// At a literal position: `new` holds a literal where `old` did (collected), or the same expression.
@@ -104,10 +110,11 @@ final class DeclarationCache {
 
     private static func sameKeys(_ new: JSON, _ old: JSON, _ match: (String, JSON, JSON) -> Bool) -> Bool {
         guard case .object(let new) = new, case .object(let old) = old, new.count == old.count else { return false }
-        for (new, old) in zip(new.members, old.members) {
-            guard new.key == old.key, match(new.key, new.value, old.value) else { return false }
+        return new.members.withUnsafeBufferPointer { new in
+            old.members.withUnsafeBufferPointer { old in
+                new.indices.allSatisfy { new[$0].key == old[$0].key && match(new[$0].key, new[$0].value, old[$0].value) }
+            }
         }
-        return true
     }
 
     /// Equal, with object members in the same order (the parser keeps their order) and doubles bit for bit.
@@ -119,7 +126,8 @@ final class DeclarationCache {
         case .double(let a): if case .double(let b) = old { return a.bitPattern == b.bitPattern }
         case .string(let a): if case .string(let b) = old { return a == b }
         case .array(let a):
-            if case .array(let b) = old { return a.count == b.count && zip(a, b).allSatisfy { identical($0, $1) } }
+            guard case .array(let b) = old, a.count == b.count else { return false }
+            return a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in a.indices.allSatisfy { identical(a[$0], b[$0]) } } }
         case .object: return sameKeys(new, old) { identical($0, $1) }
         }
         return false
