@@ -321,21 +321,7 @@ struct ByteSink: ~Copyable {
 
     mutating func writeInt(_ value: Int) {
         reserve(20)  // "-9223372036854775808"
-        if value < 0 { put(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var digits = 1
-        var rest = magnitude
-        while rest >= 10 {
-            rest /= 10
-            digits &+= 1
-        }
-        count &+= digits
-        var index = count
-        repeat {
-            index &-= 1
-            base[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
-            magnitude /= 10
-        } while magnitude != 0
+        count &+= DecimalText.write(value, to: base + count)
     }
 
     mutating func writeDouble(_ value: Double) {

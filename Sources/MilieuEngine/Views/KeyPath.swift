@@ -130,7 +130,7 @@ enum ViewPath {
         case .int(let value)?: integer = value
         case let other?: idText = other.jsonText
         }
-        let idCount = id == nil ? 0 : 2 + (integer.map(decimalCount) ?? idText.utf8.count)
+        let idCount = id == nil ? 0 : 2 + (integer.map(DecimalText.count) ?? idText.utf8.count)
         let count = parent.utf8.count + 1 + name.utf8.count + idCount
         return String(unsafeUninitializedCapacity: count) { buffer in
             var end = 0
@@ -154,33 +154,14 @@ enum ViewPath {
             guard id != nil else { return end }
             buffer[end] = UInt8(ascii: "[")
             end += 1
-            if let integer {
-                if integer < 0 { buffer[end] = UInt8(ascii: "-") }
-                var rest = integer.magnitude
-                end += decimalCount(integer)
-                var digit = end
-                repeat {
-                    digit -= 1
-                    buffer[digit] = UInt8(ascii: "0") + UInt8(rest % 10)
-                    rest /= 10
-                } while rest > 0
+            if let integer, let start = buffer.baseAddress {
+                end += DecimalText.write(integer, to: start + end)
             } else {
                 copy(idText)
             }
             buffer[end] = UInt8(ascii: "]")
             return end + 1
         }
-    }
-
-    /// How many characters `value` takes in decimal, with its sign.
-    private static func decimalCount(_ value: Int) -> Int {
-        var count = value < 0 ? 2 : 1
-        var rest = value.magnitude
-        while rest >= 10 {
-            rest /= 10
-            count += 1
-        }
-        return count
     }
 
     /// The index of the `]` that closes the `[` at `start`, skipping brackets inside JSON strings.
