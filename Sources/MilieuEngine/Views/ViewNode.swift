@@ -94,10 +94,6 @@ final class ViewNode {
     @exclusivity(unchecked) unowned var previousSibling: ViewNode?
 
     @exclusivity(unchecked) var variables: ViewVariables
-    /// The initial values each state object was made with, to report dropped ones (rule 4).
-    @exclusivity(unchecked) var stateObjectArguments: [String: JSONObject] = [:]
-    @exclusivity(unchecked) var providedObjects: [String: Int] = [:]
-    @exclusivity(unchecked) var providedEnvironment: [String: JSON] = [:]
     @exclusivity(unchecked) var body: [String] = []
     /// What the last evaluation read, each with the reason it would give (rule 10).
     @exclusivity(unchecked) var dependencies = DependencySet()
@@ -114,9 +110,47 @@ final class ViewNode {
     @exclusivity(unchecked) var evaluatedIn = 0
     /// Whether its body has been evaluated since its identity appeared.
     @exclusivity(unchecked) var hasEvaluated = false
+    /// What few views have, apart, so that the many rows of a list do not each carry it empty.
+    @exclusivity(unchecked) private var extras: Extras?
+
+    final class Extras {
+        var stateObjectArguments: [String: JSONObject] = [:]
+        var providedObjects: [String: Int] = [:]
+        var providedEnvironment: [String: JSON] = [:]
+        var durableDeclaration: JSON?
+    }
+
+    /// The extras to write `value` to: made on the first write of something other than `empty`.
+    private func extras<Value>(toWrite value: Value, unless empty: (Value) -> Bool) -> Extras? {
+        if let extras { return extras }
+        guard !empty(value) else { return nil }
+        let made = Extras()
+        extras = made
+        return made
+    }
+
+    /// The initial values each state object was made with, to report dropped ones (rule 4).
+    var stateObjectArguments: [String: JSONObject] {
+        get { extras?.stateObjectArguments ?? [:] }
+        set { extras(toWrite: newValue, unless: \.isEmpty)?.stateObjectArguments = newValue }
+    }
+
+    var providedObjects: [String: Int] {
+        get { extras?.providedObjects ?? [:] }
+        set { extras(toWrite: newValue, unless: \.isEmpty)?.providedObjects = newValue }
+    }
+
+    var providedEnvironment: [String: JSON] {
+        get { extras?.providedEnvironment ?? [:] }
+        set { extras(toWrite: newValue, unless: \.isEmpty)?.providedEnvironment = newValue }
+    }
+
     /// The declaration as mounted, kept for a retained view a client mounted, so that it can be
     /// mounted again after a restart. Nil for scene views, which the scene brings back.
-    @exclusivity(unchecked) var durableDeclaration: JSON?
+    var durableDeclaration: JSON? {
+        get { extras?.durableDeclaration }
+        set { extras(toWrite: newValue, unless: { $0 == nil })?.durableDeclaration = newValue }
+    }
 
     init(
         serial: Int, declaration: ViewDeclaration, literals: [JSON], parent: ViewNode?, explicitID: JSON?, birth: Int,
