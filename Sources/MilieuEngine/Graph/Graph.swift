@@ -26,10 +26,10 @@ public final class Graph {
     /// The global version: the number of the last transaction that changed something.
     @exclusivity(unchecked) public private(set) var version = 0
 
-    @exclusivity(unchecked) var objects: [Int: ObjectRecord] = [:]
+    @exclusivity(unchecked) var objects = BySerial<ObjectRecord>()
     @exclusivity(unchecked) var objectsByName: [String: ObjectRecord] = [:]
     @exclusivity(unchecked) var views = ViewsByPath()
-    @exclusivity(unchecked) var viewsBySerial = ViewsBySerial()
+    @exclusivity(unchecked) var viewsBySerial = BySerial<ViewNode>()
     /// Reverse dependency index: who to re-evaluate when something changes (rule 10).
     @exclusivity(unchecked) var dependents: [Dependency: Dependents] = [:]
     private(set) var root: ViewNode!
