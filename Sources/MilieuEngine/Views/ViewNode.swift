@@ -101,15 +101,17 @@ final class ViewNode {
     @exclusivity(unchecked) var version = 0
     /// The connection that mounted the view; nil for scene views and retained ones.
     @exclusivity(unchecked) var owner: Int?
+    // The flags follow `owner` (nine bytes) to fill its padding: a class keeps its fields in
+    // the order they are declared, and a list holds a great many views.
     @exclusivity(unchecked) var retained: Bool
     /// Whether the node is in the tree; a queued node torn down later in a transaction is skipped.
     @exclusivity(unchecked) var isMounted = false
+    /// Whether its body has been evaluated since its identity appeared.
+    @exclusivity(unchecked) var hasEvaluated = false
     /// Invalidation bookkeeping for the transaction being propagated (`InvalidationQueue`).
     @exclusivity(unchecked) var queuedIn = 0
     @exclusivity(unchecked) var queuedReasons = Reasons.one("")
     @exclusivity(unchecked) var evaluatedIn = 0
-    /// Whether its body has been evaluated since its identity appeared.
-    @exclusivity(unchecked) var hasEvaluated = false
     /// What few views have, apart, so that the many rows of a list do not each carry it empty.
     @exclusivity(unchecked) private var extras: Extras?
 
