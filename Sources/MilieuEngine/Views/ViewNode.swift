@@ -123,7 +123,7 @@ final class ViewNode {
     }
 
     /// The extras to write `value` to: made on the first write of something other than `empty`.
-    private func extras<Value>(toWrite value: Value, unless empty: (Value) -> Bool) -> Extras? {
+    private func extrasForWriting<Value>(_ value: Value, unless empty: (Value) -> Bool) -> Extras? {
         if let extras { return extras }
         guard !empty(value) else { return nil }
         let made = Extras()
@@ -134,24 +134,24 @@ final class ViewNode {
     /// The initial values each state object was made with, to report dropped ones (rule 4).
     var stateObjectArguments: [String: JSONObject] {
         get { extras?.stateObjectArguments ?? [:] }
-        set { extras(toWrite: newValue, unless: \.isEmpty)?.stateObjectArguments = newValue }
+        set { extrasForWriting(newValue, unless: \.isEmpty)?.stateObjectArguments = newValue }
     }
 
     var providedObjects: [String: Int] {
         get { extras?.providedObjects ?? [:] }
-        set { extras(toWrite: newValue, unless: \.isEmpty)?.providedObjects = newValue }
+        set { extrasForWriting(newValue, unless: \.isEmpty)?.providedObjects = newValue }
     }
 
     var providedEnvironment: [String: JSON] {
         get { extras?.providedEnvironment ?? [:] }
-        set { extras(toWrite: newValue, unless: \.isEmpty)?.providedEnvironment = newValue }
+        set { extrasForWriting(newValue, unless: \.isEmpty)?.providedEnvironment = newValue }
     }
 
     /// The declaration as mounted, kept for a retained view a client mounted, so that it can be
     /// mounted again after a restart. Nil for scene views, which the scene brings back.
     var durableDeclaration: JSON? {
         get { extras?.durableDeclaration }
-        set { extras(toWrite: newValue, unless: { $0 == nil })?.durableDeclaration = newValue }
+        set { extrasForWriting(newValue, unless: { $0 == nil })?.durableDeclaration = newValue }
     }
 
     init(
