@@ -81,6 +81,17 @@ import Testing
         #expect(literals == (try Self.parsedLiterals(variant)))
     }
 
+    @Test func aLiteralWrappedWhereAnEmptyObjectWasIsAnotherShape() throws {
+        let cache = DeclarationCache()
+        let templates = TemplateCache()
+        let empty: JSON = ["parent": "/App", "name": "Row", "state": ["x": [:]]]
+        let wrapped: JSON = ["parent": "/App", "name": "Row", "state": ["x": ["$literal": 5]]]
+        let (first, _) = try cache.declaration(empty, templates: templates)
+        let (second, literals) = try cache.declaration(wrapped, templates: templates)
+        #expect(second !== first)
+        #expect(literals == [5])
+    }
+
     @Test func aDeclarationOfAnotherShapeThatDoesNotParseIsRefused() throws {
         let cache = DeclarationCache()
         let templates = TemplateCache()

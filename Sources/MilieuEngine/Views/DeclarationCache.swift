@@ -92,7 +92,7 @@ final class DeclarationCache {
             return true
         }
         guard object.members[0].key == "$literal" else { return identical(new, old) }
-        guard case .object(let wrapper) = old, wrapper.members[0].key == "$literal" else { return false }
+        guard isExpression(old), case .object(let wrapper) = old, wrapper.members[0].key == "$literal" else { return false }
         literals.append(object.members[0].value)
         return true
     }
