@@ -85,22 +85,17 @@ final class DeclarationCache {
 
     /// At a literal position: `new` holds a literal where `old` did (collected), or the same expression.
     private static func literal(_ new: JSON, _ old: JSON, into literals: inout [JSON]) -> Bool {
-        guard case .object(let object) = new, object.count == 1, object.members[0].key.hasPrefix("$") else {
-            // A literal: so must `old` be.
-            guard !isExpression(old) else { return false }
+        switch (ValueExpression.expressionKey(new), ValueExpression.expressionKey(old)) {
+        case (nil, nil):
             literals.append(new)
             return true
+        case ("$literal"?, "$literal"?):
+            guard case .object(let wrapper) = new else { return false }
+            literals.append(wrapper[0].value)
+            return true
+        case (_?, _?): return identical(new, old)
+        default: return false
         }
-        guard object.members[0].key == "$literal" else { return identical(new, old) }
-        guard isExpression(old), case .object(let wrapper) = old, wrapper.members[0].key == "$literal" else { return false }
-        literals.append(object.members[0].value)
-        return true
-    }
-
-    /// A one-member object whose key starts with `$`, which the parser reads as an expression.
-    private static func isExpression(_ json: JSON) -> Bool {
-        guard case .object(let object) = json, object.count == 1 else { return false }
-        return object.members[0].key.hasPrefix("$")
     }
 
     /// Both are objects with the same keys in the same order, and `match` holds for each pair of values.

@@ -9,10 +9,17 @@ enum ValueExpression: Sendable, Equatable {
     case parent(ReadPath)
     case input(String)
 
+    /// The key of `json` if it is written as an expression: an object of one member whose key
+    /// starts with `$`. Anything else is a literal.
+    static func expressionKey(_ json: JSON) -> String? {
+        guard case .object(let object) = json, object.count == 1, object[0].key.hasPrefix("$") else { return nil }
+        return object[0].key
+    }
+
     /// Parses `json`; a literal is appended to `literals` and refers to its place there.
     init(_ json: JSON, field: @autoclosure () -> String, literals: inout [JSON]) throws(EngineError) {
-        if case .object(let object) = json, object.count == 1 {
-            switch (object[0].key, object[0].value) {
+        if let key = Self.expressionKey(json), case .object(let object) = json {
+            switch (key, object[0].value) {
             case ("$parent", .string(let path)):
                 let members = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
                 guard isIdentifier(members[0]), !members.contains(where: \.isEmpty) else {
@@ -31,10 +38,9 @@ enum ValueExpression: Sendable, Equatable {
                 literals.append(value)
                 return
             case ("$parent", _), ("$input", _):
-                throw .invalidDeclaration(field: field(), reason: "\(object[0].key) takes a string")
-            case (let key, _) where key.hasPrefix("$"):
+                throw .invalidDeclaration(field: field(), reason: "\(key) takes a string")
+            default:
                 throw .invalidDeclaration(field: field(), reason: "\(key) is not an expression; use $parent, $input or $literal")
-            default: break
             }
         }
         self = .literal(literals.count)
