@@ -31,18 +31,8 @@ final class ReadPath: Sendable, Equatable {
 /// Parsed templates by source text: many views share the same body lines.
 final class TemplateCache {
     private var parsed: [String: Template] = [:]
-    /// The template found last: rows mounted one after another repeat their lines, and comparing
-    /// one string costs less than hashing it.
-    private var last: Template?
 
     func template(_ source: String) throws(EngineError) -> Template {
-        if let last, last.source == source { return last }
-        let found = try lookUp(source)
-        last = found
-        return found
-    }
-
-    private func lookUp(_ source: String) throws(EngineError) -> Template {
         if let hit = parsed[source] { return hit }
         let template = try Template(parsing: source)
         if parsed.count >= 10_000 { parsed.removeAll(keepingCapacity: true) }
