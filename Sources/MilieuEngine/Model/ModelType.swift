@@ -59,16 +59,20 @@ public struct StoredProperty: Sendable {
     /// Rule 13: written and used inside the daemon, never shown outside it.
     public var secure: Bool
     public var validation: Validation
+    /// For an `ObservableObject`: `@Published var` (true) or a plain `var` (false), whose writes
+    /// change the value without telling holders (rule 19). `@Observable` types ignore it.
+    public var published: Bool
 
     public init(
         _ name: String, _ type: PropertyType, default defaultValue: JSON? = nil, secure: Bool = false,
-        validation: Validation = Validation()
+        validation: Validation = Validation(), published: Bool = true
     ) {
         self.name = name
         self.type = type
         self.defaultValue = defaultValue ?? type.zeroValue
         self.secure = secure
         self.validation = validation
+        self.published = published
     }
 }
 
