@@ -70,10 +70,10 @@ extension EngineError {
             data: ["type": .string(type)])
     }
 
-    static func unknownAction(path: String, action: String, type: String, known: [String]) -> EngineError {
+    static func unknownAction(path: String, action: String, type: String, known: [String], note: String? = nil) -> EngineError {
         let list = known.isEmpty ? "it has none" : "it has " + known.joined(separator: ", ")
         return EngineError(
-            kind: .unknownAction, message: "\(type) has no action \(action) (\(path)); \(list)",
+            kind: .unknownAction, message: "\(type) has no action \(action) (\(path)); \(list)" + (note.map { ". " + $0 } ?? ""),
             data: ["path": .string(path), "action": .string(action), "type": .string(type)])
     }
 

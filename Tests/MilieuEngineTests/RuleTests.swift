@@ -183,17 +183,22 @@ import Testing
         #expect(commit.body(of: "/App/Parent/Child") == ["12"])
     }
 
-    @Test func rule12ComputedPropertyNotifiesOnlyWhenItsValueChanges() throws {
+    @Test func rule12ABodyReadingAComputedPropertyDependsOnWhatItsGetterRead() throws {
         let graph = try makeGraph()
         try graph.mount(["parent": "/App", "name": "V", "environmentObjects": ["login": "Login"], "body": ["{login.isValidEmail}"]])
+        // Observation tracks the getter's read of `email`: every change of it re-renders the
+        // body, even when the derived value stays false; the watch convenience stays change-only.
         let partial = try graph.set("login.email", "kim@")
-        #expect(partial.updates["/App/V"] == nil)
+        #expect(partial.updates["/App/V"] == ["login.email"])
         #expect(partial.propertyChanges["Login#3.isValidEmail"] == nil)
         let valid = try graph.set("login.email", "kim@example.com")
-        #expect(valid.updates["/App/V"] == ["login.isValidEmail"])
+        #expect(valid.updates["/App/V"] == ["login.email"])
         #expect(valid.propertyChanges["Login#3.isValidEmail"] == .some(true))
         let stillValid = try graph.set("login.email", "lee@example.com")
-        #expect(stillValid.updates["/App/V"] == nil)
+        #expect(stillValid.updates["/App/V"] == ["login.email"])
+        #expect(stillValid.propertyChanges["Login#3.isValidEmail"] == nil)
+        // What the getter does not read is not a dependency.
+        #expect(try graph.set("login.isUserLoggedIn", true).updates["/App/V"] == nil)
         expectError(.readOnly) { try graph.set("login.isValidEmail", false) }
     }
 

@@ -6,15 +6,17 @@ extension Graph {
     /// first (rules 10 and 11). Any error here fails the whole transaction.
     func propagate() throws(EngineError) {
         let next = version + 1
-        var changedSlots: [Int: [Int]] = [:]
+        var written: [Int: [(slot: Int, changed: Bool)]] = [:]
         var objectOrder: [Int] = []
         for location in pending.touchOrder {
             guard let original = pending.originals[location] else { continue }
             switch location {
             case .property(let id, let slot):
-                guard let record = objects[id], record.values[slot] != original else { continue }
-                if changedSlots[id] == nil { objectOrder.append(id) }
-                changedSlots[id, default: []].append(slot)
+                guard let record = objects[id] else { continue }
+                let changed = record.values[slot] != original
+                guard changed || record.type.announcesEveryWrite(slot) else { continue }
+                if written[id] == nil { objectOrder.append(id) }
+                written[id, default: []].append((slot, changed))
             case .state(let serial, let index):
                 guard let node = viewsBySerial[serial], case .state(let value, _) = node.variables[at: index].value,
                     value != original
@@ -24,12 +26,22 @@ extension Graph {
                 invalidate(.location(location))
             }
         }
+        for id in pending.announced.sorted() where written[id] == nil {
+            objectOrder.append(id)
+            written[id] = []
+        }
         for id in objectOrder {
-            guard let record = objects[id], let slots = changedSlots[id] else { continue }
-            for slot in slots { reportPropertyChange(record, slot: slot) }
-            updateComputed(record, changed: Set(slots))
+            guard let record = objects[id], let writes = written[id] else { continue }
+            var announced = pending.announced.contains(id)
+            for (slot, changed) in writes {
+                let announces = record.type.announces(slot)
+                announced = announced || announces
+                reportPropertyChange(record, slot: slot, invalidating: changed && announces)
+            }
+            updateComputed(record, changed: Set(writes.lazy.filter(\.changed).map(\.slot)))
             setVersion(record, next)
-            invalidate(.object(id))
+            // `objectWillChange`: every holder of an `ObservableObject` re-renders (rules 10, 19).
+            if announced { invalidate(.object(id)) }
         }
         while let (node, reasons) = pending.queue.next() {
             guard node.isMounted else { continue }
@@ -37,13 +49,14 @@ extension Graph {
         }
     }
 
-    private func reportPropertyChange(_ record: ObjectRecord, slot: Int) {
+    /// Reports a property's new value to watches; `invalidating` also re-renders the views that read it.
+    private func reportPropertyChange(_ record: ObjectRecord, slot: Int, invalidating: Bool = true) {
         let secure = record.type.isSecure(slot)
         pending.propertyChanges.append(
             .property(
                 object: record.name, type: record.type.name, property: record.type.propertyName(slot),
                 value: secure ? nil : record.values[slot]))
-        invalidate(.location(.property(object: record.serial, slot: slot)))
+        if invalidating { invalidate(.location(.property(object: record.serial, slot: slot))) }
     }
 
     /// Re-evaluates the computed properties that read a changed slot; only a new value is a change.

@@ -68,7 +68,7 @@ extension Graph {
         guard let conformed = property.type.conform(value) else {
             throw .typeMismatch(path: path, expected: property.type.description, actual: value.kindName)
         }
-        if case .reference(let type) = property.type, case .string(let name) = conformed {
+        if let type = property.type.referencedType, case .string(let name) = conformed {
             guard objectsByName[name]?.type.name == type else {
                 throw .typeMismatch(path: path, expected: "@\(type)", actual: "\"\(name)\"")
             }
@@ -79,14 +79,14 @@ extension Graph {
         return conformed
     }
 
-    /// Writes a stored property; an equal value is no change (rule 9).
+    /// Writes a stored property; an equal value is no change (rule 9), except to a `@Published` one.
     func writeProperty(_ record: ObjectRecord, slot: Int, _ value: JSON, path: String) throws(EngineError) {
         guard slot < record.type.storedCount else {
             throw .readOnly(path, .computed, "\(record.type.propertyName(slot)) is computed from other properties")
         }
         let conformed = try checked(value, for: record.type.model.stored[slot], path: path)
         let old = record.values[slot]
-        guard old != conformed else { return }
+        guard old != conformed || record.type.announcesEveryWrite(slot) else { return }
         pending.touch(.property(object: record.serial, slot: slot), original: old)
         record.values[slot] = conformed
         journal.record(.value(record, slot: slot, old: old))
@@ -105,14 +105,25 @@ extension Graph {
     /// Runs an action of the object at the head of `path` (rule 14).
     func callOperation(_ path: String, _ arguments: [JSON]) throws(EngineError) -> JSON {
         let keyPath = try parsedKeyPath(path)
-        guard let action = keyPath.members.last else { throw .unknownPath(path, "name an action, as login.login") }
-        let target = KeyPath(root: keyPath.root, members: Array(keyPath.members.dropLast()))
+        guard let last = keyPath.members.last else { throw .unknownPath(path, "name an action, as login.login") }
+        let sendsWillChange = keyPath.members.suffix(2) == [ObjectWillChange.member, "send"]
+        let action = sendsWillChange ? ObjectWillChange.action : last
+        let target = KeyPath(root: keyPath.root, members: Array(keyPath.members.dropLast(sendsWillChange ? 2 : 1)))
         guard case .object(let id) = try resolve(target, display: path) else {
             throw .unknownPath(path, "\(target.description) is not an object")
         }
         guard let record = objects[id] else { throw .unknownPath(path, "the object is gone") }
+        if sendsWillChange, record.type.model.style == .observableObject {
+            guard arguments.isEmpty else { throw .invalidParams(pointer: "/args", "\(path) takes no arguments") }
+            pending.announced.insert(id)
+            return .null
+        }
         guard let definition = record.type.actions[action] else {
-            throw .unknownAction(path: path, action: action, type: record.type.name, known: record.type.model.actions.map(\.name))
+            throw .unknownAction(
+                path: path, action: action, type: record.type.name, known: record.type.actionNames,
+                note: sendsWillChange
+                    ? "\(record.type.name) is @Observable: Observation tracks each property a body reads, so write the property instead"
+                    : nil)
         }
         let expected = definition.parameters
         guard arguments.count == expected.count else {
@@ -130,6 +141,13 @@ extension Graph {
         }
         return try definition.perform(ActionContext(graph: self, record: record, arguments: conformed, path: target.description))
     }
+}
+
+/// `objectWillChange.send()`, the action every `ObservableObject` has (rule 19): its holders
+/// re-render, no value changes.
+enum ObjectWillChange {
+    static let member = "objectWillChange"
+    static let action = "objectWillChange.send"
 }
 
 /// What an action sees: its object's properties (secure ones too), its arguments and the clock.

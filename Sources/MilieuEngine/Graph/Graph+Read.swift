@@ -105,17 +105,29 @@ extension Graph {
             guard let slot = record.type.slots[name] else {
                 throw .unknownPath(display(), "\(record.type.name) has no property \(name)")
             }
-            if record.type.model.style == .observable {
-                if let recorder { recorder.note(.location(.property(object: id, slot: slot)), reason()) }
+            if let recorder, record.type.model.style == .observable {
+                noteObservation(of: record, slot: slot, recorder: recorder, reason: reason())
             }
             if record.type.isSecure(slot) { return .secure }
             let value = record.values[slot]
-            if case .string(let target) = value, case .reference = record.type.propertyType(slot),
-                let referenced = objectsByName[target]
-            {
+            if case .string(let target) = value, record.type.referencedType(slot) != nil, let referenced = objectsByName[target] {
                 return .object(referenced.serial)
             }
             return .value(value)
+        }
+    }
+
+    /// What a body's read of `slot` of an `@Observable` object depends on: the property itself,
+    /// or, for a computed one, the stored properties its getter read (rule 12), each with the
+    /// reason its own path gives (`login.email` for a read of `login.isValidEmail`).
+    private func noteObservation(of record: ObjectRecord, slot: Int, recorder: ReadRecorder, reason: String) {
+        guard record.type.isComputed(slot) else {
+            recorder.note(.location(.property(object: record.serial, slot: slot)), reason)
+            return
+        }
+        let owner = reason.lastIndex(of: ".").map { reason[...$0] } ?? ""
+        for read in record.computedReads[slot - record.type.storedCount] {
+            recorder.note(.location(.property(object: record.serial, slot: read)), owner + record.type.propertyName(read))
         }
     }
 
@@ -183,7 +195,7 @@ extension Graph {
             guard let slot = object.type.slots[name] else {
                 throw .unknownPath(display, "\(object.type.name) has no property \(name)")
             }
-            if !members.isEmpty, case .reference = object.type.propertyType(slot), case .string(let target) = object.values[slot],
+            if !members.isEmpty, object.type.referencedType(slot) != nil, case .string(let target) = object.values[slot],
                 let referenced = objectsByName[target]
             {
                 object = referenced

@@ -46,6 +46,7 @@ extension Graph {
                         "secure": .bool(property.secure),
                     ]
                     if !property.secure { entry["default"] = property.defaultValue }
+                    if model.style == .observableObject { entry["published"] = .bool(property.published) }
                     if let oneOf = property.validation.oneOf { entry["oneOf"] = .array(oneOf) }
                     if let min = property.validation.min { entry["min"] = .double(min) }
                     if let max = property.validation.max { entry["max"] = .double(max) }
@@ -55,9 +56,10 @@ extension Graph {
                 properties += model.computed.map { computed in
                     ["name": .string(computed.name), "type": .string(computed.type.description), "computed": true, "secure": false]
                 }
-                let actions: [JSON] = model.actions.map { action in
+                var actions: [JSON] = model.actions.map { action in
                     ["name": .string(action.name), "params": .array(action.parameters.map { .string("\($0.name): \($0.type)") })]
                 }
+                if model.style == .observableObject { actions.append(["name": .string(ObjectWillChange.action), "params": []]) }
                 return [
                     "name": .string(model.name), "style": .string(model.style.rawValue), "properties": .array(properties),
                     "actions": .array(actions), "builtIn": .bool(BuiltinTypes.all.contains { $0.name == model.name }),

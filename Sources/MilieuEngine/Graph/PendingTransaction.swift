@@ -6,6 +6,8 @@ struct PendingTransaction {
     /// a place written back to its old value is no change (rule 9).
     var originals: [Location: JSON] = [:]
     var touchOrder: [Location] = []
+    /// `ObservableObject`s whose `objectWillChange.send()` was called (rule 19).
+    var announced: Set<Int> = []
     /// Views to evaluate, with their reasons (rule 10), parents first (rule 11).
     var queue = InvalidationQueue()
     /// Lifecycle and view events in the order they happened; property changes are added at commit.
@@ -23,6 +25,7 @@ struct PendingTransaction {
         // or one large transaction would make every later one pay for its capacity.
         if !originals.isEmpty { originals.removeAll(keepingCapacity: true) }
         touchOrder.removeAll(keepingCapacity: true)
+        if !announced.isEmpty { announced.removeAll() }
         queue.reset()
         // Not `removeAll(keepingCapacity:)`: a log a commit still holds would be copied into
         // new storage of its full size, and after one large transaction every commit would pay for it.

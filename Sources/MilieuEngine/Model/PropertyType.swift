@@ -28,6 +28,15 @@ public indirect enum PropertyType: Sendable, Hashable {
         }
     }
 
+    /// The object type a reference names, whether optional (`@T?`) or not.
+    public var referencedType: String? {
+        switch self {
+        case .reference(let type): type
+        case .optional(let wrapped): wrapped.referencedType
+        default: nil
+        }
+    }
+
     /// Checks `value` against this type and returns it in canonical form
     /// (an int written to a double becomes a double), or nil if it does not fit.
     public func conform(_ value: JSON) -> JSON? {

@@ -6,11 +6,18 @@ public final class RegisteredType: Sendable {
     /// Property name → slot in an object's values (stored, then computed).
     let slots: SlotTable
     let actions: [String: Action]
+    /// For each stored slot, the type of object it refers to (`@T` or `@T?`), or nil.
+    private let referencedTypes: [String?]
+    /// For each stored slot, whether a write announces itself to views (rule 19): every property
+    /// of an `@Observable` type, the `@Published` ones of an `ObservableObject`.
+    private let announcing: [Bool]
 
     init(_ model: ModelType) {
         self.model = model
         slots = SlotTable(model.stored.map(\.name) + model.computed.map(\.name))
         self.actions = Dictionary(model.actions.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        referencedTypes = model.stored.map(\.type.referencedType)
+        announcing = model.stored.map { model.style == .observable || $0.published }
     }
 
     public var name: String { model.name }
@@ -23,6 +30,18 @@ public final class RegisteredType: Sendable {
     func propertyType(_ slot: Int) -> PropertyType {
         slot < storedCount ? model.stored[slot].type : model.computed[slot - storedCount].type
     }
+    /// The actions `graph/call` accepts, as `schema/types` lists them: an `ObservableObject`'s
+    /// `objectWillChange.send` after the declared ones.
+    var actionNames: [String] {
+        model.actions.map(\.name) + (model.style == .observableObject ? [ObjectWillChange.action] : [])
+    }
+    /// The type a stored slot refers to, if it holds a reference.
+    func referencedType(_ slot: Int) -> String? { slot < storedCount ? referencedTypes[slot] : nil }
+    /// Whether a write of this stored slot tells the views that hold or read the object.
+    func announces(_ slot: Int) -> Bool { slot < storedCount && announcing[slot] }
+    /// Whether every write of this stored slot is a change, equal or not: a `@Published`
+    /// property has no equality check (rule 9).
+    func announcesEveryWrite(_ slot: Int) -> Bool { model.style == .observableObject && announces(slot) }
 }
 
 /// Property names to slots. Every body that reads a property looks one up, and most types have a

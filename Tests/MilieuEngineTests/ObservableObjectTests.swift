@@ -1,0 +1,89 @@
+import MilieuJSON
+import Testing
+
+@testable import MilieuEngine
+
+/// `ObservableObject` as SwiftUI has it (rules 9, 19, 20): `@Published` announces every set,
+/// a plain `var` announces nothing, `objectWillChange.send()` announces without a change, and a
+/// holder does not hear a nested object.
+@Suite struct ObservableObjectTests {
+    /// An `ObservableObject` with one published and one plain property.
+    static let form = ModelType(
+        name: "Form", style: .observableObject,
+        stored: [StoredProperty("title", .string), StoredProperty("draft", .string, published: false)])
+
+    func graphHoldingAForm() throws -> Graph {
+        let graph = try makeGraph()
+        try graph.register(Self.form)
+        try graph.mount(["parent": "/App", "name": "V", "stateObjects": ["form": ["type": "Form"]], "body": ["{form.title} {form.draft}"]])
+        return graph
+    }
+
+    @Test func settingAPublishedPropertyToItsValueStillRerendersEveryHolder() throws {
+        let graph = try graphHoldingAForm()
+        let before = graph.version
+        let same = try graph.set("/App/V.form.title", "")
+        #expect(same.updates == ["/App/V": ["_form"]])
+        #expect(same.version == before + 1)
+        #expect(same.propertyChanges["Form#4.title"] == .some(""))
+        #expect(try graph.get("/App/V.form")["version"] == .int(before + 1))
+    }
+
+    @Test func aPlainVarChangesSilentlyAndShowsAtTheNextPublishedChange() throws {
+        let graph = try graphHoldingAForm()
+        let silent = try graph.set("/App/V.form.draft", "notes")
+        #expect(silent.updates.isEmpty)
+        #expect(silent.propertyChanges["Form#4.draft"] == .some("notes"))
+        #expect(try graph.get("/App/V.form.draft") == "notes")
+        let announced = try graph.set("/App/V.form.title", "Plan")
+        #expect(announced.updates == ["/App/V": ["_form"]])
+        #expect(announced.body(of: "/App/V") == ["Plan notes"])
+    }
+
+    @Test func objectWillChangeSendRerendersEveryHolderWithoutAChange() throws {
+        let graph = try graphHoldingAForm()
+        try graph.set("/App/V.form.draft", "notes")
+        let sent = try graph.call("/App/V.form.objectWillChange.send")
+        #expect(sent.updates == ["/App/V": ["_form"]])
+        #expect(sent.propertyChanges.isEmpty)
+        #expect(sent.body(of: "/App/V") == [" notes"])
+    }
+
+    @Test func anObservableTypeHasNoObjectWillChange() throws {
+        let graph = try makeGraph()
+        let error = expectError(.unknownAction) { try graph.call("session.objectWillChange.send") }
+        #expect(error?.message.contains("@Observable") == true)
+    }
+
+    /// Two `ObservableObject`s, one referring to the other.
+    static let person = ModelType(name: "Person", style: .observableObject, stored: [StoredProperty("name", .string)])
+    static let team = ModelType(
+        name: "Team", style: .observableObject, stored: [StoredProperty("manager", .optional(.reference("Person")))])
+
+    @Test func aReferenceContinuesIntoTheObjectItRefersTo() throws {
+        let graph = try makeGraph()
+        try graph.register(Self.person)
+        try graph.register(Self.team)
+        try graph.mount([
+            "parent": "/App", "name": "V", "stateObjects": ["team": ["type": "Team"], "person": ["type": "Person"]],
+            "body": ["{person.name}"],
+        ])
+        #expect(try graph.get("/App/V.team.manager") == .null)
+        #expect(try graph.get("/App/V.team.manager.name") == .null)
+        let person = try #require(graph.get("/App/V.person")["object"]?.stringValue)
+        try graph.set("/App/V.person.name", "Ann")
+        try graph.set("/App/V.team.manager", .string(person))
+        #expect(try graph.get("/App/V.team.manager.name") == "Ann")
+        expectError(.typeMismatch) { try graph.set("/App/V.team.manager", .string(try #require(graph.get("/App/V.team")["object"]?.stringValue))) }
+        // The nested-object pitfall: a view holding only the team does not hear the person change.
+        let child = try graph.mount([
+            "parent": "/App/V", "name": "TeamCard", "observedObjects": ["team": ["$parent": "team"]],
+            "body": ["{team.manager.name}"],
+        ])
+        #expect(child.commit.body(of: "/App/V/TeamCard") == ["Ann"])
+        let write = try graph.set("/App/V/TeamCard.team.manager.name", "Bo")
+        #expect(try graph.get("/App/V.person.name") == "Bo")
+        #expect(write.updates == ["/App/V": ["_person"]])
+        #expect(try graph.tree("/App/V/TeamCard")["body"] == ["Ann"])
+    }
+}
