@@ -43,17 +43,21 @@ public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 extension EngineError {
-    /// Rule 8: the message reads as SwiftUI's does.
-    static func environmentObjectMissing(type: String, view: String, variable: String, searched: [String]) -> EngineError {
+    /// Rules 8 and 17: the message reads as SwiftUI's does, for an `ObservableObject` read with
+    /// `@EnvironmentObject` or an `@Observable` object read with `@Environment(T.self)`.
+    static func environmentObjectMissing(type: String, view: String, variable: String, searched: [String], observable: Bool = false)
+        -> EngineError
+    {
         let ancestors = searched.dropFirst().joined(separator: ", ")
+        let member = observable ? "observables" : "environmentObjects"
         let hint =
             "Provide a \(type) on \(view) or one of its ancestors (\(ancestors)): add its key path to "
-            + "\"provide\": {\"environmentObjects\": [...]} in an ancestor's declaration, or call view/provide "
-            + "with {\"path\": <ancestor>, \"environmentObjects\": [<key path of a \(type)>]}."
+            + "\"provide\": {\"\(member)\": [...]} in an ancestor's declaration, or call view/provide "
+            + "with {\"path\": <ancestor>, \"\(member)\": [<key path of a \(type)>]}."
         return EngineError(
             kind: .environmentObjectMissing,
-            message: "No ObservableObject of type \(type) found. A View.environmentObject(_:) for \(type) "
-                + "may be missing as an ancestor of this view.",
+            message: "No \(observable ? "Observable object" : "ObservableObject") of type \(type) found. "
+                + "A View.environmentObject(_:) for \(type) may be missing as an ancestor of this view.",
             data: [
                 "type": .string(type), "view": .string(view), "variable": .string(variable),
                 "searched": .array(searched.map(JSON.string)), "hint": .string(hint),

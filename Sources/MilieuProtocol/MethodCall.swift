@@ -4,14 +4,14 @@ import MilieuJSON
 public enum MethodCall: Sendable {
     case initialize(client: JSON?, protocolVersion: String?)
     case schemaTypes
-    case schemaRegister(types: [JSON])
+    case schemaRegister(types: [JSON], environmentKeys: JSONObject)
     case get(path: String)
     case set(path: String, value: JSON, ifVersion: Int?)
     case call(path: String, arguments: [JSON])
     case transaction(operations: [MethodCall])
     case mount(declaration: JSON)
     case unmount(path: String)
-    case provide(path: String, environmentObjects: [String], environment: JSONObject, withdraw: [String])
+    case provide(path: String, environmentObjects: [String], observables: [String], environment: JSONObject, withdraw: [String])
     case tree(path: String?)
     case watch(paths: [String], views: [String], lifecycle: Bool, sinceVersion: Int?)
     case unwatch(watch: Int)
@@ -35,9 +35,12 @@ public enum MethodCall: Sendable {
             call = .initialize(client: p.optional("client"), protocolVersion: try p.optionalString("protocolVersion"))
         case "schema/types": call = .schemaTypes
         case "schema/register":
-            let types = try p.array("types")
-            guard !types.isEmpty else { throw .invalidParams(field: "/types", "at least one type declaration") }
-            call = .schemaRegister(types: types)
+            let types = try p.optionalArray("types") ?? []
+            let keys = try p.optionalObject("environmentKeys") ?? [:]
+            guard !types.isEmpty || !keys.isEmpty else {
+                throw .invalidParams(field: "/types", "at least one type declaration or environment key")
+            }
+            call = .schemaRegister(types: types, environmentKeys: keys)
         case "graph/get": call = .get(path: try p.string("path"))
         case "graph/set": call = .set(path: try p.string("path"), value: try p.required("value"), ifVersion: try p.optionalInt("ifVersion"))
         case "graph/call": call = .call(path: try p.string("path"), arguments: try p.optionalArray("args") ?? [])
@@ -54,6 +57,7 @@ public enum MethodCall: Sendable {
         case "view/provide":
             call = .provide(
                 path: try p.string("path"), environmentObjects: try p.optionalStrings("environmentObjects") ?? [],
+                observables: try p.optionalStrings("observables") ?? [],
                 environment: try p.optionalObject("environment") ?? [:], withdraw: try p.optionalStrings("withdraw") ?? [])
         case "view/tree": call = .tree(path: try p.optionalString("path"))
         case "watch":

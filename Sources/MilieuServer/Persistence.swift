@@ -4,12 +4,21 @@ import MilieuStore
 
 /// Opening the store at start-up and bringing its state back into a new graph.
 enum Persistence {
+    /// A declared environment key is kept among the stored types as
+    /// `{"environmentKey": key, "declaration": spec}` under the name `environmentKey.<key>`: no type
+    /// declaration has that member, and no type name has a dot.
+    static let environmentKeyEntry = "environmentKey"
+
     /// Registers the stored types, mounts the stored retained views, then writes the stored
     /// values. Anything that no longer fits (a type renamed in the scene, say) is skipped and logged.
     static func restore(_ state: StoredState, into graph: Graph, log: Logger) {
         var restored = (types: 0, views: 0, values: 0)
         for declaration in state.types {
             do {
+                if case .string(let key)? = declaration[environmentKeyEntry] {
+                    _ = try graph.declareEnvironmentKeys([key: declaration["declaration"] ?? .null])
+                    continue
+                }
                 _ = try graph.register(declaration: declaration)
                 restored.types += 1
             } catch {

@@ -23,11 +23,22 @@ extension Server {
                 ])
             case .schemaTypes:
                 return Reply(result: ["types": graph.typeDescriptions()])
-            case .schemaRegister(let types):
-                let (names, commit) = try engine { () throws(EngineError) in try graph.register(declarations: types) }
+            case .schemaRegister(let types, let keys):
+                let (names, newKeys, commit) = try engine { () throws(EngineError) in
+                    try graph.register(declarations: types, environmentKeys: keys)
+                }
                 for (name, declaration) in zip(names, types) { store?.stageType(name: name, declaration: declaration) }
-                log.info("registered types \(names.joined(separator: ", "))")
-                return Reply(result: ["types": .array(names.map(JSON.string)), "version": .int(commit.version)], commit: commit)
+                for key in newKeys {
+                    store?.stageType(
+                        name: Persistence.environmentKeyEntry + "." + key,
+                        declaration: [Persistence.environmentKeyEntry: .string(key), "declaration": keys[key] ?? .null])
+                }
+                log.info("registered types \(names.joined(separator: ", ")) and environment keys \(newKeys.joined(separator: ", "))")
+                return Reply(
+                    result: [
+                        "types": .array(names.map(JSON.string)), "environmentKeys": .array(newKeys.map(JSON.string)),
+                        "version": .int(commit.version),
+                    ], commit: commit)
             case .get(let path):
                 return Reply(result: try engine { () throws(EngineError) in try graph.get(path) })
             case .tree(let path):
@@ -81,8 +92,9 @@ extension Server {
         case .call(let path, let arguments): return .call(path: path, arguments: arguments)
         case .mount(let declaration): return .mount(declaration: declaration, owner: session.id)
         case .unmount(let path): return .unmount(path: path)
-        case .provide(let path, let objects, let environment, let withdraw):
-            return .provide(path: path, environmentObjects: objects, environment: environment, withdraw: withdraw)
+        case .provide(let path, let objects, let observables, let environment, let withdraw):
+            return .provide(
+                path: path, environmentObjects: objects, observables: observables, environment: environment, withdraw: withdraw)
         default: throw RPCError.invalidParams(field: "/method", "not allowed in a transaction")
         }
     }

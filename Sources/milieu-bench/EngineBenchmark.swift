@@ -29,7 +29,7 @@ enum EngineBenchmark {
         let rows: [JSON] = (0..<(views - 1)).map { i in
             [
                 "parent": "/App/Rows", "name": "Row", "id": .int(i), "state": ["n": .int(i)],
-                "environmentObjects": ["theme": "Theme"], "body": ["{n} {theme.accentColor}"],
+                "environment": ["theme": ["type": "Theme"]], "body": ["{n} {theme.accentColor}"],
             ]
         }
         let mount = try clock.measure {

@@ -171,7 +171,7 @@ import Testing
             _ = try graph.apply([
                 .mount(
                     declaration: [
-                        "parent": "/App", "name": "A", "environmentObjects": ["theme": "Theme"], "body": ["{theme.accentColor}"],
+                        "parent": "/App", "name": "A", "environment": ["theme": ["type": "Theme"]], "body": ["{theme.accentColor}"],
                     ], owner: nil),
                 .set(path: "/App/P.sel", value: ["k": 1.5], ifVersion: nil),
             ])
@@ -248,7 +248,7 @@ import Testing
         #expect(graph.version == 1)
         #expect(try graph.get("login")["version"] == 1)
         try graph.mount(["parent": "/App", "name": "P", "state": ["k": 1], "body": ["{k}"]])
-        try graph.mount(["parent": "/App/P", "name": "C", "id": ["$parent": "k"], "stateObjects": ["m": ["type": "Counter"]]])
+        try graph.mount(["parent": "/App/P", "name": "C", "id": ["$parent": "k"], "stateObjects": ["m": ["type": "CounterObject"]]])
         let commit = try graph.set("/App/P.k", 2)
         let kinds = commit.changes.map { change -> String in
             switch change {

@@ -13,7 +13,7 @@ import Testing
         "state": ["n": 1, "tags": ["a"], "raw": ["$literal": ["$parent": "not an expression"]]],
         "stateObjects": ["cart": ["type": "Cart", "init": ["items": ["x"]]]],
         "observedObjects": ["vm": ["construct": "ViewModel", "init": ["count": 2]]],
-        "environmentObjects": ["theme": "Theme"],
+        "environment": ["theme": ["type": "Theme"]],
         "provide": ["environment": ["scale": 0.0]],
         "body": ["{n} {title}"],
     ]
@@ -67,7 +67,7 @@ import Testing
         // A fixed member that differs, however little.
         row { $0["body"] = ["{n}  {title}"] },
         row { $0["parent"] = "/App/Other" },
-        row { $0["environmentObjects"] = ["theme": "Theme", "login": "Login"] },
+        row { $0["environment"] = ["theme": ["type": "Theme"], "login": ["type": "Login"]] },
         row { $0["provide"] = ["environment": ["scale": -0.0]] },
         row { $0["stateObjects"] = ["cart": ["type": "Cart"]] },
         row { $0["retain"] = true },

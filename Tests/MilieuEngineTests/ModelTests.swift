@@ -16,7 +16,7 @@ import Testing
             ],
         ])
         #expect(name == "Profile")
-        try graph.mount(["parent": "/App", "name": "P", "stateObjects": ["profile": ["type": "Profile"]]])
+        try graph.mount(["parent": "/App", "name": "P", "state": ["profile": ["$new": ["type": "Profile"]]]])
         let snapshot = try graph.get("/App/P.profile")
         #expect(snapshot["values"] == ["name": "anon", "age": 0, "role": "user", "tags": [], "nick": .null, "address": ["city": "", "zip": ""]])
         #expect(snapshot["redacted"] == ["pin"])
@@ -45,7 +45,7 @@ import Testing
         #expect(registry["Thermostat"]?.model.computed.count == 1)
         let graph = try makeGraph()
         try graph.register(Thermostat.modelType)
-        try graph.mount(["parent": "/App", "name": "T", "stateObjects": ["t": ["type": "Thermostat"]], "body": ["{t.fahrenheit}"]])
+        try graph.mount(["parent": "/App", "name": "T", "state": ["t": ["$new": ["type": "Thermostat"]]], "body": ["{t.fahrenheit}"]])
         let commit = try graph.set("/App/T.t.celsius", 100)
         #expect(commit.body(of: "/App/T") == ["212.0"])
     }
@@ -103,7 +103,7 @@ import Testing
 
     @Test func watchTargetsResolveThroughBindingsToTheirSource() throws {
         let graph = try makeGraph()
-        try graph.mount(["parent": "/App", "name": "P", "state": ["on": false], "environmentObjects": ["login": "Login"]])
+        try graph.mount(["parent": "/App", "name": "P", "state": ["on": false], "environment": ["login": ["type": "Login"]]])
         try graph.mount(["parent": "/App/P", "name": "C", "bindings": ["on": ["$parent": "on"], "email": ["$parent": "login.email"]]])
         #expect(try graph.watchTarget("/App/P/C.on") == .state(view: "/App/P", variable: "on"))
         #expect(try graph.watchTarget("/App/P/C.email") == .property(object: "Login#3", property: "email"))
@@ -121,7 +121,9 @@ import Testing
         try graph.mount(["parent": "/App/Screen", "name": "Row", "bindings": ["on": ["$parent": "on"]], "environmentObjects": ["cart": "Cart"], "environment": ["colorScheme"]])
         let tree = try graph.tree()
         #expect(tree["path"] == "/App")
-        #expect(tree["provides"]?["environmentObjects"] == ["Login": "Login#3", "Session": "Session#1", "Theme": "Theme#2"])
+        #expect(tree["provides"]?["observables"] == ["Login": "Login#3", "Session": "Session#1", "Theme": "Theme#2"])
+        #expect(tree["provides"]?["environmentObjects"] == [:])
+        #expect(tree["objects"]?["login"] == ["object": "Login#3", "type": "Login", "wrapper": "state"])
         let screen = tree["children"]?.arrayValue?.first
         #expect(screen?["body"] == ["on=true"])
         #expect(screen?["objects"] == ["cart": ["object": "Cart#4", "type": "Cart", "wrapper": "stateObject"]])

@@ -7,7 +7,7 @@ import Testing
 @Suite struct RuleTests {
     @Test func rule1WriteThroughABindingLandsOnTheSourceAndEveryReaderSeesIt() throws {
         let graph = try makeGraph()
-        try graph.mount(["parent": "/App", "name": "Form", "body": ["{login.email}"], "environmentObjects": ["login": "Login"]])
+        try graph.mount(["parent": "/App", "name": "Form", "body": ["{login.email}"], "environment": ["login": ["type": "Login"]]])
         try graph.mount([
             "parent": "/App/Form", "name": "EmailField", "bindings": ["email": ["$parent": "login.email"]], "body": ["{email}"],
         ])
@@ -32,7 +32,7 @@ import Testing
         try graph.mount(["parent": "/App", "name": "Parent", "state": ["start": 1], "body": ["{start}"]])
         let child: JSON = [
             "parent": "/App/Parent", "name": "Child", "inputs": ["start": ["$parent": "start"]],
-            "state": ["count": ["$input": "start"]], "stateObjects": ["model": ["type": "Counter"]],
+            "state": ["count": ["$input": "start"]], "stateObjects": ["model": ["type": "CounterObject"]],
         ]
         try graph.mount(child)
         try graph.set("/App/Parent/Child.count", 5)
@@ -71,8 +71,8 @@ import Testing
 
     @Test func rule5ConstructedObservedObjectIsNewOnEachParentRenderButAPassedOneIsKept() throws {
         let graph = try makeGraph()
-        try graph.mount(["parent": "/App", "name": "Parent", "state": ["tick": 0], "stateObjects": ["owned": ["type": "Counter"]], "body": ["{tick}"]])
-        try graph.mount(["parent": "/App/Parent", "name": "Made", "observedObjects": ["model": ["construct": "Counter"]]])
+        try graph.mount(["parent": "/App", "name": "Parent", "state": ["tick": 0], "stateObjects": ["owned": ["type": "CounterObject"]], "body": ["{tick}"]])
+        try graph.mount(["parent": "/App/Parent", "name": "Made", "observedObjects": ["model": ["construct": "CounterObject"]]])
         try graph.mount(["parent": "/App/Parent", "name": "Passed", "observedObjects": ["model": ["$parent": "owned"]]])
         try graph.set("/App/Parent/Made.model.count", 3)
         try graph.set("/App/Parent/Passed.model.count", 3)
@@ -100,23 +100,41 @@ import Testing
     @Test func rule7NearestProviderWins() throws {
         let graph = try makeGraph()
         try graph.mount([
-            "parent": "/App", "name": "Outer", "stateObjects": ["theme": ["type": "Theme", "init": ["colorScheme": "dark"]]],
-            "provide": ["environmentObjects": ["theme"], "environment": ["locale": "ko_KR"]],
+            "parent": "/App", "name": "Outer", "state": ["theme": ["$new": ["type": "Theme", "init": ["colorScheme": "dark"]]]],
+            "provide": ["observables": ["theme"], "environment": ["locale": "ko_KR"]],
         ])
         try graph.mount([
-            "parent": "/App/Outer", "name": "Reader", "environmentObjects": ["theme": "Theme"], "environment": ["locale", "colorScheme"],
-            "body": ["{theme.colorScheme} {locale} {colorScheme}"],
+            "parent": "/App/Outer", "name": "Reader",
+            "environment": ["theme": ["type": "Theme"], "locale": ["key": "locale"], "scheme": ["key": "colorScheme"]],
+            "body": ["{theme.colorScheme} {locale} {scheme}"],
         ])
-        let (top, _) = try graph.mount(["parent": "/App", "name": "TopReader", "environmentObjects": ["theme": "Theme"], "body": ["{theme.colorScheme}"]])
+        let (top, _) = try graph.mount(["parent": "/App", "name": "TopReader", "environment": ["theme": ["type": "Theme"]], "body": ["{theme.colorScheme}"]])
         #expect(try graph.get("/App/Outer/Reader.theme.colorScheme") == "dark")
-        // A key no ancestor provides reads null (colorScheme here).
-        #expect(try graph.tree("/App/Outer/Reader")["body"] == ["dark ko_KR null"])
+        // A key no ancestor provides reads its default (rule 21).
+        #expect(try graph.tree("/App/Outer/Reader")["body"] == ["dark ko_KR light"])
         #expect(top["body"] == ["light"])
+        // A value read under another name is still reported by its key.
+        #expect(try graph.provide("/App/Outer", environment: ["colorScheme": "dark"]).updates["/App/Outer/Reader"] == ["env.colorScheme"])
+    }
+
+    @Test func rule8AMissingEnvironmentObjectFailsWithSwiftUIsMessage() throws {
+        let graph = try makeGraph()
+        let before = try graph.fingerprint()
+        let error = expectError(.environmentObjectMissing) {
+            try graph.mount(["parent": "/App", "name": "Checkout", "environmentObjects": ["cart": "Cart"]])
+        }
+        #expect(
+            error?.message
+                == "No ObservableObject of type Cart found. A View.environmentObject(_:) for Cart may be missing as an ancestor of this view.")
+        #expect(error?.data["view"] == "/App/Checkout")
+        #expect(error?.data["searched"] == ["/App/Checkout", "/App"])
+        #expect(error?.data["hint"]?.stringValue?.contains("\"environmentObjects\"") == true)
+        #expect(try graph.fingerprint() == before)
     }
 
     @Test func rule8WithdrawingARequiredObjectIsRefusedWithInUse() throws {
         let graph = try makeGraph()
-        try graph.mount(["parent": "/App", "name": "Needs", "environmentObjects": ["login": "Login"]])
+        try graph.mount(["parent": "/App", "name": "Needs", "environment": ["login": ["type": "Login"]]])
         let before = try graph.fingerprint()
         let error = expectError(.inUse) { try graph.provide("/App", withdraw: ["Login"]) }
         #expect(error?.data["dependents"] == ["/App/Needs"])
@@ -125,13 +143,13 @@ import Testing
         try graph.unmount("/App/Needs")
         try graph.provide("/App", withdraw: ["Login"])
         expectError(.environmentObjectMissing) {
-            try graph.mount(["parent": "/App", "name": "Needs", "environmentObjects": ["login": "Login"]])
+            try graph.mount(["parent": "/App", "name": "Needs", "environment": ["login": ["type": "Login"]]])
         }
     }
 
     @Test func rule9WritingAnEqualValueIsNoChange() throws {
         let graph = try makeGraph()
-        try graph.mount(["parent": "/App", "name": "V", "state": ["on": true], "environmentObjects": ["theme": "Theme"], "body": ["{on} {theme.fontScale}"]])
+        try graph.mount(["parent": "/App", "name": "V", "state": ["on": true], "environment": ["theme": ["type": "Theme"]], "body": ["{on} {theme.fontScale}"]])
         let version = graph.version
         let same = try graph.set("/App/V.on", true)
         let sameProperty = try graph.set("theme.fontScale", 1)
@@ -147,15 +165,15 @@ import Testing
 
     @Test func rule10EachReasonIsReported() throws {
         let graph = try makeGraph()
+        _ = try graph.declareEnvironmentKeys(["tone": ["type": "string", "default": "neutral"]])
         try graph.mount([
-            "parent": "/App", "name": "Parent", "state": ["label": "x", "flag": false],
-            "stateObjects": ["counter": ["type": "Counter"], "box": ["type": "CounterObject"]],
+            "parent": "/App", "name": "Parent", "state": ["label": "x", "flag": false, "counter": ["$new": ["type": "Counter"]]],
+            "stateObjects": ["box": ["type": "CounterObject"]],
             "provide": ["environment": ["tone": "warm"]], "body": ["{label}"],
         ])
         try graph.mount([
-            "parent": "/App/Parent", "name": "Child", "inputs": ["label": ["$parent": "label"]],
-            "bindings": ["flag": ["$parent": "flag"]], "environment": ["tone"],
-            "observedObjects": ["counter": ["$parent": "counter"], "box": ["$parent": "box"]],
+            "parent": "/App/Parent", "name": "Child", "inputs": ["label": ["$parent": "label"], "counter": ["$parent": "counter"]],
+            "bindings": ["flag": ["$parent": "flag"]], "environment": ["tone"], "observedObjects": ["box": ["$parent": "box"]],
             "body": ["{label} {flag} {counter.count} {tone}"],
         ])
         let child = "/App/Parent/Child"
@@ -185,7 +203,7 @@ import Testing
 
     @Test func rule12ABodyReadingAComputedPropertyDependsOnWhatItsGetterRead() throws {
         let graph = try makeGraph()
-        try graph.mount(["parent": "/App", "name": "V", "environmentObjects": ["login": "Login"], "body": ["{login.isValidEmail}"]])
+        try graph.mount(["parent": "/App", "name": "V", "environment": ["login": ["type": "Login"]], "body": ["{login.isValidEmail}"]])
         // Observation tracks the getter's read of `email`: every change of it re-renders the
         // body, even when the derived value stays false; the watch convenience stays change-only.
         let partial = try graph.set("login.email", "kim@")
@@ -226,7 +244,7 @@ import Testing
 
     @Test func rule13SecureValuesNeverLeaveTheEngine() throws {
         let graph = try makeGraph()
-        try graph.mount(["parent": "/App", "name": "V", "environmentObjects": ["login": "Login"], "body": ["pw: {login.password}"]])
+        try graph.mount(["parent": "/App", "name": "V", "environment": ["login": ["type": "Login"]], "body": ["pw: {login.password}"]])
         let write = try graph.set("login.password", "hunter2-secret")
         #expect(write.propertyChanges["Login#3.password"] == .some(nil))
         #expect(write.body(of: "/App/V") == ["pw: <secure>"])
@@ -243,7 +261,7 @@ import Testing
         }
         let invalid = expectError(.invalidValue) {
             try graph.register(ModelType(declaration: ["name": "Pin", "properties": ["code": ["type": "string", "secure": true, "pattern": "[0-9]{4}", "default": "0000"]]]))
-            try graph.mount(["parent": "/App", "name": "P", "stateObjects": ["pin": ["type": "Pin"]]])
+            try graph.mount(["parent": "/App", "name": "P", "state": ["pin": ["$new": ["type": "Pin"]]]])
             try graph.set("/App/P.pin.code", "secret-abc")
         }
         #expect(invalid?.data["value"] == nil)
@@ -266,7 +284,7 @@ import Testing
                 ]))
         try graph.register(
             ModelType(name: "Account", style: .observable, stored: [StoredProperty("balance", .int, validation: Validation(min: 0))]))
-        try graph.mount(["parent": "/App", "name": "Bank", "stateObjects": ["wallet": ["type": "Wallet", "init": ["balance": 5]]]])
+        try graph.mount(["parent": "/App", "name": "Bank", "state": ["wallet": ["$new": ["type": "Wallet", "init": ["balance": 5]]]]])
         let before = try graph.fingerprint()
         // The action writes its log, then the transaction's next op fails: neither write stays.
         expectError(.typeMismatch) {
@@ -280,17 +298,43 @@ import Testing
 
     @Test func rule15ConnectionViewsGoWhenItClosesUnlessRetained() throws {
         let graph = try makeGraph()
-        try graph.mount(["parent": "/App", "name": "Temp", "stateObjects": ["model": ["type": "Counter"]]], owner: 7)
+        try graph.mount(["parent": "/App", "name": "Temp", "stateObjects": ["model": ["type": "CounterObject"]]], owner: 7)
         try graph.mount(["parent": "/App/Temp", "name": "Inner"], owner: 8)
         try graph.mount(["parent": "/App", "name": "Kept", "retain": true], owner: 7)
         try graph.mount(["parent": "/App", "name": "Other"], owner: 9)
         let close = graph.connectionClosed(7)
         #expect(close.changes.contains(.viewUnmounted(view: "/App/Temp", reason: "connectionClosed")))
         #expect(close.changes.contains(.viewUnmounted(view: "/App/Temp/Inner", reason: "parentUnmounted")))
-        #expect(close.changes.contains(.objectDestroyed(object: "Counter#4", type: "Counter", owner: "/App/Temp.model", reason: "ownerUnmounted")))
+        #expect(close.changes.contains(.objectDestroyed(object: "CounterObject#4", type: "CounterObject", owner: "/App/Temp.model", reason: "ownerUnmounted")))
         #expect(Set(graph.viewPaths) == ["/App", "/App/Kept", "/App/Other"])
-        let created = try graph.mount(["parent": "/App", "name": "Again", "stateObjects": ["model": ["type": "Counter"]]]).commit
-        #expect(created.changes.contains(.objectCreated(object: "Counter#5", type: "Counter", owner: "/App/Again.model", reason: "stateObject")))
+        let created = try graph.mount(["parent": "/App", "name": "Again", "stateObjects": ["model": ["type": "CounterObject"]]]).commit
+        #expect(created.changes.contains(.objectCreated(object: "CounterObject#5", type: "CounterObject", owner: "/App/Again.model", reason: "stateObject")))
         #expect(graph.connectionClosed(42).isEmpty)
+    }
+
+    @Test func rule21EveryEnvironmentKeyHasADefaultAndOnlyDeclaredKeysExist() throws {
+        let graph = try makeGraph()
+        let (reader, _) = try graph.mount([
+            "parent": "/App", "name": "Reader", "environment": ["colorScheme", "isEnabled", "locale", "dynamicTypeSize"],
+            "body": ["{colorScheme} {isEnabled} {locale} {dynamicTypeSize}"],
+        ])
+        #expect(reader["body"] == ["light true en_US large"])
+        let undeclared = expectError(.invalidDeclaration) {
+            try graph.mount(["parent": "/App", "name": "Toned", "environment": ["tone"], "body": ["{tone}"]])
+        }
+        #expect(undeclared?.message.contains("environmentKeys") == true)
+        expectError(.invalidDeclaration) { try graph.provide("/App", environment: ["tone": "warm"]) }
+        expectError(.invalidValue) { try graph.provide("/App", environment: ["colorScheme": "sepia"]) }
+        expectError(.typeMismatch) { try graph.provide("/App", environment: ["isEnabled": "no"]) }
+
+        #expect(try graph.declareEnvironmentKeys(["tone": ["type": "string", "default": "neutral"]]) == ["tone"])
+        #expect(try graph.declareEnvironmentKeys(["tone": ["type": "string", "default": "neutral"]]) == [])
+        expectError(.invalidDeclaration) { _ = try graph.declareEnvironmentKeys(["tone": ["type": "int"]]) }
+        expectError(.invalidParams) { _ = try graph.declareEnvironmentKeys(["pin": ["type": "string", "secure": true]]) }
+        let (toned, _) = try graph.mount(["parent": "/App", "name": "Toned", "environment": ["tone"], "body": ["{tone}"]])
+        #expect(toned["body"] == ["neutral"])
+        #expect(try graph.provide("/App", environment: ["tone": "warm"]).body(of: "/App/Toned") == ["warm"])
+        // Withdrawing the value brings the default back.
+        #expect(try graph.provide("/App", withdraw: ["tone"]).body(of: "/App/Toned") == ["neutral"])
     }
 }

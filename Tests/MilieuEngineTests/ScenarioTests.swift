@@ -10,15 +10,15 @@ import Testing
     private func mountLoginContainer(_ graph: Graph, fixed: Bool) throws {
         try graph.mount([
             "parent": "/App", "name": "Container", "state": ["toggle": false], "body": ["toggle: {toggle}"],
-            "stateObjects": fixed ? ["loginVM": ["type": "Login"]] : [:],
+            "stateObjects": fixed ? ["loginVM": ["type": "LoginViewModel"]] : [:],
         ])
         for name in ["LoginView1", "LoginView2"] {
             let holder: JSON =
                 fixed
                 ? ["observedObjects": ["loginVM": ["$parent": "loginVM"]]]
                 : name == "LoginView1"
-                    ? ["stateObjects": ["loginVM": ["type": "Login"]]]
-                    : ["observedObjects": ["loginVM": ["construct": "Login"]]]
+                    ? ["stateObjects": ["loginVM": ["type": "LoginViewModel"]]]
+                    : ["observedObjects": ["loginVM": ["construct": "LoginViewModel"]]]
             var declaration: JSONObject = ["parent": "/App/Container", "name": .string(name), "body": ["email: {loginVM.email}"]]
             for (key, value) in holder.objectValue ?? [:] { declaration[key] = value }
             try graph.mount(.object(declaration))
@@ -34,9 +34,9 @@ import Testing
 
         #expect(flip.updates == ["/App/Container": ["_toggle"], "/App/Container/LoginView2": ["@self"]])
         #expect(flip.body(of: "/App/Container/LoginView2") == ["email: "])
-        #expect(flip.created.map(\.object) == ["Login#6"])
+        #expect(flip.created.map(\.object) == ["LoginViewModel#6"])
         #expect(flip.created.first?.owner == "/App/Container/LoginView2.loginVM")
-        #expect(flip.destroyed.map(\.object) == ["Login#5"])
+        #expect(flip.destroyed.map(\.object) == ["LoginViewModel#5"])
         #expect(flip.destroyed.first?.reason == "replaced")
         #expect(try graph.get("/App/Container/LoginView1.loginVM.email") == "kim@example.com")
         #expect(try graph.get("/App/Container/LoginView2.loginVM.email") == "")
@@ -94,6 +94,21 @@ import Testing
         }
     }
 
+    @Test func s2EagerStateObjectBuildsAndDiscardsOneAtEveryChange() throws {
+        let graph = try makeGraph()
+        try mountStartView(graph, child: ["stateObjects": ["viewModel": ["type": "ViewModel", "init": ["num": ["$input": "num"]], "eager": true]]])
+        for n in 11...13 {
+            let commit = try graph.set("/App/StartView.selectedNum", .int(n))
+            #expect(commit.body(of: "/App/StartView/ContentView") == ["num: 10"])
+            #expect(commit.created.map(\.reason) == ["stateInitial"])
+            #expect(commit.created.first?.owner == "/App/StartView/ContentView.viewModel")
+            #expect(commit.destroyed.map(\.reason) == ["discarded"])
+            #expect(commit.destroyed.first?.object == commit.created.first?.object)
+            #expect(commit.diagnostics.map(\.kind) == ["StateObjectInitIgnored"])
+        }
+        #expect(try graph.get("/App/StartView/ContentView.viewModel.num") == 10)
+    }
+
     @Test func s2IdentityBoundToTheValueRecreatesTheStateObject() throws {
         let graph = try makeGraph()
         try mountStartView(
@@ -116,36 +131,38 @@ import Testing
 
     // MARK: S3 — seed 002
 
-    private func counterScreen(_ graph: Graph, type: String) throws -> Commit {
+    /// Seed 002: the parent owns the model and injects it; one child shows `count`, the other only
+    /// has a button. `ObservableObject`: `@StateObject` + `.environmentObject` + `@EnvironmentObject`;
+    /// `@Observable`: `@State` + `.environment(vm)` + `@Environment(NewObservable.self)`.
+    private func counterScreen(_ graph: Graph, observable: Bool) throws -> Commit {
+        let type: JSON = observable ? "NewObservable" : "OriginalObservable"
+        let reader: JSON = observable ? ["environment": ["vm": ["type": type]]] : ["environmentObjects": ["vm": type]]
         try graph.mount([
-            "parent": "/App", "name": "CounterScreen", "stateObjects": ["counter": ["type": .string(type)]],
-            "provide": ["environmentObjects": ["counter"]],
+            "parent": "/App", "name": "ContentView",
+            observable ? "state" : "stateObjects": observable ? ["vm": ["$new": ["type": type]]] : ["vm": ["type": type]],
+            "provide": [observable ? "observables" : "environmentObjects": ["vm"]],
         ])
-        try graph.mount([
-            "parent": "/App/CounterScreen", "name": "CountLabel", "environmentObjects": ["counter": .string(type)],
-            "body": ["count: {counter.count}"],
-        ])
-        try graph.mount([
-            "parent": "/App/CounterScreen", "name": "AddButton", "environmentObjects": ["counter": .string(type)],
-            "body": ["+"],
-        ])
-        return try graph.call("/App/CounterScreen.counter.add")
+        for (name, body) in [("CountView", "count: {vm.count}"), ("ButtonView", "+")] {
+            var declaration: JSONObject = ["parent": "/App/ContentView", "name": .string(name), "body": [.string(body)]]
+            for (key, value) in reader.objectValue ?? [:] { declaration[key] = value }
+            try graph.mount(.object(declaration))
+        }
+        return try graph.call("/App/ContentView.vm.add")
     }
 
     @Test func s3ObservableObjectReEvaluatesEveryHolder() throws {
-        let add = try counterScreen(try makeGraph(), type: "CounterObject")
+        let add = try counterScreen(try makeGraph(), observable: false)
         #expect(
             add.updates == [
-                "/App/CounterScreen": ["_counter"], "/App/CounterScreen/CountLabel": ["_counter"],
-                "/App/CounterScreen/AddButton": ["_counter"],
+                "/App/ContentView": ["_vm"], "/App/ContentView/CountView": ["_vm"], "/App/ContentView/ButtonView": ["_vm"],
             ])
-        #expect(add.body(of: "/App/CounterScreen/CountLabel") == ["count: 1"])
+        #expect(add.body(of: "/App/ContentView/CountView") == ["count: 1"])
     }
 
     @Test func s3ObservableReEvaluatesOnlyTheReader() throws {
-        let add = try counterScreen(try makeGraph(), type: "Counter")
-        #expect(add.updates == ["/App/CounterScreen/CountLabel": ["counter.count"]])
-        #expect(add.body(of: "/App/CounterScreen/CountLabel") == ["count: 1"])
+        let add = try counterScreen(try makeGraph(), observable: true)
+        #expect(add.updates == ["/App/ContentView/CountView": ["vm.count"]])
+        #expect(add.body(of: "/App/ContentView/CountView") == ["count: 1"])
     }
 
     // MARK: S4 — seed 003
@@ -245,7 +262,7 @@ import Testing
         let graph = try makeGraph()
         let parent = try mountLevels(graph)
         try graph.mount([
-            "parent": .string(parent), "name": "DeepChildView", "environmentObjects": ["session": "Session"],
+            "parent": .string(parent), "name": "DeepChildView", "environment": ["session": ["type": "Session"]],
             "body": ["user: {session.user}"],
         ])
         let start = try graph.call("session.start", ["kim"])
@@ -280,17 +297,20 @@ import Testing
 
     @Test func s7SceneWithoutSessionRefusesTheDeepChild() throws {
         let scene = try Scene(json: [
-            "app": ["stateObjects": ["theme": ["type": "Theme"]], "provide": ["environmentObjects": ["theme"]]]
+            "app": ["state": ["theme": ["$new": ["type": "Theme"]]], "provide": ["observables": ["theme"]]]
         ])
         let graph = try makeGraph(scene: scene)
         let parent = try mountLevels(graph)
         let error = expectError(.environmentObjectMissing) {
             try graph.mount([
-                "parent": .string(parent), "name": "DeepChildView", "environmentObjects": ["session": "Session"],
+                "parent": .string(parent), "name": "DeepChildView", "environment": ["session": ["type": "Session"]],
                 "body": ["user: {session.user}"],
             ])
         }
         #expect(error?.data["type"] == "Session")
+        #expect(
+            error?.message
+                == "No Observable object of type Session found. A View.environmentObject(_:) for Session may be missing as an ancestor of this view.")
         #expect(error?.data["searched"]?.arrayValue?.last == "/App")
         #expect(!graph.viewPaths.contains("\(parent)/DeepChildView"))
     }

@@ -31,8 +31,12 @@ extension Graph {
     }
 
     @discardableResult
-    func provide(_ path: String, objects: [String] = [], environment: JSONObject = [:], withdraw: [String] = []) throws -> Commit {
-        try apply([.provide(path: path, environmentObjects: objects, environment: environment, withdraw: withdraw)]).commit
+    func provide(
+        _ path: String, objects: [String] = [], observables: [String] = [], environment: JSONObject = [:], withdraw: [String] = []
+    ) throws -> Commit {
+        try apply([
+            .provide(path: path, environmentObjects: objects, observables: observables, environment: environment, withdraw: withdraw)
+        ]).commit
     }
 
     /// A whole-graph picture for checking that a failed operation changed nothing.

@@ -262,7 +262,7 @@ struct InteractiveTests {
         defer { daemon.stop() }
         let terminal = try repl(daemon, environment: ["XDG_STATE_HOME": daemon.directory])
         try enter(terminal, "types Cart")
-        try terminal.waitFor("the answer") { $0.hasSuffix("action add(item: string)\nmilieu>") }
+        try terminal.waitFor("the answer") { $0.hasSuffix("action objectWillChange.send()\nmilieu>") }
         #expect(try String(contentsOfFile: "\(daemon.directory)/milieu/history", encoding: .utf8).contains("types Cart"))
     }
 }

@@ -15,7 +15,7 @@ import Testing
         _ = try watcher.call("watch", ["paths": ["login", "session"], "views": ["/App"], "lifecycle": true])
         let client = try daemon.connect()
         _ = try client.call("view/mount", [
-            "parent": "/App", "name": "Form", "retain": true, "environmentObjects": ["login": "Login"],
+            "parent": "/App", "name": "Form", "retain": true, "environment": ["login": ["type": "Login"]],
             "stateObjects": ["draft": ["type": "Login", "init": ["password": .string(secret)]]],
             "body": ["{login.password} {draft.password}"],
         ])

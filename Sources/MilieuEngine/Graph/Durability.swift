@@ -45,7 +45,7 @@ extension Graph {
             switch change {
             case .property(let object, _, let property, let value?):
                 guard let record = objectsByName[object], let view = record.ownerView, let variable = record.ownerVariable,
-                    isDurable(view), case .object(_, .stateObject)? = view.variables[variable],
+                    isDurable(view), case .object(_, let wrapper)? = view.variables[variable], wrapper.owns,
                     let slot = record.type.slots[property], slot < record.type.storedCount
                 else { continue }
                 writes.append(.value(view: view.path, name: "\(variable).\(property)", value: value))
@@ -70,8 +70,8 @@ extension Graph {
         for (name, variable) in node.variables {
             switch variable {
             case .state(let value, _): writes.append(.value(view: node.path, name: name, value: value))
-            case .object(let id, .stateObject):
-                guard let record = objects[id] else { continue }
+            case .object(let id, let wrapper) where wrapper.owns:
+                guard let record = objects[id], record.ownerView === node else { continue }
                 for (slot, property) in record.type.model.stored.enumerated() where !property.secure {
                     writes.append(.value(view: node.path, name: "\(name).\(property.name)", value: record.values[slot]))
                 }

@@ -1,37 +1,78 @@
 import MilieuJSON
 
 extension Graph {
-    /// Rule 7: the nearest provider of `type`, searching the view itself and then its ancestors.
-    /// When there is none, the error lists `node.ancestorsAndSelf`: every view searched.
+    /// Rule 7: the nearest provider of an `ObservableObject` of `type` (`.environmentObject`),
+    /// searching the view itself and then its ancestors. When there is none, the error lists
+    /// `node.ancestorsAndSelf`: every view searched.
     func environmentObject(_ type: String, for node: ViewNode) -> Int? {
         for view in node.ancestorsAndSelf {
-            if let id = view.providedObjects[type] { return id }
+            if let id = view.provided.objects[type] { return id }
         }
         return nil
     }
 
+    /// Rule 17: the nearest provider of an `@Observable` object of `type` (`.environment(x)`),
+    /// a slot of its own.
+    func environmentObservable(_ type: String, for node: ViewNode) -> Int? {
+        for view in node.ancestorsAndSelf {
+            if let id = view.provided.observables[type] { return id }
+        }
+        return nil
+    }
+
+    /// The nearest provided value of `key`, or its default (rule 21) with no provider.
     func environmentValue(_ key: String, for node: ViewNode) -> (provider: Int?, value: JSON) {
         for view in node.ancestorsAndSelf {
-            if let value = view.providedEnvironment[key] { return (view.serial, value) }
+            if let value = view.provided.environment[key] { return (view.serial, value) }
         }
-        // SPEC §6.1: a key no ancestor provides reads null.
-        return (nil, .null)
+        return (nil, environmentKeys[key]?.defaultValue ?? .null)
+    }
+
+    /// The declared key `key`, or an error naming how to declare it.
+    func environmentKey(_ key: String, field: String, view: String?) throws(EngineError) -> StoredProperty {
+        guard let property = environmentKeys[key] else {
+            throw .invalidDeclaration(
+                field: field,
+                reason: "\(key) is not an environment key; declare it with its default, as an EnvironmentKey's defaultValue, "
+                    + "in schema/register {\"environmentKeys\": {\"\(key)\": {\"type\": ..., \"default\": ...}}} or in the scene",
+                view: view)
+        }
+        return property
+    }
+
+    /// A provided environment value, checked against its key's type and constraints.
+    func checkedEnvironmentValue(_ key: String, _ value: JSON, field: String, view: String?) throws(EngineError) -> JSON {
+        try checked(value, for: try environmentKey(key, field: field, view: view), path: "env.\(key)")
     }
 
     /// What a declaration's `provide` comes to for `node` now: objects by type, values by key.
-    func declaredProvides(of node: ViewNode) throws(EngineError) -> ([String: Int], [String: JSON]) {
-        var objects: [String: Int] = [:]
-        for path in node.declaration.provideObjects {
-            let (type, id) = try providedObject(path, relativeTo: node)
-            guard objects.updateValue(id, forKey: type) == nil else {
+    func declaredProvides(of node: ViewNode) throws(EngineError) -> Provided {
+        let declaration = node.declaration
+        var provided = Provided()
+        for path in declaration.provideObjects {
+            let (type, id) = try providedObject(path, relativeTo: node, slot: .environmentObject, field: "provide.environmentObjects")
+            guard provided.objects.updateValue(id, forKey: type) == nil else {
                 throw .invalidDeclaration(field: "provide.environmentObjects", reason: "two objects of type \(type)", view: node.path)
             }
         }
-        return (objects, Dictionary(node.declaration.provideEnvironment.map { ($0.key, $0.value) }, uniquingKeysWith: { _, b in b }))
+        for path in declaration.provideObservables {
+            let (type, id) = try providedObject(path, relativeTo: node, slot: .environment, field: "provide.observables")
+            guard provided.observables.updateValue(id, forKey: type) == nil else {
+                throw .invalidDeclaration(field: "provide.observables", reason: "two objects of type \(type)", view: node.path)
+            }
+        }
+        for (key, value) in declaration.provideEnvironment {
+            provided.environment[key] = try checkedEnvironmentValue(key, value, field: "provide.environment.\(key)", view: node.path)
+        }
+        return provided
     }
 
-    /// A key path to an object, relative to `node` unless it is absolute or starts at an object id.
-    private func providedObject(_ path: String, relativeTo node: ViewNode) throws(EngineError) -> (String, Int) {
+    /// A key path to an object, relative to `node` unless it is absolute or starts at an object
+    /// id, checked against the slot it goes in (rule 16): `.environmentObject` takes an
+    /// `ObservableObject`, `.environment` an `@Observable` object.
+    private func providedObject(_ path: String, relativeTo node: ViewNode, slot: ObjectWrapper, field: String)
+        throws(EngineError) -> (String, Int)
+    {
         var keyPath = try KeyPath(parsing: path)
         if !path.hasPrefix("/"), case .view = keyPath.root { keyPath.root = .view(node.path) }
         let bound = try resolve(keyPath, display: path)
@@ -44,51 +85,66 @@ extension Graph {
             }
             throw .typeMismatch(path: path, expected: "object", actual: actual)
         }
+        try requireStyle(of: record.type.name, for: slot, providing: true, field: field, view: node.path)
         return (record.type.name, id)
     }
 
     /// `view/provide`: adds, replaces or withdraws what a mounted view provides to its subtree.
-    func provideOperation(_ path: String, objects paths: [String], environment: JSONObject, withdraw: [String])
-        throws(EngineError)
-    {
+    /// A withdrawn name is a type in either object slot or a value key.
+    func provideOperation(
+        _ path: String, objects objectPaths: [String], observables observablePaths: [String], environment: JSONObject,
+        withdraw: [String]
+    ) throws(EngineError) {
         let canonical = try ViewPath.split(path).view
         guard let node = views[canonical] else { throw .unknownPath(path, "no view is mounted there") }
-        var objects = node.providedObjects
-        var values = node.providedEnvironment
+        var provided = node.provided
         var added = Set<String>()
-        for (index, objectPath) in paths.enumerated() {
-            let (type, id) = try providedObject(objectPath, relativeTo: node)
-            guard added.insert(type).inserted else {
-                throw .invalidParams(pointer: "/environmentObjects/\(index)", "a second object of type \(type)")
+        for (member, paths, slot) in [
+            ("environmentObjects", objectPaths, ObjectWrapper.environmentObject), ("observables", observablePaths, .environment),
+        ] {
+            for (index, objectPath) in paths.enumerated() {
+                let (type, id) = try providedObject(objectPath, relativeTo: node, slot: slot, field: member)
+                guard added.insert(type).inserted else {
+                    throw .invalidParams(pointer: "/\(member)/\(index)", "a second object of type \(type)")
+                }
+                if slot == .environment { provided.observables[type] = id } else { provided.objects[type] = id }
             }
-            objects[type] = id
         }
-        for (key, value) in environment { values[key] = value }
+        for (key, value) in environment {
+            provided.environment[key] = try checkedEnvironmentValue(key, value, field: "environment.\(key)", view: canonical)
+        }
         for (index, name) in withdraw.enumerated() {
             guard !added.contains(name), environment[name] == nil else {
                 throw .invalidParams(pointer: "/withdraw/\(index)", "\(name) is both provided and withdrawn")
             }
-            if objects.removeValue(forKey: name) == nil, values.removeValue(forKey: name) == nil {
+            let withdrawn = [
+                provided.objects.removeValue(forKey: name) != nil, provided.observables.removeValue(forKey: name) != nil,
+                provided.environment.removeValue(forKey: name) != nil,
+            ]
+            guard withdrawn.contains(true) else {
                 throw .invalidParams(pointer: "/withdraw/\(index)", "\(canonical) provides no \(name) to withdraw")
             }
         }
-        try applyProvides(node, objects: objects, environment: values)
+        try applyProvides(node, provided)
     }
 
-    /// Makes `node` provide exactly these, and brings its subtree's environment up to date:
+    /// Makes `node` provide exactly `new`, and brings its subtree's environment up to date:
     /// views that now see another object or value are evaluated again; views left
-    /// without a required object make the change fail with InUse (rule 8).
-    func applyProvides(_ node: ViewNode, objects: [String: Int], environment: [String: JSON]) throws(EngineError) {
-        let oldObjects = node.providedObjects
-        let oldEnvironment = node.providedEnvironment
-        let types = Set(objects.keys).union(oldObjects.keys).filter { objects[$0] != oldObjects[$0] }
-        let keys = Set(environment.keys).union(oldEnvironment.keys).filter { environment[$0] != oldEnvironment[$0] }
-        guard !types.isEmpty || !keys.isEmpty else { return }
+    /// without a required object make the change fail with InUse (rules 8, 17).
+    func applyProvides(_ node: ViewNode, _ new: Provided) throws(EngineError) {
+        let old = node.provided
+        func changed<Value: Equatable>(_ new: [String: Value], _ old: [String: Value]) -> Set<String> {
+            Set(new.keys).union(old.keys).filter { new[$0] != old[$0] }
+        }
+        let types = changed(new.objects, old.objects)
+        let observableTypes = changed(new.observables, old.observables)
+        let keys = changed(new.environment, old.environment)
+        guard !types.isEmpty || !observableTypes.isEmpty || !keys.isEmpty else { return }
         pending.structural = true
-        for type in types { if let id = objects[type] { hold(id) } }
-        node.providedObjects = objects
-        node.providedEnvironment = environment
-        journal.record(.provides(node, objects: oldObjects, environment: oldEnvironment))
+        for type in types { if let id = new.objects[type] { hold(id) } }
+        for type in observableTypes { if let id = new.observables[type] { hold(id) } }
+        node.provided = new
+        journal.record(.provides(node, old))
         var missing: [(type: String, view: String)] = []
         for view in node.subtree {
             for (name, type) in view.declaration.environmentObjects where types.contains(type) {
@@ -101,12 +157,23 @@ extension Graph {
                     pending.queue.add(view, reason: "_\(name)")
                 }
             }
-            for key in view.declaration.environment where keys.contains(key) {
+            for (name, wanted) in view.declaration.environmentObservables where observableTypes.contains(wanted.type) {
+                let found = environmentObservable(wanted.type, for: view)
+                if found == nil && !wanted.optional {
+                    missing.append((wanted.type, view.path))
+                    continue
+                }
+                if view.variables[name]?.object != found {
+                    setVariable(view, name, found.map { .object($0, .environment) } ?? .noObject)
+                    pending.queue.add(view, reason: "_\(name)")
+                }
+            }
+            for (name, key) in view.declaration.environment where keys.contains(key) {
                 let (provider, value) = environmentValue(key, for: view)
-                guard case .environment(let oldProvider, let oldValue)? = view.variables[key],
+                guard case .environment(let oldProvider, _, let oldValue)? = view.variables[name],
                     oldProvider != provider || oldValue != value
                 else { continue }
-                setVariable(view, key, .environment(provider: provider, value: value))
+                setVariable(view, name, .environment(provider: provider, key: key, value: value))
                 if view.dependencies.contains(.environment(provider: oldProvider, key: key)) {
                     pending.queue.add(view, reason: "env.\(key)")
                 }
@@ -115,6 +182,42 @@ extension Graph {
         if let first = missing.first {
             throw .inUse(provided: first.type, view: node.path, dependents: missing.filter { $0.type == first.type }.map(\.view))
         }
-        for type in types { if let id = oldObjects[type] { release(id, reason: "released") } }
+        for type in types { if let id = old.objects[type] { release(id, reason: "released") } }
+        for type in observableTypes { if let id = old.observables[type] { release(id, reason: "released") } }
+    }
+
+    /// Rule 16: `@StateObject`, `@ObservedObject`, `@EnvironmentObject` and `.environmentObject`
+    /// take an `ObservableObject`; `@Environment(T.self)` and `.environment(x)` an `@Observable`
+    /// type. The wrong pairing is refused with the wrapper that fits. `providing`: the modifier that
+    /// puts it in the environment rather than the wrapper that reads it.
+    func requireStyle(of typeName: String, for wrapper: ObjectWrapper, providing: Bool = false, field: String, view: String)
+        throws(EngineError)
+    {
+        guard let type = registry[typeName] else { throw .unknownType(typeName) }
+        let wanted: ObservationStyle = wrapper == .environment ? .observable : .observableObject
+        guard type.model.style != wanted else { return }
+        let variable = field.split(separator: ".").last.map(String.init) ?? "x"
+        let reason: String
+        switch wrapper {
+        case .stateObject:
+            reason = "\(typeName) is @Observable, and @StateObject takes an ObservableObject; own it with @State: "
+                + "\"state\": {\"\(variable)\": {\"$new\": {\"type\": \"\(typeName)\"}}}"
+        case .observedObject:
+            reason = "\(typeName) is @Observable, and @ObservedObject takes an ObservableObject; pass it as a plain input "
+                + "(\"inputs\": {\"\(variable)\": {\"$parent\": ...}}), or bind its properties with @Bindable (\"bindings\")"
+        case .environmentObject where providing:
+            reason = "\(typeName) is @Observable, and .environmentObject(_:) takes an ObservableObject; "
+                + "provide it with .environment(_:): \"observables\": [...]"
+        case .environmentObject:
+            reason = "\(typeName) is @Observable, and @EnvironmentObject takes an ObservableObject; read it with "
+                + "@Environment(\(typeName).self): \"environment\": {\"\(variable)\": {\"type\": \"\(typeName)\"}}"
+        case .environment where providing:
+            reason = "\(typeName) is an ObservableObject, and .environment(_:) takes an @Observable object; "
+                + "provide it with .environmentObject(_:): \"environmentObjects\": [...]"
+        default:
+            reason = "\(typeName) is an ObservableObject, and @Environment(\(typeName).self) takes an @Observable type; "
+                + "read it with @EnvironmentObject: \"environmentObjects\": {\"\(variable)\": \"\(typeName)\"}"
+        }
+        throw .invalidDeclaration(field: field, reason: reason, view: view)
     }
 }

@@ -79,7 +79,7 @@ extension Graph {
         recorder.start()
         for (name, variable) in node.variables {
             switch variable {
-            case .object(let id, let wrapper) where wrapper != .input:
+            case .object(let id, let wrapper) where wrapper.subscribes:
                 if objects[id]?.type.model.style == .observableObject { recorder.note(.object(id), "_\(name)") }
             default: break
             }
@@ -147,12 +147,18 @@ extension Graph {
         let fresh = child.birth == transaction
         var changed = false
         var objectsChanged = false
-        for (name, bound) in evaluated.inputs {
+        for (name, initial) in evaluated.inputs {
             let new: ViewVariable
-            switch bound {
-            case .object(let id): new = .inputObject(id)
-            case .value(let value): new = .input(value)
-            case .secure: new = .input(.null)
+            switch initial {
+            case .bound(.object(let id)): new = .inputObject(id)
+            case .bound(.value(let value)): new = .input(value)
+            case .bound(.secure): new = .input(.null)
+            case .new(let type, let arguments):
+                // The parent made a new object for this `let` (rule 18): the child is passed a new value.
+                guard !fresh else { continue }
+                let record = try createObject(
+                    type, initial: arguments, owner: (child, name), reason: "construct", field: "inputs.\(name).$new.init")
+                new = .inputObject(record.serial)
             }
             switch (child.variables[name], new) {
             case (.input(let a)?, .input(let b)) where a == b: continue
@@ -160,9 +166,19 @@ extension Graph {
             default: break
             }
             if case .inputObject(let id) = new { hold(id) }
-            if case .inputObject(let old)? = child.variables[name] { release(old, reason: "released") }
+            if case .inputObject(let old)? = child.variables[name] {
+                releaseHeld(old, by: child, variable: name, ownerReason: "replaced")
+            }
             setVariable(child, name, new)
             changed = true
+        }
+        if !fresh {
+            // `@State var vm = Model()`: the initial value is made at every init of the view struct,
+            // and all but the identity's first are thrown away (rule 18).
+            for (name, initial) in evaluated.state {
+                guard case .new(let type, let arguments) = initial else { continue }
+                try discardInitialValue(type, arguments, owner: child, variable: name, field: "state.\(name).$new.init")
+            }
         }
         for (name, location) in evaluated.bindings {
             guard case .binding(let old)? = child.variables[name], old != location else { continue }
@@ -179,26 +195,42 @@ extension Graph {
                     field: "observedObjects.\(name).init")
                 hold(record.serial)
                 setVariable(child, name, .object(record.serial, .observedObject))
-                release(old, reason: "replaced", byOwner: true)
+                releaseHeld(old, by: child, variable: name, ownerReason: "replaced")
             case .object(let id):
                 guard id != old else { continue }
+                try requireStyle(
+                    of: objects[id]?.type.name ?? "", for: .observedObject, field: "observedObjects.\(name)", view: child.path)
                 hold(id)
                 setVariable(child, name, .object(id, .observedObject))
-                release(old, reason: "released")
+                releaseHeld(old, by: child, variable: name, ownerReason: "replaced")
             }
             changed = true
             objectsChanged = true
         }
         if !fresh {
-            for (name, arguments) in evaluated.stateObjects where arguments != child.stateObjectArguments[name] {
-                reportIgnoredInitializer(child, variable: name, arguments: arguments)
+            for (name, arguments) in evaluated.stateObjects {
+                // `let vm = T(...); _vm = StateObject(wrappedValue: vm)` builds one that is never used (rule 18).
+                if let initializer = child.declaration.stateObjects.first(where: { $0.name == name })?.value, initializer.eager {
+                    try discardInitialValue(
+                        initializer.type, arguments, owner: child, variable: name, field: "stateObjects.\(name).init")
+                }
+                if arguments != child.stateObjectArguments[name] {
+                    reportIgnoredInitializer(child, variable: name, arguments: arguments)
+                }
             }
         }
-        if objectsChanged {
-            let (objects, environment) = try declaredProvides(of: child)
-            try applyProvides(child, objects: objects, environment: environment)
-        }
+        if objectsChanged { try applyProvides(child, try declaredProvides(of: child)) }
         if changed && !fresh { pending.queue.add(child, reason: "@self") }
+    }
+
+    /// An initial value made for a view identity that already has one: created and destroyed at
+    /// once, both reported with the variable it was made for.
+    private func discardInitialValue(_ type: String, _ arguments: JSONObject, owner: ViewNode, variable: String, field: String)
+        throws(EngineError)
+    {
+        let record = try createObject(type, initial: arguments, owner: (owner, variable), reason: "stateInitial", field: field)
+        hold(record.serial)
+        release(record.serial, reason: "discarded")
     }
 
     private func reportIgnoredInitializer(_ node: ViewNode, variable: String, arguments given: JSONObject) {

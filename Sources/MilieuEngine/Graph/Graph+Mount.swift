@@ -4,9 +4,10 @@ import MilieuJSON
 /// parent is now: at mount, and again each time the parent's body is evaluated.
 struct EvaluatedDeclaration {
     var id: JSON?
-    var inputs: [(name: String, value: Bound)] = []
-    /// Initial @State values: used only when the identity is created (rule 3).
-    var state: [(name: String, value: Bound)] = []
+    var inputs: [(name: String, value: Initial)] = []
+    /// Initial @State values: used only when the identity is created (rule 3), though a `$new`
+    /// is made at every evaluation (rule 18).
+    var state: [(name: String, value: Initial)] = []
     var bindings: [(name: String, location: Location)] = []
     var stateObjects: [(name: String, arguments: JSONObject)] = []
     var observed: [(name: String, source: Observed)] = []
@@ -14,6 +15,12 @@ struct EvaluatedDeclaration {
     enum Observed {
         case construct(type: String, arguments: JSONObject)
         case object(Int)
+    }
+
+    /// What an input or a @State starts from: a value or object bound now, or an object to make (`$new`).
+    enum Initial {
+        case bound(Bound)
+        case new(type: String, arguments: JSONObject)
     }
 }
 
@@ -31,6 +38,11 @@ extension Graph {
             guard let expression = declaration.inputs.first(where: { $0.name == name })?.value else {
                 throw .invalidDeclaration(field: "$input", reason: "\"$input\": \"\(name)\" names no input of the view", view: view())
             }
+            if case .new = expression {
+                throw .invalidDeclaration(
+                    field: "inputs.\(name)", reason: "\"$input\": \"\(name)\" names an object made with $new; make it where it is used",
+                    view: view())
+            }
             guard visiting.insert(name).inserted else {
                 throw .invalidDeclaration(
                     field: "inputs.\(name)", reason: "inputs refer to each other in a cycle through \(name)", view: view())
@@ -43,6 +55,8 @@ extension Graph {
         func evaluate(_ expression: ValueExpression) throws(EngineError) -> Bound {
             switch expression {
             case .literal(let slot): return .value(literals[slot])
+            case .constant(let value): return .value(value)
+            case .new: preconditionFailure("$new is evaluated by initial(), and only where the parser allows it")
             case .input(let name): return try input(name)
             case .parent(let path):
                 let members = path.members
@@ -83,8 +97,14 @@ extension Graph {
                 throw .invalidDeclaration(field: "id", reason: "an id is a string, an integer or a boolean, not \(evaluated.kindName)", view: view())
             }
         }
-        for (name, _) in declaration.inputs { result.inputs.append((name, try input(name))) }
-        for (name, expression) in declaration.state { result.state.append((name, try evaluate(expression))) }
+        func initial(_ expression: ValueExpression) throws(EngineError) -> EvaluatedDeclaration.Initial {
+            guard case .new(let initializer) = expression else { return .bound(try evaluate(expression)) }
+            return .new(type: initializer.type, arguments: try arguments(initializer, value))
+        }
+        for (name, expression) in declaration.inputs {
+            result.inputs.append((name, try expression.isNew ? initial(expression) : .bound(try input(name))))
+        }
+        for (name, expression) in declaration.state { result.state.append((name, try initial(expression))) }
         for (name, source) in declaration.bindings {
             result.bindings.append((name, try bindingLocation(source, parent: parent, view: view(), variable: name)))
         }
@@ -183,27 +203,42 @@ extension Graph {
             birth: transaction, owner: owner)
         node.version = version + 1
         try link(node, after: previous, atEnd: atEnd)
-        for (name, bound) in evaluated.inputs {
-            switch bound {
-            case .object(let id):
+        let made = parent == nil ? "app" : reason == InvalidationQueue.identity ? "identity" : nil
+        for (name, initial) in evaluated.inputs {
+            switch initial {
+            case .bound(.object(let id)):
                 hold(id)
                 node.variables.append(name, .inputObject(id))
-            case .value(let value): node.variables.append(name, .input(value))
-            case .secure: node.variables.append(name, .input(.null))
+            case .bound(.value(let value)): node.variables.append(name, .input(value))
+            case .bound(.secure): node.variables.append(name, .input(.null))
+            case .new(let type, let arguments):
+                let record = try createObject(
+                    type, initial: arguments, owner: (node, name), reason: "construct", field: "inputs.\(name).$new.init")
+                hold(record.serial)
+                node.variables.append(name, .inputObject(record.serial))
             }
         }
-        for (name, bound) in evaluated.state {
-            guard case .value(let initial) = bound else {
-                throw .invalidDeclaration(field: "state.\(name)", reason: "a @State holds a value, not an object", view: node.path)
+        for (name, initial) in evaluated.state {
+            switch initial {
+            case .bound(.value(let value)): node.variables.append(name, .state(value, Self.stateType(of: value)))
+            case .bound(.object(let id)):
+                hold(id)
+                node.variables.append(name, .object(id, .state))
+            case .bound(.secure):
+                throw .invalidDeclaration(field: "state.\(name)", reason: "a @State cannot start from a secure value", view: node.path)
+            case .new(let type, let arguments):
+                let record = try createObject(
+                    type, initial: arguments, owner: (node, name), reason: made ?? "state", field: "state.\(name).$new.init")
+                hold(record.serial)
+                node.variables.append(name, .object(record.serial, .state))
             }
-            node.variables.append(name, .state(initial, Self.stateType(of: initial)))
         }
         for (name, location) in evaluated.bindings { node.variables.append(name, .binding(location)) }
-        let objectReason = parent == nil ? "app" : reason == InvalidationQueue.identity ? "identity" : "stateObject"
         for (name, arguments) in evaluated.stateObjects {
             guard let type = declaration.stateObjectType(name) else { continue }
+            try requireStyle(of: type, for: .stateObject, field: "stateObjects.\(name)", view: node.path)
             let record = try createObject(
-                type, initial: arguments, owner: (node, name), reason: objectReason, field: "stateObjects.\(name).init")
+                type, initial: arguments, owner: (node, name), reason: made ?? "stateObject", field: "stateObjects.\(name).init")
             hold(record.serial)
             node.variables.append(name, .object(record.serial, .stateObject))
             node.stateObjectArguments[name] = arguments
@@ -212,33 +247,48 @@ extension Graph {
             let id: Int
             switch source {
             case .construct(let type, let arguments):
+                try requireStyle(of: type, for: .observedObject, field: "observedObjects.\(name)", view: node.path)
                 id = try createObject(
                     type, initial: arguments, owner: (node, name), reason: "construct",
                     field: "observedObjects.\(name).init"
                 ).serial
-            case .object(let existing): id = existing
+            case .object(let existing):
+                try requireStyle(
+                    of: objects[existing]?.type.name ?? "", for: .observedObject, field: "observedObjects.\(name)", view: node.path)
+                id = existing
             }
             hold(id)
             node.variables.append(name, .object(id, .observedObject))
         }
-        if !declaration.provideObjects.isEmpty || !declaration.provideEnvironment.isEmpty {
-            let (providedObjects, providedEnvironment) = try declaredProvides(of: node)
-            for id in providedObjects.values { hold(id) }
-            node.providedObjects = providedObjects
-            node.providedEnvironment = providedEnvironment
+        if !declaration.provideObjects.isEmpty || !declaration.provideObservables.isEmpty || !declaration.provideEnvironment.isEmpty {
+            let provided = try declaredProvides(of: node)
+            for id in provided.heldObjects { hold(id) }
+            node.provided = provided
         }
         for (name, type) in declaration.environmentObjects {
-            // Only a registered type can be provided: the type is checked when none is found.
+            try requireStyle(of: type, for: .environmentObject, field: "environmentObjects.\(name)", view: node.path)
             guard let found = environmentObject(type, for: node) else {
-                guard registry[type] != nil else { throw .unknownType(type) }
                 throw .environmentObjectMissing(
                     type: type, view: node.path, variable: name, searched: node.ancestorsAndSelf.map(\.path))
             }
             node.variables.append(name, .object(found, .environmentObject))
         }
-        for key in declaration.environment {
+        for (name, wanted) in declaration.environmentObservables {
+            try requireStyle(of: wanted.type, for: .environment, field: "environment.\(name)", view: node.path)
+            if let found = environmentObservable(wanted.type, for: node) {
+                node.variables.append(name, .object(found, .environment))
+            } else if wanted.optional {
+                node.variables.append(name, .noObject)
+            } else {
+                throw .environmentObjectMissing(
+                    type: wanted.type, view: node.path, variable: name, searched: node.ancestorsAndSelf.map(\.path),
+                    observable: true)
+            }
+        }
+        for (name, key) in declaration.environment {
+            _ = try environmentKey(key, field: "environment.\(name)", view: node.path)
             let (provider, value) = environmentValue(key, for: node)
-            node.variables.append(key, .environment(provider: provider, value: value))
+            node.variables.append(name, .environment(provider: provider, key: key, value: value))
         }
         try checkBodyReads(node)
         pending.queue.add(node, reason: reason)
@@ -285,15 +335,12 @@ extension Graph {
         for current in node.subtreeChildrenFirst {
             for (name, variable) in current.variables {
                 switch variable {
-                case .object(let id, .stateObject): release(id, reason: objectReason, byOwner: true)
-                case .object(let id, .observedObject):
-                    let constructed = current.declaration.constructs(name)
-                    release(id, reason: constructed ? objectReason : "released", byOwner: constructed)
-                case .inputObject(let id): release(id, reason: "released")
+                case .object(let id, .stateObject), .object(let id, .observedObject), .object(let id, .state), .inputObject(let id):
+                    releaseHeld(id, by: current, variable: name, ownerReason: objectReason)
                 default: break
                 }
             }
-            for id in current.providedObjects.values { release(id, reason: "released") }
+            for id in current.provided.heldObjects { release(id, reason: "released") }
             setDependencies(current, DependencySet())
             remove(current)
             if current.hasEvaluated {
@@ -301,6 +348,13 @@ extension Graph {
                 pending.events.append(.viewUnmounted(view: current.path, reason: viewReason))
             }
         }
+    }
+
+    /// Lets go of an object a view variable holds: as its owner when the variable made it
+    /// (rules 3, 5, 18), reported with `ownerReason`; else as one more holder.
+    func releaseHeld(_ id: Int, by node: ViewNode, variable: String, ownerReason: String) {
+        let owns = objects[id].map { $0.ownerView === node && $0.ownerVariable == variable } ?? false
+        release(id, reason: owns ? ownerReason : "released", byOwner: owns)
     }
 
     /// Rule 6: a new `id` makes a new view. The old identity and its subtree go; the same

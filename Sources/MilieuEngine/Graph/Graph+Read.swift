@@ -74,9 +74,10 @@ extension Graph {
         case .binding(let location):
             recorder?.note(.location(location), path.variableReason)
             bound = boundValue(at: location)
-        case .environment(let provider, let value):
-            recorder?.note(.environment(provider: provider, key: name), path.environmentReason)
+        case .environment(let provider, let key, let value):
+            recorder?.note(.environment(provider: provider, key: key), key == name ? path.environmentReason : "env." + key)
             bound = .value(value)
+        case .noObject: bound = .value(.null)
         }
         for index in members.indices.dropFirst() {
             bound = try member(members[index], of: bound, recorder: recorder, reason: path.prefixes[index], display: display())
@@ -182,7 +183,8 @@ extension Graph {
             case .binding(let location): return (location, Array(members))
             case .input:
                 throw .readOnly(display, .input, "\(name) is an input, a constant its parent passes; write the parent's value")
-            case .environment: throw .readOnly(display, .environment, "\(name) is an environment value; change it with view/provide")
+            case .environment, .noObject:
+                throw .readOnly(display, .environment, "\(name) comes from the environment; change it with view/provide")
             case .inputObject(let id), .object(let id, _):
                 guard let record = objects[id] else { throw .unknownPath(display, "the object is gone") }
                 object = record

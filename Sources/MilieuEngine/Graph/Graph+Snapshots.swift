@@ -128,19 +128,23 @@ extension Graph {
                 if case .value(let value) = boundValue(at: location) { entry["value"] = value } else { entry["redacted"] = true }
                 bindings[name] = .object(entry)
             case .object(let id, let wrapper): held[name] = heldObject(id, wrapper: wrapper)
-            case .environment(_, let value): environment[name] = value
+            case .noObject: held[name] = .null
+            case .environment(_, _, let value): environment[name] = value
             }
         }
-        var providedObjects = JSONObject()
-        for (type, id) in node.providedObjects.sorted(by: { $0.key < $1.key }) {
-            providedObjects[type] = .string(objects[id]?.name ?? "")
+        let provided = node.provided
+        func names(_ byType: [String: Int]) -> JSON {
+            .object(JSONObject(byType.sorted { $0.key < $1.key }.map { (key: $0.key, value: .string(objects[$0.value]?.name ?? "")) }))
         }
-        let providedValues = JSONObject(node.providedEnvironment.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) })
+        let providedValues = JSONObject(provided.environment.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) })
         var result: JSONObject = [
             "path": .string(node.path), "name": .string(node.declaration.name), "inputs": .object(inputs),
             "state": .object(state), "bindings": .object(bindings), "objects": .object(held),
             "environment": .object(environment),
-            "provides": ["environmentObjects": .object(providedObjects), "environment": .object(providedValues)],
+            "provides": [
+                "environmentObjects": names(provided.objects), "observables": names(provided.observables),
+                "environment": .object(providedValues),
+            ],
             "body": .array(node.body.map(JSON.string)), "retained": .bool(node.retained), "version": .int(node.version),
         ]
         if let id = node.explicitID { result["id"] = id }

@@ -7,7 +7,7 @@ public enum Operation: Sendable {
     /// Mounts the view declared in JSON; `owner` is the connection whose close unmounts it.
     case mount(declaration: JSON, owner: Int?)
     case unmount(path: String)
-    case provide(path: String, environmentObjects: [String], environment: JSONObject, withdraw: [String])
+    case provide(path: String, environmentObjects: [String], observables: [String], environment: JSONObject, withdraw: [String])
 }
 
 /// The object graph and the view tree: Milieu's engine.
@@ -23,6 +23,8 @@ public enum Operation: Sendable {
 /// access cost about a tenth of a mount. Everything else keeps Swift's dynamic checks.
 public final class Graph {
     public private(set) var registry: TypeRegistry
+    /// The environment keys views can read and provide, with their defaults (rule 21).
+    public private(set) var environmentKeys = EnvironmentKeys()
     /// The global version: the number of the last transaction that changed something.
     @exclusivity(unchecked) public private(set) var version = 0
 
@@ -59,6 +61,7 @@ public final class Graph {
         self.clock = clock
         self.limits = limits
         for declaration in scene.types { try registry.register(ModelType(declaration: declaration)) }
+        _ = try environmentKeys.declare(scene.environmentKeys, pointer: "/environmentKeys")
         transaction = 1
         pending.queue.transaction = transaction
         root = try buildNode(
@@ -90,20 +93,30 @@ public final class Graph {
         return model.name
     }
 
-    /// Registers several JSON-declared types, all or none; registering takes a version
-    /// (and notifies nobody: the commit has no changes).
-    public func register(declarations: [JSON]) throws(EngineError) -> (names: [String], commit: Commit) {
-        let saved = registry
+    /// Registers several JSON-declared types and environment keys, all or none; registering takes
+    /// a version (and notifies nobody: the commit has no changes).
+    public func register(declarations: [JSON], environmentKeys keys: JSONObject = [:]) throws(EngineError)
+        -> (names: [String], environmentKeys: [String], commit: Commit)
+    {
+        let saved = (registry, environmentKeys)
         var names: [String] = []
+        var declaredKeys: [String] = []
         do throws(EngineError) {
             for declaration in declarations { names.append(try register(declaration: declaration)) }
+            declaredKeys = try declareEnvironmentKeys(keys)
         } catch {
-            registry = saved
+            (registry, environmentKeys) = saved
             throw error
         }
-        guard !names.isEmpty else { return (names, Commit(version: version, changes: [])) }
+        guard !names.isEmpty || !declaredKeys.isEmpty else { return (names, declaredKeys, Commit(version: version, changes: [])) }
         version += 1
-        return (names, Commit(version: version, changes: []))
+        return (names, declaredKeys, Commit(version: version, changes: []))
+    }
+
+    /// Declares custom environment keys with their defaults (`schema/register`), all or none;
+    /// returns the keys that are new. Like types, keys are not part of the undo log.
+    public func declareEnvironmentKeys(_ declarations: JSONObject) throws(EngineError) -> [String] {
+        try environmentKeys.declare(declarations, pointer: "/environmentKeys")
     }
 
     /// Registers a model type written in Swift (`ModelDeclaring`) or built in code.
@@ -195,8 +208,8 @@ public final class Graph {
         case .unmount(let path):
             try unmountOperation(path)
             return .unmount
-        case .provide(let path, let objects, let environment, let withdraw):
-            try provideOperation(path, objects: objects, environment: environment, withdraw: withdraw)
+        case .provide(let path, let objects, let observables, let environment, let withdraw):
+            try provideOperation(path, objects: objects, observables: observables, environment: environment, withdraw: withdraw)
             return .provide
         }
     }

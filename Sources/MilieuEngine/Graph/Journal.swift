@@ -31,7 +31,7 @@ enum UndoStep {
     case viewVersion(ViewNode, old: Int)
     /// A view's dependencies were replaced; `old` is what it read before.
     case dependencies(ViewNode, old: DependencySet)
-    case provides(ViewNode, objects: [String: Int], environment: [String: JSON])
+    case provides(ViewNode, Provided)
     case objectCreated(ObjectRecord)
     case objectDestroyed(ObjectRecord)
     case holders(ObjectRecord, old: Int)
@@ -54,9 +54,7 @@ extension Graph {
         case .body(let node, let old, let hadEvaluated): (node.body, node.hasEvaluated) = (old, hadEvaluated)
         case .viewVersion(let node, let old): node.version = old
         case .dependencies(let node, let old): reindex(node, to: old)
-        case .provides(let node, let objects, let environment):
-            node.providedObjects = objects
-            node.providedEnvironment = environment
+        case .provides(let node, let provided): node.provided = provided
         case .objectCreated(let record):
             objects[record.serial] = nil
             objectsByName[record.name] = nil

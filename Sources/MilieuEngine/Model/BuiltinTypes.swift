@@ -4,7 +4,8 @@ import MilieuJSON
 public enum BuiltinTypes {
     public static let all: [ModelType] = [
         Session.modelType, Theme.modelType, Login.modelType, Counter.modelType, CounterObject.modelType,
-        ViewModel.modelType, AppState.modelType, Cart.modelType,
+        LoginViewModel.modelType, ViewModel.modelType, OriginalObservable.modelType, NewObservable.modelType,
+        DataModel.modelType, AppState.modelType, Cart.modelType, CartModel.modelType, SessionModel.modelType,
     ]
 }
 
@@ -75,26 +76,40 @@ public enum Login: ModelDeclaring {
             && (2...4).contains(top.count) && top.allSatisfy(isLetter)
     }
 
-    public static let modelType = ModelType(
-        name: "Login", style: .observable,
-        stored: [
-            StoredProperty("email", .string),
-            StoredProperty("password", .string, secure: true),
-            StoredProperty("isUserLoggedIn", .bool),
-        ],
-        computed: [
-            ComputedProperty("isValidEmail", .bool) { object in .bool(isValidEmail(object["email"].stringValue ?? "")) }
-        ],
-        actions: [
-            Action("login") { context throws(EngineError) in
-                try context.set("isUserLoggedIn", try context.get("isValidEmail"))
-                return .null
-            },
-            Action("logout") { context throws(EngineError) in
-                try context.set("isUserLoggedIn", false)
-                return .null
-            },
-        ])
+    public static let modelType = login(named: "Login", style: .observable, withLogout: true)
+
+    /// Seed 000's login form: the e-mail, the secure password, whether the user is signed in,
+    /// the derived `isValidEmail` and `login()`.
+    static func login(named name: String, style: ObservationStyle, withLogout: Bool) -> ModelType {
+        ModelType(
+            name: name, style: style,
+            stored: [
+                StoredProperty("email", .string),
+                StoredProperty("password", .string, secure: true),
+                StoredProperty("isUserLoggedIn", .bool),
+            ],
+            computed: [
+                ComputedProperty("isValidEmail", .bool) { object in .bool(isValidEmail(object["email"].stringValue ?? "")) }
+            ],
+            actions: [
+                Action("login") { context throws(EngineError) in
+                    try context.set("isUserLoggedIn", try context.get("isValidEmail"))
+                    return .null
+                }
+            ]
+                + (withLogout
+                    ? [
+                        Action("logout") { context throws(EngineError) in
+                            try context.set("isUserLoggedIn", false)
+                            return .null
+                        }
+                    ] : []))
+    }
+}
+
+/// Seed 000's `LoginViewModel: ObservableObject`, with `@Published` properties.
+public enum LoginViewModel: ModelDeclaring {
+    public static let modelType = Login.login(named: "LoginViewModel", style: .observableObject, withLogout: false)
 }
 
 /// The fine-grained counter of seed 002 (`@Observable`).
@@ -124,10 +139,25 @@ public enum CounterObject: ModelDeclaring {
     public static let modelType = Counter.counter(named: "CounterObject", style: .observableObject)
 }
 
-/// The view model of seed 001, initialised from a number.
+/// Seed 002's `OriginalObservable: ObservableObject` (`@Published var count`, `add()`, `minus()`).
+public enum OriginalObservable: ModelDeclaring {
+    public static let modelType = Counter.counter(named: "OriginalObservable", style: .observableObject)
+}
+
+/// Seed 002's `@Observable final class NewObservable` (`var count`, `add()`, `minus()`).
+public enum NewObservable: ModelDeclaring {
+    public static let modelType = Counter.counter(named: "NewObservable", style: .observable)
+}
+
+/// Seed 002's first `@Observable class DataModel { var count: Int = 0 }`.
+public enum DataModel: ModelDeclaring {
+    public static let modelType = ModelType(name: "DataModel", style: .observable, stored: [StoredProperty("count", .int)])
+}
+
+/// Seed 001's `ViewModel: ObservableObject`, initialised from a number.
 public enum ViewModel: ModelDeclaring {
     public static let modelType = ModelType(
-        name: "ViewModel", style: .observable, stored: [StoredProperty("num", .int), StoredProperty("result", .int)])
+        name: "ViewModel", style: .observableObject, stored: [StoredProperty("num", .int), StoredProperty("result", .int)])
 }
 
 /// The app state of seed 003: a counter, favourite primes and their activity feed.
@@ -168,12 +198,40 @@ public enum AppState: ModelDeclaring {
             },
         ])
 
+    /// Deterministic Miller–Rabin: the first twelve primes as bases decide every 64-bit integer,
+    /// in a few hundred multiplications, where trial division would take billions for a large `count`.
     static func isPrime(_ n: Int) -> Bool {
         guard n > 1 else { return false }
-        var divisor = 2
-        while divisor * divisor <= n {
-            if n % divisor == 0 { return false }
-            divisor += 1
+        let bases: [UInt64] = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37]
+        let value = UInt64(n)
+        for base in bases where value % base == 0 { return value == base }
+        var odd = value - 1
+        var twos = 0
+        while odd % 2 == 0 {
+            odd /= 2
+            twos += 1
+        }
+        /// `a * b mod value`, through the 128-bit product (a, b < value, so it divides without overflow).
+        func multiply(_ a: UInt64, _ b: UInt64) -> UInt64 {
+            value.dividingFullWidth(a.multipliedFullWidth(by: b)).remainder
+        }
+        func power(_ base: UInt64, _ exponent: UInt64) -> UInt64 {
+            var (result, square, rest) = (UInt64(1), base % value, exponent)
+            while rest > 0 {
+                if rest & 1 == 1 { result = multiply(result, square) }
+                square = multiply(square, square)
+                rest >>= 1
+            }
+            return result
+        }
+        witnesses: for base in bases {
+            var x = power(base, odd)
+            if x == 1 || x == value - 1 { continue }
+            for _ in 0..<max(twos - 1, 0) {
+                x = multiply(x, x)
+                if x == value - 1 { continue witnesses }
+            }
+            return false
         }
         return true
     }
@@ -191,16 +249,42 @@ public enum AppState: ModelDeclaring {
     }
 }
 
-/// The shopping cart of seed 004.
+/// The shopping cart of seed 004 and the design card.
 public enum Cart: ModelDeclaring {
+    public static let modelType = cart(named: "Cart")
+
+    static func cart(named name: String) -> ModelType {
+        ModelType(
+            name: name, style: .observableObject, stored: [StoredProperty("items", .array(.string))],
+            actions: [
+                Action("add", parameters: [("item", .string)]) { context throws(EngineError) in
+                    var items = try context.get("items").arrayValue ?? []
+                    items.append(context.arguments[0])
+                    try context.set("items", .array(items))
+                    return .int(items.count)
+                }
+            ])
+    }
+}
+
+/// Seed 004's `CartModel: ObservableObject` (`@Published var items`, `add(_:)`); items are strings.
+public enum CartModel: ModelDeclaring {
+    public static let modelType = Cart.cart(named: "CartModel")
+}
+
+/// Seed 004's `SessionModel: ObservableObject`, injected with `.environmentObject(session)`. The
+/// seed elides its body (`...`): here it holds who is signed in, with `signIn(user)` and `signOut()`.
+public enum SessionModel: ModelDeclaring {
     public static let modelType = ModelType(
-        name: "Cart", style: .observableObject, stored: [StoredProperty("items", .array(.string))],
+        name: "SessionModel", style: .observableObject, stored: [StoredProperty("user", .optional(.string))],
         actions: [
-            Action("add", parameters: [("item", .string)]) { context throws(EngineError) in
-                var items = try context.get("items").arrayValue ?? []
-                items.append(context.arguments[0])
-                try context.set("items", .array(items))
-                return .int(items.count)
-            }
+            Action("signIn", parameters: [("user", .string)]) { context throws(EngineError) in
+                try context.set("user", context.arguments[0])
+                return .null
+            },
+            Action("signOut") { context throws(EngineError) in
+                try context.set("user", .null)
+                return .null
+            },
         ])
 }

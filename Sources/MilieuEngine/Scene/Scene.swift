@@ -6,6 +6,8 @@ import MilieuJSON
 ///     {"types": [...], "app": {"stateObjects": {...}, "provide": {...}}, "views": [<view declaration>, ...]}
 public struct Scene: Sendable {
     public var types: [JSON]
+    /// Custom environment keys and their defaults (rule 21).
+    public var environmentKeys: JSONObject
     var app: ViewDeclaration
     /// The literal values `app` refers to.
     var appLiterals: [JSON]
@@ -15,7 +17,11 @@ public struct Scene: Sendable {
         guard case .object(let object) = json else {
             throw .invalidDeclaration(field: "scene", reason: "a scene is a JSON object with types, app and views")
         }
-        try rejectUnknownKeys(object, allowed: ["types", "app", "views", "description"], field: "scene")
+        try rejectUnknownKeys(object, allowed: ["types", "environmentKeys", "app", "views", "description"], field: "scene")
+        guard case .object(let keys)? = object["environmentKeys"] ?? .object([:]) else {
+            throw .invalidDeclaration(field: "environmentKeys", reason: "environmentKeys is an object of key: {type, default}")
+        }
+        self.environmentKeys = keys
         guard case .array(let types)? = object["types"] ?? .array([]) else {
             throw .invalidDeclaration(field: "types", reason: "types is an array of type declarations")
         }
@@ -29,14 +35,16 @@ public struct Scene: Sendable {
         self.views = views
     }
 
-    /// The embedded default: `/App` owns and provides `session`, `theme` and `login` (rule 15).
+    /// The embedded default: `/App` owns `session`, `theme` and `login` (all `@Observable`) with
+    /// `@State` and provides them with `.environment(_:)` (rule 15).
     public static let `default`: Scene = {
         let json: JSON = [
             "app": [
-                "stateObjects": [
-                    "session": ["type": "Session"], "theme": ["type": "Theme"], "login": ["type": "Login"],
+                "state": [
+                    "session": ["$new": ["type": "Session"]], "theme": ["$new": ["type": "Theme"]],
+                    "login": ["$new": ["type": "Login"]],
                 ],
-                "provide": ["environmentObjects": ["session", "theme", "login"]],
+                "provide": ["observables": ["session", "theme", "login"]],
             ]
         ]
         do { return try Scene(json: json) } catch { preconditionFailure("the embedded scene is valid: \(error)") }

@@ -1,13 +1,18 @@
 import MilieuJSON
 
 /// A value in a view declaration: a literal, or a reference re-evaluated on every
-/// re-render of the parent (`{"$parent": "x.y"}`, `{"$input": "x"}`).
-enum ValueExpression: Sendable, Equatable {
+/// re-render of the parent (`{"$parent": "x.y"}`, `{"$input": "x"}`), or a new object made
+/// at every evaluation of the parent (`{"$new": {"type": "T", "init": {...}}}`, rule 18).
+indirect enum ValueExpression: Sendable, Equatable {
     /// The n-th of the literals a view was declared with. A declaration is shared by views
     /// that differ only in their literals (`DeclarationCache`), so each view keeps its own.
     case literal(Int)
+    /// A literal inside a `$new`, kept in the declaration itself: `DeclarationCache` compares a
+    /// `$new` whole, as it does every expression.
+    case constant(JSON)
     case parent(ReadPath)
     case input(String)
+    case new(ObjectInitializer)
 
     /// The key of `json` if it is written as an expression: an object of one member whose key
     /// starts with `$`. Anything else is a literal.
@@ -16,9 +21,20 @@ enum ValueExpression: Sendable, Equatable {
         return object[0].key
     }
 
+    var isNew: Bool { if case .new = self { true } else { false } }
+
     /// Parses `json`; a literal is appended to `literals` and refers to its place there.
-    init(_ json: JSON, field: @autoclosure () -> String, literals: inout [JSON]) throws(EngineError) {
+    /// `$new` is allowed where a view keeps or receives a value (`state`, `inputs`).
+    init(_ json: JSON, field: @autoclosure () -> String, literals: inout [JSON], allowsNew: Bool = false) throws(EngineError) {
         if let key = Self.expressionKey(json), case .object(let object) = json {
+            if key == "$new" {
+                guard allowsNew else {
+                    throw .invalidDeclaration(
+                        field: field(), reason: "$new makes an object for a @State or an input; it cannot be used here")
+                }
+                self = .new(try ObjectInitializer(new: object[0].value, field: field() + ".$new"))
+                return
+            }
             switch (key, object[0].value) {
             case ("$parent", .string(let path)):
                 let members = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
@@ -40,7 +56,8 @@ enum ValueExpression: Sendable, Equatable {
             case ("$parent", _), ("$input", _):
                 throw .invalidDeclaration(field: field(), reason: "\(key) takes a string")
             default:
-                throw .invalidDeclaration(field: field(), reason: "\(key) is not an expression; use $parent, $input or $literal")
+                throw .invalidDeclaration(
+                    field: field(), reason: "\(key) is not an expression; use $parent, $input, $literal or $new")
             }
         }
         self = .literal(literals.count)
@@ -48,10 +65,54 @@ enum ValueExpression: Sendable, Equatable {
     }
 }
 
-/// How a `@StateObject` or constructed `@ObservedObject` is made: a type and initial property values.
-struct ObjectInitializer: Sendable {
+/// How a `@StateObject`, a constructed `@ObservedObject` or a `$new` object is made: a type and
+/// initial property values.
+struct ObjectInitializer: Sendable, Equatable {
     var type: String
     var arguments: [(name: String, value: ValueExpression)]
+    /// `let vm = T(...); _vm = StateObject(wrappedValue: vm)`: built at every evaluation of the
+    /// parent and thrown away after the first (seed 001 case 2), where the autoclosure builds nothing.
+    var eager = false
+
+    init(type: String, arguments: [(name: String, value: ValueExpression)], eager: Bool = false) {
+        self.type = type
+        self.arguments = arguments
+        self.eager = eager
+    }
+
+    /// `{"type": "T", "init": {...}}` inside `$new`: init values are `$parent`, `$input` or constants.
+    init(new spec: JSON, field: String) throws(EngineError) {
+        guard case .object(let object) = spec, case .string(let type)? = object["type"] else {
+            throw .invalidDeclaration(field: field, reason: "$new takes {\"type\": \"TypeName\", \"init\": {...}}")
+        }
+        try rejectUnknownKeys(object, allowed: ["type", "init"], field: field)
+        var arguments: [(name: String, value: ValueExpression)] = []
+        if let initValues = object["init"] {
+            guard case .object(let entries) = initValues else {
+                throw .invalidDeclaration(field: "\(field).init", reason: "init is an object of property: value")
+            }
+            for (name, value) in entries {
+                var unused: [JSON] = []
+                switch try ValueExpression(value, field: "\(field).init.\(name)", literals: &unused) {
+                case .literal: arguments.append((name, .constant(unused[0])))
+                case let expression: arguments.append((name, expression))
+                }
+            }
+        }
+        self.init(type: type, arguments: arguments)
+    }
+
+    static func == (lhs: ObjectInitializer, rhs: ObjectInitializer) -> Bool {
+        lhs.type == rhs.type && lhs.eager == rhs.eager && lhs.arguments.map(\.name) == rhs.arguments.map(\.name)
+            && lhs.arguments.map(\.value) == rhs.arguments.map(\.value)
+    }
+}
+
+/// An `@Environment(T.self)` variable: an `@Observable` object found by type (rule 17).
+struct EnvironmentObservable: Sendable {
+    var type: String
+    /// `var p: Prefs?`: reads null when no ancestor provides one, rather than failing.
+    var optional: Bool
 }
 
 /// Where an `@ObservedObject` comes from (rule 5).
@@ -80,14 +141,17 @@ final class ViewDeclaration: Sendable {
     let stateObjects: [(name: String, value: ObjectInitializer)]
     let observedObjects: [(name: String, value: ObservedSource)]
     let environmentObjects: [(name: String, value: String)]
-    let environment: [String]
+    let environmentObservables: [(name: String, value: EnvironmentObservable)]
+    /// Environment values: each variable with the key it reads (the same name in the array form).
+    let environment: [(name: String, key: String)]
     let provideObjects: [String]
+    let provideObservables: [String]
     let provideEnvironment: [(key: String, value: JSON)]
     let body: [Template]
     let retain: Bool
     /// How many variables the view declares. A mounted view holds them in declaration order
     /// (`ViewNode.variables`): inputs, state, bindings, state objects, observed objects,
-    /// environment objects, environment values.
+    /// environment objects, environment observables, environment values.
     let variableCount: Int
 
     /// The members of a declaration. Matched by length first: a declaration is parsed or
@@ -164,8 +228,9 @@ final class ViewDeclaration: Sendable {
         var stateObjects: [(name: String, value: ObjectInitializer)] = []
         var observedObjects: [(name: String, value: ObservedSource)] = []
         var environmentObjects: [(name: String, value: String)] = []
-        var environment: [String] = []
-        var provide: (objects: [String], environment: [(key: String, value: JSON)]) = ([], [])
+        var environmentObservables: [(name: String, value: EnvironmentObservable)] = []
+        var environment: [(name: String, key: String)] = []
+        var provide = Provide()
         var body: [Template] = []
         var retain = false
         // One pass over the members: each is parsed by its key; an unknown key is an error.
@@ -175,11 +240,11 @@ final class ViewDeclaration: Sendable {
             case .id: id = try ValueExpression(value, field: "id", literals: &literals)
             case .inputs:
                 inputs = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
-                    try ValueExpression(v, field: f(), literals: &literals)
+                    try ValueExpression(v, field: f(), literals: &literals, allowsNew: true)
                 }
             case .state:
                 state = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
-                    try ValueExpression(v, field: f(), literals: &literals)
+                    try ValueExpression(v, field: f(), literals: &literals, allowsNew: true)
                 }
             case .bindings:
                 bindings = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
@@ -205,12 +270,7 @@ final class ViewDeclaration: Sendable {
                     return type
                 }
             case .environment:
-                guard case .array(let items) = value, let names = Optional(items.compactMap(\.stringValue)),
-                    names.count == items.count, names.allSatisfy(isIdentifier)
-                else {
-                    throw .invalidDeclaration(field: "environment", reason: "environment is an array of key names", view: view())
-                }
-                environment = names
+                (environment, environmentObservables) = try Self.environment(value, view: view())
             case .provide: provide = try Self.provide(value, view: view())
             case .body:
                 guard case .array(let lines) = value else {
@@ -235,14 +295,15 @@ final class ViewDeclaration: Sendable {
         var variables: [String] = []
         variables.reserveCapacity(
             inputs.count + state.count + bindings.count + stateObjects.count + observedObjects.count
-                + environmentObjects.count + environment.count)
+                + environmentObjects.count + environmentObservables.count + environment.count)
         for (name, _) in inputs { variables.append(name) }
         for (name, _) in state { variables.append(name) }
         for (name, _) in bindings { variables.append(name) }
         for (name, _) in stateObjects { variables.append(name) }
         for (name, _) in observedObjects { variables.append(name) }
         for (name, _) in environmentObjects { variables.append(name) }
-        variables.append(contentsOf: environment)
+        for (name, _) in environmentObservables { variables.append(name) }
+        for (name, _) in environment { variables.append(name) }
         try Self.checkVariables(variables, body: body, view: view())
         self.parent = root ? "" : parentText
         self.name = name
@@ -253,8 +314,10 @@ final class ViewDeclaration: Sendable {
         self.stateObjects = stateObjects
         self.observedObjects = observedObjects
         self.environmentObjects = environmentObjects
+        self.environmentObservables = environmentObservables
         self.environment = environment
         self.provideObjects = provide.objects
+        self.provideObservables = provide.observables
         self.provideEnvironment = provide.environment
         self.body = body
         self.retain = retain
@@ -264,30 +327,30 @@ final class ViewDeclaration: Sendable {
     /// The state object `name` is made from.
     func stateObjectType(_ name: String) -> String? { stateObjects.first { $0.name == name }?.value.type }
 
-    /// Whether observed object `name` is constructed by the view itself (rule 5).
-    func constructs(_ name: String) -> Bool {
-        observedObjects.contains { entry in
-            if entry.name == name, case .construct = entry.value { true } else { false }
-        }
+    /// What a declaration's `provide` lists: `.environmentObject(x)`, `.environment(x)` and
+    /// `.environment(\\.key, v)` applied by the view.
+    private struct Provide {
+        var objects: [String] = []
+        var observables: [String] = []
+        var environment: [(key: String, value: JSON)] = []
     }
 
-    private static func provide(_ provide: JSON, view: @autoclosure () -> String) throws(EngineError)
-        -> (objects: [String], environment: [(key: String, value: JSON)])
-    {
+    private static func provide(_ provide: JSON, view: @autoclosure () -> String) throws(EngineError) -> Provide {
         guard case .object(let spec) = provide else {
             throw .invalidDeclaration(field: "provide", reason: "provide is an object", view: view())
         }
-        try rejectUnknownKeys(spec, allowed: ["environmentObjects", "environment"], field: "provide", view: view())
-        var result: (objects: [String], environment: [(key: String, value: JSON)]) = ([], [])
-        if let objects = spec["environmentObjects"] {
-            guard case .array(let items) = objects, let paths = Optional(items.compactMap(\.stringValue)),
-                paths.count == items.count
+        try rejectUnknownKeys(spec, allowed: ["environmentObjects", "observables", "environment"], field: "provide", view: view())
+        var result = Provide()
+        func keyPaths(_ key: String) throws(EngineError) -> [String] {
+            guard let listed = spec[key] else { return [] }
+            guard case .array(let items) = listed, let paths = Optional(items.compactMap(\.stringValue)), paths.count == items.count
             else {
-                throw .invalidDeclaration(
-                    field: "provide.environmentObjects", reason: "an array of key paths to objects", view: view())
+                throw .invalidDeclaration(field: "provide.\(key)", reason: "an array of key paths to objects", view: view())
             }
-            result.objects = paths
+            return paths
         }
+        result.objects = try keyPaths("environmentObjects")
+        result.observables = try keyPaths("observables")
         if let values = spec["environment"] {
             guard case .object(let entries) = values else {
                 throw .invalidDeclaration(field: "provide.environment", reason: "an object of key: value", view: view())
@@ -295,6 +358,55 @@ final class ViewDeclaration: Sendable {
             result.environment = entries.members
         }
         return result
+    }
+
+    /// `environment`: an array of value keys (`["colorScheme"]`), or an object of variables, each
+    /// `{"key": k}` (`@Environment(\\.k)`) or `{"type": T, "optional"?: bool}` (`@Environment(T.self)`).
+    private static func environment(_ value: JSON, view: @autoclosure () -> String) throws(EngineError)
+        -> ([(name: String, key: String)], [(name: String, value: EnvironmentObservable)])
+    {
+        switch value {
+        case .array(let items):
+            guard let names = Optional(items.compactMap(\.stringValue)), names.count == items.count, names.allSatisfy(isIdentifier)
+            else {
+                throw .invalidDeclaration(
+                    field: "environment", reason: "environment is an array of key names or an object of variables", view: view())
+            }
+            return (names.map { ($0, $0) }, [])
+        case .object(let entries):
+            var values: [(name: String, key: String)] = []
+            var observables: [(name: String, value: EnvironmentObservable)] = []
+            for (name, spec) in entries {
+                let field = "environment.\(name)"
+                guard case .object(let object) = spec else {
+                    throw .invalidDeclaration(
+                        field: field, reason: "{\"type\": \"T\"} for @Environment(T.self), or {\"key\": \"k\"} for a value",
+                        view: view())
+                }
+                if case .string(let key)? = object["key"], isIdentifier(key) {
+                    try rejectUnknownKeys(object, allowed: ["key"], field: field, view: view())
+                    values.append((name, key))
+                } else if case .string(let type)? = object["type"] {
+                    try rejectUnknownKeys(object, allowed: ["type", "optional"], field: field, view: view())
+                    var optional = false
+                    if let flag = object["optional"] {
+                        guard case .bool(let value) = flag else {
+                            throw .invalidDeclaration(field: "\(field).optional", reason: "optional is true or false", view: view())
+                        }
+                        optional = value
+                    }
+                    observables.append((name, EnvironmentObservable(type: type, optional: optional)))
+                } else {
+                    throw .invalidDeclaration(
+                        field: field, reason: "{\"type\": \"T\"} for @Environment(T.self), or {\"key\": \"k\"} for a value",
+                        view: view())
+                }
+            }
+            return (values, observables)
+        default:
+            throw .invalidDeclaration(
+                field: "environment", reason: "environment is an array of key names or an object of variables", view: view())
+        }
     }
 
     private static func checkVariables(_ variables: [String], body: [Template], view: @autoclosure () -> String)
@@ -355,7 +467,14 @@ final class ViewDeclaration: Sendable {
         guard case .object(let object) = spec, case .string(let type)? = object[typeKey] else {
             throw .invalidDeclaration(field: field, reason: "needs {\"\(typeKey)\": \"TypeName\"}", view: view)
         }
-        try rejectUnknownKeys(object, allowed: [typeKey, "init"], field: field, view: view)
+        try rejectUnknownKeys(object, allowed: typeKey == "type" ? [typeKey, "init", "eager"] : [typeKey, "init"], field: field, view: view)
+        var eager = false
+        if let flag = object["eager"] {
+            guard case .bool(let value) = flag else {
+                throw .invalidDeclaration(field: "\(field).eager", reason: "eager is true or false", view: view)
+            }
+            eager = value
+        }
         var arguments: [(name: String, value: ValueExpression)] = []
         if let initValues = object["init"] {
             guard case .object(let entries) = initValues else {
@@ -365,6 +484,6 @@ final class ViewDeclaration: Sendable {
                 arguments.append((name, try ValueExpression(value, field: "\(field).init.\(name)", literals: &literals)))
             }
         }
-        return ObjectInitializer(type: type, arguments: arguments)
+        return ObjectInitializer(type: type, arguments: arguments, eager: eager)
     }
 }

@@ -17,9 +17,32 @@ enum Dependency: Hashable, Sendable {
     case environment(provider: Int?, key: String)
 }
 
+/// What a view provides to its subtree: `.environmentObject(x)` objects and `.environment(x)`
+/// observables, each by type (two slots, rule 17), and `.environment(\\.key, v)` values by key.
+struct Provided: Equatable {
+    var objects: [String: Int] = [:]
+    var observables: [String: Int] = [:]
+    var environment: [String: JSON] = [:]
+
+    var isEmpty: Bool { objects.isEmpty && observables.isEmpty && environment.isEmpty }
+    /// Every object held, to hold and release them.
+    var heldObjects: [Int] { Array(objects.values) + Array(observables.values) }
+}
+
 /// The wrapper that gives a view an object, for the tree and for ownership.
 enum ObjectWrapper: String, Sendable {
     case stateObject, observedObject, environmentObject, input
+    /// `@State var vm = Model()` (rule 18).
+    case state
+    /// `@Environment(Model.self)` (rule 17).
+    case environment
+
+    /// Whether the view subscribes to the object's `objectWillChange` (rule 10, coarse):
+    /// only the `ObservableObject` wrappers do.
+    var subscribes: Bool { self == .stateObject || self == .observedObject || self == .environmentObject }
+    /// Whether the object lives as long as the view's identity (rules 3, 18): its values are
+    /// durable with the view's.
+    var owns: Bool { self == .stateObject || self == .state }
 }
 
 /// A view's variable, by wrapper.
@@ -30,7 +53,10 @@ enum ViewVariable {
     case state(JSON, PropertyType)
     case binding(Location)
     case object(Int, ObjectWrapper)
-    case environment(provider: Int?, value: JSON)
+    /// An optional `@Environment(T.self)` that no ancestor provides: it reads null.
+    case noObject
+    /// An environment value: who provides it (nil: the default) and the key it was read by.
+    case environment(provider: Int?, key: String, value: JSON)
 
     /// The object this variable holds, if any.
     var object: Int? {
@@ -117,8 +143,7 @@ final class ViewNode {
 
     final class Extras {
         var stateObjectArguments: [String: JSONObject] = [:]
-        var providedObjects: [String: Int] = [:]
-        var providedEnvironment: [String: JSON] = [:]
+        var provided = Provided()
         var durableDeclaration: JSON?
     }
 
@@ -137,14 +162,10 @@ final class ViewNode {
         set { extrasForWriting(newValue, unless: \.isEmpty)?.stateObjectArguments = newValue }
     }
 
-    var providedObjects: [String: Int] {
-        get { extras?.providedObjects ?? [:] }
-        set { extrasForWriting(newValue, unless: \.isEmpty)?.providedObjects = newValue }
-    }
-
-    var providedEnvironment: [String: JSON] {
-        get { extras?.providedEnvironment ?? [:] }
-        set { extrasForWriting(newValue, unless: \.isEmpty)?.providedEnvironment = newValue }
+    /// What the view provides to its subtree (rule 7).
+    var provided: Provided {
+        get { extras?.provided ?? Provided() }
+        set { extrasForWriting(newValue, unless: \.isEmpty)?.provided = newValue }
     }
 
     /// The declaration as mounted, kept for a retained view a client mounted, so that it can be
