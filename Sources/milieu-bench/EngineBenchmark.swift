@@ -38,7 +38,10 @@ enum EngineBenchmark {
             _ = try graph.apply([
                 .mount(
                     declaration: [
-                        "parent": "/App", "name": "Reader", "stateObjects": ["probe": ["type": "Probe"]],
+                        // Each style owned by its own wrapper (rule 16): @State or @StateObject.
+                        "parent": "/App", "name": "Reader",
+                        style == .observable ? "state" : "stateObjects": style == .observable
+                            ? ["probe": ["$new": ["type": "Probe"]]] : ["probe": ["type": "Probe"]],
                         "body": ["{probe.value}"],
                     ], owner: nil)
             ])

@@ -61,16 +61,19 @@ enum ViewMounting {
     static let chunk = 1000
 
     /// Mounts `/App/Rows` with `views − 2` rows `Row[i]` that each show their own `@State`,
-    /// and `/App/Reader`, whose body shows `probe.count` of a state object of `style`.
+    /// and `/App/Reader`, whose body shows `probe.count` of an object of `style` it owns.
     /// Returns the seconds the daemon took, from each transaction's send to its reply.
     static func mount(views: Int, style: ObservationStyle, on connection: LoadConnection) throws -> Double {
-        let probeType = style == .observable ? "Counter" : "CounterObject"
         var declarations: [JSON] = [["parent": "/App", "name": "Rows"]]
         declarations += (0..<max(0, views - 2)).map { index in
             ["parent": "/App/Rows", "name": "Row", "id": .int(index), "state": ["n": .int(index)], "body": ["{n}"]]
         }
-        declarations.append(
-            ["parent": "/App", "name": "Reader", "stateObjects": ["probe": ["type": .string(probeType)]], "body": ["{probe.count}"]])
+        // Each style owned by its own wrapper (rule 16): @State or @StateObject.
+        let owner: JSON =
+            style == .observable ? ["state": ["probe": ["$new": ["type": "Counter"]]]] : ["stateObjects": ["probe": ["type": "CounterObject"]]]
+        var reader: JSONObject = ["parent": "/App", "name": "Reader", "body": ["{probe.count}"]]
+        for (key, value) in owner.objectValue ?? [:] { reader[key] = value }
+        declarations.append(.object(reader))
         var nanoseconds: UInt64 = 0
         var id = 0
         for start in stride(from: 0, to: declarations.count, by: chunk) {

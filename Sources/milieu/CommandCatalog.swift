@@ -54,6 +54,7 @@ enum CommandCatalog {
             name: "provide", arguments: "<path> <json>", summary: "change what a view provides to its subtree",
             details: """
                   provide /App/Level1 {"environmentObjects": ["cart"]}
+                  provide /App/Settings {"observables": ["prefs"]}
                   provide /App {"environment": {"colorScheme": "dark"}}
                   provide /App/Level1 {"withdraw": ["Cart"]}
                 """, kinds: [.viewPath, .json]),

@@ -7,19 +7,19 @@ extension SceneLibrary {
             name: "s1-login",
             text: #"""
 {
-  "description": "S1 (seed 000): a @StateObject keeps its object when the parent re-renders; an @ObservedObject constructed inline gets a new one.\nTry:\n  watch /App/Container --lifecycle\n  set /App/Container/LoginView1.loginVM.email \"a@b.co\"\n  set /App/Container/LoginView2.loginVM.email \"a@b.co\"\n  set /App/Container.toggle true\nLoginView1 keeps the email; LoginView2 shows \"\" and a new Login is created.\nThe fix: /App/FixedContainer owns one Login and passes it to both children. Do the same under /App/FixedContainer and both keep the email.",
+  "description": "S1 (seed 000): LoginView1 owns its LoginViewModel with @StateObject; LoginView2 writes `@ObservedObject private var loginVM = LoginViewModel()`, so every re-render of ContainerView builds it a new one.\nTry:\n  watch /App/ContainerView --lifecycle\n  set /App/ContainerView/LoginView1.loginVM.email \"a@b.co\"\n  set /App/ContainerView/LoginView2.loginVM.email \"a@b.co\"\n  set /App/ContainerView.toggle true\nLoginView1 keeps the email; LoginView2 shows \"\" and a new LoginViewModel is created (construct), the old one destroyed (replaced).\nThe fix: /App/FixedContainerView owns one LoginViewModel and passes it to both children. Do the same there and both keep the email.",
   "types": [],
   "views": [
-    {"parent": "/App", "name": "Container", "state": {"toggle": false}, "body": ["toggle: {toggle}"]},
-    {"parent": "/App/Container", "name": "LoginView1", "stateObjects": {"loginVM": {"type": "Login"}},
+    {"parent": "/App", "name": "ContainerView", "state": {"toggle": false}, "body": ["toggle: {toggle}"]},
+    {"parent": "/App/ContainerView", "name": "LoginView1", "stateObjects": {"loginVM": {"type": "LoginViewModel"}},
      "body": ["email: {loginVM.email}", "valid: {loginVM.isValidEmail}"]},
-    {"parent": "/App/Container", "name": "LoginView2", "observedObjects": {"loginVM": {"construct": "Login"}},
+    {"parent": "/App/ContainerView", "name": "LoginView2", "observedObjects": {"loginVM": {"construct": "LoginViewModel"}},
      "body": ["email: {loginVM.email}", "valid: {loginVM.isValidEmail}"]},
-    {"parent": "/App", "name": "FixedContainer", "state": {"toggle": false}, "stateObjects": {"loginVM": {"type": "Login"}},
-     "body": ["toggle: {toggle}"]},
-    {"parent": "/App/FixedContainer", "name": "LoginView1", "observedObjects": {"loginVM": {"$parent": "loginVM"}},
+    {"parent": "/App", "name": "FixedContainerView", "state": {"toggle": false},
+     "stateObjects": {"loginVM": {"type": "LoginViewModel"}}, "body": ["toggle: {toggle}"]},
+    {"parent": "/App/FixedContainerView", "name": "LoginView1", "observedObjects": {"loginVM": {"$parent": "loginVM"}},
      "body": ["email: {loginVM.email}", "valid: {loginVM.isValidEmail}"]},
-    {"parent": "/App/FixedContainer", "name": "LoginView2", "observedObjects": {"loginVM": {"$parent": "loginVM"}},
+    {"parent": "/App/FixedContainerView", "name": "LoginView2", "observedObjects": {"loginVM": {"$parent": "loginVM"}},
      "body": ["email: {loginVM.email}", "valid: {loginVM.isValidEmail}"]}
   ]
 }
@@ -29,7 +29,7 @@ extension SceneLibrary {
             name: "s2-identity",
             text: #"""
 {
-  "description": "S2 (seed 001): StartView passes selectedNum to three children that each hold a ViewModel(num).\nTry:\n  watch /App/StartView --lifecycle\n  set /App/StartView.selectedNum 11   (then 12, 13)\nObservedChild (an inline @ObservedObject) follows: a new ViewModel each time.\nStateObjectChild (a @StateObject) stays at 10, and each ignored initializer is reported as a StateObjectInitIgnored diagnostic.\nIdentifiedChild (a @StateObject with .id(selectedNum)) becomes a new view, IdentifiedChild[11], with a new ViewModel: it follows again.",
+  "description": "S2 (seed 001): StartView passes selectedNum to children that each hold a ViewModel(num:).\nTry:\n  watch /App/StartView --lifecycle\n  set /App/StartView.selectedNum 11   (then 12, 13)\nObservedChild (`@ObservedObject private var viewModel` set in init) follows: a new ViewModel each time.\nStateObjectChild (case 1: `_viewModel = StateObject(wrappedValue: ViewModel(num: num))`, an autoclosure) stays at 10; no ViewModel is built, and each ignored initializer is reported as StateObjectInitIgnored.\nEagerChild (case 2: `let vm = ViewModel(num: num)` first) also stays at 10, but builds a ViewModel at every change and throws it away (object/didCreate stateInitial, object/didDestroy discarded): the seed's \"init ViewModel / init num: 11\".\nIdentifiedChild (a @StateObject with .id(selectedNum)) becomes a new view, IdentifiedChild[11], with a new ViewModel: it follows again.",
   "types": [],
   "views": [
     {"parent": "/App", "name": "StartView", "state": {"selectedNum": 10}, "body": ["selected: {selectedNum}"]},
@@ -38,6 +38,9 @@ extension SceneLibrary {
      "body": ["num: {viewModel.num}"]},
     {"parent": "/App/StartView", "name": "StateObjectChild", "inputs": {"num": {"$parent": "selectedNum"}},
      "stateObjects": {"viewModel": {"type": "ViewModel", "init": {"num": {"$input": "num"}}}},
+     "body": ["num: {viewModel.num}"]},
+    {"parent": "/App/StartView", "name": "EagerChild", "inputs": {"num": {"$parent": "selectedNum"}},
+     "stateObjects": {"viewModel": {"type": "ViewModel", "init": {"num": {"$input": "num"}}, "eager": true}},
      "body": ["num: {viewModel.num}"]},
     {"parent": "/App/StartView", "name": "IdentifiedChild", "id": {"$parent": "selectedNum"}, "inputs": {"num": {"$parent": "selectedNum"}},
      "stateObjects": {"viewModel": {"type": "ViewModel", "init": {"num": {"$input": "num"}}}},
@@ -50,21 +53,21 @@ extension SceneLibrary {
             name: "s3-observation",
             text: #"""
 {
-  "description": "S3 (seed 002): two children read the same environment counter; CountLabel shows count, Bystander reads nothing of it.\nTry:\n  watch /App/ObservableScreen /App/ObservableObjectScreen\n  call /App/ObservableScreen.counter.add\nWith the observable style (Counter) only CountLabel is re-evaluated, for counter.count.\n  call /App/ObservableObjectScreen.counter.add\nWith the observableObject style (CounterObject) every view holding it is re-evaluated, for _counter, whether it reads count or not.",
+  "description": "S3 (seed 002): two ContentViews, each with two subviews sharing its model: Subview1 shows count and its buttons, Subview2 reads nothing of it.\nTry:\n  watch /App/OriginalContentView /App/NewContentView\n  call /App/OriginalContentView.vm.add\nOriginalObservable (ObservableObject, @StateObject + .environmentObject + @EnvironmentObject): every view holding it is re-evaluated, for _vm, whether it reads count or not.\n  call /App/NewContentView.vm.add\nNewObservable (@Observable, @State + .environment(vm) + @Environment(NewObservable.self)): only NewSubview1 is re-evaluated, for vm.count.",
   "types": [],
   "views": [
-    {"parent": "/App", "name": "ObservableScreen", "stateObjects": {"counter": {"type": "Counter"}},
-     "provide": {"environmentObjects": ["counter"]}, "body": ["Counter (observable)"]},
-    {"parent": "/App/ObservableScreen", "name": "CountLabel", "environmentObjects": {"counter": "Counter"},
-     "body": ["count: {counter.count}"]},
-    {"parent": "/App/ObservableScreen", "name": "Bystander", "environmentObjects": {"counter": "Counter"},
-     "body": ["reads nothing of the counter"]},
-    {"parent": "/App", "name": "ObservableObjectScreen", "stateObjects": {"counter": {"type": "CounterObject"}},
-     "provide": {"environmentObjects": ["counter"]}, "body": ["CounterObject (observableObject)"]},
-    {"parent": "/App/ObservableObjectScreen", "name": "CountLabel", "environmentObjects": {"counter": "CounterObject"},
-     "body": ["count: {counter.count}"]},
-    {"parent": "/App/ObservableObjectScreen", "name": "Bystander", "environmentObjects": {"counter": "CounterObject"},
-     "body": ["reads nothing of the counter"]}
+    {"parent": "/App", "name": "OriginalContentView", "stateObjects": {"vm": {"type": "OriginalObservable"}},
+     "provide": {"environmentObjects": ["vm"]}, "body": ["OriginalObservable (ObservableObject)"]},
+    {"parent": "/App/OriginalContentView", "name": "OriginalSubView1", "environmentObjects": {"vm": "OriginalObservable"},
+     "body": ["{vm.count}", "- +"]},
+    {"parent": "/App/OriginalContentView", "name": "OriginalSubView2", "environmentObjects": {"vm": "OriginalObservable"},
+     "body": ["Original Subview2"]},
+    {"parent": "/App", "name": "NewContentView", "state": {"vm": {"$new": {"type": "NewObservable"}}},
+     "provide": {"observables": ["vm"]}, "body": ["NewObservable (@Observable)"]},
+    {"parent": "/App/NewContentView", "name": "NewSubview1", "environment": {"vm": {"type": "NewObservable"}},
+     "body": ["{vm.count}", "- +"]},
+    {"parent": "/App/NewContentView", "name": "NewSubview2", "environment": {"vm": {"type": "NewObservable"}},
+     "body": ["New Subview2"]}
   ]
 }
 """#
@@ -105,10 +108,10 @@ extension SceneLibrary {
             name: "s6-cart",
             text: #"""
 {
-  "description": "S6 (seed 004): CartScreen owns a Cart (@StateObject); CartList observes the same cart, passed in.\nTry:\n  watch /App/CartScreen --lifecycle\n  call /App/CartScreen.cart.add \"apple\"\nCartList is re-evaluated (_cart).\n  set /App/CartScreen.refreshes 1\nCartScreen re-renders; no object is created or destroyed, and the cart keeps its items:\n  get /App/CartScreen/CartList.cart.items",
+  "description": "S6 (seed 004): CartScreen owns a CartModel (@StateObject); CartList observes the same cart, passed in.\nTry:\n  watch /App/CartScreen --lifecycle\n  call /App/CartScreen.cart.add \"apple\"\nCartList is re-evaluated (_cart).\n  set /App/CartScreen.refreshes 1\nCartScreen re-renders; no object is created or destroyed, and the cart keeps its items:\n  get /App/CartScreen/CartList.cart.items",
   "types": [],
   "views": [
-    {"parent": "/App", "name": "CartScreen", "state": {"refreshes": 0}, "stateObjects": {"cart": {"type": "Cart"}},
+    {"parent": "/App", "name": "CartScreen", "state": {"refreshes": 0}, "stateObjects": {"cart": {"type": "CartModel"}},
      "body": ["refreshes: {refreshes}"]},
     {"parent": "/App/CartScreen", "name": "CartList", "observedObjects": {"cart": {"$parent": "cart"}}, "body": ["items: {cart.items}"]}
   ]
@@ -119,15 +122,66 @@ extension SceneLibrary {
             name: "s7-environment",
             text: #"""
 {
-  "description": "S7 (seed 004): /App provides session; DeepChildView, five levels down, reads it with no view in between passing it. Level1 owns a Cart but does not provide it.\nTry:\n  watch /App/Level1\n  call session.start \"kim\"\nDeepChildView is re-evaluated: Signed in as kim.\n  mount {\"parent\": \"/App/Level1/Level2\", \"name\": \"CheckoutView\", \"environmentObjects\": {\"cart\": \"Cart\"}, \"body\": [\"items: {cart.items}\"]}\nNo ancestor provides a Cart: EnvironmentObjectMissing, and the tree is as it was.\n  provide /App/Level1 {\"environmentObjects\": [\"cart\"]}\nNow the same mount succeeds.",
+  "description": "S7 (seed 004): /App provides session with .environment(session); DeepChildView, five levels down, reads it with @Environment(Session.self), no view in between passing it. Level1 owns a Cart but does not provide it.\nTry:\n  watch /App/Level1\n  call session.start \"kim\"\nDeepChildView is re-evaluated: Signed in as kim.\n  mount {\"parent\": \"/App/Level1/Level2\", \"name\": \"CheckoutView\", \"environmentObjects\": {\"cart\": \"Cart\"}, \"body\": [\"items: {cart.items}\"]}\nNo ancestor provides a Cart: EnvironmentObjectMissing, and the tree is as it was.\n  provide /App/Level1 {\"environmentObjects\": [\"cart\"]}\nNow the same mount succeeds.\nThe seed's own MyApp, with ObservableObject: RootView owns a SessionModel (@StateObject) and injects it with .environmentObject(session); its DeepChildView reads it with @EnvironmentObject.\n  call /App/RootView.session.signIn \"lee\"",
   "types": [],
   "views": [
-    {"parent": "/App", "name": "Level1", "stateObjects": {"cart": {"type": "Cart"}}},
-    {"parent": "/App/Level1", "name": "Level2"},
-    {"parent": "/App/Level1/Level2", "name": "Level3"},
-    {"parent": "/App/Level1/Level2/Level3", "name": "Level4"},
-    {"parent": "/App/Level1/Level2/Level3/Level4", "name": "DeepChildView", "environmentObjects": {"session": "Session"},
-     "body": ["Signed in as {session.user}"]}
+    {
+      "parent": "/App",
+      "name": "Level1",
+      "stateObjects": {
+        "cart": {
+          "type": "Cart"
+        }
+      }
+    },
+    {
+      "parent": "/App/Level1",
+      "name": "Level2"
+    },
+    {
+      "parent": "/App/Level1/Level2",
+      "name": "Level3"
+    },
+    {
+      "parent": "/App/Level1/Level2/Level3",
+      "name": "Level4"
+    },
+    {
+      "parent": "/App/Level1/Level2/Level3/Level4",
+      "name": "DeepChildView",
+      "environment": {
+        "session": {
+          "type": "Session"
+        }
+      },
+      "body": [
+        "Signed in as {session.user}"
+      ]
+    },
+    {
+      "parent": "/App",
+      "name": "RootView",
+      "stateObjects": {
+        "session": {
+          "type": "SessionModel"
+        }
+      },
+      "provide": {
+        "environmentObjects": [
+          "session"
+        ]
+      }
+    },
+    {
+      "parent": "/App/RootView",
+      "name": "DeepChildView",
+      "environmentObjects": {
+        "session": "SessionModel"
+      },
+      "body": [
+        "Signed in as {session.user}"
+      ]
+    }
   ]
 }
 """#

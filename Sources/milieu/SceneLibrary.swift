@@ -3,7 +3,7 @@ import MilieuJSON
 import MilieuProtocol
 
 /// The scenes `load` knows: S1–S7, compiled in from scenes/ (scripts/embed-scenes), and
-/// any scene file. A scene is `{"description", "types": [type declarations], "views":
+/// any scene file. A scene is `{"description", "types": [type declarations], "environmentKeys", "views":
 /// [view declarations]}`, the format `milieud --scene` reads.
 enum SceneLibrary {
     /// The embedded scene that `name` means: its full name (`s1-login`) or its number
@@ -58,21 +58,27 @@ struct SceneLoader {
         let views = members["views"]?.arrayValue ?? []
         var lines: [String] = []
 
-        var registered: [JSON] = []
         var skipped: [String] = []
+        var fresh: [JSON] = []
+        var registered: [String] = []
+        var declared: [String] = []
         if !declarations.isEmpty {
             let known = Set((try link.request("schema/types")["types"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue })
-            let fresh = declarations.filter { declaration in
+            fresh = declarations.filter { declaration in
                 guard let typeName = declaration["name"]?.stringValue, known.contains(typeName) else { return true }
                 skipped.append(typeName)
                 return false
             }
-            if !fresh.isEmpty {
-                registered = try link.request("schema/register", ["types": .array(fresh)])["types"]?.arrayValue ?? []
-                lines.append("registered types: " + registered.compactMap(\.stringValue).joined(separator: ", "))
-            }
-            if !skipped.isEmpty { lines.append(style.dim("already registered: " + skipped.joined(separator: ", "))) }
         }
+        let keys = members["environmentKeys"]?.objectValue ?? [:]
+        if !fresh.isEmpty || !keys.isEmpty {
+            let answer = try link.request("schema/register", ["types": .array(fresh), "environmentKeys": .object(keys)])
+            registered = (answer["types"]?.arrayValue ?? []).compactMap(\.stringValue)
+            declared = (answer["environmentKeys"]?.arrayValue ?? []).compactMap(\.stringValue)
+            if !registered.isEmpty { lines.append("registered types: " + registered.joined(separator: ", ")) }
+            if !declared.isEmpty { lines.append("declared environment keys: " + declared.joined(separator: ", ")) }
+        }
+        if !skipped.isEmpty { lines.append(style.dim("already registered: " + skipped.joined(separator: ", "))) }
 
         var mounted: [JSON] = []
         var version = JSON.null
@@ -100,7 +106,8 @@ struct SceneLoader {
         }
         if let description = members["description"]?.stringValue { lines.append("\n" + description) }
         let result: JSON = [
-            "scene": .string(name), "registered": .array(registered), "skipped": .array(skipped.map(JSON.string)),
+            "scene": .string(name), "registered": .array(registered.map(JSON.string)),
+            "environmentKeys": .array(declared.map(JSON.string)), "skipped": .array(skipped.map(JSON.string)),
             "mounted": .array(mounted), "version": version,
         ]
         return (lines.joined(separator: "\n"), result)

@@ -4,8 +4,8 @@ import MilieuJSON
 /// holds, what it provides, and its body.
 ///
 ///     /App  v1 retained
-///     │   @StateObject login: Login#3
-///     │   provides Login#3
+///     │   @State login: Login#3
+///     │   provides .environment(Login#3)
 ///     └── Container  v2
 ///             @State toggle = false
 ///             body │ toggle: false
@@ -52,15 +52,23 @@ struct TreeRenderer {
             lines.append("\(style.magenta("@Binding")) \(name) → \(source) = \(value)")
         }
         for (name, held) in node["objects"]?.objectValue ?? [:] {
+            guard held != .null else {
+                lines.append("\(style.magenta("@Environment")) \(name): nil (optional, no ancestor provides one)")
+                continue
+            }
             let object = held["object"]?.stringValue ?? "?"
-            lines.append("\(style.magenta(wrapperName(held["wrapper"]?.stringValue))) \(name): \(style.cyan(object))")
+            let type = held["type"]?.stringValue ?? "?"
+            lines.append("\(style.magenta(wrapperName(held["wrapper"]?.stringValue, type: type))) \(name): \(style.cyan(object))")
         }
         for (key, value) in node["environment"]?.objectValue ?? [:] {
             lines.append("\(style.magenta("@Environment(\\.\(key))")) = \(value.jsonText)")
         }
         let provides = node["provides"]
-        let objects = (provides?["environmentObjects"]?.objectValue ?? [:]).compactMap { $0.value.stringValue }
-        if !objects.isEmpty { lines.append("\(style.green("provides")) \(objects.joined(separator: ", "))") }
+        for (member, modifier) in [("environmentObjects", ".environmentObject"), ("observables", ".environment")] {
+            for (_, object) in provides?[member]?.objectValue ?? [:] {
+                lines.append("\(style.green("provides")) \(modifier)(\(object.stringValue ?? "?"))")
+            }
+        }
         for (key, value) in provides?["environment"]?.objectValue ?? [:] {
             lines.append("\(style.green("provides")) \\.\(key) = \(value.jsonText)")
         }
@@ -71,11 +79,13 @@ struct TreeRenderer {
         return lines
     }
 
-    private func wrapperName(_ wrapper: String?) -> String {
+    private func wrapperName(_ wrapper: String?, type: String) -> String {
         switch wrapper {
         case "stateObject": "@StateObject"
         case "observedObject": "@ObservedObject"
         case "environmentObject": "@EnvironmentObject"
+        case "state": "@State"
+        case "environment": "@Environment(\(type).self)"
         case "input": "let"
         default: wrapper ?? "?"
         }

@@ -55,7 +55,7 @@ struct SceneTests {
                 ["name": "Wishlist", "style": "observable", "properties": ["wishes": ["type": "[string]", "default": ["a kite"]]]],
                 ["name": "Cart", "style": "observableObject"],
             ],
-            "views": [["parent": "/App", "name": "Wishes", "stateObjects": ["list": ["type": "Wishlist"]], "body": ["{list.wishes}"]]],
+            "views": [["parent": "/App", "name": "Wishes", "state": ["list": ["$new": ["type": "Wishlist"]]], "body": ["{list.wishes}"]]],
         ]
         try scene.jsonText.write(toFile: file, atomically: true, encoding: .utf8)
         let run = try MilieuRun.run(["--socket", daemon.socketPath, "-c", "load \(file)", "-c", "get /App/Wishes.list.wishes"])

@@ -169,18 +169,20 @@ struct ScriptModeTests {
         let tree = run.stdout.components(separatedBy: "\n").drop { !$0.hasPrefix("/App") }.joined(separator: "\n")
         #expect(tree.hasPrefix("/App  v1"))
         #expect(tree.contains("""
-            │   @StateObject session: Session#1
-            │   @StateObject theme: Theme#2
-            │   @StateObject login: Login#3
-            │   provides Login#3, Session#1, Theme#2
-            ├── Container  v2 retained
+            │   @State session: Session#1
+            │   @State theme: Theme#2
+            │   @State login: Login#3
+            │   provides .environment(Login#3)
+            │   provides .environment(Session#1)
+            │   provides .environment(Theme#2)
+            ├── ContainerView  v2 retained
             │   │   @State toggle = false
             │   │   body │ toggle: false
             │   ├── LoginView1  v2 retained
-            │   │       @StateObject loginVM: Login#4
+            │   │       @StateObject loginVM: LoginViewModel#4
             │   │       body │ email: 
             │   │            │ valid: false
             """), "\(tree)")
-        #expect(tree.contains("@ObservedObject loginVM: Login#5"))
+        #expect(tree.contains("@ObservedObject loginVM: LoginViewModel#5"))
     }
 }

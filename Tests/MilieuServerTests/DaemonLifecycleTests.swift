@@ -11,7 +11,7 @@ import Testing
         defer { daemon.stop() }
         let client = try daemon.connect()
         let root = try client.call("view/tree")["root"]
-        #expect(root?["provides"]?["environmentObjects"] == ["Login": "Login#3", "Session": "Session#1", "Theme": "Theme#2"])
+        #expect(root?["provides"]?["observables"] == ["Login": "Login#3", "Session": "Session#1", "Theme": "Theme#2"])
         let hello = try client.call("initialize", ["client": "tests"])
         #expect(hello["protocolVersion"] == "1")
         #expect(hello["version"] == 1)
@@ -132,8 +132,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let scene: JSON = [
             "types": [["name": "Note", "properties": ["text": ["type": "string", "default": "hi"]]]],
-            "app": ["stateObjects": ["note": ["type": "Note"]], "provide": ["environmentObjects": ["note"]]],
-            "views": [["parent": "/App", "name": "Pad", "environmentObjects": ["note": "Note"], "body": ["{note.text}"]]],
+            "app": ["state": ["note": ["$new": ["type": "Note"]]], "provide": ["observables": ["note"]]],
+            "views": [["parent": "/App", "name": "Pad", "environment": ["note": ["type": "Note"]], "body": ["{note.text}"]]],
         ]
         try Data(scene.jsonText.utf8).write(to: URL(fileURLWithPath: "\(directory)/scene.json"))
         let daemon = try Daemon(arguments: ["--scene", "\(directory)/scene.json"])

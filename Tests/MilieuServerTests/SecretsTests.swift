@@ -16,7 +16,7 @@ import Testing
         let client = try daemon.connect()
         _ = try client.call("view/mount", [
             "parent": "/App", "name": "Form", "retain": true, "environment": ["login": ["type": "Login"]],
-            "stateObjects": ["draft": ["type": "Login", "init": ["password": .string(secret)]]],
+            "state": ["draft": ["$new": ["type": "Login", "init": ["password": .string(secret)]]]],
             "body": ["{login.password} {draft.password}"],
         ])
         _ = try client.call("view/mount", [

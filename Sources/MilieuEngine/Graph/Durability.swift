@@ -14,21 +14,36 @@ public enum DurableWrite: Sendable, Equatable {
 
 extension Graph {
     /// A declaration as it may be written to disk: literal initial values of secure properties
-    /// (`stateObjects` and `construct` init) are left out, so the object starts at its default.
+    /// (`stateObjects` and `construct` init, `$new` in `state` and `inputs`) are left out, so the
+    /// object starts at its default.
     func withoutSecureValues(_ json: JSON, _ declaration: ViewDeclaration) -> JSON {
         guard case .object(var object) = json else { return json }
-        func strip(_ wrapper: String, _ name: String, type: String) {
-            guard case .object(var entries)? = object[wrapper], case .object(var entry)? = entries[name],
-                case .object(var initial)? = entry["init"], let model = registry[type]?.model
-            else { return }
+        /// `spec` with the secure members of its `init` left out.
+        func stripped(_ spec: JSON, type: String) -> JSON {
+            guard case .object(var entry) = spec, case .object(var initial)? = entry["init"], let model = registry[type]?.model
+            else { return spec }
             for property in model.stored where property.secure { initial[property.name] = nil }
             entry["init"] = .object(initial)
-            entries[name] = .object(entry)
+            return .object(entry)
+        }
+        func strip(_ wrapper: String, _ name: String, type: String, inNew: Bool = false) {
+            guard case .object(var entries)? = object[wrapper], let spec = entries[name] else { return }
+            if inNew {
+                guard case .object(let expression) = spec, let inner = expression["$new"] else { return }
+                entries[name] = ["$new": stripped(inner, type: type)]
+            } else {
+                entries[name] = stripped(spec, type: type)
+            }
             object[wrapper] = .object(entries)
         }
         for (name, initializer) in declaration.stateObjects { strip("stateObjects", name, type: initializer.type) }
         for (name, source) in declaration.observedObjects {
             if case .construct(let initializer) = source { strip("observedObjects", name, type: initializer.type) }
+        }
+        for (wrapper, entries) in [("state", declaration.state), ("inputs", declaration.inputs)] {
+            for (name, expression) in entries {
+                if case .new(let initializer) = expression { strip(wrapper, name, type: initializer.type, inNew: true) }
+            }
         }
         return .object(object)
     }
