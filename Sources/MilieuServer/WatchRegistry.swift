@@ -104,13 +104,13 @@ final class WatchRegistry {
                 guard watchesViews else { continue }
                 for key in viewWatchers(of: view) {
                     add(key) {
-                        $0.events.append(("view/didMount", ["path": .string(view), "reason": .string(reason), "body": .array(body.map(JSON.string))]))
+                        $0.events.append(("view/didMount", ["path": .string(view), "reason": .string(reason.rawValue), "body": .array(body.map(JSON.string))]))
                     }
                 }
             case .viewUnmounted(let view, let reason):
                 guard watchesViews else { continue }
                 for key in viewWatchers(of: view) {
-                    add(key) { $0.events.append(("view/didUnmount", ["path": .string(view), "reason": .string(reason)])) }
+                    add(key) { $0.events.append(("view/didUnmount", ["path": .string(view), "reason": .string(reason.rawValue)])) }
                 }
             case .diagnostic(let kind, let message, let view, let variable, let ignored, let hint):
                 guard watchesViews else { continue }
@@ -120,10 +120,10 @@ final class WatchRegistry {
                 ]
                 for key in viewWatchers(of: view) { add(key) { $0.events.append(("diagnostic", params)) } }
             case .objectCreated(let object, let type, let owner, let reason):
-                let params = Self.lifecycleParams(object, type, owner, reason)
+                let params = Self.lifecycleParams(object, type, owner, reason.rawValue)
                 for key in lifecycle { add(key) { $0.events.append(("object/didCreate", params)) } }
             case .objectDestroyed(let object, let type, let owner, let reason):
-                let params = Self.lifecycleParams(object, type, owner, reason)
+                let params = Self.lifecycleParams(object, type, owner, reason.rawValue)
                 var told = Set<WatchKey>()
                 for key in lifecycle + (byObject[object] ?? []).filter({ $0.property == nil }).map(\.key) where told.insert(key).inserted {
                     add(key) { $0.events.append(("object/didDestroy", params)) }

@@ -142,7 +142,7 @@ import Testing
             .set(path: "/App/P.n", value: 2, ifVersion: nil),
         ])
         #expect(results[0]["body"] == ["2"])
-        #expect(commit.changes.contains(.viewMounted(view: "/App/P/C", reason: "mounted", body: ["2"])))
+        #expect(commit.changes.contains(.viewMounted(view: "/App/P/C", reason: .mounted, body: ["2"])))
         #expect(commit.updates["/App/P/C"] == nil)
     }
 }

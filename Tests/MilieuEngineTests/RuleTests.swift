@@ -90,8 +90,8 @@ import Testing
         try graph.set("/App/List/Row[\"a\"].expanded", true)
         try graph.set("/App/List/Row[\"a\"]/Detail.notes", "x")
         let change = try graph.set("/App/List.selected", "b")
-        #expect(change.changes.contains(.viewUnmounted(view: "/App/List/Row[\"a\"]/Detail", reason: "identity")))
-        #expect(change.changes.contains(.viewMounted(view: "/App/List/Row[\"b\"]/Detail", reason: "identity", body: [])))
+        #expect(change.changes.contains(.viewUnmounted(view: "/App/List/Row[\"a\"]/Detail", reason: .identity)))
+        #expect(change.changes.contains(.viewMounted(view: "/App/List/Row[\"b\"]/Detail", reason: .identity, body: [])))
         #expect(try graph.get("/App/List/Row[\"b\"].expanded") == false)
         #expect(try graph.get("/App/List/Row[\"b\"]/Detail.notes") == "")
         expectError(.unknownPath) { _ = try graph.get("/App/List/Row[\"a\"].expanded") }
@@ -303,12 +303,12 @@ import Testing
         try graph.mount(["parent": "/App", "name": "Kept", "retain": true], owner: 7)
         try graph.mount(["parent": "/App", "name": "Other"], owner: 9)
         let close = graph.connectionClosed(7)
-        #expect(close.changes.contains(.viewUnmounted(view: "/App/Temp", reason: "connectionClosed")))
-        #expect(close.changes.contains(.viewUnmounted(view: "/App/Temp/Inner", reason: "parentUnmounted")))
-        #expect(close.changes.contains(.objectDestroyed(object: "CounterObject#4", type: "CounterObject", owner: "/App/Temp.model", reason: "ownerUnmounted")))
+        #expect(close.changes.contains(.viewUnmounted(view: "/App/Temp", reason: .connectionClosed)))
+        #expect(close.changes.contains(.viewUnmounted(view: "/App/Temp/Inner", reason: .parentUnmounted)))
+        #expect(close.changes.contains(.objectDestroyed(object: "CounterObject#4", type: "CounterObject", owner: "/App/Temp.model", reason: .ownerUnmounted)))
         #expect(Set(graph.viewPaths) == ["/App", "/App/Kept", "/App/Other"])
         let created = try graph.mount(["parent": "/App", "name": "Again", "stateObjects": ["model": ["type": "CounterObject"]]]).commit
-        #expect(created.changes.contains(.objectCreated(object: "CounterObject#5", type: "CounterObject", owner: "/App/Again.model", reason: "stateObject")))
+        #expect(created.changes.contains(.objectCreated(object: "CounterObject#5", type: "CounterObject", owner: "/App/Again.model", reason: .stateObject)))
         #expect(graph.connectionClosed(42).isEmpty)
     }
 

@@ -120,8 +120,8 @@ import Testing
         #expect(graph.viewPaths.contains("/App/StartView/ContentView[10]"))
         for n in 11...13 {
             let commit = try graph.set("/App/StartView.selectedNum", .int(n))
-            #expect(commit.changes.contains(.viewUnmounted(view: "/App/StartView/ContentView[\(n - 1)]", reason: "identity")))
-            #expect(commit.changes.contains(.viewMounted(view: "/App/StartView/ContentView[\(n)]", reason: "identity", body: ["num: \(n)"])))
+            #expect(commit.changes.contains(.viewUnmounted(view: "/App/StartView/ContentView[\(n - 1)]", reason: .identity)))
+            #expect(commit.changes.contains(.viewMounted(view: "/App/StartView/ContentView[\(n)]", reason: .identity, body: ["num: \(n)"])))
             #expect(commit.updates["/App/StartView/ContentView[\(n)]"] == ["@identity"])
             #expect(commit.destroyed.map(\.reason) == ["identity"])
             #expect(commit.created.count == 1)

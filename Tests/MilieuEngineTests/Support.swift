@@ -72,11 +72,11 @@ extension Commit {
     }
 
     var created: [(object: String, owner: String?, reason: String)] {
-        changes.compactMap { if case .objectCreated(let o, _, let owner, let r) = $0 { (o, owner, r) } else { nil } }
+        changes.compactMap { if case .objectCreated(let o, _, let owner, let r) = $0 { (o, owner, r.rawValue) } else { nil } }
     }
 
     var destroyed: [(object: String, reason: String)] {
-        changes.compactMap { if case .objectDestroyed(let o, _, _, let r) = $0 { (o, r) } else { nil } }
+        changes.compactMap { if case .objectDestroyed(let o, _, _, let r) = $0 { (o, r.rawValue) } else { nil } }
     }
 
     var diagnostics: [(kind: String, view: String, variable: String, ignored: JSON)] {

@@ -9,12 +9,12 @@ public enum Change: Sendable, Equatable {
     case state(view: String, variable: String, value: JSON)
     /// A view's body was evaluated again, and why (rule 10).
     case viewUpdated(view: String, reasons: [String], body: [String])
-    /// A view appeared: `"mounted"` or `"identity"`.
-    case viewMounted(view: String, reason: String, body: [String])
-    /// A view went: `"unmounted"`, `"identity"`, `"connectionClosed"` or `"parentUnmounted"`.
-    case viewUnmounted(view: String, reason: String)
-    case objectCreated(object: String, type: String, owner: String?, reason: String)
-    case objectDestroyed(object: String, type: String, owner: String?, reason: String)
+    /// A view appeared.
+    case viewMounted(view: String, reason: MountReason, body: [String])
+    /// A view went.
+    case viewUnmounted(view: String, reason: UnmountReason)
+    case objectCreated(object: String, type: String, owner: String?, reason: CreationReason)
+    case objectDestroyed(object: String, type: String, owner: String?, reason: DestructionReason)
     /// Something worth a warning, such as `StateObjectInitIgnored` (rule 4).
     case diagnostic(kind: String, message: String, view: String, variable: String, ignored: JSON, hint: String)
 

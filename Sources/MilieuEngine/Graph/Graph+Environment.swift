@@ -154,7 +154,7 @@ extension Graph {
                 }
                 if view.variables[name]?.object != found {
                     setVariable(view, name, .object(found, .environmentObject))
-                    pending.queue.add(view, reason: "_\(name)")
+                    pending.queue.add(view, reason: UpdateReason.variable(name))
                 }
             }
             for (name, wanted) in view.declaration.environmentObservables where observableTypes.contains(wanted.type) {
@@ -165,7 +165,7 @@ extension Graph {
                 }
                 if view.variables[name]?.object != found {
                     setVariable(view, name, found.map { .object($0, .environment) } ?? .noObject)
-                    pending.queue.add(view, reason: "_\(name)")
+                    pending.queue.add(view, reason: UpdateReason.variable(name))
                 }
             }
             for (name, key) in view.declaration.environment where keys.contains(key) {
@@ -175,15 +175,15 @@ extension Graph {
                 else { continue }
                 setVariable(view, name, .environment(provider: provider, key: key, value: value))
                 if view.dependencies.contains(.environment(provider: oldProvider, key: key)) {
-                    pending.queue.add(view, reason: "env.\(key)")
+                    pending.queue.add(view, reason: UpdateReason.environment(key))
                 }
             }
         }
         if let first = missing.first {
             throw .inUse(provided: first.type, view: node.path, dependents: missing.filter { $0.type == first.type }.map(\.view))
         }
-        for type in types { if let id = old.objects[type] { release(id, reason: "released") } }
-        for type in observableTypes { if let id = old.observables[type] { release(id, reason: "released") } }
+        for type in types { if let id = old.objects[type] { release(id, reason: .released) } }
+        for type in observableTypes { if let id = old.observables[type] { release(id, reason: .released) } }
     }
 
     /// Rule 16: `@StateObject`, `@ObservedObject`, `@EnvironmentObject` and `.environmentObject`

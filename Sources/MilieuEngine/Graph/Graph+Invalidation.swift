@@ -80,7 +80,7 @@ extension Graph {
         for (name, variable) in node.variables {
             switch variable {
             case .object(let id, let wrapper) where wrapper.subscribes:
-                if objects[id]?.type.model.style == .observableObject { recorder.note(.object(id), "_\(name)") }
+                if objects[id]?.type.model.style == .observableObject { recorder.note(.object(id), UpdateReason.variable(name)) }
             default: break
             }
         }
@@ -93,11 +93,13 @@ extension Graph {
         }
         setDependencies(node, recorder.take())
         setBody(node, body)
-        if reasons.contains(InvalidationQueue.mounted) {
-            pending.events.append(.viewMounted(view: node.path, reason: "mounted", body: body))
-        } else if reasons.contains(InvalidationQueue.identity) {
-            pending.events.append(.viewMounted(view: node.path, reason: "identity", body: body))
-            pending.events.append(.viewUpdated(view: node.path, reasons: [InvalidationQueue.identity], body: body))
+        if let arrival = node.arrival {
+            node.arrival = nil
+            pending.events.append(.viewMounted(view: node.path, reason: arrival, body: body))
+            // SPEC §10.2: a view that appeared through an id change is also updated, for @identity.
+            if arrival == .identity {
+                pending.events.append(.viewUpdated(view: node.path, reasons: [UpdateReason.identity], body: body))
+            }
         } else {
             pending.events.append(.viewUpdated(view: node.path, reasons: Self.ordered(reasons.all), body: body))
         }
@@ -106,17 +108,14 @@ extension Graph {
         }
     }
 
-    /// SPEC §6.4: `@self`, `@identity`, then `_var`, `var.prop` and `env.key` reasons, each group sorted.
+    /// SPEC §6.4: `@self`, `@identity`, then `_var`, `var.prop` and `env.key` reasons, each group
+    /// sorted by code point.
     static func ordered(_ reasons: [String]) -> [String] {
         guard reasons.count > 1 else { return reasons }
-        func group(_ reason: String) -> Int {
-            if reason == "@self" { return 0 }
-            if reason == InvalidationQueue.identity { return 1 }
-            if reason.hasPrefix("_") { return 2 }
-            if reason.hasPrefix("env.") { return 4 }
-            return 3
+        return reasons.sorted { a, b in
+            let (ga, gb) = (UpdateReason.Group(a), UpdateReason.Group(b))
+            return ga != gb ? ga < gb : a.unicodeScalars.lexicographicallyPrecedes(b.unicodeScalars)
         }
-        return reasons.sorted { a, b in group(a) != group(b) ? group(a) < group(b) : Array(a.unicodeScalars.map(\.value)).lexicographicallyPrecedes(b.unicodeScalars.map(\.value)) }
     }
 
     private func render(_ template: Template, in node: ViewNode, recorder: ReadRecorder) throws(EngineError) -> String {
@@ -157,7 +156,7 @@ extension Graph {
                 // The parent made a new object for this `let` (rule 18): the child is passed a new value.
                 guard !fresh else { continue }
                 let record = try createObject(
-                    type, initial: arguments, owner: (child, name), reason: "construct", field: "inputs.\(name).$new.init")
+                    type, initial: arguments, owner: (child, name), reason: .construct, field: "inputs.\(name).$new.init")
                 new = .inputObject(record.serial)
             }
             switch (child.variables[name], new) {
@@ -167,7 +166,7 @@ extension Graph {
             }
             if case .inputObject(let id) = new { hold(id) }
             if case .inputObject(let old)? = child.variables[name] {
-                releaseHeld(old, by: child, variable: name, ownerReason: "replaced")
+                releaseHeld(old, by: child, variable: name, ownerReason: .replaced)
             }
             setVariable(child, name, new)
             changed = true
@@ -191,18 +190,18 @@ extension Graph {
             case .construct(let type, let arguments):
                 guard !fresh else { continue }
                 let record = try createObject(
-                    type, initial: arguments, owner: (child, name), reason: "construct",
+                    type, initial: arguments, owner: (child, name), reason: .construct,
                     field: "observedObjects.\(name).init")
                 hold(record.serial)
                 setVariable(child, name, .object(record.serial, .observedObject))
-                releaseHeld(old, by: child, variable: name, ownerReason: "replaced")
+                releaseHeld(old, by: child, variable: name, ownerReason: .replaced)
             case .object(let id):
                 guard id != old else { continue }
                 try requireStyle(
                     of: objects[id]?.type.name ?? "", for: .observedObject, field: "observedObjects.\(name)", view: child.path)
                 hold(id)
                 setVariable(child, name, .object(id, .observedObject))
-                releaseHeld(old, by: child, variable: name, ownerReason: "replaced")
+                releaseHeld(old, by: child, variable: name, ownerReason: .replaced)
             }
             changed = true
             objectsChanged = true
@@ -220,7 +219,7 @@ extension Graph {
             }
         }
         if objectsChanged { try applyProvides(child, try declaredProvides(of: child)) }
-        if changed && !fresh { pending.queue.add(child, reason: "@self") }
+        if changed && !fresh { pending.queue.add(child, reason: UpdateReason.parent) }
     }
 
     /// An initial value made for a view identity that already has one: created and destroyed at
@@ -228,9 +227,9 @@ extension Graph {
     private func discardInitialValue(_ type: String, _ arguments: JSONObject, owner: ViewNode, variable: String, field: String)
         throws(EngineError)
     {
-        let record = try createObject(type, initial: arguments, owner: (owner, variable), reason: "stateInitial", field: field)
+        let record = try createObject(type, initial: arguments, owner: (owner, variable), reason: .stateInitial, field: field)
         hold(record.serial)
-        release(record.serial, reason: "discarded")
+        release(record.serial, reason: .discarded)
     }
 
     private func reportIgnoredInitializer(_ node: ViewNode, variable: String, arguments given: JSONObject) {

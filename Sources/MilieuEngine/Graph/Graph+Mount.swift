@@ -196,14 +196,14 @@ extension Graph {
     func buildNode(
         _ declaration: ViewDeclaration, literals: [JSON], parent: ViewNode?, explicitID: JSON?, owner: Int?,
         evaluated: EvaluatedDeclaration, after previous: ViewNode? = nil, atEnd: Bool = true,
-        reason: String = InvalidationQueue.mounted
+        arrival: MountReason = .mounted
     ) throws(EngineError) -> ViewNode {
         let node = ViewNode(
             serial: makeSerial(), declaration: declaration, literals: literals, parent: parent, explicitID: explicitID,
             birth: transaction, owner: owner)
         node.version = version + 1
         try link(node, after: previous, atEnd: atEnd)
-        let made = parent == nil ? "app" : reason == InvalidationQueue.identity ? "identity" : nil
+        let made: CreationReason? = parent == nil ? .app : arrival == .identity ? .identity : nil
         for (name, initial) in evaluated.inputs {
             switch initial {
             case .bound(.object(let id)):
@@ -213,7 +213,7 @@ extension Graph {
             case .bound(.secure): node.variables.append(name, .input(.null))
             case .new(let type, let arguments):
                 let record = try createObject(
-                    type, initial: arguments, owner: (node, name), reason: "construct", field: "inputs.\(name).$new.init")
+                    type, initial: arguments, owner: (node, name), reason: .construct, field: "inputs.\(name).$new.init")
                 hold(record.serial)
                 node.variables.append(name, .inputObject(record.serial))
             }
@@ -228,7 +228,7 @@ extension Graph {
                 throw .invalidDeclaration(field: "state.\(name)", reason: "a @State cannot start from a secure value", view: node.path)
             case .new(let type, let arguments):
                 let record = try createObject(
-                    type, initial: arguments, owner: (node, name), reason: made ?? "state", field: "state.\(name).$new.init")
+                    type, initial: arguments, owner: (node, name), reason: made ?? .state, field: "state.\(name).$new.init")
                 hold(record.serial)
                 node.variables.append(name, .object(record.serial, .state))
             }
@@ -238,7 +238,7 @@ extension Graph {
             guard let type = declaration.stateObjectType(name) else { continue }
             try requireStyle(of: type, for: .stateObject, field: "stateObjects.\(name)", view: node.path)
             let record = try createObject(
-                type, initial: arguments, owner: (node, name), reason: made ?? "stateObject", field: "stateObjects.\(name).init")
+                type, initial: arguments, owner: (node, name), reason: made ?? .stateObject, field: "stateObjects.\(name).init")
             hold(record.serial)
             node.variables.append(name, .object(record.serial, .stateObject))
             node.stateObjectArguments[name] = arguments
@@ -249,7 +249,7 @@ extension Graph {
             case .construct(let type, let arguments):
                 try requireStyle(of: type, for: .observedObject, field: "observedObjects.\(name)", view: node.path)
                 id = try createObject(
-                    type, initial: arguments, owner: (node, name), reason: "construct",
+                    type, initial: arguments, owner: (node, name), reason: .construct,
                     field: "observedObjects.\(name).init"
                 ).serial
             case .object(let existing):
@@ -291,7 +291,8 @@ extension Graph {
             node.variables.append(name, .environment(provider: provider, key: key, value: value))
         }
         try checkBodyReads(node)
-        pending.queue.add(node, reason: reason)
+        node.arrival = arrival
+        pending.queue.addArrival(node)
         return node
     }
 
@@ -326,12 +327,12 @@ extension Graph {
         let canonical = try ViewPath.split(path).view
         guard let node = views[canonical] else { throw .unknownPath(path, "no view is mounted there") }
         guard node.parent != nil else { throw .forbidden(path: path, .root, "the root view cannot be unmounted") }
-        teardown(node, reason: "unmounted")
+        teardown(node, reason: .unmounted)
     }
 
     /// Removes `node` and its subtree, children first, releasing what they hold (rules 3 and 15).
-    func teardown(_ node: ViewNode, reason: String) {
-        let objectReason = reason == "identity" ? "identity" : "ownerUnmounted"
+    func teardown(_ node: ViewNode, reason: UnmountReason) {
+        let objectReason: DestructionReason = reason == .identity ? .identity : .ownerUnmounted
         for current in node.subtreeChildrenFirst {
             for (name, variable) in current.variables {
                 switch variable {
@@ -340,11 +341,11 @@ extension Graph {
                 default: break
                 }
             }
-            for id in current.provided.heldObjects { release(id, reason: "released") }
+            for id in current.provided.heldObjects { release(id, reason: .released) }
             setDependencies(current, DependencySet())
             remove(current)
             if current.hasEvaluated {
-                let viewReason = current === node ? reason : (reason == "identity" ? "identity" : "parentUnmounted")
+                let viewReason: UnmountReason = current === node ? reason : (reason == .identity ? .identity : .parentUnmounted)
                 pending.events.append(.viewUnmounted(view: current.path, reason: viewReason))
             }
         }
@@ -352,9 +353,9 @@ extension Graph {
 
     /// Lets go of an object a view variable holds: as its owner when the variable made it
     /// (rules 3, 5, 18), reported with `ownerReason`; else as one more holder.
-    func releaseHeld(_ id: Int, by node: ViewNode, variable: String, ownerReason: String) {
+    func releaseHeld(_ id: Int, by node: ViewNode, variable: String, ownerReason: DestructionReason) {
         let owns = objects[id].map { $0.ownerView === node && $0.ownerVariable == variable } ?? false
-        release(id, reason: owns ? ownerReason : "released", byOwner: owns)
+        release(id, reason: owns ? ownerReason : .released, byOwner: owns)
     }
 
     /// Rule 6: a new `id` makes a new view. The old identity and its subtree go; the same
@@ -363,10 +364,10 @@ extension Graph {
         guard let parent = child.parent else { return }
         let previous = child.previousSibling
         let plan = child.children.map(RebuildPlan.init)
-        teardown(child, reason: "identity")
+        teardown(child, reason: .identity)
         let fresh = try buildNode(
             child.declaration, literals: child.literals, parent: parent, explicitID: evaluated.id, owner: child.owner,
-            evaluated: evaluated, after: previous, atEnd: false, reason: InvalidationQueue.identity)
+            evaluated: evaluated, after: previous, atEnd: false, arrival: .identity)
         fresh.durableDeclaration = child.durableDeclaration
         for item in plan { try rebuild(item, under: fresh) }
     }
@@ -375,7 +376,7 @@ extension Graph {
         let evaluated = try evaluate(plan.declaration, literals: plan.literals, parent: parent, recorder: nil)
         let node = try buildNode(
             plan.declaration, literals: plan.literals, parent: parent, explicitID: evaluated.id, owner: plan.owner,
-            evaluated: evaluated, reason: InvalidationQueue.identity)
+            evaluated: evaluated, arrival: .identity)
         node.durableDeclaration = plan.durableDeclaration.map { Self.reparented($0, to: parent.path) }
         for child in plan.children { try rebuild(child, under: node) }
     }

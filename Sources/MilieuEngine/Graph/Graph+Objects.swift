@@ -4,7 +4,8 @@ extension Graph {
     /// Makes an object of `typeName` with `initial` values over the declared defaults.
     /// The caller holds it (`hold`); creation is reported with its owner and reason (rule 15).
     func createObject(
-        _ typeName: String, initial: JSONObject, owner: (view: ViewNode, variable: String), reason: String, field: String
+        _ typeName: String, initial: JSONObject, owner: (view: ViewNode, variable: String), reason: CreationReason,
+        field: String
     )
         throws(EngineError) -> ObjectRecord
     {
@@ -40,10 +41,9 @@ extension Graph {
         record.holders += 1
     }
 
-    /// Lets go of an object; the last holder destroys it, reported with `reason`.
     /// Lets go of an object; the last holder destroys it, reported with `reason`. When its owner
     /// lets go (`byOwner`) but others still refer to it, it lives on without an owner (SPEC §12.2).
-    func release(_ id: Int, reason: String, byOwner: Bool = false) {
+    func release(_ id: Int, reason: DestructionReason, byOwner: Bool = false) {
         guard let record = objects[id] else { return }
         journal.record(.holders(record, old: record.holders))
         record.holders -= 1

@@ -75,7 +75,7 @@ extension Graph {
             recorder?.note(.location(location), path.variableReason)
             bound = boundValue(at: location)
         case .environment(let provider, let key, let value):
-            recorder?.note(.environment(provider: provider, key: key), key == name ? path.environmentReason : "env." + key)
+            recorder?.note(.environment(provider: provider, key: key), key == name ? path.environmentReason : UpdateReason.environment(key))
             bound = .value(value)
         case .noObject: bound = .value(.null)
         }

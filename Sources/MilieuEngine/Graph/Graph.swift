@@ -158,7 +158,7 @@ public final class Graph {
         }.sorted { $0.serial < $1.serial }
         transaction += 1
         pending.queue.transaction = transaction
-        for node in tops where node.isMounted { teardown(node, reason: "connectionClosed") }
+        for node in tops where node.isMounted { teardown(node, reason: .connectionClosed) }
         do {
             try propagate()
         } catch {

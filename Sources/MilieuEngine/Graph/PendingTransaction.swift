@@ -44,10 +44,6 @@ struct PendingTransaction {
 /// Views waiting to be evaluated, by depth so that parents come before children,
 /// each at most once per transaction (rule 11).
 struct InvalidationQueue {
-    /// Markers for views whose body has not been evaluated yet.
-    static let mounted = "@mount"
-    static let identity = "@identity"
-
     /// The transaction being propagated; a view's queue marks from earlier ones are stale.
     var transaction = 0
     private var buckets: [[ViewNode]] = []
@@ -60,16 +56,24 @@ struct InvalidationQueue {
         position = 0
     }
 
-    /// Queues `node` with `reason`; a view already queued gathers the reason, one already evaluated
-    /// in this transaction is not queued again. The marks live on the view: no set or map to fill.
+    /// Queues `node` with `reason` (a wire reason, SPEC §6.4); a view already queued gathers the
+    /// reason, one already evaluated in this transaction is not queued again. The marks live on
+    /// the view: no set or map to fill.
     mutating func add(_ node: ViewNode, reason: String) {
         guard node.evaluatedIn != transaction else { return }
         if node.queuedIn == transaction {
             node.queuedReasons = node.queuedReasons.adding(reason)
             return
         }
+        enqueue(node, .one(reason))
+    }
+
+    /// Queues a new view for its first evaluation, which `ViewNode.arrival` explains.
+    mutating func addArrival(_ node: ViewNode) { enqueue(node, .many([])) }
+
+    private mutating func enqueue(_ node: ViewNode, _ reasons: Reasons) {
         node.queuedIn = transaction
-        node.queuedReasons = .one(reason)
+        node.queuedReasons = reasons
         while buckets.count <= node.depth { buckets.append([]) }
         buckets[node.depth].append(node)
         if node.depth < depth {

@@ -19,8 +19,8 @@ final class ReadPath: Sendable, Equatable {
             prefixes.append(joined)
         }
         self.prefixes = prefixes
-        variableReason = "_" + members[0]
-        environmentReason = "env." + members[0]
+        variableReason = UpdateReason.variable(members[0])
+        environmentReason = UpdateReason.environment(members[0])
     }
 
     var text: String { prefixes.last ?? "" }

@@ -137,6 +137,8 @@ final class ViewNode {
     /// Invalidation bookkeeping for the transaction being propagated (`InvalidationQueue`).
     @exclusivity(unchecked) var queuedIn = 0
     @exclusivity(unchecked) var queuedReasons = Reasons.one("")
+    /// Why the view appeared, until its first evaluation reports it (`view/didMount`).
+    @exclusivity(unchecked) var arrival: MountReason?
     @exclusivity(unchecked) var evaluatedIn = 0
     /// What few views have, apart, so that the many rows of a list do not each carry it empty.
     @exclusivity(unchecked) private var extras: Extras?
