@@ -172,3 +172,20 @@ def test_a_malformed_watch_result_is_an_internal_error() -> None:
     core = connected()
     with pytest.raises(milieu.InternalError, match="malformed result"):
         run(core, core.watch(WatchState(["login"], [], False), None, None), {"result": {"watch": 1}})
+
+
+def test_unwatch_names_the_watch_by_its_id_on_the_connection_it_is_sent_on() -> None:
+    core = connected()
+    watch = watched(core, 3)
+    plan = core.unwatch(watch, None)
+    step = advance(plan)  # made before the drop: the request waits for the next connection
+    assert isinstance(step, Call)
+    core.lost(core.generation)
+    core.attached()
+    run(core, core.handshake(), {"result": INFO}, {"result": {"watch": 1, "version": 1}})
+    core.established()
+    pending = FakePending(step)
+    sent = core.start(pending)
+    assert sent is not None and json.loads(sent)["params"] == {"watch": 1}
+    core.receive(line({"id": pending.id, "result": {}}))
+    assert watch._finished and watch.error is None and core._watches == []

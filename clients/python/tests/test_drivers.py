@@ -174,3 +174,36 @@ def test_shutdown_stops_the_daemon_and_does_not_reconnect(driver: Type[AnyClient
         assert daemon.process is not None and daemon.process.wait(10) == 0
 
     run(scenario)
+
+
+def in_background(client: AnyClient, call: Callable[[], Any]) -> asyncio.Future[Any]:
+    """Starts the client call ``call`` alongside the scenario: in a thread for the sync client,
+    in a task for the asyncio one."""
+    if isinstance(client, milieu.AsyncClient):
+        task: asyncio.Future[Any] = asyncio.ensure_future(call())
+        return task
+    return asyncio.get_running_loop().run_in_executor(None, call)
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_unwatching_while_reconnecting_ends_that_watch_and_no_other(driver: Type[AnyClient], daemon: Daemon) -> None:
+    async def scenario() -> None:
+        async with connected(driver, daemon.socket, reconnect=PATIENT) as c, milieu.AsyncClient(daemon.socket) as other:
+            first = await done(c.watch(paths="session"))
+            theme = await done(c.watch(paths="theme"))
+            login = await done(c.watch(paths="login"))
+            await done(first.close())  # the daemon numbers the others 1 and 2 on the next connection
+            assert (theme.id, login.id) == (2, 3)
+            with daemon.unreachable():
+                await drop(c)
+                unwatching = in_background(c, lambda: c.unwatch(theme))
+                await asyncio.sleep(0.2)  # the call waits for the connection
+            await asyncio.wait_for(unwatching, 10)
+            await other.set("login.email", "kim@example.com")
+            await other.set("theme.accentColor", "red")
+            after = await done(login.next(timeout=10))
+            assert isinstance(after, milieu.DidChange) and after.values()["login.email"] == "kim@example.com"
+            with pytest.raises(StopIteration if isinstance(c, milieu.Client) else StopAsyncIteration):
+                await done(theme.next(timeout=10))
+
+    run(scenario)

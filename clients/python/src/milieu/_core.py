@@ -10,7 +10,7 @@ import logging
 import os
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Generator, Generic, Iterator, List, Sequence, Tuple, TypeVar, Union
+from typing import Any, Callable, Dict, Generator, Generic, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union
 
 from ._socket_path import socket_path
 from ._version import __version__
@@ -274,7 +274,9 @@ class Call:
     """One request that a :data:`Plan` asks its driver to make."""
 
     method: str
-    params: Dict[str, Any]
+    params: Union[Dict[str, Any], Callable[[], Optional[Dict[str, Any]]]]
+    """The params, or a function that gives them when the request is sent, on a ready connection
+    (None: there is nothing to send, and the call's result is None)."""
     timeout: float | None = None
     """Seconds to wait for the response; None: the client's default."""
     hook: Callable[[Any], None] | None = None
@@ -488,15 +490,19 @@ class Connection(Generic[W]):
         """Whether connection ``generation`` is the current one and its loss not yet reported."""
         return generation == self.generation and self.state == READY
 
-    def start(self, pending: Pending) -> bytes:
-        """Gives ``pending`` an id on the current connection and returns the line to send.
+    def start(self, pending: Pending) -> bytes | None:
+        """Gives ``pending`` an id on the current connection and returns the line to send (None
+        when its params say there is nothing to send).
 
         Raises what :func:`encode_request` raises, before anything is recorded.
         """
-        self._next_id += 1
         call = pending.call
+        params = call.params() if callable(call.params) else call.params
+        if params is None:
+            return None
+        self._next_id += 1
         max_line = self.server_info["capabilities"].get("maxLineBytes") if self.server_info is not None else None
-        line = encode_request(self._next_id, call.method, call.params, max_line)
+        line = encode_request(self._next_id, call.method, params, max_line)
         pending.id, pending.generation = self._next_id, self.generation
         self._pending[pending.id] = pending
         return line
@@ -572,9 +578,18 @@ class Connection(Generic[W]):
         return watch
 
     def unwatch(self, watch: W, timeout: float | None) -> Plan[None]:
-        """``unwatch``: ends ``watch`` (nothing is sent for a watch that has ended)."""
+        """``unwatch``: ends ``watch``, by the id it has on the connection the request is sent on
+        (a call made while reconnecting waits for the new connection, where ids differ)."""
         if not watch._finished:
-            yield Call("unwatch", {"watch": watch.id}, timeout, hook=lambda _: self._unbind(watch))
+            yield Call("unwatch", lambda: self._unwatch_params(watch), timeout, hook=lambda _: self._unbind(watch))
+
+    def _unwatch_params(self, watch: W) -> Dict[str, Any] | None:
+        """The params that unwatch ``watch`` on the current connection; None, and the watch ends
+        here, when it is not bound there (it ended while reconnecting)."""
+        if watch.id is not None and self._bound.get(watch.id) is watch:
+            return {"watch": watch.id}
+        self._unbind(watch)
+        return None
 
     def shutdown(self, timeout: float | None) -> Plan[None]:
         """``shutdown``: stops the daemon; the connection it then closes is not restored."""
@@ -635,8 +650,8 @@ class Connection(Generic[W]):
 
     def _unbind(self, watch: W) -> None:
         """On an ``unwatch`` response: ``watch`` ends cleanly."""
-        if watch.id is not None:
-            self._bound.pop(watch.id, None)
+        if watch.id is not None and self._bound.get(watch.id) is watch:
+            del self._bound[watch.id]
         if watch in self._watches:
             self._watches.remove(watch)
         watch._finish(None)

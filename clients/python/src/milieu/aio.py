@@ -288,7 +288,10 @@ class AsyncClient(ClientBase[AsyncWatch]):
             await self._wait_for(lambda: not self._core.is_up(generation), deadline)
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         pending = _Pending(call, future)
-        transport.write(self._core.start(pending))
+        line = self._core.start(pending)
+        if line is None:
+            return None
+        transport.write(line)
         try:
             return await asyncio.wait_for(future, deadline.remaining())
         except asyncio.TimeoutError:

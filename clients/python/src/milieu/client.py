@@ -312,6 +312,8 @@ class Client(ClientBase[Watch]):
             with self._lock:
                 self._wait_for(lambda: self._core.may_send(call.internal), deadline)
                 line = self._core.start(pending)
+                if line is None:
+                    return None
                 sock = self._sock
             assert sock is not None
             try:
