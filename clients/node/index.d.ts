@@ -274,6 +274,7 @@ export class Client extends EventEmitter {
   readonly instance: string | undefined;
 
   initialize(params?: { client?: { name: string; version?: string }; protocolVersion?: string }, options?: CallOptions): Promise<InitializeResult>;
+  // types … discover: made from REQUESTS in lib/client.js (test/declarations.test.js checks that each is declared here).
   types(options?: CallOptions): Promise<{ types: TypeInfo[] }>;
   register(types: TypeDeclaration[], options?: CallOptions): Promise<{ types: string[]; version: number }>;
   /** A value, an object snapshot (`ObjectSnapshot`) or a view snapshot (a `ViewNode` without children). */

@@ -7,6 +7,7 @@ import { LineDecoder } from './framing.js';
 import { stringify } from './json.js';
 import { resolveSocketPath } from './socket-path.js';
 import { Watch } from './watch.js';
+import { ops } from './ops.js';
 import { Compacted, ConnectionLost, MessageTooLarge, TimeoutError, errorFromWire } from './errors.js';
 
 const { version: VERSION } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -104,6 +105,7 @@ export class Client extends EventEmitter {
   }
 
   // ---- Methods (SPEC §9). Each takes an optional last `{timeout, signal}`; see `request` for `call`.
+  // Those that only send one request are made from REQUESTS, below the class.
 
   /** `initialize`; `connect()` has sent it already. */
   initialize(params = { client: this.#clientInfo, protocolVersion: '1' }, options) {
@@ -114,61 +116,6 @@ export class Client extends EventEmitter {
         return result;
       },
     });
-  }
-
-  /** `schema/types` → `{types}`. */
-  types(options) {
-    return this.request('schema/types', {}, options);
-  }
-
-  /** `schema/register` → `{types, version}`. */
-  register(types, options) {
-    return this.request('schema/register', { types }, options);
-  }
-
-  /** `graph/get` → the value, object snapshot or view snapshot at `path`. */
-  get(path, options) {
-    return this.request('graph/get', { path }, options);
-  }
-
-  /** `graph/set` → `{version}`. `options.ifVersion` makes it conditional. */
-  set(path, value, { ifVersion, ...options } = {}) {
-    return this.request('graph/set', ifVersion === undefined ? { path, value } : { path, value, ifVersion }, options);
-  }
-
-  /** `graph/call` with positional arguments → `{result, version}`. */
-  call(path, ...args) {
-    return this.request('graph/call', { path, args });
-  }
-
-  /** `graph/transaction`, all or nothing → `{results, version}`. See `ops` for building the ops. */
-  transaction(ops, options) {
-    return this.request('graph/transaction', { ops }, options);
-  }
-
-  /** `view/mount` → `{path, body, objects, version}`. */
-  mount(declaration, options) {
-    return this.request('view/mount', declaration, options);
-  }
-
-  /** `view/unmount` → `{version}`. */
-  unmount(path, options) {
-    return this.request('view/unmount', { path }, options);
-  }
-
-  /** `view/provide` with `{environmentObjects?, environment?, withdraw?}` → `{version}`. */
-  provide(path, provision, options) {
-    return this.request('view/provide', { path, ...provision }, options);
-  }
-
-  /** `view/tree` → `{root, version}`, from `/App` unless a path is given. */
-  tree(path, options) {
-    return this.request('view/tree', path === undefined ? {} : { path }, options);
-  }
-
-  /** `rpc.discover` → the OpenRPC document. */
-  discover(options) {
-    return this.request('rpc.discover', {}, options);
   }
 
   /**
@@ -580,4 +527,44 @@ export class Client extends EventEmitter {
     this.#watches.clear();
     this.emit('close', watchError ?? undefined);
   }
+}
+
+/** The request of a transaction op made alone: `[method, params, options]`. */
+const alone = ({ method, params }, options) => [method, params, options];
+
+/**
+ * The methods that send one request and resolve to its result, each as a function from the
+ * method's arguments to the request's `[method, params, options]`. Each becomes a method of
+ * `Client` of the same name (its type is in index.d.ts). Those that are also transaction ops
+ * build their params with `ops`, so a method and its op cannot differ.
+ */
+const REQUESTS = Object.freeze({
+  /** `schema/types` → `{types}`. */
+  types: (options) => ['schema/types', {}, options],
+  /** `schema/register` → `{types, version}`. */
+  register: (types, options) => ['schema/register', { types }, options],
+  /** `graph/get` → the value, object snapshot or view snapshot at `path`. */
+  get: (path, options) => ['graph/get', { path }, options],
+  /** `graph/set` → `{version}`. `options.ifVersion` makes it conditional. */
+  set: (path, value, { ifVersion, ...options } = {}) => alone(ops.set(path, value, { ifVersion }), options),
+  /** `graph/call` with positional arguments → `{result, version}`. */
+  call: (path, ...args) => alone(ops.call(path, ...args)),
+  /** `graph/transaction`, all or nothing → `{results, version}`. See `ops` for building the ops. */
+  transaction: (transactionOps, options) => ['graph/transaction', { ops: transactionOps }, options],
+  /** `view/mount` → `{path, body, objects, version}`. */
+  mount: (declaration, options) => alone(ops.mount(declaration), options),
+  /** `view/unmount` → `{version}`. */
+  unmount: (path, options) => alone(ops.unmount(path), options),
+  /** `view/provide` with `{environmentObjects?, environment?, withdraw?}` → `{version}`. */
+  provide: (path, provision, options) => alone(ops.provide(path, provision), options),
+  /** `view/tree` → `{root, version}`, from `/App` unless a path is given. */
+  tree: (path, options) => ['view/tree', path === undefined ? {} : { path }, options],
+  /** `rpc.discover` → the OpenRPC document. */
+  discover: (options) => ['rpc.discover', {}, options],
+});
+
+for (const [name, build] of Object.entries(REQUESTS)) {
+  // A method like those of the class: named, not enumerable.
+  const method = { [name](...args) { return this.request(...build(...args)); } }[name];
+  Object.defineProperty(Client.prototype, name, { value: method, writable: true, configurable: true });
 }

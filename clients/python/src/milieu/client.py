@@ -1,13 +1,13 @@
-"""The synchronous client.
+"""The synchronous client: a driver of :class:`milieu._core.Connection` with threads.
 
-Threads: one reader thread per connection reads every line from the daemon. It
-hands each response to the caller waiting for that request id, and each
-notification to the :class:`Watch` whose daemon watch id it carries. Any number
-of threads may call the client's methods at once: writes are serialised by a
-lock and every caller waits only for its own response. A watch may be iterated
-from any thread; each notification goes to one consumer. When the connection
-drops, the reader thread that saw it reconnects (see :class:`ReconnectPolicy`)
-while callers wait, up to their timeouts, for the connection to be ready again.
+Threads: one reader thread per connection reads every line from the daemon and hands it to
+the connection state machine, which completes the request waiting for that id or delivers the
+notification to its :class:`Watch`. Any number of threads may call the client's methods at
+once: writes are serialised by a lock and every caller waits only for its own response. The
+state machine is used only while holding the client's lock. A watch may be iterated from any
+thread; each notification goes to one consumer. When the connection drops, the reader thread
+that saw it reconnects (see :class:`ReconnectPolicy`) while callers wait, up to their
+timeouts, for the connection to be ready again.
 """
 
 from __future__ import annotations
@@ -18,38 +18,35 @@ import socket
 import threading
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Any, Callable, Deque, Dict, List, Mapping, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Deque, TypeVar, Union
 
-from . import ops
+from . import _methods as methods
 from ._core import (
-    Framer, Note, ReconnectPolicy, Response, WatchBase, WatchState, classify, encode_request, initialize_params,
-    names,
+    IDLE, Call, ClientBase, Connection, Deadline, Done, Framer, Pending, Plan, ReconnectPolicy, WatchBase,
+    WatchState, advance,
 )
-from ._socket_path import socket_path
-from .errors import Compacted, ConnectionLost, InternalError, MilieuError, Resync, Timeout
+from .errors import ConnectionLost, MilieuError, Timeout
 from .notifications import Notification
-from .results import (
-    CallResult, InitializeResult, MountResult, RegisterResult, TransactionResult, TreeResult, TypesResult,
-    VersionResult,
-)
 
 if TYPE_CHECKING:  # typing_extensions is needed by type checkers only, not at run time
-    from typing_extensions import Unpack
+    from typing_extensions import Concatenate, ParamSpec
+
+    P = ParamSpec("P")
 
 log = logging.getLogger("milieu")
 
-_IDLE, _CONNECTING, _READY, _RECONNECTING, _CLOSED = "idle", "connecting", "ready", "reconnecting", "closed"
+T = TypeVar("T")
+
 _RECV_BYTES = 65536
 
 _Item = Union[Notification, MilieuError]
 
 
-class _Pending:
-    """A request waiting for its response; ``hook`` runs in the reader thread before the next line."""
+class _Pending(Pending):
+    """A request whose caller blocks until it completes."""
 
-    def __init__(self, generation: int, hook: Callable[[Any], None] | None) -> None:
-        self.generation = generation
-        self.hook = hook
+    def __init__(self, call: Call) -> None:
+        super().__init__(call)
         self.done = threading.Event()
         self.result: Any = None
         self.error: MilieuError | None = None
@@ -77,7 +74,6 @@ class Watch(WatchBase):
         self._client = client
         self._cond = threading.Condition()
         self._items: Deque[_Item] = deque()
-        self._finished = False
         self._error: MilieuError | None = None
 
     def next(self, timeout: float | None = None) -> Notification:
@@ -139,7 +135,16 @@ class Watch(WatchBase):
             self._cond.notify_all()
 
 
-class Client:
+def sync_method(plan: Callable[Concatenate[Connection[Watch], P], Plan[T]]) -> Callable[Concatenate[Client, P], T]:
+    """A blocking method of :class:`Client` that carries out ``plan`` (see :mod:`milieu._methods`)."""
+
+    def method(self: Client, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return self._run(plan(self._core, *args, **kwargs))
+
+    return methods.describe(method, plan, "Watch")
+
+
+class Client(ClientBase[Watch]):
     """A connection to ``milieud``, with every request as a method.
 
     ``path`` is the socket (default: :func:`milieu.socket_path`); ``timeout``
@@ -160,40 +165,13 @@ class Client:
         timeout: float | None = 10.0,
         reconnect: ReconnectPolicy | None = ReconnectPolicy(),
     ) -> None:
-        self.path = socket_path(path)
-        self.timeout = timeout
-        self.reconnect_policy = reconnect
-        self.server_info: InitializeResult | None = None
-        """The result of ``initialize`` on the current connection."""
-        self.reconnects = 0
-        """How many times the client has reconnected."""
         self._lock = threading.Condition()
-        self._state = _IDLE
-        self._failure: MilieuError | None = None
-        self._closing = False
+        super().__init__(path, timeout, reconnect, lambda state: Watch(self, state), self._lock.notify_all)
         self._sock: socket.socket | None = None
         self._reader: threading.Thread | None = None
-        self._generation = 0
-        self._next_id = 0
-        self._pending: Dict[int, _Pending] = {}
-        self._bound: Dict[int, Watch] = {}
-        self._watches: List[Watch] = []
         self._write_lock = threading.Lock()
-        self._last_unsolicited: MilieuError | None = None
 
     # --- connection ------------------------------------------------------------------
-
-    @property
-    def connected(self) -> bool:
-        """True while the connection is up and ready for requests."""
-        with self._lock:
-            return self._state == _READY
-
-    @property
-    def instance(self) -> str | None:
-        """The daemon instance (new at every daemon start) the client is connected to."""
-        info = self.server_info
-        return info["instance"] if info is not None else None
 
     def connect(self) -> Client:
         """Connects and sends ``initialize``.
@@ -202,52 +180,32 @@ class Client:
         called again); a client connects once: after :meth:`close`, make a new one.
         """
         with self._lock:
-            if self._state != _IDLE:
-                raise ConnectionLost(f"the client is {self._state}; connect() works once")
-            self._state = _CONNECTING
+            self._core.begin_connect()
         try:
             self._attach(self._open())
-            self.server_info = self._request("initialize", initialize_params(), None, internal=True)
+            self._run(self._core.handshake())
         except BaseException:
             with self._lock:
-                if self._state == _CONNECTING:
-                    self._state = _IDLE  # connect() may be tried again
+                self._core.connect_failed()
             self._drop_socket()
             raise
         with self._lock:
-            if self._state == _CONNECTING:
-                self._state = _READY
-            self._lock.notify_all()
+            self._core.established()
         return self
 
     def close(self) -> None:
         """Closes the connection. Pending calls fail with :class:`ConnectionLost`; watches end."""
         with self._lock:
-            if self._state == _CLOSED and self._closing:
+            if not self._core.close():
                 return
-            self._closing = True
-            self._state = _CLOSED
-            sock, reader = self._sock, self._reader
-            pending = list(self._pending.values())
-            self._pending.clear()
-            watches, self._watches = self._watches, []
-            self._bound.clear()
-            self._lock.notify_all()
-        for p in pending:
-            p.complete(None, ConnectionLost("the client was closed"))
-        for w in watches:
-            w._finish(None)
-        if sock is not None:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+            reader = self._reader
+        self._drop_socket()
         if reader is not None and reader is not threading.current_thread():
             reader.join(5.0)
 
     def __enter__(self) -> Client:
         with self._lock:
-            idle = self._state == _IDLE
+            idle = self._core.state == IDLE
         return self.connect() if idle else self
 
     def __exit__(self, *exc: object) -> None:
@@ -265,11 +223,10 @@ class Client:
         return sock
 
     def _attach(self, sock: socket.socket) -> None:
+        """Makes ``sock`` the connection, with a reader thread of its own."""
         with self._lock:
-            self._generation += 1
-            generation = self._generation
+            generation = self._core.attached()
             self._sock = sock
-            self._last_unsolicited = None
             reader = threading.Thread(
                 target=self._read_loop, args=(sock, generation), name=f"milieu-reader-{generation}", daemon=True
             )
@@ -277,119 +234,28 @@ class Client:
         reader.start()
 
     def _read_loop(self, sock: socket.socket, generation: int) -> None:
+        """The reader thread: every line to the state machine, then the end of the connection."""
         framer = Framer()
         try:
             while True:
                 data = sock.recv(_RECV_BYTES)
                 if not data:
                     break
-                for line in framer.feed(data):
-                    self._dispatch(line)
+                lines = framer.feed(data)
+                with self._lock:
+                    for line in lines:
+                        self._core.receive(line)
         except OSError:
             pass
         finally:
-            reconnect = self._on_disconnect(generation)
+            with self._lock:
+                reconnect = self._core.lost(generation)
             sock.close()
         if reconnect:
             self._reconnect()
 
-    def _dispatch(self, line: bytes) -> None:
-        try:
-            message = classify(line)
-        except ValueError:
-            log.warning("ignoring a line that is not JSON: %.200r", line)
-            return
-        if isinstance(message, Response):
-            with self._lock:
-                pending = self._pending.pop(message.id, None) if isinstance(message.id, int) else None
-                if message.id is None:
-                    self._last_unsolicited = message.error
-            if pending is None:
-                return
-            error = message.error
-            if error is None and pending.hook is not None:
-                try:
-                    pending.hook(message.result)
-                except (KeyError, TypeError) as e:
-                    error = InternalError(-32603, f"malformed result {message.result!r}: {e}", {"kind": "InternalError"})
-            pending.complete(message.result, error)
-        elif isinstance(message, Note):
-            with self._lock:
-                watch = self._bound.get(message.watch)
-            if watch is not None:
-                watch._receive(message.method, message.params)
-
-    def _on_disconnect(self, generation: int) -> bool:
-        """Fails the calls in flight on that connection; returns whether to reconnect."""
-        with self._lock:
-            if generation != self._generation:
-                return False
-            failed = [i for i, p in self._pending.items() if p.generation == generation]
-            pending = [self._pending.pop(i) for i in failed]
-            self._bound.clear()
-            cause = self._last_unsolicited
-            reconnect = False
-            watches: List[Watch] = []
-            if self._state == _READY:
-                if not self._closing and self.reconnect_policy is not None:
-                    self._state = _RECONNECTING
-                    reconnect = True
-                else:
-                    self._state = _CLOSED
-                    if not self._closing:
-                        self._failure = ConnectionLost("the connection to the daemon was lost")
-                        self._failure.__cause__ = cause
-                    watches = list(self._watches)
-            failure = self._failure
-            self._lock.notify_all()
-        for p in pending:
-            error = ConnectionLost("the connection was lost before the response arrived")
-            error.__cause__ = cause
-            p.complete(None, error)
-        for w in watches:
-            w._finish(failure)
-        return reconnect
-
-    # --- reconnecting ----------------------------------------------------------------
-
-    def _reconnect(self) -> None:
-        assert self.reconnect_policy is not None
-        last: MilieuError | None = None
-        for delay in self.reconnect_policy.delays():
-            with self._lock:
-                end = time.monotonic() + delay
-                while not self._closing and time.monotonic() < end:
-                    self._lock.wait(end - time.monotonic())
-                if self._closing:
-                    return
-            try:
-                self._attach(self._open())
-                self._handshake()
-            except MilieuError as e:
-                log.info("milieu: reconnect attempt failed: %s", e)
-                last = e
-                self._drop_socket()
-                continue
-            with self._lock:
-                if self._closing:
-                    return
-                self._state = _READY
-                self.reconnects += 1
-                self._lock.notify_all()
-            log.info("milieu: reconnected to %s", self.path)
-            return
-        failure = ConnectionLost(f"the connection was lost and could not be restored: {last}")
-        with self._lock:
-            if self._closing:
-                return
-            self._state = _CLOSED
-            self._failure = failure
-            watches, self._watches = self._watches, []
-            self._lock.notify_all()
-        for w in watches:
-            w._finish(failure)
-
     def _drop_socket(self) -> None:
+        """Shuts the current socket down; its reader thread then sees the connection end."""
         with self._lock:
             sock = self._sock
         if sock is not None:
@@ -398,105 +264,57 @@ class Client:
             except OSError:
                 pass
 
-    def _handshake(self) -> None:
-        info: InitializeResult = self._request("initialize", initialize_params(), None, internal=True)
-        self.server_info = info
-        with self._lock:
-            watches = list(self._watches)
-        for watch in watches:
-            self._rewatch(watch, watch._state.instance != info["instance"])
-
-    def _rewatch(self, watch: Watch, restarted: bool) -> None:
-        """Makes ``watch`` again on the new connection: resumed with ``sinceVersion`` when the
-        daemon is the same instance, else (or when its history is too short) afresh, with a
-        :class:`Resync` queued before its first new notification."""
-        state = watch._state
-        reason, oldest = "restarted", None
-        if not restarted:
-            since, repeated = state.resume_point()
+    def _reconnect(self) -> None:
+        """Runs in the reader thread of the lost connection: attempts new ones, as the policy says."""
+        policy = self._core.reconnect_policy
+        assert policy is not None
+        last: MilieuError | None = None
+        for delay in policy.delays():
+            with self._lock:
+                if self._lock.wait_for(lambda: self._core.closing, delay):
+                    return
             try:
-                self._request(
-                    "watch", state.params(since), None, internal=True,
-                    hook=lambda r: self._bind(watch, r, repeated=repeated),
-                )
-                return
-            except Compacted as e:
-                reason, oldest = "compacted", e.oldest
-            except (ConnectionLost, Timeout):
-                raise
+                self._attach(self._open())
+                self._run(self._core.handshake())
             except MilieuError as e:
-                self._lose(watch, e)
-                return
-        try:
-            self._request(
-                "watch", state.params(None), None, internal=True,
-                hook=lambda r: self._bind(watch, r, resync=(reason, oldest)),
-            )
-        except (ConnectionLost, Timeout):
-            raise
-        except MilieuError as e:
-            self._lose(watch, e)
-
-    def _lose(self, watch: Watch, error: MilieuError) -> None:
+                log.info("milieu: reconnect attempt failed: %s", e)
+                last = e
+                self._drop_socket()
+                continue
+            with self._lock:
+                self._core.established()
+            log.info("milieu: reconnected to %s", self.path)
+            return
         with self._lock:
-            if watch in self._watches:
-                self._watches.remove(watch)
-        watch._push(Resync("failed", None, error=error))
-        watch._finish(error)
-
-    def _bind(
-        self,
-        watch: Watch,
-        result: Any,
-        *,
-        repeated: List[Dict[str, Any]] | None = None,
-        resync: tuple[str, int | None] | None = None,
-        since: int | None = None,
-    ) -> None:
-        """Runs in the reader thread on a ``watch`` response, before the notifications that follow it."""
-        watch_id: int = result["watch"]
-        version: int = result["version"]
-        with self._lock:
-            self._bound[watch_id] = watch
-            if watch not in self._watches:
-                self._watches.append(watch)
-        watch.id = watch_id
-        if repeated is not None:
-            watch._state.resumed(repeated)
-        else:
-            watch._state.bound(self.instance, version if since is None else since)
-        if resync is not None:
-            watch._push(Resync(resync[0], version, oldest=resync[1]))
+            self._core.gave_up(last)
 
     # --- requests --------------------------------------------------------------------
 
-    def request(self, method: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None) -> Any:
-        """Sends any request and returns its result (or raises its typed error)."""
-        return self._request(method, dict(params or {}), timeout)
+    def _run(self, plan: Plan[T]) -> T:
+        """Carries out ``plan``: makes each request it asks for and resumes it with the outcome.
+        The plan itself runs holding the lock (it changes the state machine); requests do not."""
+        with self._lock:
+            step = advance(plan)
+        while not isinstance(step, Done):
+            try:
+                result, error = self._request(step), None
+            except MilieuError as e:
+                result, error = None, e
+            with self._lock:
+                step = advance(plan, result, error)
+        return step.value
 
-    def _request(
-        self,
-        method: str,
-        params: Dict[str, Any],
-        timeout: float | None,
-        *,
-        hook: Callable[[Any], None] | None = None,
-        internal: bool = False,
-    ) -> Any:
-        limit = self.timeout if timeout is None else timeout
-        deadline = None if limit is None else time.monotonic() + limit
+    def _request(self, call: Call) -> Any:
+        """Sends ``call`` when the connection is ready and waits for its response."""
+        deadline = Deadline(call.method, self.timeout if call.timeout is None else call.timeout)
+        pending = _Pending(call)
         while True:
             with self._lock:
-                self._wait_ready(method, limit, deadline, internal)
-                self._next_id += 1
-                request_id = self._next_id
-                generation = self._generation
-                pending = _Pending(generation, hook)
+                self._wait_for(lambda: self._core.may_send(call.internal), deadline)
+                line = self._core.start(pending)
+                if line is None:
+                    return None
                 sock = self._sock
-                info = self.server_info
-                max_line = info["capabilities"].get("maxLineBytes") if info is not None else None
-                line = encode_request(request_id, method, params, max_line)
-                self._pending[request_id] = pending
             assert sock is not None
             try:
                 with self._write_lock:
@@ -506,153 +324,42 @@ class Client:
                 # Not sent, so not executed: once the reader has seen the connection go, the
                 # request waits for the next connection and is sent again.
                 with self._lock:
-                    self._pending.pop(request_id, None)
-                    while self._generation == generation and self._state == _READY:
-                        self._lock.wait(_remaining(deadline, method, limit))
-                if internal or self.reconnect_policy is None:
-                    raise ConnectionLost(f"{method}: could not send the request: {e}") from e
-        if not pending.done.wait(None if deadline is None else max(0.0, deadline - time.monotonic())):
+                    self._core.abandon(pending)
+                    if call.internal or self._core.reconnect_policy is None:
+                        raise ConnectionLost(f"{call.method}: could not send the request: {e}") from e
+                    self._wait_for(lambda: not self._core.is_up(pending.generation), deadline)
+        if not pending.done.wait(deadline.remaining()):
             with self._lock:
-                abandoned = self._pending.pop(request_id, None) is not None
+                abandoned = self._core.abandon(pending)
             if abandoned:
-                raise Timeout(f"{method}: no response within {limit} s")
+                raise deadline.no_response()
             pending.done.wait()
         if pending.error is not None:
             raise pending.error
         return pending.result
 
-    def _wait_ready(self, method: str, limit: float | None, deadline: float | None, internal: bool) -> None:
-        """Waits, holding the lock, until requests may be sent."""
-        while not (self._state == _READY or (internal and self._state in (_CONNECTING, _RECONNECTING))):
-            if self._state == _CLOSED:
-                raise ConnectionLost(str(self._failure or "the client is closed"))
-            if self._state == _IDLE:
-                raise ConnectionLost("the client is not connected: call connect() or use it in a with block")
-            self._lock.wait(_remaining(deadline, method, limit))
+    def _wait_for(self, ready: Callable[[], bool], deadline: Deadline) -> None:
+        """Waits, holding the lock, until ``ready()``; raises :class:`Timeout` at ``deadline``."""
+        if not self._lock.wait_for(ready, deadline.remaining()):
+            raise deadline.not_ready()
 
-    def initialize(self, *, timeout: float | None = None) -> InitializeResult:
-        """``initialize`` again (``connect`` sends it already): the daemon, its capabilities, instance, version."""
-        result: InitializeResult = self._request("initialize", initialize_params(), timeout)
-        return result
-
-    def types(self, *, timeout: float | None = None) -> TypesResult:
-        """``schema/types``: every model type."""
-        result: TypesResult = self._request("schema/types", {}, timeout)
-        return result
-
-    def register(self, types: Sequence[Mapping[str, Any]], *, timeout: float | None = None) -> RegisterResult:
-        """``schema/register``: declares model types, all or nothing."""
-        result: RegisterResult = self._request("schema/register", {"types": [dict(t) for t in types]}, timeout)
-        return result
-
-    def get(self, path: str, *, timeout: float | None = None) -> Any:
-        """``graph/get``: a value, an object snapshot or a view snapshot."""
-        return self._request("graph/get", {"path": path}, timeout)
-
-    def set(self, path: str, value: Any, if_version: int | None = None, *, timeout: float | None = None) -> VersionResult:
-        """``graph/set``: writes ``value`` at ``path`` (only if its target is at ``if_version``)."""
-        result: VersionResult = self._op(ops.set(path, value, if_version), timeout)
-        return result
-
-    def call(self, path: str, *args: Any, timeout: float | None = None) -> CallResult:
-        """``graph/call``: runs the action at ``path`` with positional ``args``."""
-        result: CallResult = self._op(ops.call(path, *args), timeout)
-        return result
-
-    def transaction(self, operations: Sequence[ops.Op | Mapping[str, Any]], *, timeout: float | None = None) -> TransactionResult:
-        """``graph/transaction``: the ops (see :mod:`milieu.ops`) all or nothing, as one version."""
-        result: TransactionResult = self._request(
-            "graph/transaction", {"ops": [dict(op) for op in operations]}, timeout
-        )
-        return result
-
-    def mount(
-        self, declaration: Mapping[str, Any] | None = None, *, timeout: float | None = None, **fields: Unpack[ops.ViewFields]
-    ) -> MountResult:
-        """``view/mount``: a view declaration in wire form, or keyword fields (see :func:`milieu.ops.declaration`)."""
-        result: MountResult = self._op(ops.mount(declaration, **fields), timeout)
-        return result
-
-    def unmount(self, path: str, *, timeout: float | None = None) -> VersionResult:
-        """``view/unmount``: unmounts the view at ``path`` and its subtree."""
-        result: VersionResult = self._op(ops.unmount(path), timeout)
-        return result
-
-    def provide(
-        self,
-        path: str,
-        environment_objects: Sequence[str] | None = None,
-        environment: Mapping[str, Any] | None = None,
-        withdraw: Sequence[str] | None = None,
-        *,
-        timeout: float | None = None,
-    ) -> VersionResult:
-        """``view/provide``: adds, replaces or withdraws what the view at ``path`` provides."""
-        result: VersionResult = self._op(ops.provide(path, environment_objects, environment, withdraw), timeout)
-        return result
-
-    def tree(self, path: str | None = None, *, timeout: float | None = None) -> TreeResult:
-        """``view/tree``: the views from ``path`` (default ``/App``)."""
-        result: TreeResult = self._request("view/tree", {} if path is None else {"path": path}, timeout)
-        return result
-
-    def watch(
-        self,
-        paths: Sequence[str] | str | None = None,
-        views: Sequence[str] | str | None = None,
-        lifecycle: bool = False,
-        *,
-        since_version: int | None = None,
-        timeout: float | None = None,
-    ) -> Watch:
-        """``watch``: returns a :class:`Watch` that yields the notifications for these targets.
-
-        With ``since_version`` the daemon first replays what happened after that version.
-        """
-        state = WatchState(names(paths), names(views), lifecycle)
-        watch = Watch(self, state)
-        self._request(
-            "watch", state.params(since_version), timeout, hook=lambda r: self._bind(watch, r, since=since_version)
-        )
-        return watch
-
-    def unwatch(self, watch: Watch, *, timeout: float | None = None) -> None:
-        """``unwatch``: ends ``watch``; its iteration stops after the notifications already received."""
-        if watch._finished:
-            return
-        self._request("unwatch", {"watch": watch.id}, timeout, hook=lambda _: self._unbind(watch))
-
-    def _unbind(self, watch: Watch) -> None:
-        with self._lock:
-            if watch.id is not None:
-                self._bound.pop(watch.id, None)
-            if watch in self._watches:
-                self._watches.remove(watch)
-        watch._finish(None)
+    request = sync_method(methods.request)
+    initialize = sync_method(methods.initialize)
+    types = sync_method(methods.types)
+    register = sync_method(methods.register)
+    get = sync_method(methods.get)
+    set = sync_method(methods.set)
+    call = sync_method(methods.call)
+    transaction = sync_method(methods.transaction)
+    mount = sync_method(methods.mount)
+    unmount = sync_method(methods.unmount)
+    provide = sync_method(methods.provide)
+    tree = sync_method(methods.tree)
+    watch = sync_method(methods.watch)
+    unwatch = sync_method(methods.unwatch)
+    discover = sync_method(methods.discover)
 
     def shutdown(self, *, timeout: float | None = None) -> None:
         """``shutdown``: stops the daemon; the client then closes (it does not reconnect)."""
-        self._request("shutdown", {}, timeout, hook=lambda _: self._shutting_down())
+        self._run(self._core.shutdown(timeout))
         self.close()
-
-    def _shutting_down(self) -> None:
-        with self._lock:
-            self._closing = True
-
-    def discover(self, *, timeout: float | None = None) -> Dict[str, Any]:
-        """``rpc.discover``: the OpenRPC document of the protocol."""
-        result: Dict[str, Any] = self._request("rpc.discover", {}, timeout)
-        return result
-
-    def _op(self, op: ops.Op, timeout: float | None) -> Any:
-        return self._request(op["method"], op["params"], timeout)
-
-
-def _remaining(deadline: float | None, method: str, limit: float | None) -> float | None:
-    """Seconds left until ``deadline`` (None: no limit); raises :class:`Timeout` when none are."""
-    if deadline is None:
-        return None
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:
-        raise Timeout(f"{method}: the connection was not ready within {limit} s")
-    return remaining

@@ -1,0 +1,176 @@
+"""The client's request methods, written once for both clients.
+
+Each method is a plan (:data:`milieu._core.Plan`) that takes the :class:`~milieu._core.Connection`
+first and the method's arguments after it. The sync client makes each one a blocking method
+(``get = sync_method(methods.get)``), the asyncio client a coroutine method; both take its
+name, docstring and signature from here (:func:`describe`), and type checkers its parameters
+and result. Adding a method: its plan here, and one line in each client.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Sequence, TypeVar
+
+from . import ops
+from ._core import Call, Connection, Plan, W, WatchState, initialize_params, names
+from .results import (
+    CallResult, InitializeResult, MountResult, RegisterResult, TransactionResult, TreeResult, TypesResult,
+    VersionResult,
+)
+
+if TYPE_CHECKING:  # typing_extensions is needed by type checkers only, not at run time
+    from typing_extensions import Unpack
+
+Method = TypeVar("Method", bound=Callable[..., Any])
+
+
+def describe(method: Method, plan: Callable[..., Plan[Any]], watch: str) -> Method:
+    """Gives a client's ``method``, made from ``plan``, the plan's name, docstring and signature:
+    ``self`` in place of the connection, the plan's result as the result, and ``watch`` (the
+    name of the client's watch class) in place of ``W``."""
+    functools.update_wrapper(method, plan)
+    signature = inspect.signature(plan)
+    _, *parameters = signature.parameters.values()
+
+    def annotation(text: Any) -> Any:
+        return re.sub(r"\bW\b", watch, text) if isinstance(text, str) else text
+
+    result = str(signature.return_annotation).removeprefix("Plan[").removesuffix("]")
+    method.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[
+            inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+            *(p.replace(annotation=annotation(p.annotation)) for p in parameters),
+        ],
+        return_annotation=annotation(result),
+    )
+    return method
+
+
+def _op(op: ops.Op, timeout: float | None) -> Call:
+    """The request of a transaction op made alone."""
+    return Call(op["method"], op["params"], timeout)
+
+
+def request(
+    core: Connection[Any], method: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None
+) -> Plan[Any]:
+    """Sends any request and returns its result (or raises its typed error)."""
+    result: Any = yield Call(method, dict(params or {}), timeout)
+    return result
+
+
+def initialize(core: Connection[Any], *, timeout: float | None = None) -> Plan[InitializeResult]:
+    """``initialize`` again (``connect`` sends it already): the daemon, its capabilities, instance, version."""
+    result: InitializeResult = yield Call("initialize", initialize_params(), timeout)
+    return result
+
+
+def types(core: Connection[Any], *, timeout: float | None = None) -> Plan[TypesResult]:
+    """``schema/types``: every model type."""
+    result: TypesResult = yield Call("schema/types", {}, timeout)
+    return result
+
+
+def register(
+    core: Connection[Any], types: Sequence[Mapping[str, Any]], *, timeout: float | None = None
+) -> Plan[RegisterResult]:
+    """``schema/register``: declares model types, all or nothing."""
+    result: RegisterResult = yield Call("schema/register", {"types": [dict(t) for t in types]}, timeout)
+    return result
+
+
+def get(core: Connection[Any], path: str, *, timeout: float | None = None) -> Plan[Any]:
+    """``graph/get``: a value, an object snapshot or a view snapshot."""
+    result: Any = yield Call("graph/get", {"path": path}, timeout)
+    return result
+
+
+def set(
+    core: Connection[Any], path: str, value: Any, if_version: int | None = None, *, timeout: float | None = None
+) -> Plan[VersionResult]:
+    """``graph/set``: writes ``value`` at ``path`` (only if its target is at ``if_version``)."""
+    result: VersionResult = yield _op(ops.set(path, value, if_version), timeout)
+    return result
+
+
+def call(core: Connection[Any], path: str, *args: Any, timeout: float | None = None) -> Plan[CallResult]:
+    """``graph/call``: runs the action at ``path`` with positional ``args``."""
+    result: CallResult = yield _op(ops.call(path, *args), timeout)
+    return result
+
+
+def transaction(
+    core: Connection[Any], operations: Sequence[ops.Op | Mapping[str, Any]], *, timeout: float | None = None
+) -> Plan[TransactionResult]:
+    """``graph/transaction``: the ops (see :mod:`milieu.ops`) all or nothing, as one version."""
+    result: TransactionResult = yield Call("graph/transaction", {"ops": [dict(op) for op in operations]}, timeout)
+    return result
+
+
+def mount(
+    core: Connection[Any],
+    declaration: Mapping[str, Any] | None = None,
+    *,
+    timeout: float | None = None,
+    **fields: Unpack[ops.ViewFields],
+) -> Plan[MountResult]:
+    """``view/mount``: a view declaration in wire form, or keyword fields (see :func:`milieu.ops.declaration`)."""
+    result: MountResult = yield _op(ops.mount(declaration, **fields), timeout)
+    return result
+
+
+def unmount(core: Connection[Any], path: str, *, timeout: float | None = None) -> Plan[VersionResult]:
+    """``view/unmount``: unmounts the view at ``path`` and its subtree."""
+    result: VersionResult = yield _op(ops.unmount(path), timeout)
+    return result
+
+
+def provide(
+    core: Connection[Any],
+    path: str,
+    environment_objects: Sequence[str] | None = None,
+    environment: Mapping[str, Any] | None = None,
+    withdraw: Sequence[str] | None = None,
+    *,
+    timeout: float | None = None,
+) -> Plan[VersionResult]:
+    """``view/provide``: adds, replaces or withdraws what the view at ``path`` provides."""
+    result: VersionResult = yield _op(ops.provide(path, environment_objects, environment, withdraw), timeout)
+    return result
+
+
+def tree(core: Connection[Any], path: str | None = None, *, timeout: float | None = None) -> Plan[TreeResult]:
+    """``view/tree``: the views from ``path`` (default ``/App``)."""
+    result: TreeResult = yield Call("view/tree", {} if path is None else {"path": path}, timeout)
+    return result
+
+
+def watch(
+    core: Connection[W],
+    paths: Sequence[str] | str | None = None,
+    views: Sequence[str] | str | None = None,
+    lifecycle: bool = False,
+    *,
+    since_version: int | None = None,
+    timeout: float | None = None,
+) -> Plan[W]:
+    """``watch``: returns a watch (:class:`~milieu.Watch`, or :class:`~milieu.AsyncWatch` for the
+    asyncio client) that yields the notifications for these targets.
+
+    With ``since_version`` the daemon first replays what happened after that version.
+    """
+    return core.watch(WatchState(names(paths), names(views), lifecycle), since_version, timeout)
+
+
+def unwatch(core: Connection[W], watch: W, *, timeout: float | None = None) -> Plan[None]:
+    """``unwatch``: ends ``watch``; its iteration stops after the notifications already received."""
+    return core.unwatch(watch, timeout)
+
+
+def discover(core: Connection[Any], *, timeout: float | None = None) -> Plan[Dict[str, Any]]:
+    """``rpc.discover``: the OpenRPC document of the protocol."""
+    result: Dict[str, Any] = yield Call("rpc.discover", {}, timeout)
+    return result
