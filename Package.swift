@@ -50,7 +50,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "MilieuProtocolTests", dependencies: ["MilieuProtocol", "MilieuJSON"], swiftSettings: strict),
         .testTarget(
-            name: "MilieuServerTests", dependencies: ["MilieuTestSupport", "MilieuProtocol", "MilieuJSON", "MilieuTransport"],
+            name: "MilieuServerTests",
+            dependencies: ["MilieuTestSupport", "MilieuProtocol", "MilieuJSON", "MilieuTransport", "MilieuServer", "MilieuEngine"],
             swiftSettings: strict),
     ]
 )

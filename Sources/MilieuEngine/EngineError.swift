@@ -5,27 +5,27 @@ import MilieuJSON
 ///
 /// Any operation that throws one leaves the graph exactly as it was.
 public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// A stable error name. A struct rather than an enum so that adding kinds breaks nobody.
-    public struct Kind: Hashable, Sendable, CustomStringConvertible {
-        public let name: String
-        public var description: String { name }
-
-        public static let environmentObjectMissing = Kind(name: "EnvironmentObjectMissing")
-        public static let unknownPath = Kind(name: "UnknownPath")
-        public static let unknownType = Kind(name: "UnknownType")
-        public static let unknownAction = Kind(name: "UnknownAction")
-        public static let typeMismatch = Kind(name: "TypeMismatch")
-        public static let readOnly = Kind(name: "ReadOnly")
-        public static let versionConflict = Kind(name: "VersionConflict")
-        public static let duplicateView = Kind(name: "DuplicateView")
-        public static let invalidDeclaration = Kind(name: "InvalidDeclaration")
-        public static let inUse = Kind(name: "InUse")
-        public static let forbidden = Kind(name: "Forbidden")
-        public static let invalidValue = Kind(name: "InvalidValue")
-        public static let limitExceeded = Kind(name: "LimitExceeded")
+    /// A stable error name, its wire name as the raw value. An enum: the server maps each kind
+    /// to its wire code with an exhaustive switch, so a new kind cannot go out without one.
+    public enum Kind: String, Sendable, CaseIterable, CustomStringConvertible {
+        case environmentObjectMissing = "EnvironmentObjectMissing"
+        case unknownPath = "UnknownPath"
+        case unknownType = "UnknownType"
+        case unknownAction = "UnknownAction"
+        case typeMismatch = "TypeMismatch"
+        case readOnly = "ReadOnly"
+        case versionConflict = "VersionConflict"
+        case duplicateView = "DuplicateView"
+        case invalidDeclaration = "InvalidDeclaration"
+        case inUse = "InUse"
+        case forbidden = "Forbidden"
+        case invalidValue = "InvalidValue"
+        case limitExceeded = "LimitExceeded"
         /// The request's own params are wrong (an unknown member, the wrong number of arguments):
         /// JSON-RPC's InvalidParams, with `field` a JSON Pointer into them.
-        public static let invalidParams = Kind(name: "InvalidParams")
+        case invalidParams = "InvalidParams"
+
+        public var description: String { rawValue }
     }
 
     public let kind: Kind

@@ -58,7 +58,7 @@ struct ErrorRenderer {
         var rows: [(label: String, value: String)] = []
         var data = error.data
         data["kind"] = nil
-        if error.kind == "EnvironmentObjectMissing" {
+        if error.errorKind == .environmentObjectMissing {
             if let type = data["type"] { rows.append(("type", show(type))) }
             if let view = data["view"] {
                 let variable = data["variable"]?.stringValue.map { "  (variable \($0))" } ?? ""

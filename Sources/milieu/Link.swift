@@ -70,7 +70,7 @@ final class Link {
             do {
                 try attach(record, params: params)
                 report.resumed.append((record, since))
-            } catch let error as RPCError where error.kind == "Compacted" {
+            } catch let error as RPCError where error.errorKind == .compacted {
                 do {
                     try attach(record, params: record.params)
                     report.compacted.append((record, error.data["oldest"]?.intValue ?? 0))

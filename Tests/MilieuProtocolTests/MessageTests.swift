@@ -1,3 +1,4 @@
+import Foundation
 import MilieuJSON
 import MilieuProtocol
 import Testing
@@ -94,11 +95,28 @@ import Testing
         }
     }
 
-    @Test func milieuErrorCodesFollowTheSpec() {
-        #expect(ErrorCode.code(forKind: "EnvironmentObjectMissing") == -32000)
-        #expect(ErrorCode.code(forKind: "MessageTooLarge") == -32010)
-        #expect(ErrorCode.code(forKind: "Forbidden") == -32011)
-        #expect(ErrorCode.code(forKind: "LimitExceeded") == -32014)
+    /// Every kind's code as `error.schema.json` states it (its `if kind … then code` branches), and
+    /// every kind the schema knows is one of ours: the Swift enum and the schema cannot drift.
+    @Test func everyErrorCodeIsTheOneTheSchemaStates() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../protocol/schemas/error.schema.json")
+        let schema = try JSON(parsing: String(contentsOf: url, encoding: .utf8))
+        var stated: [String: Int] = [:]
+        for branch in schema["properties"]?["error"]?["allOf"]?.arrayValue ?? [] {
+            guard let kind = branch["if"]?["properties"]?["data"]?["properties"]?["kind"]?["const"]?.stringValue,
+                let code = branch["then"]?["properties"]?["code"]?["const"]?.intValue
+            else { continue }
+            stated[kind] = code
+        }
+        let listed = (schema["properties"]?["error"]?["properties"]?["data"]?["properties"]?["kind"]?["enum"]?.arrayValue ?? [])
+            .compactMap(\.stringValue)
+        #expect(Set(listed) == Set(ErrorKind.allCases.map(\.rawValue)))
+        #expect(stated.count == ErrorKind.allCases.count)
+        for kind in ErrorKind.allCases {
+            #expect(stated[kind.rawValue] == kind.code, "\(kind.rawValue)")
+            #expect(RPCError(kind, message: "m").code == kind.code)
+        }
+        #expect(Set(ErrorKind.allCases.map(\.code)).count == ErrorKind.allCases.count, "each kind has its own code")
     }
 
     @Test func envelopesAreSingleLinesOfJSON() throws {
