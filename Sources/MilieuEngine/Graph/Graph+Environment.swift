@@ -170,10 +170,10 @@ extension Graph {
             }
             for (name, key) in view.declaration.environment where keys.contains(key) {
                 let (provider, value) = environmentValue(key, for: view)
-                guard case .environment(let oldProvider, _, let oldValue)? = view.variables[name],
+                guard case .environment(let oldProvider, let oldValue)? = view.variables[name],
                     oldProvider != provider || oldValue != value
                 else { continue }
-                setVariable(view, name, .environment(provider: provider, key: key, value: value))
+                setVariable(view, name, .environment(provider: provider, value: value))
                 if view.dependencies.contains(.environment(provider: oldProvider, key: key)) {
                     pending.queue.add(view, reason: UpdateReason.environment(key))
                 }

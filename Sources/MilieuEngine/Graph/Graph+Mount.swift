@@ -288,7 +288,7 @@ extension Graph {
         for (name, key) in declaration.environment {
             _ = try environmentKey(key, field: "environment.\(name)", view: node.path)
             let (provider, value) = environmentValue(key, for: node)
-            node.variables.append(name, .environment(provider: provider, key: key, value: value))
+            node.variables.append(name, .environment(provider: provider, value: value))
         }
         try checkBodyReads(node)
         node.arrival = arrival

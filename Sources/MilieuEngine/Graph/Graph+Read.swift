@@ -74,7 +74,8 @@ extension Graph {
         case .binding(let location):
             recorder?.note(.location(location), path.variableReason)
             bound = boundValue(at: location)
-        case .environment(let provider, let key, let value):
+        case .environment(let provider, let value):
+            let key = node.declaration.environmentKey(ofVariable: index)
             recorder?.note(.environment(provider: provider, key: key), key == name ? path.environmentReason : UpdateReason.environment(key))
             bound = .value(value)
         case .noObject: bound = .value(.null)

@@ -129,7 +129,7 @@ extension Graph {
                 bindings[name] = .object(entry)
             case .object(let id, let wrapper): held[name] = heldObject(id, wrapper: wrapper)
             case .noObject: held[name] = .null
-            case .environment(_, _, let value): environment[name] = value
+            case .environment(_, let value): environment[name] = value
             }
         }
         let provided = node.provided

@@ -324,6 +324,10 @@ final class ViewDeclaration: Sendable {
         self.variableCount = variables.count
     }
 
+    /// The environment key that variable `index` of a view reads: environment values are the
+    /// last variables, in declaration order.
+    func environmentKey(ofVariable index: Int) -> String { environment[index - (variableCount - environment.count)].key }
+
     /// The state object `name` is made from.
     func stateObjectType(_ name: String) -> String? { stateObjects.first { $0.name == name }?.value.type }
 

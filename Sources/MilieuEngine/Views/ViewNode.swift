@@ -55,8 +55,9 @@ enum ViewVariable {
     case object(Int, ObjectWrapper)
     /// An optional `@Environment(T.self)` that no ancestor provides: it reads null.
     case noObject
-    /// An environment value: who provides it (nil: the default) and the key it was read by.
-    case environment(provider: Int?, key: String, value: JSON)
+    /// An environment value and who provides it (nil: the default); the key it reads is the
+    /// declaration's (`ViewDeclaration.environmentKey(of:)`), so that each view does not carry it.
+    case environment(provider: Int?, value: JSON)
 
     /// The object this variable holds, if any.
     var object: Int? {
