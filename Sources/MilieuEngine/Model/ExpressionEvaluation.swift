@@ -127,7 +127,8 @@ struct ExpressionEvaluation {
         case .isPrime:
             let value = try evaluate(arguments[0])
             guard case .int(let number) = value else { throw mismatch(name, at: pointer, expected: "int", actual: value.kindName) }
-            return .bool(PrimeTest.isPrime(number))
+            // Deterministic Miller–Rabin: bounded work for any 64-bit int, so it costs one step.
+            return .bool(AppState.isPrime(number))
         case .at:
             let container = try evaluate(arguments[0])
             let key = try evaluate(arguments[1])

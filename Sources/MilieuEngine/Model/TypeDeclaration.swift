@@ -47,8 +47,11 @@ extension ModelType {
 }
 
 extension StoredProperty {
-    /// A property declaration of a type of `style`, found at `pointer` in the request.
-    init(_ name: String, declaration: JSON, style: ObservationStyle, at pointer: RequestPointer) throws(EngineError) {
+    /// A property declaration of a type of `style` (nil for what is not a model type's property, such as
+    /// an environment key), found at `pointer` in the request.
+    init(_ name: String, declaration: JSON, style: ObservationStyle? = nil, at pointer: RequestPointer = RequestPointer())
+        throws(EngineError)
+    {
         let field = "properties.\(name)"
         guard case .object(let spec) = declaration else {
             throw .invalidDeclaration(field: field, reason: "a property declaration is an object with a \"type\"")
@@ -77,7 +80,7 @@ extension StoredProperty {
         let published = try Self.flag(spec["published"], field: "\(field).published")
         // Rule 19: @Published exists only in an ObservableObject; the Observation macro observes
         // every stored property of an @Observable type, and Swift refuses the wrapper there.
-        if published != nil, style == .observable {
+        if published != nil, style != .observableObject {
             throw .invalidDeclaration(
                 field: "\(field).published",
                 reason: "@Published belongs to an ObservableObject; every stored property of an @Observable type is observed. "
