@@ -8,24 +8,21 @@ import Testing
 @Suite struct DeclaredSeedModelTests {
     // MARK: - The seeds' models, declared
 
-    /// Seed 000's `LoginViewModel`, an ObservableObject in the seed; declared here in the style of
-    /// its built-in counterpart, so that the reasons views are given can be compared too.
-    static func loginViewModel(style: ObservationStyle) -> JSON {
+    /// Seed 000's `LoginViewModel` (an ObservableObject), or in the `@Observable` style the `Login` of `/App`.
+    static func loginViewModel(named name: String, style: ObservationStyle) -> JSON {
         [
-        "name": "DeclaredLoginViewModel", "style": .string(style.rawValue),
+        "name": .string(name), "style": .string(style.rawValue),
         "properties": ["email": ["type": "string"], "password": ["type": "string", "secure": true], "isUserLoggedIn": ["type": "bool"]],
         "computed": ["isValidEmail": ["type": "bool", "get": ["matches": [["get": "email"], .string(Login.emailPattern)]]]],
         "actions": ["login": ["steps": [["set": "isUserLoggedIn", "to": ["get": "isValidEmail"]]]]],
         ]
     }
 
-    /// Seed 001's `ViewModel`, an ObservableObject in the seed (declared in `style`, as above).
-    static func viewModel(style: ObservationStyle) -> JSON {
-        [
-            "name": "DeclaredViewModel", "style": .string(style.rawValue),
-            "properties": ["num": ["type": "int"], "result": ["type": "int", "default": 0]],
-        ]
-    }
+    /// Seed 001's `ViewModel`.
+    static let viewModel: JSON = [
+        "name": "DeclaredViewModel", "style": "observableObject",
+        "properties": ["num": ["type": "int"], "result": ["type": "int", "default": 0]],
+    ]
 
     /// Seed 002's counters: `OriginalObservable` (an ObservableObject) and `NewObservable` (`@Observable`).
     static func counter(named name: String, style: ObservationStyle) -> JSON {
@@ -88,7 +85,8 @@ import Testing
     // MARK: - Side by side
 
     /// A graph with the declared type registered, and two views that hold, as `vm`, an object of
-    /// the built-in type (`/App/BuiltIn`) and of the declared one (`/App/Declared`), with the same body.
+    /// the built-in type (`/App/BuiltIn`) and of the declared one (`/App/Declared`), with the same body:
+    /// an ObservableObject as a `@StateObject`, an `@Observable` object in `@State` (rule 16).
     private struct SideBySide {
         let graph: Graph
         let builtIn: String
@@ -100,17 +98,13 @@ import Testing
             self.declared = declared["name"]?.stringValue ?? ""
             try graph.register(ModelType(declaration: declared))
             for (view, type) in [("BuiltIn", builtIn), ("Declared", self.declared)] {
+                var spec: JSONObject = ["type": .string(type)]
+                if !initial.isEmpty { spec["init"] = .object(initial) }
+                let holder: JSONObject =
+                    graph.registry[type]?.model.style == .observable ? ["state": ["vm": ["$new": .object(spec)]]] : ["stateObjects": ["vm": .object(spec)]]
                 let declaration: JSON = ["parent": "/App", "name": .string(view), "body": .array(body)]
-                try graph.mount(declaration.merging(holding(type, initial: initial)))
+                try graph.mount(declaration.merging(holder))
             }
-        }
-
-        /// The holder of an object of `type`: a `@StateObject`, which rule 16 reserves for
-        /// ObservableObject types; the one place to change when an `@Observable` one moves to `@State`.
-        private func holding(_ type: String, initial: JSONObject) -> JSONObject {
-            var spec: JSONObject = ["type": .string(type)]
-            if !initial.isEmpty { spec["init"] = .object(initial) }
-            return ["stateObjects": ["vm": .object(spec)]]
         }
 
         /// Applies `operation` (a path below `vm`) to both objects and checks that both commits agree.
@@ -163,9 +157,11 @@ import Testing
         #expect(try pair.values("/App/Declared")?["activityFeed"]?.arrayValue?.isEmpty == false)
     }
 
-    @Test func declaredLoginViewModelAgreesWithLoginOnEveryEmail() throws {
+    @Test(arguments: [("LoginViewModel", ObservationStyle.observableObject), ("Login", .observable)])
+    func declaredLoginAgreesWithTheBuiltInOneOnEveryEmail(builtIn: String, style: ObservationStyle) throws {
         let pair = try SideBySide(
-            builtIn: "Login", declared: Self.loginViewModel(style: Login.modelType.style), body: ["{vm.email} {vm.isValidEmail} {vm.isUserLoggedIn} {vm.password}"])
+            builtIn: builtIn, declared: Self.loginViewModel(named: "Declared" + builtIn, style: style),
+            body: ["{vm.email} {vm.isValidEmail} {vm.isUserLoggedIn} {vm.password}"])
         let emails = [
             "", "kim", "kim@example.com", "KIM.LEE+tag@mail.example.co", "a@b.c", "a@b.comm", "a@b.comme", "@example.com", "kim@.com",
             "kim@example.", "kim@@example.com", "kim example@x.org", "k%m@x-y.org", "kim@exa_mple.com", "한@example.com", "kim@example.c0m",
@@ -178,10 +174,10 @@ import Testing
         try pair.both { .set(path: "\($0).password", value: "hunter2-secret", ifVersion: nil) }
     }
 
-    @Test func declaredCountersBehaveAsCounterAndCounterObject() throws {
+    @Test func declaredCountersBehaveAsOriginalObservableAndNewObservable() throws {
         let counters = [
-            ("CounterObject", Self.counter(named: "OriginalObservable", style: CounterObject.modelType.style)),
-            ("Counter", Self.counter(named: "NewObservable", style: Counter.modelType.style)),
+            ("OriginalObservable", Self.counter(named: "DeclaredOriginalObservable", style: .observableObject)),
+            ("NewObservable", Self.counter(named: "DeclaredNewObservable", style: .observable)),
         ]
         for (builtIn, declared) in counters {
             let pair = try SideBySide(builtIn: builtIn, declared: declared, body: ["{vm.count}"])
@@ -193,15 +189,15 @@ import Testing
         }
     }
 
-    @Test func declaredCartBehavesAsCart() throws {
-        let pair = try SideBySide(builtIn: "Cart", declared: Self.cart, body: ["{vm.items}"])
+    @Test func declaredCartBehavesAsCartModel() throws {
+        let pair = try SideBySide(builtIn: "CartModel", declared: Self.cart, body: ["{vm.items}"])
         for (index, item) in ["apple", "pear", "apple"].enumerated() {
             #expect(try pair.both { .call(path: "\($0).add", arguments: [.string(item)]) } == .int(index + 1))
         }
     }
 
     @Test func declaredViewModelStartsFromItsInitializerAsViewModel() throws {
-        let pair = try SideBySide(builtIn: "ViewModel", declared: Self.viewModel(style: ViewModel.modelType.style), body: ["{vm.num} {vm.result}"], initial: ["num": 5])
+        let pair = try SideBySide(builtIn: "ViewModel", declared: Self.viewModel, body: ["{vm.num} {vm.result}"], initial: ["num": 5])
         #expect(try pair.values("/App/Declared") == ["num": 5, "result": 0])
         try pair.both { .set(path: "\($0).result", value: 25, ifVersion: nil) }
     }
