@@ -170,6 +170,29 @@ import Testing
         #expect(try evaluate(["some": [["literal": [1, 0]], "d", ["==": [["/": [1, ["var": "d"]]], 1]]]]) == true)
     }
 
+    @Test func randomExpressionsAreRefusedOrEvaluatedButNeverTrap() {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        let names = ExpressionOperator.allCases.map(\.rawValue) + ExpressionIteration.allCases.map(\.rawValue) + ["get", "arg", "var", "now", "literal", "object", "bogus"]
+        let leaves: [JSON] = [
+            0, 1, -1, .int(Int.max), .int(Int.min), 2.5, 0.0, "", "a", "[a-z]+", "(", true, false, .null, ["get": "n"], ["get": "list"], ["get": "s"],
+            ["get": "maybe"], ["get": "any"], ["get": "secret"], ["arg": "a"], ["var": "e"], ["literal": [1, "x", .null]], ["now": []],
+        ]
+        func expression(_ depth: Int) -> JSON {
+            if depth == 0 || next(4) == 0 { return leaves[next(leaves.count)] }
+            let arguments = (0..<next(5)).map { _ in next(6) == 0 ? JSON.string("e") : expression(depth - 1) }
+            return [names[next(names.count)]: next(5) == 0 ? arguments.first ?? .null : .array(arguments)]
+        }
+        var evaluated = 0
+        for _ in 0..<3000 {
+            if (try? evaluate(expression(5), limits: ExpressionLimits(maxSteps: 500, maxStringLength: 64, maxArrayLength: 16))) != nil { evaluated += 1 }
+        }
+        #expect(evaluated > 100)
+    }
+
     // MARK: - Budgets and limits
 
     @Test func evaluationStopsAtItsStepBudget() {

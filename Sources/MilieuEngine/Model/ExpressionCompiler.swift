@@ -184,9 +184,6 @@ struct ExpressionCompiler {
         guard arguments.count >= least, arguments.count <= most, op != .if || arguments.count % 2 == 1 else {
             throw .invalidParams(pointer: pointer.description, "\(op.rawValue) takes \(op.arityText), not \(arguments.count)")
         }
-        if op == .matches {
-            return try compileMatch(arguments, at: pointer, depth: depth)
-        }
         var compiled: [TypeExpression] = []
         var known: [StaticValue] = []
         for argument in arguments {
@@ -194,29 +191,16 @@ struct ExpressionCompiler {
             compiled.append(expression)
             known.append(value)
         }
-        let result = try check(op, known, at: arguments.map(\.pointer))
+        let result = try check(op, known, arguments)
         return (.operation(op, compiled, pointer: pointer.description), result)
     }
 
-    /// `matches`: the pattern is a string literal, compiled now so that a bad one is refused here.
-    private mutating func compileMatch(_ arguments: [(json: JSON, pointer: RequestPointer)], at pointer: RequestPointer, depth: Int)
-        throws(EngineError) -> (TypeExpression, StaticValue)
-    {
-        let (subject, value) = try compile(arguments[0].json, at: arguments[0].pointer, depth: depth + 1)
-        try require(value, .string, "matches", at: arguments[0].pointer)
-        try enter(arguments[1].pointer, depth: depth + 1)
-        guard case .string(let pattern) = arguments[1].json else {
-            throw .invalidParams(pointer: arguments[1].pointer.description, "the pattern of matches is a string written in the declaration")
-        }
-        guard WholeMatch.isValid(pattern) else {
-            throw .invalidParams(pointer: arguments[1].pointer.description, "\(pattern) is not a regular expression")
-        }
-        return (.operation(.matches, [subject, .literal(.string(pattern))], pointer: pointer.description), StaticValue(kinds: .bool))
-    }
-
     /// What `op` gives for arguments known as `known`, refusing an argument that can never fit.
-    private func check(_ op: ExpressionOperator, _ known: [StaticValue], at pointers: [RequestPointer]) throws(EngineError) -> StaticValue {
+    private func check(_ op: ExpressionOperator, _ known: [StaticValue], _ arguments: [(json: JSON, pointer: RequestPointer)])
+        throws(EngineError) -> StaticValue
+    {
         let name = op.rawValue
+        let pointers = arguments.map(\.pointer)
         let secret = known.contains { $0.secret }
         switch op {
         case .add, .subtract, .multiply, .divide, .remainder:
@@ -271,6 +255,14 @@ struct ExpressionCompiler {
             let elements = known.reduce(into: ValueKinds()) { $0.formUnion($1.kinds) }
             return StaticValue(kinds: .array, elements: elements, secret: secret)
         case .matches:
+            // The pattern is written in the declaration, so that it is compiled, and a bad one refused, here.
+            try require(known[0], .string, name, at: pointers[0])
+            guard case .string(let pattern) = arguments[1].json else {
+                throw .invalidParams(pointer: pointers[1].description, "the pattern of matches is a string written in the declaration")
+            }
+            guard WholeMatch.isValid(pattern) else {
+                throw .invalidParams(pointer: pointers[1].description, "\(pattern) is not a regular expression")
+            }
             return StaticValue(kinds: .bool)
         }
     }
