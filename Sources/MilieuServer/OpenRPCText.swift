@@ -90,12 +90,55 @@ extension OpenRPCDocument {
       "params": [
         {
           "name": "types",
-          "required": true,
+          "required": false,
           "schema": {
             "type": "array",
-            "minItems": 1,
             "items": {
               "$ref": "#/components/schemas/typeDeclaration"
+            }
+          }
+        },
+        {
+          "name": "environmentKeys",
+          "required": false,
+          "description": "Custom environment keys with their defaults; at least one type or key must be given.",
+          "schema": {
+            "type": "object",
+            "propertyNames": {
+              "$ref": "#/components/schemas/name"
+            },
+            "additionalProperties": {
+              "type": "object",
+              "description": "A custom environment key and its default (EnvironmentKey.defaultValue); seen by every view, so never secure.",
+              "properties": {
+                "type": {
+                  "$ref": "#/components/schemas/typeSpec"
+                },
+                "default": {
+                  "description": "The value an unprovided key reads; when omitted, the type's zero value."
+                },
+                "oneOf": {
+                  "description": "The allowed values.",
+                  "type": "array",
+                  "minItems": 1
+                },
+                "min": {
+                  "description": "Smallest allowed number (inclusive).",
+                  "type": "number"
+                },
+                "max": {
+                  "description": "Largest allowed number (inclusive).",
+                  "type": "number"
+                },
+                "pattern": {
+                  "description": "An I-Regexp (RFC 9485) the whole string must match.",
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type"
+              ],
+              "additionalProperties": false
             }
           }
         }
@@ -2265,6 +2308,13 @@ extension OpenRPCDocument {
               "$ref": "#/components/schemas/typeName"
             }
           },
+          "environmentKeys": {
+            "description": "The environment keys this call declared (not those declared again the same way).",
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/name"
+            }
+          },
           "version": {
             "$ref": "#/components/schemas/version",
             "description": "Registering takes a version and notifies nobody."
@@ -2272,6 +2322,7 @@ extension OpenRPCDocument {
         },
         "required": [
           "types",
+          "environmentKeys",
           "version"
         ],
         "additionalProperties": false
