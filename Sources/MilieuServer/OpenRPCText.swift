@@ -90,12 +90,55 @@ extension OpenRPCDocument {
       "params": [
         {
           "name": "types",
-          "required": true,
+          "required": false,
           "schema": {
             "type": "array",
-            "minItems": 1,
             "items": {
               "$ref": "#/components/schemas/typeDeclaration"
+            }
+          }
+        },
+        {
+          "name": "environmentKeys",
+          "required": false,
+          "description": "Custom environment keys with their defaults; at least one type or key must be given.",
+          "schema": {
+            "type": "object",
+            "propertyNames": {
+              "$ref": "#/components/schemas/name"
+            },
+            "additionalProperties": {
+              "type": "object",
+              "description": "A custom environment key and its default (EnvironmentKey.defaultValue); seen by every view, so never secure.",
+              "properties": {
+                "type": {
+                  "$ref": "#/components/schemas/typeSpec"
+                },
+                "default": {
+                  "description": "The value an unprovided key reads; when omitted, the type's zero value."
+                },
+                "oneOf": {
+                  "description": "The allowed values.",
+                  "type": "array",
+                  "minItems": 1
+                },
+                "min": {
+                  "description": "Smallest allowed number (inclusive).",
+                  "type": "number"
+                },
+                "max": {
+                  "description": "Largest allowed number (inclusive).",
+                  "type": "number"
+                },
+                "pattern": {
+                  "description": "An I-Regexp (RFC 9485) the whole string must match.",
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type"
+              ],
+              "additionalProperties": false
             }
           }
         }
@@ -1121,6 +1164,10 @@ extension OpenRPCDocument {
             "description": "A secure property's value never leaves the daemon.",
             "type": "boolean"
           },
+          "published": {
+            "description": "For a type of style observableObject only: false declares a plain var, whose writes announce nothing (default true).",
+            "type": "boolean"
+          },
           "oneOf": {
             "description": "The allowed values.",
             "type": "array",
@@ -1146,7 +1193,7 @@ extension OpenRPCDocument {
       },
       "typeDeclaration": {
         "type": "object",
-        "description": "A model type declared in JSON (schema/register): stored properties only.",
+        "description": "A model type declared in JSON (schema/register): stored properties, computed properties and actions.",
         "properties": {
           "name": {
             "$ref": "#/components/schemas/typeName"
@@ -1162,11 +1209,211 @@ extension OpenRPCDocument {
             "additionalProperties": {
               "$ref": "#/components/schemas/propertyDeclaration"
             }
+          },
+          "computed": {
+            "type": "object",
+            "propertyNames": {
+              "$ref": "#/components/schemas/name"
+            },
+            "additionalProperties": {
+              "$ref": "#/components/schemas/computedDeclaration"
+            }
+          },
+          "actions": {
+            "type": "object",
+            "propertyNames": {
+              "$ref": "#/components/schemas/name"
+            },
+            "additionalProperties": {
+              "$ref": "#/components/schemas/actionDeclaration"
+            }
           }
         },
         "required": [
           "name",
           "style"
+        ],
+        "additionalProperties": false
+      },
+      "expression": {
+        "description": "An expression of the declaration language (SPEC 9.3.1): null, a boolean, a number or a string is itself; any other expression is an object with exactly one member, its operator (literal, get, arg, var, now, object, array, + - * / %, == != < <= > >=, and, or, not, if, cat, matches, in, count, isPrime, at, filter, map, all, some, none). Operands are checked by the daemon, not by this schema.",
+        "anyOf": [
+          {
+            "type": [
+              "null",
+              "boolean",
+              "number",
+              "string"
+            ]
+          },
+          {
+            "type": "object",
+            "minProperties": 1,
+            "maxProperties": 1
+          }
+        ]
+      },
+      "step": {
+        "description": "One step of a declared action (SPEC 9.3.3).",
+        "oneOf": [
+          {
+            "description": "Write a stored property.",
+            "type": "object",
+            "properties": {
+              "set": {
+                "$ref": "#/components/schemas/name"
+              },
+              "to": {
+                "$ref": "#/components/schemas/expression"
+              }
+            },
+            "required": [
+              "set",
+              "to"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "description": "Append to an array property.",
+            "type": "object",
+            "properties": {
+              "append": {
+                "$ref": "#/components/schemas/name"
+              },
+              "value": {
+                "$ref": "#/components/schemas/expression"
+              }
+            },
+            "required": [
+              "append",
+              "value"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "description": "Remove every element equal to the value.",
+            "type": "object",
+            "properties": {
+              "remove": {
+                "$ref": "#/components/schemas/name"
+              },
+              "value": {
+                "$ref": "#/components/schemas/expression"
+              }
+            },
+            "required": [
+              "remove",
+              "value"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "description": "Remove the element at an index.",
+            "type": "object",
+            "properties": {
+              "remove": {
+                "$ref": "#/components/schemas/name"
+              },
+              "at": {
+                "$ref": "#/components/schemas/expression"
+              }
+            },
+            "required": [
+              "remove",
+              "at"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "description": "Run one list of steps or the other.",
+            "type": "object",
+            "properties": {
+              "if": {
+                "$ref": "#/components/schemas/expression"
+              },
+              "then": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/step"
+                }
+              },
+              "else": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/step"
+                }
+              }
+            },
+            "required": [
+              "if",
+              "then"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "description": "End the action with a result.",
+            "type": "object",
+            "properties": {
+              "return": {
+                "$ref": "#/components/schemas/expression"
+              }
+            },
+            "required": [
+              "return"
+            ],
+            "additionalProperties": false
+          }
+        ]
+      },
+      "computedDeclaration": {
+        "description": "A computed property of a declared type: its type and the expression that derives it from stored properties.",
+        "type": "object",
+        "properties": {
+          "type": {
+            "$ref": "#/components/schemas/typeSpec"
+          },
+          "get": {
+            "$ref": "#/components/schemas/expression"
+          }
+        },
+        "required": [
+          "type",
+          "get"
+        ],
+        "additionalProperties": false
+      },
+      "actionDeclaration": {
+        "description": "An action of a declared type: positional parameters and the steps it runs as one transaction.",
+        "type": "object",
+        "properties": {
+          "parameters": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "properties": {
+                "name": {
+                  "$ref": "#/components/schemas/name"
+                },
+                "type": {
+                  "$ref": "#/components/schemas/typeSpec"
+                }
+              },
+              "required": [
+                "name",
+                "type"
+              ],
+              "additionalProperties": false
+            }
+          },
+          "steps": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/step"
+            }
+          }
+        },
+        "required": [
+          "steps"
         ],
         "additionalProperties": false
       },
@@ -2061,6 +2308,13 @@ extension OpenRPCDocument {
               "$ref": "#/components/schemas/typeName"
             }
           },
+          "environmentKeys": {
+            "description": "The environment keys this call declared (not those declared again the same way).",
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/name"
+            }
+          },
           "version": {
             "$ref": "#/components/schemas/version",
             "description": "Registering takes a version and notifies nobody."
@@ -2068,6 +2322,7 @@ extension OpenRPCDocument {
         },
         "required": [
           "types",
+          "environmentKeys",
           "version"
         ],
         "additionalProperties": false

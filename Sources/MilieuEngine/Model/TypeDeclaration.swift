@@ -1,16 +1,22 @@
 import MilieuJSON
 
 extension ModelType {
-    /// A model type declared in JSON, without writing Swift:
+    /// A model type declared in JSON, without writing Swift (SPEC §9.3):
     ///
     ///     {"name": "Profile", "style": "observable",
     ///      "properties": {"age": {"type": "int", "default": 0, "min": 0, "max": 150},
-    ///                     "pin": {"type": "string", "secure": true, "pattern": "[0-9]{4}"}}}
-    public init(declaration: JSON) throws(EngineError) {
+    ///                     "pin": {"type": "string", "secure": true, "pattern": "[0-9]{4}"}},
+    ///      "computed": {"isAdult": {"type": "bool", "get": {">=": [{"get": "age"}, 18]}}},
+    ///      "actions": {"birthday": {"steps": [{"set": "age", "to": {"+": [{"get": "age"}, 1]}}]}}}
+    ///
+    /// `pointer` is where the declaration sits in the request's params (`/types/0`): errors in its
+    /// shape and expressions are `InvalidParams` pointing below it.
+    public init(declaration: JSON, at pointer: String = "", limits: ExpressionLimits = ExpressionLimits()) throws(EngineError) {
+        let base = RequestPointer(pointer)
         guard case .object(let object) = declaration else {
             throw .invalidDeclaration(field: "type", reason: "a type declaration is a JSON object")
         }
-        try rejectUnknownKeys(object, allowed: ["name", "style", "properties"], field: "type")
+        try rejectUnknownMembers(object, allowed: ["name", "style", "properties", "computed", "actions"], at: base)
         guard case .string(let name)? = object["name"] else {
             throw .invalidDeclaration(field: "name", reason: "a type declaration needs a string \"name\"")
         }
@@ -28,20 +34,29 @@ extension ModelType {
         switch object["properties"] {
         case nil: break
         case .object(let properties)?:
-            for (propertyName, spec) in properties { stored.append(try StoredProperty(propertyName, declaration: spec)) }
+            for (propertyName, spec) in properties {
+                stored.append(try StoredProperty(propertyName, declaration: spec, style: style, at: base.member("properties").member(propertyName)))
+            }
         default: throw .invalidDeclaration(field: "properties", reason: "properties is an object of property declarations")
         }
-        self.init(name: name, style: style, stored: stored)
+        let members = DeclaredMembers(typeName: name, stored: stored, limits: limits)
+        let computed = try members.computed(object["computed"], at: base.member("computed"))
+        let actions = try members.actions(object["actions"], computed: computed, at: base.member("actions"))
+        self.init(name: name, style: style, stored: stored, computed: computed, actions: actions)
     }
 }
 
 extension StoredProperty {
-    init(_ name: String, declaration: JSON) throws(EngineError) {
+    /// A property declaration of a type of `style` (nil for what is not a model type's property, such as
+    /// an environment key), found at `pointer` in the request.
+    init(_ name: String, declaration: JSON, style: ObservationStyle? = nil, at pointer: RequestPointer = RequestPointer())
+        throws(EngineError)
+    {
         let field = "properties.\(name)"
         guard case .object(let spec) = declaration else {
             throw .invalidDeclaration(field: field, reason: "a property declaration is an object with a \"type\"")
         }
-        try rejectUnknownKeys(spec, allowed: ["type", "default", "secure", "oneOf", "min", "max", "pattern"], field: field)
+        try rejectUnknownMembers(spec, allowed: ["type", "default", "secure", "published", "oneOf", "min", "max", "pattern"], at: pointer)
         guard let typeDeclaration = spec["type"] else {
             throw .invalidDeclaration(field: field, reason: "a property needs a \"type\"")
         }
@@ -61,15 +76,24 @@ extension StoredProperty {
             }
             validation.pattern = text
         }
-        var secure = false
-        if let flag = spec["secure"] {
-            guard case .bool(let value) = flag else {
-                throw .invalidDeclaration(field: "\(field).secure", reason: "secure is true or false")
-            }
-            secure = value
+        let secure = try Self.flag(spec["secure"], field: "\(field).secure") ?? false
+        let published = try Self.flag(spec["published"], field: "\(field).published")
+        // Rule 19: @Published exists only in an ObservableObject; the Observation macro observes
+        // every stored property of an @Observable type, and Swift refuses the wrapper there.
+        if published != nil, style != .observableObject {
+            throw .invalidDeclaration(
+                field: "\(field).published",
+                reason: "@Published belongs to an ObservableObject; every stored property of an @Observable type is observed. "
+                    + "Declare the type with \"style\": \"observableObject\", or leave \"published\" out")
         }
         self.init(name, type, default: Self.defaultValue(spec["default"], type: type, validation: validation),
-                  secure: secure, validation: validation)
+                  secure: secure, validation: validation, published: published ?? true)
+    }
+
+    private static func flag(_ value: JSON?, field: String) throws(EngineError) -> Bool? {
+        guard let value else { return nil }
+        guard case .bool(let flag) = value else { throw .invalidDeclaration(field: field, reason: "true or false") }
+        return flag
     }
 
     /// The declared default; else the first allowed value, else the minimum when zero is below it.
@@ -84,6 +108,14 @@ extension StoredProperty {
         guard let value else { return nil }
         guard let number = value.numberValue else { throw .invalidDeclaration(field: field, reason: "a number") }
         return number
+    }
+}
+
+/// Refuses members a type declaration does not know: InvalidParams, pointing at the member.
+func rejectUnknownMembers(_ object: JSONObject, allowed: [String], at pointer: RequestPointer) throws(EngineError) {
+    for key in object.keys where !allowed.contains(key) {
+        throw .invalidParams(
+            pointer: pointer.member(key).description, "unknown member \"\(key)\"; expected one of " + allowed.sorted().joined(separator: ", "))
     }
 }
 

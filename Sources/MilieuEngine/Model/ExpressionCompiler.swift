@@ -1,0 +1,287 @@
+import MilieuJSON
+
+/// Compiles the JSON form of a computed getter's or an action's expressions into `TypeExpression`s,
+/// refusing what can be known wrong before anything runs: `InvalidParams`, with a JSON Pointer to the
+/// culprit in the request (SPEC §9.3).
+struct ExpressionCompiler {
+    /// What the expressions belong to, which decides what they may read.
+    enum Role {
+        /// A computed getter: stored properties only; no arguments, no clock.
+        case computed
+        /// An action: any property, its parameters and the clock.
+        case action(parameters: [(name: String, type: PropertyType)])
+    }
+
+    let role: Role
+    let stored: [StoredProperty]
+    let computed: [(name: String, type: PropertyType)]
+    let limits: ExpressionLimits
+    /// Nodes (expressions and steps) compiled so far in this getter or action.
+    private var nodes = 0
+    /// The names bound by enclosing iterations, innermost last, with what is known of their elements.
+    private var variables: [(name: String, value: StaticValue)] = []
+
+    init(role: Role, stored: [StoredProperty], computed: [(name: String, type: PropertyType)], limits: ExpressionLimits) {
+        self.role = role
+        self.stored = stored
+        self.computed = computed
+        self.limits = limits
+    }
+
+    /// Counts one node at `depth` against the limits of its getter or action.
+    mutating func enter(_ pointer: RequestPointer, depth: Int) throws(EngineError) {
+        nodes += 1
+        guard nodes <= limits.maxNodes else {
+            throw .invalidParams(pointer: pointer.description, "more than \(limits.maxNodes) expression nodes and steps in one getter or action")
+        }
+        guard depth <= limits.maxDepth else {
+            throw .invalidParams(pointer: pointer.description, "nested more than \(limits.maxDepth) levels deep")
+        }
+    }
+
+    /// Compiles the expression `json` found at `pointer`, `depth` levels into its getter or action.
+    mutating func compile(_ json: JSON, at pointer: RequestPointer, depth: Int) throws(EngineError) -> (TypeExpression, StaticValue) {
+        try enter(pointer, depth: depth)
+        switch json {
+        case .null, .bool, .int, .double, .string:
+            return (.literal(json), StaticValue(of: json))
+        case .array:
+            throw .invalidParams(
+                pointer: pointer.description,
+                "an array is not an expression: write {\"literal\": [...]} for an array value, {\"array\": [...]} to build one")
+        case .object(let object):
+            guard object.count == 1 else {
+                throw .invalidParams(pointer: pointer.description, "an expression is an object with one member, its operator")
+            }
+            let (name, operand) = object[0]
+            return try compileForm(name, operand, at: pointer.member(name), depth: depth)
+        }
+    }
+
+    private mutating func compileForm(_ name: String, _ operand: JSON, at pointer: RequestPointer, depth: Int)
+        throws(EngineError) -> (TypeExpression, StaticValue)
+    {
+        switch name {
+        case "literal": return (.literal(operand), StaticValue(of: operand))
+        case "get": return try property(named: try self.name(operand, at: pointer), at: pointer)
+        case "arg": return try argument(named: try self.name(operand, at: pointer), at: pointer)
+        case "var":
+            let variable = try self.name(operand, at: pointer)
+            guard let depth = variables.lastIndex(where: { $0.name == variable }) else {
+                throw .invalidParams(pointer: pointer.description, "no enclosing filter, map, all, some or none binds \(variable)")
+            }
+            return (.variable(depth), variables[depth].value)
+        case "now":
+            guard case .array(let items) = operand, items.isEmpty else {
+                throw .invalidParams(pointer: pointer.description, "now takes no arguments: {\"now\": []}")
+            }
+            guard case .action = role else {
+                throw .invalidParams(pointer: pointer.description, "a computed property cannot read the clock; only an action can")
+            }
+            return (.now, StaticValue(kinds: .string))
+        case "object": return try record(operand, at: pointer, depth: depth)
+        default:
+            if let iteration = ExpressionIteration(rawValue: name) {
+                return try compileIteration(iteration, operand, at: pointer, depth: depth)
+            }
+            guard let op = ExpressionOperator(rawValue: name) else {
+                let known = ["literal", "get", "arg", "var", "now", "object"] + ExpressionOperator.allCases.map(\.rawValue)
+                    + ExpressionIteration.allCases.map(\.rawValue)
+                throw .invalidParams(pointer: pointer.description, "unknown operator \"\(name)\"; expected one of " + known.joined(separator: ", "))
+            }
+            return try compileOperation(op, operand, at: pointer, depth: depth)
+        }
+    }
+
+    /// The name operand of `get`, `arg` and `var`: a string.
+    private func name(_ operand: JSON, at pointer: RequestPointer) throws(EngineError) -> String {
+        guard case .string(let name) = operand else {
+            throw .invalidParams(pointer: pointer.description, "the operand is a name, as {\"get\": \"count\"}")
+        }
+        return name
+    }
+
+    private func property(named name: String, at pointer: RequestPointer) throws(EngineError) -> (TypeExpression, StaticValue) {
+        if let property = stored.first(where: { $0.name == name }) {
+            return (.property(name), StaticValue(holding: property.type, secret: property.secure))
+        }
+        if let derived = computed.first(where: { $0.name == name }) {
+            guard case .action = role else {
+                throw .invalidParams(
+                    pointer: pointer.description, "\(name) is computed; a computed property reads stored properties only (read what \(name) reads)")
+            }
+            return (.property(name), StaticValue(holding: derived.type))
+        }
+        let names = (stored.map(\.name) + computed.map(\.name)).joined(separator: ", ")
+        throw .invalidParams(pointer: pointer.description, "no property \(name); the type has \(names.isEmpty ? "none" : names)")
+    }
+
+    private func argument(named name: String, at pointer: RequestPointer) throws(EngineError) -> (TypeExpression, StaticValue) {
+        guard case .action(let parameters) = role else {
+            throw .invalidParams(pointer: pointer.description, "a computed property has no arguments; arg is for actions")
+        }
+        guard let index = parameters.firstIndex(where: { $0.name == name }) else {
+            let names = parameters.map(\.name).joined(separator: ", ")
+            throw .invalidParams(pointer: pointer.description, "no parameter \(name); the action has \(names.isEmpty ? "none" : names)")
+        }
+        return (.argument(index), StaticValue(holding: parameters[index].type))
+    }
+
+    private mutating func record(_ operand: JSON, at pointer: RequestPointer, depth: Int) throws(EngineError) -> (TypeExpression, StaticValue) {
+        guard case .object(let members) = operand else {
+            throw .invalidParams(pointer: pointer.description, "object takes an object of member expressions, as {\"object\": {\"id\": 1}}")
+        }
+        var compiled: [(key: String, value: TypeExpression)] = []
+        var secret = false
+        for (key, value) in members {
+            let (expression, known) = try compile(value, at: pointer.member(key), depth: depth + 1)
+            compiled.append((key, expression))
+            secret = secret || known.secret
+        }
+        return (.object(compiled), StaticValue(kinds: .object, secret: secret))
+    }
+
+    private mutating func compileIteration(_ iteration: ExpressionIteration, _ operand: JSON, at pointer: RequestPointer, depth: Int)
+        throws(EngineError) -> (TypeExpression, StaticValue)
+    {
+        guard case .array(let items) = operand, items.count == 3, case .string(let variable) = items[1] else {
+            throw .invalidParams(
+                pointer: pointer.description, "\(iteration.rawValue) takes [array, \"name\", body], as [{\"get\": \"items\"}, \"x\", {\"!=\": [{\"var\": \"x\"}, \"\"]}]")
+        }
+        guard isIdentifier(variable) else {
+            throw .invalidParams(pointer: pointer.element(1).description, "\"\(variable)\" is not a name")
+        }
+        let (over, array) = try compile(items[0], at: pointer.element(0), depth: depth + 1)
+        try require(array, .array, iteration.rawValue, at: pointer.element(0))
+        variables.append((variable, StaticValue(kinds: array.elements, secret: array.secret)))
+        let compiledBody = try compile(items[2], at: pointer.element(2), depth: depth + 1)
+        variables.removeLast()
+        let (body, value) = compiledBody
+        let result: StaticValue
+        switch iteration {
+        case .map: result = StaticValue(kinds: .array, elements: value.kinds, secret: value.secret)
+        case .filter:
+            try require(value, .bool, iteration.rawValue, at: pointer.element(2))
+            result = StaticValue(kinds: .array, elements: array.elements, secret: array.secret)
+        case .all, .some, .none:
+            try require(value, .bool, iteration.rawValue, at: pointer.element(2))
+            result = StaticValue(kinds: .bool)
+        }
+        return (.iteration(iteration, over: over, depth: variables.count, body: body, pointer: pointer.description), result)
+    }
+
+    private mutating func compileOperation(_ op: ExpressionOperator, _ operand: JSON, at pointer: RequestPointer, depth: Int)
+        throws(EngineError) -> (TypeExpression, StaticValue)
+    {
+        // An array operand is the argument list; anything else is the one argument.
+        let arguments: [(json: JSON, pointer: RequestPointer)]
+        if case .array(let items) = operand {
+            arguments = items.enumerated().map { ($1, pointer.element($0)) }
+        } else {
+            arguments = [(operand, pointer)]
+        }
+        let (least, most) = op.arity
+        guard arguments.count >= least, arguments.count <= most, op != .if || arguments.count % 2 == 1 else {
+            throw .invalidParams(pointer: pointer.description, "\(op.rawValue) takes \(op.arityText), not \(arguments.count)")
+        }
+        var compiled: [TypeExpression] = []
+        var known: [StaticValue] = []
+        for argument in arguments {
+            let (expression, value) = try compile(argument.json, at: argument.pointer, depth: depth + 1)
+            compiled.append(expression)
+            known.append(value)
+        }
+        let result = try check(op, known, arguments)
+        return (.operation(op, compiled, pointer: pointer.description), result)
+    }
+
+    /// What `op` gives for arguments known as `known`, refusing an argument that can never fit.
+    private func check(_ op: ExpressionOperator, _ known: [StaticValue], _ arguments: [(json: JSON, pointer: RequestPointer)])
+        throws(EngineError) -> StaticValue
+    {
+        let name = op.rawValue
+        let pointers = arguments.map(\.pointer)
+        let secret = known.contains { $0.secret }
+        switch op {
+        case .add, .subtract, .multiply, .divide, .remainder:
+            for (value, pointer) in zip(known, pointers) { try require(value, .number, name, at: pointer) }
+            let allInt = known.allSatisfy { $0.kinds.intersection(.number) == .int }
+            let anyDouble = known.contains { $0.kinds.intersection(.number) == .double }
+            return StaticValue(kinds: allInt ? .int : anyDouble ? .double : .number, secret: secret)
+        case .equal, .notEqual:
+            return StaticValue(kinds: .bool)
+        case .less, .lessOrEqual, .greater, .greaterOrEqual:
+            for (value, pointer) in zip(known, pointers) { try require(value, [.int, .double, .string], name, at: pointer) }
+            let first = known[0].kinds.intersection([.int, .double, .string])
+            let second = known[1].kinds.intersection([.int, .double, .string])
+            guard !first.isDisjoint(with: .number) && !second.isDisjoint(with: .number) || !first.isDisjoint(with: second) else {
+                throw .invalidParams(pointer: pointers[1].description, "\(name) compares two numbers or two strings, not \(first) with \(second)")
+            }
+            return StaticValue(kinds: .bool)
+        case .and, .or, .not:
+            for (value, pointer) in zip(known, pointers) { try require(value, .bool, name, at: pointer) }
+            return StaticValue(kinds: .bool)
+        case .if:
+            var result = StaticValue(kinds: [])
+            for index in known.indices {
+                let isCondition = index % 2 == 0 && index < known.count - 1
+                if isCondition {
+                    try require(known[index], .bool, name, at: pointers[index])
+                } else {
+                    result.kinds.formUnion(known[index].kinds)
+                    result.secret = result.secret || known[index].secret
+                }
+            }
+            return result
+        case .cat:
+            for (value, pointer) in zip(known, pointers) { try require(value, [.string, .int, .double, .bool], name, at: pointer) }
+            return StaticValue(kinds: .string, secret: secret)
+        case .in:
+            try require(known[1], [.array, .string], name, at: pointers[1])
+            if known[1].kinds.intersection([.array, .string]) == .string { try require(known[0], .string, name, at: pointers[0]) }
+            return StaticValue(kinds: .bool)
+        case .count:
+            try require(known[0], [.array, .string], name, at: pointers[0])
+            return StaticValue(kinds: .int)
+        case .isPrime:
+            try require(known[0], .int, name, at: pointers[0])
+            return StaticValue(kinds: .bool)
+        case .at:
+            try require(known[0], [.array, .object], name, at: pointers[0])
+            try require(known[1], [.int, .string], name, at: pointers[1])
+            let elements = known[0].kinds.intersection([.array, .object]) == .array ? known[0].elements : .any
+            return StaticValue(kinds: elements.union(.null), secret: known[0].secret)
+        case .array:
+            let elements = known.reduce(into: ValueKinds()) { $0.formUnion($1.kinds) }
+            return StaticValue(kinds: .array, elements: elements, secret: secret)
+        case .matches:
+            // The pattern is written in the declaration, so that it is compiled, and a bad one refused, here.
+            try require(known[0], .string, name, at: pointers[0])
+            guard case .string(let pattern) = arguments[1].json else {
+                throw .invalidParams(pointer: pointers[1].description, "the pattern of matches is a string written in the declaration")
+            }
+            guard WholeMatch.isValid(pattern) else {
+                throw .invalidParams(pointer: pointers[1].description, "\(pattern) is not a regular expression")
+            }
+            return StaticValue(kinds: .bool)
+        }
+    }
+
+    /// Refuses an argument that can be none of `kinds`.
+    func require(_ value: StaticValue, _ kinds: ValueKinds, _ name: String, at pointer: RequestPointer) throws(EngineError) {
+        guard !value.kinds.isDisjoint(with: kinds) else {
+            throw .invalidParams(pointer: pointer.description, "\(name) takes \(kinds), not \(value.kinds)")
+        }
+    }
+}
+
+extension ExpressionOperator {
+    /// "2 arguments", "1 or 2 arguments", "an odd number of arguments, at least 3": for messages.
+    var arityText: String {
+        let (least, most) = arity
+        if self == .if { return "an odd number of arguments, at least 3: [condition, then, …, else]" }
+        if least == most { return least == 1 ? "1 argument" : "\(least) arguments" }
+        if most == .max { return "at least \(least) argument\(least == 1 ? "" : "s")" }
+        return "\(least) or \(most) arguments"
+    }
+}
