@@ -67,6 +67,15 @@ import Testing
 
     // MARK: - Published
 
+    @Test func aBadExpressionInARequestIsPointedAtWithinTheRequest() throws {
+        let graph = try makeGraph()
+        let good: JSON = ["name": "Fine", "properties": ["n": ["type": "int"]]]
+        let bad: JSON = ["name": "Broken", "properties": ["n": ["type": "int"]], "computed": ["c": ["type": "int", "get": ["+": [1, "a"]]]]]
+        let error = expectError(.invalidParams) { _ = try graph.register(declarations: [good, bad]) }
+        #expect(error?.data["field"] == "/types/1/computed/c/get/+/1")
+        #expect(graph.registry["Fine"] == nil, "all or none")
+    }
+
     @Test func publishedFalseMakesAPlainVarOfAnObservableObject() throws {
         let model = try ModelType(declaration: [
             "name": "Plain", "style": "observableObject",

@@ -87,8 +87,9 @@ public final class Graph {
 
     /// Registers a model type declared in JSON (`schema/register`). Types are not part of the undo log:
     /// a type is only added when its whole declaration is valid.
-    public func register(declaration: JSON) throws(EngineError) -> String {
-        let model = try ModelType(declaration: declaration)
+    /// `pointer` places the declaration in the request, for errors (`/types/0`).
+    public func register(declaration: JSON, at pointer: String = "") throws(EngineError) -> String {
+        let model = try ModelType(declaration: declaration, at: pointer)
         try registry.register(model)
         return model.name
     }
@@ -102,7 +103,9 @@ public final class Graph {
         var names: [String] = []
         var declaredKeys: [String] = []
         do throws(EngineError) {
-            for declaration in declarations { names.append(try register(declaration: declaration)) }
+            for (index, declaration) in declarations.enumerated() {
+                names.append(try register(declaration: declaration, at: "/types/\(index)"))
+            }
             declaredKeys = try declareEnvironmentKeys(keys)
         } catch {
             (registry, environmentKeys) = saved
