@@ -33,7 +33,8 @@ extension Server {
                         name: Persistence.environmentKeyEntry + "." + key,
                         declaration: [Persistence.environmentKeyEntry: .string(key), "declaration": keys[key] ?? .null])
                 }
-                log.info("registered types \(names.joined(separator: ", ")) and environment keys \(newKeys.joined(separator: ", "))")
+                if !names.isEmpty { log.info("registered types \(names.joined(separator: ", "))") }
+                if !newKeys.isEmpty { log.info("declared environment keys \(newKeys.joined(separator: ", "))") }
                 return Reply(
                     result: [
                         "types": .array(names.map(JSON.string)), "environmentKeys": .array(newKeys.map(JSON.string)),

@@ -80,7 +80,8 @@ enum CommandCatalog {
         CommandSpec(
             name: "load", arguments: "[<scene> | <file.json>]", summary: "register a scene's types and mount its views",
             details: """
-                The scenarios S1–S7 ship as scenes; with no argument, load lists them. A file is a
+                The scenarios S1–S7 ship as scenes, and `rules` shows the finer observation rules;
+                with no argument, load lists them. A file is a
                 scene too: {"description": "...", "types": [type declarations], "views": [view
                 declarations]}. Views are mounted with "retain": true, so they stay after milieu quits.
                   load s1        load s7-environment        load ./my-scene.json

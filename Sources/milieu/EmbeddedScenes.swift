@@ -4,6 +4,25 @@ extension SceneLibrary {
     /// The scenes of scenes/, named by file name without .json, in name order.
     static let embedded: [(name: String, text: String)] = [
         (
+            name: "rules",
+            text: #"""
+{
+  "description": "The finer rules of SwiftUI's two observation systems (semantics.md rules 9, 12, 17-19).\nTry:\n  watch /App/Rules --lifecycle\n  set login.email \"kim@\"\nLoginReader re-renders for login.email: Observation tracks what isValidEmail's getter read, though its value stays false (rule 12).\n  set /App/Rules.form.title \"\"\n@Published has no equality check: an equal write still re-renders the holder, for _form (rule 9).\n  set /App/Rules.form.draft \"notes\"\nA plain var (\"published\": false) changes silently; the next published change shows it (rule 19).\n  call /App/Rules.form.objectWillChange.send\nEvery holder re-renders, and no value changed (rule 19).\n  set /App/Rules.n 2\nChild's `@State var vm = ViewModel(num: n)` is built again at every init of the struct and thrown away (stateInitial, discarded); the first stays (rule 18).",
+  "types": [
+    {"name": "Form", "style": "observableObject",
+     "properties": {"title": {"type": "string"}, "draft": {"type": "string", "published": false}}}
+  ],
+  "views": [
+    {"parent": "/App", "name": "Rules", "state": {"n": 1}, "stateObjects": {"form": {"type": "Form"}},
+     "body": ["n: {n}", "title: {form.title}", "draft: {form.draft}"]},
+    {"parent": "/App/Rules", "name": "LoginReader", "environment": {"login": {"type": "Login"}}, "body": ["valid: {login.isValidEmail}"]},
+    {"parent": "/App/Rules", "name": "Child", "inputs": {"n": {"$parent": "n"}},
+     "state": {"vm": {"$new": {"type": "ViewModel", "init": {"num": {"$input": "n"}}}}}, "body": ["num: {vm.num}"]}
+  ]
+}
+"""#
+        ),
+        (
             name: "s1-login",
             text: #"""
 {

@@ -17,7 +17,7 @@ struct SceneTests {
         .filter { $0.hasSuffix(".json") }.sorted()
 
     @Test func theEmbeddedScenesEqualTheFiles() throws {
-        #expect(Self.files.count == 7, "scenes/ holds S1–S7")
+        #expect(Self.files.count == 8, "scenes/ holds S1–S7 and the rules scene")
         #expect(SceneLibrary.embedded.map { $0.name + ".json" } == Self.files, "run scripts/embed-scenes")
         for scene in SceneLibrary.embedded {
             let file = try String(contentsOf: Self.scenesDirectory.appendingPathComponent(scene.name + ".json"), encoding: .utf8)
@@ -29,8 +29,7 @@ struct SceneTests {
     func everyShippedSceneLoadsAndItsViewsOutliveMilieu(name: String) throws {
         let daemon = try Daemon()
         defer { daemon.stop() }
-        let number = String(name.prefix(2))
-        let run = try MilieuRun.run(["--socket", daemon.socketPath, "--json", "-c", "load \(number)"])
+        let run = try MilieuRun.run(["--socket", daemon.socketPath, "--json", "-c", "load \(name)"])
         #expect(run.status == 0, "\(run.stderr)")
         let result = try #require(try JSON(parsing: run.stdout)["result"])
         let scene = try JSON(parsing: try #require(SceneLibrary.embeddedScene(named: name)?.text))

@@ -86,6 +86,25 @@ struct ScriptModeTests {
         #expect(output.contains(#"      ignored: {"num":11}"#))
     }
 
+    /// The `rules` scene, as a person would try it: each of the finer observation rules shows.
+    @Test func theRulesSceneShowsTheFinerObservationRules() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let run = try MilieuRun.run([
+            "--socket", daemon.socketPath, "-c", "load rules", "-c", "watch /App/Rules --lifecycle", "-c", #"set login.email "kim@""#,
+            "-c", #"set /App/Rules.form.title """#, "-c", #"set /App/Rules.form.draft "notes""#,
+            "-c", "call /App/Rules.form.objectWillChange.send",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let output = run.stdout
+        #expect(output.contains("v4  ↻ /App/Rules/LoginReader  login.email\n      │ valid: false"), "rule 12: the getter's read")
+        #expect(output.contains("v5  ↻ /App/Rules  _form\n      │ n: 1\n      │ title: \n      │ draft: \n"), "rule 9: @Published, equal")
+        #expect(output.contains("v5  + ViewModel#6 created (stateInitial)  owner /App/Rules/Child.vm"), "rule 18")
+        #expect(output.contains("v5  − ViewModel#6 destroyed (discarded)  owner /App/Rules/Child.vm"), "rule 18")
+        #expect(output.contains("ok, version 6\nok, version 7"), "rule 19: a plain var re-renders nobody")
+        #expect(output.contains("v7  ↻ /App/Rules  _form\n      │ n: 1\n      │ title: \n      │ draft: notes"), "rule 19: objectWillChange")
+    }
+
     @Test func afterUnwatchNothingMoreIsPrinted() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }
