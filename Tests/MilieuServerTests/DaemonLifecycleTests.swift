@@ -123,6 +123,21 @@ import Testing
         #expect(version.0 == 0 && version.1.contains("protocol 1"))
         let bad = try run(["--frobnicate"])
         #expect(bad.0 == 2 && bad.1.contains("unknown option --frobnicate"))
+        #expect(bad.1.contains("usage: milieud [--socket PATH]"), "a mistake shows the synopsis")
+        // Every option SPEC §1.7 lists is one --help explains and the synopsis names.
+        let spec = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../protocol/SPEC.md"),
+            encoding: .utf8)
+        let section = spec.components(separatedBy: "### 1.7 Running the daemon")[1].components(separatedBy: "### ")[0]
+        let options = section.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("| `--") else { return nil }
+            return line.dropFirst(3).split(separator: "`")[0].split(separator: " ").first.map(String.init)
+        }
+        #expect(options.count == 12)
+        for option in options {
+            #expect(help.1.contains("  \(option)"), "\(option) in --help")
+            #expect(["--help", "--version"].contains(option) || bad.1.contains("[\(option)"), "\(option) in the synopsis")
+        }
         let badScene = try run(["--scene", "/nonexistent/scene.json"])
         #expect(badScene.0 == 2 && badScene.1.contains("cannot read the scene"))
     }

@@ -1,0 +1,174 @@
+import FoundationEssentials
+import MilieuEngine
+import MilieuJSON
+import MilieuProtocol
+import MilieuServer
+import MilieuTransport
+
+/// A command-line mistake: the message, then the synopsis, and exit status 2.
+struct UsageError: Error { let message: String }
+
+/// One option of `milieud`: its spelling, its value's placeholder, what it does, and how it
+/// changes the configuration. The table drives parsing, `--help` and the synopsis alike.
+struct Option: Sendable {
+    let name: String
+    /// The value's placeholder (`PATH`); nil for a flag.
+    let value: String?
+    let help: String
+    let apply: @Sendable (inout ServerConfiguration, String) throws -> Void
+
+    /// `--socket PATH`
+    var spelled: String { value.map { "\(name) \($0)" } ?? name }
+}
+
+/// What the command line asks for.
+enum Invocation {
+    case serve(ServerConfiguration)
+    case help
+    case version
+}
+
+enum Options {
+    static let table: [Option] = [
+        Option(
+            name: "--socket", value: "PATH",
+            help: "the socket (default: $MILIEU_SOCKET, else $XDG_RUNTIME_DIR/milieu/milieu.sock, else /tmp/milieu-$UID/milieu.sock)"
+        ) { $0.socketPath = $1 },
+        Option(name: "--scene", value: "FILE", help: "load another start-up tree, types and environment keys from a JSON scene file") {
+            $0.scene = try scene(at: $1)
+        },
+        Option(name: "--max-line", value: "BYTES", help: "the longest line a client may send (default 1048576)") {
+            $0.maxLineBytes = try positive($1, "--max-line")
+        },
+        Option(name: "--max-connections", value: "N", help: "connections served at once (default 4096)") {
+            $0.maxConnections = try positive($1, "--max-connections")
+        },
+        Option(
+            name: "--output-limit", value: "HARD,SOFT,SECONDS",
+            help: "drop a client whose unsent output passes HARD bytes, or stays over SOFT bytes for SECONDS "
+                + "(default 33554432,8388608,10)"
+        ) { configuration, text in
+            let parts = text.split(separator: ",").compactMap { Double($0) }
+            guard parts.count == 3, parts.allSatisfy({ $0 > 0 }), parts[1] <= parts[0] else {
+                throw UsageError(message: "--output-limit is HARD,SOFT,SECONDS with SOFT <= HARD, not \(text)")
+            }
+            configuration.outputLimits.hard = Int(parts[0])
+            configuration.outputLimits.soft = Int(parts[1])
+            configuration.outputLimits.softSeconds = parts[2]
+        },
+        Option(name: "--history", value: "N", help: "versions kept for resumable watches (default 10000)") {
+            $0.historyLength = try positive($1, "--history")
+        },
+        Option(
+            name: "--data-dir", value: "DIR",
+            help: "where state survives restarts (default $XDG_STATE_HOME/milieu, else ~/.local/state/milieu)"
+        ) { $0.dataDirectory = $1 },
+        Option(name: "--ephemeral", value: nil, help: "keep nothing across restarts") { configuration, _ in
+            configuration.dataDirectory = nil
+        },
+        Option(
+            name: "--fsync", value: nil,
+            help: "make every acknowledged change survive power loss (slower); by default it survives the daemon being killed"
+        ) { configuration, _ in configuration.fsync = true },
+        Option(name: "--log-level", value: "LEVEL", help: "debug, info, warning or error (default info)") { configuration, name in
+            guard let level = Logger.Level(name: name) else {
+                throw UsageError(message: "--log-level is debug, info, warning or error, not \(name)")
+            }
+            configuration.logger.level = level
+        },
+    ]
+
+    /// `--help` and `--version`, which end parsing.
+    static let terminal: [(name: String, help: String)] = [
+        ("--version", "print the version and exit"), ("--help", "print this and exit"),
+    ]
+
+    /// The one-line synopsis, shown after a mistake.
+    static var synopsis: String {
+        "usage: milieud " + table.map { "[\($0.spelled)]" }.joined(separator: " ") + " | --version | --help"
+    }
+
+    /// The whole `--help` text.
+    static var usage: String {
+        let column = 22
+        /// `spelled` and then `help`, wrapped at 90 columns in the help column; a long spelling
+        /// puts the help on the next line.
+        func line(_ spelled: String, _ help: String) -> String {
+            var lines: [String] = []
+            var current = "  " + spelled
+            if current.count >= column - 1 {
+                lines.append(current)
+                current = ""
+            }
+            for word in help.split(separator: " ") {
+                if current.count < column { current += String(repeating: " ", count: column - current.count) }
+                if current.count > column, current.count + 1 + word.count > 90 {
+                    lines.append(current)
+                    current = String(repeating: " ", count: column)
+                }
+                current += (current.count > column ? " " : "") + word
+            }
+            lines.append(current)
+            return lines.joined(separator: "\n")
+        }
+        return """
+            usage: milieud [options]
+
+            Serves SwiftUI's data flow over newline-delimited JSON-RPC 2.0 on a Unix socket.
+            With no options it starts on the embedded default: /App owns session, theme and
+            login and provides them to the whole tree.
+
+            options:
+
+            """
+            + (table.map { line($0.spelled, $0.help) } + terminal.map { line($0.name, $0.help) }).joined(separator: "\n")
+            + """
+
+
+            Under systemd, a socket passed by socket activation (LISTEN_FDS) is used instead of
+            --socket, and READY=1 / STOPPING=1 go to NOTIFY_SOCKET.
+            """
+    }
+
+    static func parse(_ arguments: [String], environment: [String: String]) throws -> Invocation {
+        var configuration = ServerConfiguration(
+            socketPath: SocketPath.defaultPath(environment: environment),
+            dataDirectory: ServerConfiguration.defaultDataDirectory(environment: environment))
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--help", "-h": return .help
+            case "--version": return .version
+            default: break
+            }
+            guard let option = table.first(where: { $0.name == argument }) else {
+                throw UsageError(message: "unknown option \(argument)")
+            }
+            var value = ""
+            if option.value != nil {
+                guard let next = iterator.next() else { throw UsageError(message: "\(argument) needs a value") }
+                value = next
+            }
+            try option.apply(&configuration, value)
+        }
+        return .serve(configuration)
+    }
+
+    private static func positive(_ text: String, _ option: String) throws -> Int {
+        guard let n = Int(text), n > 0 else { throw UsageError(message: "\(option) takes a positive whole number, not \(text)") }
+        return n
+    }
+
+    private static func scene(at path: String) throws -> Scene {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw UsageError(message: "cannot read the scene file \(path)")
+        }
+        do {
+            return try Scene(json: JSON(parsing: [UInt8](data)))
+        } catch let error as JSONParseError {
+            throw UsageError(message: "the scene \(path) is not valid JSON: \(error)")
+        } catch {
+            throw UsageError(message: "the scene \(path) is not valid: \(error)")
+        }
+    }
+}
