@@ -2,8 +2,6 @@
 import Glibc
 #endif
 import FoundationEssentials
-import MilieuEngine
-import MilieuJSON
 import MilieuProtocol
 import MilieuServer
 import MilieuStore
