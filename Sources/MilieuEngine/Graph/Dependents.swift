@@ -4,16 +4,16 @@ enum Dependents {
     /// Nobody: only while an entry is being filled (`Graph.dependents` holds no empty entries).
     case none
     case one(Int)
-    case many(Set<SerialKey>)
+    case many(Set<Int>)
 
     mutating func insert(_ serial: Int) {
         switch self {
         case .none: self = .one(serial)
-        case .one(let existing) where existing != serial: self = .many([SerialKey(existing), SerialKey(serial)])
+        case .one(let existing) where existing != serial: self = .many([existing, serial])
         case .one: break
         case .many(var set):
             self = .none  // release the set's storage so the insert below does not copy it
-            set.insert(SerialKey(serial))
+            set.insert(serial)
             self = .many(set)
         }
     }
@@ -25,8 +25,8 @@ enum Dependents {
         case .one(let existing): return existing != serial
         case .many(var set):
             self = .none
-            set.remove(SerialKey(serial))
-            if set.count == 1, let last = set.first { self = .one(last.serial) } else { self = .many(set) }
+            set.remove(serial)
+            if set.count == 1, let last = set.first { self = .one(last) } else { self = .many(set) }
             return !set.isEmpty
         }
     }
@@ -36,7 +36,7 @@ enum Dependents {
         switch self {
         case .none: []
         case .one(let serial): [serial]
-        case .many(let set): set.map(\.serial).sorted()
+        case .many(let set): set.sorted()
         }
     }
 }
