@@ -46,7 +46,8 @@ async def test_every_method(daemon: Daemon) -> None:
         assert mounted == {"path": "/App/Shop", "body": ["[]"], "objects": {"cart": "Cart#4"}, "version": 5}
         done = await c.transaction([ops.call("/App/Shop.cart.add", "apple"), ops.mount({"parent": "/App/Shop", "name": "Row"})])
         assert done["version"] == 6 and done["results"][1]["path"] == "/App/Shop/Row"
-        assert await c.register([{"name": "Pet", "style": "observableObject"}]) == {"types": ["Pet"], "version": 7}
+        registered = await c.register([{"name": "Pet", "style": "observableObject"}], environment_keys={"mood": {"type": "string"}})
+        assert registered == {"types": ["Pet"], "environmentKeys": ["mood"], "version": 7}
         assert await c.provide("/App/Shop", environment_objects=["cart"]) == {"version": 8}
         assert (await c.tree("/App/Shop"))["root"]["provides"]["environmentObjects"] == {"Cart": "Cart#4"}
         assert [v["path"] for v in (await c.tree())["root"]["children"]] == ["/App/Shop"]

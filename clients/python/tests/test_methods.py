@@ -67,7 +67,7 @@ def test_types_and_register(client: milieu.Client) -> None:
     registered = client.register(
         [{"name": "Profile", "style": "observable", "properties": {"age": {"type": "int", "default": 3}}}]
     )
-    assert registered == {"types": ["Profile"], "version": 2}
+    assert registered == {"types": ["Profile"], "environmentKeys": [], "version": 2}
     profile = [t for t in client.types()["types"] if t["name"] == "Profile"][0]
     assert profile["properties"][0]["default"] == 3
 
@@ -172,7 +172,7 @@ def test_provide_and_withdraw(client: milieu.Client) -> None:
     assert client.get("/App/Reader")["body"] == ["locale: ko_KR"]
     assert client.provide("/App", withdraw=["locale"]) == {"version": 4}
     assert client.get("/App")["provides"]["environment"] == {}
-    assert client.get("/App/Reader")["body"] == ["locale: null"]
+    assert client.get("/App/Reader")["body"] == ["locale: en_US"], "an unprovided key reads its default"
     with pytest.raises(milieu.InvalidParams) as info:
         client.provide("/App", withdraw=["locale"])
     assert info.value.field == "/withdraw/0"

@@ -69,7 +69,8 @@ def test_s1_through_the_client(client: milieu.Client) -> None:
         client.initialize()  # answered after every notification of the versions so far
         with pytest.raises(milieu.Timeout):
             watch.next(timeout=0)
-    # LoginView2 lost its email before the fix (a new Login object); with the fix both keep it.
-    assert client.get("/App/Container/LoginView1.loginVM.email") == "kim@example.com"
-    assert client.get("/App/Container/LoginView2.loginVM.email") == "kim@example.com"
+    # LoginView2 lost its email before the fix (a new LoginViewModel); with the fix both keep it.
+    assert client.get("/App/ContainerView/LoginView1.loginVM.email") == "kim@example.com"
+    assert client.get("/App/ContainerView/LoginView2.loginVM.email") == "kim@example.com"
+    assert client.get("/App/ContainerView.loginVM")["type"] == "LoginViewModel"
 

@@ -75,10 +75,23 @@ def types(core: Connection[Any], *, timeout: float | None = None) -> Plan[TypesR
 
 
 def register(
-    core: Connection[Any], types: Sequence[Mapping[str, Any]], *, timeout: float | None = None
+    core: Connection[Any],
+    types: Sequence[Mapping[str, Any]] = (),
+    *,
+    environment_keys: Mapping[str, Mapping[str, Any]] | None = None,
+    timeout: float | None = None,
 ) -> Plan[RegisterResult]:
-    """``schema/register``: declares model types, all or nothing."""
-    result: RegisterResult = yield Call("schema/register", {"types": [dict(t) for t in types]}, timeout)
+    """``schema/register``: declares model types and custom environment keys, all or nothing.
+
+    ``environment_keys`` is ``{key: {"type": T, "default": v, ...}}``, each key's
+    ``EnvironmentKey.defaultValue``; a view reads one with ``environment=["key"]``.
+    """
+    params: Dict[str, Any] = {}
+    if types or environment_keys is None:
+        params["types"] = [ops._plain(t) for t in types]
+    if environment_keys is not None:
+        params["environmentKeys"] = ops._plain(environment_keys)
+    result: RegisterResult = yield Call("schema/register", params, timeout)
     return result
 
 
@@ -131,14 +144,18 @@ def unmount(core: Connection[Any], path: str, *, timeout: float | None = None) -
 def provide(
     core: Connection[Any],
     path: str,
+    *,
     environment_objects: Sequence[str] | None = None,
+    observables: Sequence[str] | None = None,
     environment: Mapping[str, Any] | None = None,
     withdraw: Sequence[str] | None = None,
-    *,
     timeout: float | None = None,
 ) -> Plan[VersionResult]:
-    """``view/provide``: adds, replaces or withdraws what the view at ``path`` provides."""
-    result: VersionResult = yield _op(ops.provide(path, environment_objects, environment, withdraw), timeout)
+    """``view/provide``: adds, replaces or withdraws what the view at ``path`` provides (see :func:`milieu.ops.provide`)."""
+    operation = ops.provide(
+        path, environment_objects=environment_objects, observables=observables, environment=environment, withdraw=withdraw
+    )
+    result: VersionResult = yield _op(operation, timeout)
     return result
 
 

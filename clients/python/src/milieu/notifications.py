@@ -81,7 +81,14 @@ class DidUnmount:
 
 @dataclass(frozen=True)
 class ObjectCreated:
-    """``object/didCreate``: an object was created (watches with ``lifecycle=True``)."""
+    """``object/didCreate``: an object was created (watches with ``lifecycle=True``).
+
+    ``reason``: ``stateObject`` (a ``@StateObject``), ``state`` (a ``@State`` holding a ``$new``
+    object), ``construct`` (an inline ``@ObservedObject`` or a ``$new`` input), ``stateInitial`` (an
+    initial value made for an identity that has one already; destroyed at once, ``discarded``),
+    ``identity`` (for a view that appeared because an id changed) or ``app`` (the scene's objects).
+    A reason this library does not know is kept as it is.
+    """
 
     method: ClassVar[str] = "object/didCreate"
     watch: int
@@ -95,7 +102,12 @@ class ObjectCreated:
 
 @dataclass(frozen=True)
 class ObjectDestroyed:
-    """``object/didDestroy``: an object was destroyed."""
+    """``object/didDestroy``: an object was destroyed.
+
+    ``reason``: ``replaced`` (a ``construct``ed object or ``$new`` input replaced), ``discarded`` (a
+    ``stateInitial`` object), ``ownerUnmounted``, ``identity`` (its owner's identity changed) or
+    ``released`` (it had lost its owner, and the last reference went; ``owner`` is None).
+    """
 
     method: ClassVar[str] = "object/didDestroy"
     watch: int

@@ -1,10 +1,13 @@
-"""Builders for view declarations and for the ops of ``graph/transaction``.
+"""Builders for view declarations, their expressions, and the ops of ``graph/transaction``.
 
 >>> from milieu import ops
 >>> c.transaction([ops.set("login.email", "kim@example.com"), ops.call("login.login")])
+>>> c.mount(parent="/App", name="Counter", state={"counter": ops.new("Counter", count=3)}, body=["{counter.count}"])
 
-The builders produce the wire form ``{"method": ..., "params": ...}``; the
-clients' methods of the same names take the same arguments.
+The op builders produce the wire form ``{"method": ..., "params": ...}``; the
+clients' methods of the same names take the same arguments. The expression
+builders (:func:`parent`, :func:`input`, :func:`literal`, :func:`new`) produce
+the values of SPEC §6.2, for ``inputs``, ``state``, ``id`` and ``init``.
 """
 
 from __future__ import annotations
@@ -27,7 +30,11 @@ class ViewFields(TypedDict, total=False):
 
     Each maps to the wire name in camelCase (``state_objects`` →
     ``stateObjects``); values are the JSON forms of the SPEC, for example
-    ``inputs={"num": {"$parent": "selectedNum"}}``.
+    ``inputs={"num": ops.parent("selectedNum")}``. ``environment`` is a list of
+    keys (``["colorScheme"]``) or ``{var: {"key": key}}`` and, for
+    ``@Environment(T.self)``, ``{var: {"type": T}}`` (``"optional": True`` for
+    ``T?``); ``provide`` is ``{"environmentObjects": [...], "observables": [...],
+    "environment": {...}}``.
     """
 
     parent: str
@@ -39,7 +46,7 @@ class ViewFields(TypedDict, total=False):
     state_objects: Mapping[str, Any]
     observed_objects: Mapping[str, Any]
     environment_objects: Mapping[str, str]
-    environment: Sequence[str]
+    environment: Sequence[str] | Mapping[str, Mapping[str, Any]]
     provide: Mapping[str, Any]
     body: Sequence[str]
     retain: bool
@@ -98,16 +105,61 @@ def unmount(path: str) -> Op:
 
 def provide(
     path: str,
+    *,
     environment_objects: Sequence[str] | None = None,
+    observables: Sequence[str] | None = None,
     environment: Mapping[str, Any] | None = None,
     withdraw: Sequence[str] | None = None,
 ) -> Op:
-    """``view/provide``: what the view at ``path`` provides to its subtree, or withdraws."""
+    """``view/provide``: what the view at ``path`` provides to its subtree, or withdraws.
+
+    ``environment_objects`` are key paths of ``ObservableObject`` objects (``.environmentObject(x)``,
+    read with ``@EnvironmentObject``), ``observables`` key paths of ``@Observable`` objects
+    (``.environment(x)``, read with ``@Environment(T.self)``), ``environment`` values of declared
+    environment keys (``.environment(\\.key, v)``); ``withdraw`` names provided types and keys.
+    """
     params: Dict[str, Any] = {"path": path}
     if environment_objects is not None:
         params["environmentObjects"] = list(environment_objects)
+    if observables is not None:
+        params["observables"] = list(observables)
     if environment is not None:
         params["environment"] = _plain(environment)
     if withdraw is not None:
         params["withdraw"] = list(withdraw)
     return {"method": "view/provide", "params": params}
+
+
+# ---- Expressions (SPEC §6.2)
+
+
+def parent(key_path: str) -> Dict[str, Any]:
+    """``{"$parent": key_path}``: the parent's variable, or a key path from it, as of its last evaluation."""
+    return {"$parent": key_path}
+
+
+def input(name: str) -> Dict[str, Any]:
+    """``{"$input": name}``: this view's input ``name``."""
+    return {"$input": name}
+
+
+def literal(value: Any) -> Dict[str, Any]:
+    """``{"$literal": value}``: ``value`` as is, even when it looks like an expression."""
+    return {"$literal": _plain(value)}
+
+
+def new(type: str, /, **init: Any) -> Dict[str, Any]:
+    """``{"$new": {"type": type, "init": init}}``: a new object of ``type``, in ``state`` or ``inputs``.
+
+    In ``state`` it is ``@State var x = T(...)``, SwiftUI's way to own an ``@Observable`` object
+    (made at every evaluation of the parent, the first one kept); in ``inputs`` a parent passing
+    ``T(...)`` to a ``let`` (a new object at every evaluation). ``init`` values are literals,
+    :func:`parent` or :func:`input`:
+
+    >>> new("Counter", count=parent("start"))
+    {'$new': {'type': 'Counter', 'init': {'count': {'$parent': 'start'}}}}
+    """
+    spec: Dict[str, Any] = {"type": type}
+    if init:
+        spec["init"] = _plain(init)
+    return {"$new": spec}

@@ -6,7 +6,7 @@ from the response, so members that later protocol versions add are kept.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, TypedDict
+from typing import Any, Dict, List, Optional, TypedDict, Union
 
 
 class InitializeResult(TypedDict):
@@ -48,10 +48,58 @@ class MountResult(TypedDict):
     version: int
 
 
+class ObjectVariable(TypedDict):
+    """An object variable of a view node: the object, its type, and the ``wrapper`` that holds it:
+    ``stateObject``, ``observedObject``, ``environmentObject``, ``input``, ``state`` (a ``@State``
+    holding an object) or ``environment`` (``@Environment(T.self)``)."""
+
+    object: str
+    type: str
+    wrapper: str
+
+
+class Provides(TypedDict):
+    """What a view provides to its subtree, by slot: ``.environmentObject(x)`` objects and
+    ``.environment(x)`` objects by type name (``{"Cart": "Cart#4"}``), ``.environment(\\.key, v)``
+    values by key."""
+
+    environmentObjects: Dict[str, str]
+    observables: Dict[str, str]
+    environment: Dict[str, Any]
+
+
+class _ViewId(TypedDict, total=False):
+    id: Union[str, int, bool]
+
+
+class ViewSnapshot(_ViewId):
+    """A view node without ``children``: ``graph/get`` of a view path. ``id`` is present for a view
+    with an explicit identity. ``objects`` maps a variable to ``None`` for an optional
+    ``@Environment(T.self)`` that no ancestor provides."""
+
+    path: str
+    name: str
+    version: int
+    inputs: Dict[str, Any]
+    state: Dict[str, Any]
+    bindings: Dict[str, Dict[str, Any]]
+    objects: Dict[str, Optional[ObjectVariable]]
+    environment: Dict[str, Any]
+    provides: Provides
+    body: List[str]
+    retained: bool
+
+
+class ViewNode(ViewSnapshot):
+    """A view node of ``view/tree`` (SPEC §9.11): the view and its children, in mount order."""
+
+    children: List[ViewNode]
+
+
 class TreeResult(TypedDict):
     """``view/tree``: the view node at the root of the asked subtree, and the version."""
 
-    root: Dict[str, Any]
+    root: ViewNode
     version: int
 
 
@@ -62,7 +110,9 @@ class TypesResult(TypedDict):
 
 
 class RegisterResult(TypedDict):
-    """``schema/register``: the names registered and the version."""
+    """``schema/register``: the type names registered, the environment keys newly declared (a key
+    declared again the same way is not listed), and the version."""
 
     types: List[str]
+    environmentKeys: List[str]
     version: int
