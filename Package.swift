@@ -46,7 +46,7 @@ let package = Package(
             name: "MilieuClientTests", dependencies: ["MilieuClient", "MilieuTestSupport", "MilieuJSON", "MilieuProtocol"],
             swiftSettings: strict),
         .testTarget(
-            name: "MilieuREPLTests", dependencies: ["milieu", "MilieuClient", "MilieuTestSupport", "MilieuJSON"],
+            name: "MilieuREPLTests", dependencies: ["milieu", "MilieuClient", "MilieuTestSupport", "MilieuJSON", "MilieuProtocol"],
             swiftSettings: strict),
         .testTarget(name: "MilieuProtocolTests", dependencies: ["MilieuProtocol", "MilieuJSON"], swiftSettings: strict),
         .testTarget(

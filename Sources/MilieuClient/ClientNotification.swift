@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuProtocol
 
 /// One notification from the daemon (`graph/didChange`, `view/didUpdate`, …), as received.
 public struct ClientNotification: Sendable, Hashable {
@@ -14,6 +15,9 @@ public struct ClientNotification: Sendable, Hashable {
     public var watch: Int? { params["watch"]?.intValue }
     /// The version of the transaction that caused it, when it carries one.
     public var version: Int? { params["version"]?.intValue }
+
+    /// The notification as a typed value; nil for a method this client does not know.
+    public var decoded: ServerNotification? { ServerNotification(method: method, params: params) }
 
     /// The notification as the JSON-RPC message it arrived in.
     public var message: JSON { ["jsonrpc": "2.0", "method": .string(method), "params": .object(params)] }

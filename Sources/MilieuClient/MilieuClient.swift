@@ -13,9 +13,9 @@ import MilieuTransport
 /// Notifications that arrive while a blocking call waits are queued, never dropped.
 ///
 ///     let client = try MilieuClient(socketPath: path)
-///     _ = try client.request("watch", ["paths": ["login"]])
-///     _ = try client.request("graph/set", ["path": "login.email", "value": "kim@example.com"])
-///     let change = try client.nextNotification(timeout: 5)   // graph/didChange
+///     _ = try client.request(WatchRequest(paths: ["login"]))
+///     _ = try client.request(GraphSetRequest(path: "login.email", value: "kim@example.com"))
+///     let change = try client.nextNotification(timeout: 5)   // .didChange
 ///
 /// Errors: the daemon's refusals are thrown as `RPCError` (branch on `kind`); everything on
 /// the client's side (no daemon, a closed connection, a timeout) as `MilieuClientError`.
@@ -62,35 +62,43 @@ public final class MilieuClient {
 
     // MARK: Requests
 
-    /// Sends a request and waits for its response; returns its `result`. Throws the
+    /// Sends a request and waits for its response; returns its typed result. Throws the
     /// daemon's `RPCError`, or `MilieuClientError` (`.timedOut` after `timeout` seconds;
-    /// nil waits as long as the connection lives).
+    /// nil waits as long as the connection lives; `.invalidMessage` for a result of the wrong shape).
     @discardableResult
-    public func request(_ method: String, _ params: JSONObject = [:], timeout: Double? = nil) throws -> JSON {
-        let id = try send(method, params)
-        return try result(of: id, timeout: timeout)
+    public func request<M: RPCMethod>(_ method: M, timeout: Double? = nil) throws -> M.Result {
+        try result(of: send(method), as: M.self, timeout: timeout)
     }
 
-    /// Sends a request without waiting; returns its id for `result(of:)`. Several may be
+    /// Sends a request without waiting; returns its id for `result(of:as:)`. Several may be
     /// in flight at once: the daemon answers them in order.
-    public func send(_ method: String, _ params: JSONObject = [:]) throws(MilieuClientError) -> Int {
+    public func send(_ method: some RPCMethod) throws(MilieuClientError) -> Int {
         let id = nextID
         nextID += 1
-        let message: JSON = ["jsonrpc": "2.0", "id": .int(id), "method": .string(method), "params": .object(params)]
+        let message: JSON = ["jsonrpc": "2.0", "id": .int(id), "method": .string(type(of: method).name), "params": .object(method.params)]
         try sendLine(message.jsonText)
         awaited.insert(id)
         return id
     }
 
-    /// Sends a JSON-RPC notification: the daemon runs it and never answers.
-    public func notify(_ method: String, _ params: JSONObject = [:]) throws(MilieuClientError) {
-        let message: JSON = ["jsonrpc": "2.0", "method": .string(method), "params": .object(params)]
+    /// Sends a request as a JSON-RPC notification: the daemon runs it and never answers.
+    public func notify(_ method: some RPCMethod) throws(MilieuClientError) {
+        let message: JSON = ["jsonrpc": "2.0", "method": .string(type(of: method).name), "params": .object(method.params)]
         try sendLine(message.jsonText)
     }
 
-    /// Waits for the response to the request `id` (from `send`) and returns its `result`,
+    /// Waits for the response to the request `id` (from `send`) and returns its typed result,
     /// or throws its error as `RPCError`.
-    public func result(of id: Int, timeout: Double? = nil) throws -> JSON {
+    public func result<M: RPCMethod>(of id: Int, as method: M.Type, timeout: Double? = nil) throws -> M.Result {
+        let result = try result(of: id, timeout: timeout)
+        guard let typed = M.Result(wire: result) else {
+            throw MilieuClientError(.invalidMessage, "milieud answered \(M.name) with a result of another shape: \(result.jsonText)")
+        }
+        return typed
+    }
+
+    /// Waits for the response to the request `id` and returns its `result` as JSON.
+    private func result(of id: Int, timeout: Double?) throws -> JSON {
         let deadline = Deadline(timeout)
         var answer = answers.removeValue(forKey: id)
         while answer == nil {

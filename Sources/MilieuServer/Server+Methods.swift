@@ -4,129 +4,203 @@ import MilieuProtocol
 import MilieuStore
 import MilieuTransport
 
+/// A method the server handles: every type of `Methods.all` conforms (a test checks it).
+protocol ServerMethod: RPCMethod {
+    func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply
+}
+
+/// A method that is one engine operation, alone or as an op of `graph/transaction`.
+protocol ServerOperation: TransactionMethod, ServerMethod {
+    /// The engine operation it asks for; `owner` is the connection that sent it.
+    func operation(owner: Int) -> Operation
+}
+
 extension Server {
-    /// The one dispatch switch: every method of the protocol.
-    func perform(_ call: MethodCall, session: ClientSession) throws(RPCError) -> Reply {
-            switch call {
-            case .initialize(_, let requested):
-                if let requested, requested != ProtocolInfo.version {
-                    throw RPCError.invalidParams(field: "/protocolVersion", "this daemon speaks protocol \(ProtocolInfo.version), not \(requested)")
-                }
-                return Reply(result: [
-                    "server": ["name": .string(ProtocolInfo.serverName), "version": .string(ProtocolInfo.serverVersion)],
-                    "protocolVersion": .string(ProtocolInfo.version),
-                    "capabilities": [
-                        "watch": true, "transactions": true, "lifecycle": true, "resumableWatches": true,
-                        "maxLineBytes": .int(configuration.maxLineBytes),
-                    ],
-                    "instance": .string(instance), "version": .int(graph.version),
-                ])
-            case .schemaTypes:
-                return Reply(result: ["types": graph.typeDescriptions()])
-            case .schemaRegister(let types, let keys):
-                let (names, newKeys, commit) = try engine { () throws(EngineError) in
-                    try graph.register(declarations: types, environmentKeys: keys)
-                }
-                for (name, declaration) in zip(names, types) { store?.stageType(name: name, declaration: declaration) }
-                for key in newKeys {
-                    store?.stageType(
-                        name: Persistence.environmentKeyEntry + "." + key,
-                        declaration: [Persistence.environmentKeyEntry: .string(key), "declaration": keys[key] ?? .null])
-                }
-                if !names.isEmpty { log.info("registered types \(names.joined(separator: ", "))") }
-                if !newKeys.isEmpty { log.info("declared environment keys \(newKeys.joined(separator: ", "))") }
-                return Reply(
-                    result: [
-                        "types": .array(names.map(JSON.string)), "environmentKeys": .array(newKeys.map(JSON.string)),
-                        "version": .int(commit.version),
-                    ], commit: commit)
-            case .get(let path):
-                return Reply(result: try engine { () throws(EngineError) in try graph.get(path) })
-            case .tree(let path):
-                return Reply(result: ["root": try engine { () throws(EngineError) in try graph.tree(path) }, "version": .int(graph.version)])
-            case .set, .call, .mount, .unmount, .provide:
-                let operation = try operation(call, session: session)
-                // A single operation's error names no op index: that is for graph/transaction.
-                let (results, commit) = try engine { () throws(EngineError) in
-                    do throws(EngineError) {
-                        return try graph.apply([operation])
-                    } catch {
-                        var single = error
-                        single.operationIndex = nil
-                        throw single
-                    }
-                }
-                return Reply(result: results[0], commit: commit)
-            case .transaction(let calls):
-                guard calls.count <= configuration.maxTransactionOps else {
-                    throw RPCError.limitExceeded("transactionOps", max: configuration.maxTransactionOps)
-                }
-                var operations: [Operation] = []
-                for call in calls { operations.append(try operation(call, session: session)) }
-                let (results, commit) = try engine { () throws(EngineError) in try graph.apply(operations) }
-                return Reply(result: ["results": .array(results), "version": .int(commit.version)], commit: commit)
-            case .watch(let paths, let views, let lifecycle, let sinceVersion):
-                return try watch(paths: paths, views: views, lifecycle: lifecycle, sinceVersion: sinceVersion, session: session)
-            case .unwatch(let id):
-                let key = WatchKey(connection: session.id, watch: id)
-                guard watches.contains(key) else { throw RPCError.invalidParams(field: "/watch", "no watch \(id) on this connection") }
-                watches.remove(key)
-                return Reply(result: [:])
-            case .shutdown:
-                log.info("shutdown requested by connection \(session.id)")
-                stopping = true
-                loop.schedule(after: 0) { [unowned self] in requestShutdown() }
-                return Reply(result: [:])
-            case .discover:
-                return Reply(result: try OpenRPCDocument.load())
-            }
+    /// Decodes a request and runs it.
+    func perform(_ request: Request, session: ClientSession) throws(RPCError) -> Reply {
+        let call = try Methods.decode(method: request.method, params: request.params)
+        guard let method = call as? any ServerMethod else { throw RPCError.internalError("\(request.method) has no handler") }
+        return try method.perform(in: self, session: session)
     }
 
     /// Runs an engine call, its error turned into the wire's.
-    private func engine<T>(_ body: () throws(EngineError) -> T) throws(RPCError) -> T {
+    func engine<T>(_ body: () throws(EngineError) -> T) throws(RPCError) -> T {
         do { return try body() } catch { throw RPCError(error) }
     }
 
-    private func operation(_ call: MethodCall, session: ClientSession) throws(RPCError) -> Operation {
-        switch call {
-        case .set(let path, let value, let ifVersion): return .set(path: path, value: value, ifVersion: ifVersion)
-        case .call(let path, let arguments): return .call(path: path, arguments: arguments)
-        case .mount(let declaration): return .mount(declaration: declaration, owner: session.id)
-        case .unmount(let path): return .unmount(path: path)
-        case .provide(let path, let objects, let observables, let environment, let withdraw):
-            return .provide(
-                path: path, environmentObjects: objects, observables: observables, environment: environment, withdraw: withdraw)
-        default: throw RPCError.invalidParams(field: "/method", "not allowed in a transaction")
+    /// An operation's result as its method answers it.
+    func result(of outcome: Outcome, version: Int) -> JSON {
+        switch outcome {
+        case .done: VersionResult(version: version).wire
+        case .called(let value): GraphCallRequest.Result(result: value, version: version).wire
+        case .mounted(let view):
+            ViewMountRequest.Result(
+                path: view.path, body: view.body, objects: JSONObject(view.objects.map { ($0.variable, .string($0.object)) }),
+                version: version
+            ).wire
         }
     }
+}
 
-    private func watch(paths: [String], views: [String], lifecycle: Bool, sinceVersion: Int?, session: ClientSession)
-        throws(RPCError) -> Reply
-    {
-        guard !paths.isEmpty || !views.isEmpty || lifecycle else {
+extension ServerOperation {
+    /// One operation as its own transaction; its error names no op index (that is for graph/transaction).
+    func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
+        let operation = operation(owner: session.id)
+        let (outcomes, commit) = try server.engine { () throws(EngineError) in
+            do throws(EngineError) {
+                return try server.graph.apply([operation])
+            } catch {
+                var single = error
+                single.operationIndex = nil
+                throw single
+            }
+        }
+        return Reply(result: server.result(of: outcomes[0], version: commit.version), commit: commit)
+    }
+}
+
+extension InitializeRequest: ServerMethod {
+    func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
+        if let protocolVersion, protocolVersion != ProtocolInfo.version {
+            throw RPCError.invalidParams(field: "/protocolVersion", "this daemon speaks protocol \(ProtocolInfo.version), not \(protocolVersion)")
+        }
+        let result = Result(
+            serverName: ProtocolInfo.serverName, serverVersion: ProtocolInfo.serverVersion, protocolVersion: ProtocolInfo.version,
+            maxLineBytes: server.configuration.maxLineBytes, instance: server.instance, version: server.graph.version)
+        return Reply(result: result.wire)
+    }
+}
+
+extension SchemaTypesRequest: ServerMethod {
+    func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
+        Reply(result: Result(types: server.graph.typeDescriptions()).wire)
+    }
+}
+
+extension SchemaRegisterRequest: ServerMethod {
+    func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
+        let (names, newKeys, commit) = try server.engine { () throws(EngineError) in
+            try server.graph.register(declarations: types, environmentKeys: environmentKeys)
+        }
+        for (name, declaration) in zip(names, types) { server.store?.stageType(name: name, declaration: declaration) }
+        for key in newKeys {
+            server.store?.stageType(
+                name: Persistence.environmentKeyEntry + "." + key,
+                declaration: [Persistence.environmentKeyEntry: .string(key), "declaration": environmentKeys[key] ?? .null])
+        }
+        if !names.isEmpty { server.log.info("registered types \(names.joined(separator: ", "))") }
+        if !newKeys.isEmpty { server.log.info("declared environment keys \(newKeys.joined(separator: ", "))") }
+        return Reply(result: Result(types: names, environmentKeys: newKeys, version: commit.version).wire, commit: commit)
+    }
+}
+
+extension GraphGetRequest: ServerMethod {
+    func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
+        Reply(result: try server.engine { () throws(EngineError) in try server.graph.get(path) })
+    }
+}
+
+extension GraphSetRequest: ServerOperation {
+    func operation(owner: Int) -> Operation { .set(path: path, value: value, ifVersion: ifVersion) }
+}
+
+extension GraphCallRequest: ServerOperation {
+    func operation(owner: Int) -> Operation { .call(path: path, arguments: arguments) }
+}
+
+extension ViewMountRequest: ServerOperation {
+    func operation(owner: Int) -> Operation { .mount(declaration: .object(declaration), owner: owner) }
+}
+
+extension ViewUnmountRequest: ServerOperation {
+    func operation(owner: Int) -> Operation { .unmount(path: path) }
+}
+
+extension ViewProvideRequest: ServerOperation {
+    func operation(owner: Int) -> Operation {
+        .provide(path: path, environmentObjects: environmentObjects, observables: observables, environment: environment, withdraw: withdraw)
+    }
+}
+
+extension GraphTransactionRequest: ServerMethod {
+    func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
+        guard operations.count <= server.configuration.maxTransactionOps else {
+            throw RPCError.limitExceeded("transactionOps", max: server.configuration.maxTransactionOps)
+        }
+        var engineOperations: [Operation] = []
+        for op in operations {
+            guard let op = op as? any ServerOperation else { throw RPCError.internalError("\(type(of: op).name) has no handler") }
+            engineOperations.append(op.operation(owner: session.id))
+        }
+        let (outcomes, commit) = try server.engine { () throws(EngineError) in try server.graph.apply(engineOperations) }
+        let results = outcomes.map { server.result(of: $0, version: commit.version) }
+        return Reply(result: Result(results: results, version: commit.version).wire, commit: commit)
+    }
+}
+
+extension ViewTreeRequest: ServerMethod {
+    func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
+        let root = try server.engine { () throws(EngineError) in try server.graph.tree(path) }
+        return Reply(result: Result(root: root, version: server.graph.version).wire)
+    }
+}
+
+extension WatchRequest: ServerMethod {
+    func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
+        try server.watch(self, session: session)
+    }
+}
+
+extension UnwatchRequest: ServerMethod {
+    func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
+        let key = WatchKey(connection: session.id, watch: watch)
+        guard server.watches.contains(key) else { throw RPCError.invalidParams(field: "/watch", "no watch \(watch) on this connection") }
+        server.watches.remove(key)
+        return Reply(result: EmptyResult().wire)
+    }
+}
+
+extension ShutdownRequest: ServerMethod {
+    func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
+        server.log.info("shutdown requested by connection \(session.id)")
+        server.stopping = true
+        server.loop.schedule(after: 0) { [unowned server] in server.requestShutdown() }
+        return Reply(result: EmptyResult().wire)
+    }
+}
+
+extension DiscoverRequest: ServerMethod {
+    func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
+        Reply(result: try OpenRPCDocument.load())
+    }
+}
+
+extension Server {
+    func watch(_ request: WatchRequest, session: ClientSession) throws(RPCError) -> Reply {
+        guard !request.paths.isEmpty || !request.views.isEmpty || request.lifecycle else {
             throw RPCError.invalidParams(field: "", "watch needs paths, views or lifecycle: true")
         }
         guard watches.count(connection: session.id) < configuration.maxWatchesPerConnection else {
             throw RPCError.limitExceeded("watches", max: configuration.maxWatchesPerConnection)
         }
-        guard paths.count + views.count <= configuration.maxTargetsPerWatch else {
+        guard request.paths.count + request.views.count <= configuration.maxTargetsPerWatch else {
             throw RPCError.limitExceeded("watchTargets", max: configuration.maxTargetsPerWatch)
         }
         var targets: [(target: WatchTarget, spelled: String)] = []
-        for (index, path) in paths.enumerated() {
+        for (index, path) in request.paths.enumerated() {
             guard let target = try engine({ () throws(EngineError) in try graph.watchTarget(path) }) else {
                 throw RPCError.invalidParams(field: "/paths/\(index)", "\(path) is inside a value; watch the property or object that holds it")
             }
             targets.append((target, path))
         }
-        for view in views {
+        for view in request.views {
             guard case .view(let canonical)? = try engine({ () throws(EngineError) in try graph.watchTarget(view) }) else {
                 throw RPCError.invalidParams(field: "/views", "\(view) is not a view path")
             }
             targets.append((.view(canonical), canonical))
         }
         var replay: [Commit] = []
-        if let sinceVersion {
+        if let sinceVersion = request.sinceVersion {
             guard sinceVersion <= graph.version else {
                 throw RPCError.invalidParams(field: "/sinceVersion", "version \(sinceVersion) has not happened yet (now \(graph.version))")
             }
@@ -137,11 +211,11 @@ extension Server {
         }
         let key = WatchKey(connection: session.id, watch: session.nextWatchID)
         session.nextWatchID += 1
-        watches.add(key, targets: targets, lifecycle: lifecycle)
+        watches.add(key, targets: targets, lifecycle: request.lifecycle)
         var followUps = JSONWriter()
         for commit in replay {
             if let lines = watches.notifications(for: commit, only: key)[session.id] { followUps.writeRaw(lines.bytes) }
         }
-        return Reply(result: ["watch": .int(key.watch), "version": .int(graph.version)], followUps: followUps)
+        return Reply(result: WatchRequest.Result(watch: key.watch, version: graph.version).wire, followUps: followUps)
     }
 }

@@ -233,8 +233,7 @@ public final class Server: ConnectionHandler {
         do throws(RPCError) {
             if stopping { throw RPCError.internalError("shutting down") }
             if let error = request.paramsError { throw error }
-            let call = try MethodCall.decode(method: request.method, params: request.params)
-            reply = .success(try perform(call, session: session))
+            reply = .success(try perform(request, session: session))
         } catch {
             reply = .failure(error)
         }
@@ -286,9 +285,7 @@ public final class Server: ConnectionHandler {
         session.dropped = true
         log.warning("dropping connection \(session.id): it does not read; \(reason)")
         var notice = JSONWriter()
-        Envelope.notification(
-            method: "connection/dropped", ["reason": "slowConsumer", "message": .string("dropped: \(reason)"), "pendingBytes": .int(pending)],
-            into: &notice)
+        ServerNotification.connectionDropped(reason: "slowConsumer", message: "dropped: \(reason)", pendingBytes: pending).write(into: &notice)
         session.send(notice)
         session.connection.closeAfterFlush(timeout: 5)
     }

@@ -74,9 +74,9 @@ final class WatchRegistry {
     func notifications(for commit: Commit, only: WatchKey? = nil) -> [Int: JSONWriter] {
         guard !registrations.isEmpty else { return [:] }
         var pending: [WatchKey: Pending] = [:]
-        func add(_ key: WatchKey, _ body: (inout Pending) -> Void) {
+        func add(_ key: WatchKey, _ body: (inout Pending, WatchStamp) -> Void) {
             guard only == nil || only == key else { return }
-            body(&pending[key, default: Pending()])
+            body(&pending[key, default: Pending()], WatchStamp(watch: key.watch, version: commit.version))
         }
         let watchesViews = !byView.isEmpty
         for change in commit.changes {
@@ -84,56 +84,50 @@ final class WatchRegistry {
             case .property(let object, _, let property, let value):
                 for entry in byObject[object] ?? [] where entry.property == nil || entry.property == property {
                     let path = entry.property == nil ? entry.spelled + "." + property : entry.spelled
-                    add(entry.key) { $0.changes.append(Self.change(path, value)) }
+                    add(entry.key) { pending, _ in pending.changes.append(ValueChange(path: path, value: value)) }
                 }
             case .state(let view, let variable, let value):
                 let path = Self.stateKey(view, variable)
-                for (key, spelled) in byState[path] ?? [] { add(key) { $0.changes.append(Self.change(spelled, value)) } }
+                for (key, spelled) in byState[path] ?? [] {
+                    add(key) { pending, _ in pending.changes.append(ValueChange(path: spelled, value: value)) }
+                }
                 if watchesViews {
-                    for key in viewWatchers(of: view) { add(key) { $0.changes.append(Self.change(path, value)) } }
+                    for key in viewWatchers(of: view) { add(key) { pending, _ in pending.changes.append(ValueChange(path: path, value: value)) } }
                 }
             case .viewUpdated(let view, let reasons, let body):
                 guard watchesViews else { continue }
                 for key in viewWatchers(of: view) {
-                    add(key) {
-                        $0.events.append(
-                            ("view/didUpdate", ["path": .string(view), "reasons": .array(reasons.map(JSON.string)), "body": .array(body.map(JSON.string))]))
-                    }
+                    add(key) { pending, stamp in pending.events.append(.didUpdate(stamp, path: view, reasons: reasons, body: body)) }
                 }
             case .viewMounted(let view, let reason, let body):
                 guard watchesViews else { continue }
                 for key in viewWatchers(of: view) {
-                    add(key) {
-                        $0.events.append(("view/didMount", ["path": .string(view), "reason": .string(reason.rawValue), "body": .array(body.map(JSON.string))]))
-                    }
+                    add(key) { pending, stamp in pending.events.append(.didMount(stamp, path: view, reason: reason.rawValue, body: body)) }
                 }
             case .viewUnmounted(let view, let reason):
                 guard watchesViews else { continue }
                 for key in viewWatchers(of: view) {
-                    add(key) { $0.events.append(("view/didUnmount", ["path": .string(view), "reason": .string(reason.rawValue)])) }
+                    add(key) { pending, stamp in pending.events.append(.didUnmount(stamp, path: view, reason: reason.rawValue)) }
                 }
             case .diagnostic(let kind, let message, let view, let variable, let ignored, let hint):
                 guard watchesViews else { continue }
-                let params: JSONObject = [
-                    "kind": .string(kind), "message": .string(message), "path": .string(view), "variable": .string(variable),
-                    "ignored": ignored, "hint": .string(hint),
-                ]
-                for key in viewWatchers(of: view) { add(key) { $0.events.append(("diagnostic", params)) } }
+                let diagnostic = Diagnostic(kind: kind, message: message, path: view, variable: variable, ignored: ignored, hint: hint)
+                for key in viewWatchers(of: view) { add(key) { pending, stamp in pending.events.append(.diagnostic(stamp, diagnostic)) } }
             case .objectCreated(let object, let type, let owner, let reason):
-                let params = Self.lifecycleParams(object, type, owner, reason.rawValue)
-                for key in lifecycle { add(key) { $0.events.append(("object/didCreate", params)) } }
+                let event = ObjectEvent(object: object, type: type, owner: owner, reason: reason.rawValue)
+                for key in lifecycle { add(key) { pending, stamp in pending.events.append(.objectDidCreate(stamp, event)) } }
             case .objectDestroyed(let object, let type, let owner, let reason):
-                let params = Self.lifecycleParams(object, type, owner, reason.rawValue)
+                let event = ObjectEvent(object: object, type: type, owner: owner, reason: reason.rawValue)
                 var told = Set<WatchKey>()
                 for key in lifecycle + (byObject[object] ?? []).filter({ $0.property == nil }).map(\.key) where told.insert(key).inserted {
-                    add(key) { $0.events.append(("object/didDestroy", params)) }
+                    add(key) { pending, stamp in pending.events.append(.objectDidDestroy(stamp, event)) }
                 }
             }
         }
         var output: [Int: JSONWriter] = [:]
         for key in pending.keys.sorted() {
             guard let notes = pending[key] else { continue }
-            notes.write(key: key, version: commit.version, into: &output[key.connection, default: JSONWriter()])
+            notes.write(WatchStamp(watch: key.watch, version: commit.version), into: &output[key.connection, default: JSONWriter()])
         }
         return output
     }
@@ -145,32 +139,14 @@ final class WatchRegistry {
         return keys
     }
 
-    private static func change(_ path: String, _ value: JSON?) -> JSON {
-        if let value { return ["path": .string(path), "value": value] }
-        return ["path": .string(path), "redacted": true]
-    }
-
-    private static func lifecycleParams(_ object: String, _ type: String, _ owner: String?, _ reason: String) -> JSONObject {
-        ["object": .string(object), "type": .string(type), "owner": owner.map(JSON.string) ?? .null, "reason": .string(reason)]
-    }
-
-    /// One watch's share of a commit.
+    /// One watch's share of a commit: its changed values first (one `graph/didChange`), then its events.
     private struct Pending {
-        var changes: [JSON] = []
-        var events: [(method: String, params: JSONObject)] = []
+        var changes: [ValueChange] = []
+        var events: [ServerNotification] = []
 
-        func write(key: WatchKey, version: Int, into writer: inout JSONWriter) {
-            let head: JSONObject = ["watch": .int(key.watch), "version": .int(version)]
-            if !changes.isEmpty {
-                var params = head
-                params["changes"] = .array(changes)
-                Envelope.notification(method: "graph/didChange", .object(params), into: &writer)
-            }
-            for (method, extra) in events {
-                var params = head
-                for (name, value) in extra { params[name] = value }
-                Envelope.notification(method: method, .object(params), into: &writer)
-            }
+        func write(_ stamp: WatchStamp, into writer: inout JSONWriter) {
+            if !changes.isEmpty { ServerNotification.didChange(stamp, changes: changes).write(into: &writer) }
+            for event in events { event.write(into: &writer) }
         }
     }
 }

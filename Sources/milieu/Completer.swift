@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuProtocol
 
 /// What Tab offers, read from the live graph: command names, view paths from `view/tree`,
 /// key paths through views' variables and objects' properties, actions, types, scenes.
@@ -33,7 +34,7 @@ struct Completer {
     }
 
     private func typeNames() -> [String] {
-        ((try? link.request("schema/types"))?["types"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
+        ((try? link.request(SchemaTypesRequest()))?.types ?? []).compactMap { $0["name"]?.stringValue }
     }
 }
 
@@ -50,7 +51,7 @@ private struct GraphIndex {
             if let path = node["path"]?.stringValue { views.append((path, node)) }
             for child in node["children"]?.arrayValue ?? [] { walk(child) }
         }
-        if let root = (try? link.request("view/tree"))?["root"] { walk(root) }
+        if let root = (try? link.request(ViewTreeRequest()))?.root { walk(root) }
         self.views = views
     }
 
@@ -99,7 +100,7 @@ private struct GraphIndex {
 
     private func members(of base: String, actions: Bool) -> [(name: String, terminal: Bool)] {
         if PathSyntax.isViewPath(base) { return node(base).map { variables(of: $0, actions: actions) } ?? [] }
-        guard let value = try? link.request("graph/get", ["path": .string(base)]) else { return [] }
+        guard let value = try? link.request(GraphGetRequest(path: base)) else { return [] }
         if let typeName = value["type"]?.stringValue, value["object"] != nil, value["values"] != nil {
             return objectMembers(typeName, actions: actions)
         }
@@ -124,7 +125,7 @@ private struct GraphIndex {
 
     /// A type's properties (for `call`, only references to other objects) and actions.
     private func objectMembers(_ typeName: String, actions: Bool) -> [(name: String, terminal: Bool)] {
-        let types = (try? link.request("schema/types"))?["types"]?.arrayValue ?? []
+        let types = (try? link.request(SchemaTypesRequest()))?.types ?? []
         guard let type = types.first(where: { $0["name"]?.stringValue == typeName }) else { return [] }
         var found: [(name: String, terminal: Bool)] = []
         for property in type["properties"]?.arrayValue ?? [] {

@@ -40,8 +40,8 @@ final class Link {
     @discardableResult
     func connect() throws -> Resumption? {
         let client = try MilieuClient(socketPath: socketPath)
-        let hello = try client.request("initialize", ["client": ["name": "milieu"]], timeout: requestTimeout)
-        let newInstance = hello["instance"]?.stringValue
+        let hello = try client.request(InitializeRequest(client: ["name": "milieu"]), timeout: requestTimeout)
+        let newInstance = hello.instance
         let previous = instance
         self.client = client
         instance = newInstance
@@ -65,14 +65,12 @@ final class Link {
         var report = Resumption(restarted: restarted)
         for record in watches.records {
             let since = restarted ? nil : record.lastShown
-            var params = record.params
-            params["sinceVersion"] = since.map(JSON.int)
             do {
-                try attach(record, params: params)
+                try attach(record, record.request(sinceVersion: since))
                 report.resumed.append((record, since))
             } catch let error as RPCError where error.errorKind == .compacted {
                 do {
-                    try attach(record, params: record.params)
+                    try attach(record, record.request())
                     report.compacted.append((record, error.data["oldest"]?.intValue ?? 0))
                 } catch let refusal as RPCError {
                     drop(record, refusal, into: &report)
@@ -84,10 +82,10 @@ final class Link {
         return report
     }
 
-    private func attach(_ record: WatchRecord, params: JSONObject) throws {
-        let result = try request("watch", params)
-        record.daemonID = result["watch"]?.intValue
-        if params["sinceVersion"] == nil { record.lastShown = result["version"]?.intValue ?? record.lastShown }
+    private func attach(_ record: WatchRecord, _ watch: WatchRequest) throws {
+        let result = try request(watch)
+        record.daemonID = result.watch
+        if watch.sinceVersion == nil { record.lastShown = result.version }
     }
 
     private func drop(_ record: WatchRecord, _ error: RPCError, into report: inout Resumption) {
@@ -99,9 +97,9 @@ final class Link {
 
     /// Sends a request and waits for its result. Throws `RPCError` when the daemon refuses,
     /// `MilieuClientError` when there is no connection or it broke.
-    func request(_ method: String, _ params: JSONObject = [:]) throws -> JSON {
+    func request<M: RPCMethod>(_ method: M) throws -> M.Result {
         guard let client, client.isConnected else { throw notConnected() }
-        return try client.request(method, params, timeout: requestTimeout)
+        return try client.request(method, timeout: requestTimeout)
     }
 
     /// Sends a line as typed; returns the daemon's response, or nil when the line is a
@@ -117,20 +115,13 @@ final class Link {
     func watch(targets: [String], lifecycle: Bool) throws -> WatchRecord {
         let views = targets.filter(PathSyntax.isViewPath)
         let paths = targets.filter { !PathSyntax.isViewPath($0) }
-        var params: JSONObject = [:]
-        if !paths.isEmpty { params["paths"] = .array(paths.map(JSON.string)) }
-        if !views.isEmpty { params["views"] = .array(views.map(JSON.string)) }
-        if lifecycle { params["lifecycle"] = true }
-        let result = try request("watch", params)
-        guard case .int(let id)? = result["watch"], case .int(let version)? = result["version"] else {
-            throw MilieuClientError(.invalidMessage, "milieud answered watch with \(result.jsonText)")
-        }
-        return watches.add(paths: paths, views: views, lifecycle: lifecycle, daemonID: id, version: version)
+        let result = try request(WatchRequest(paths: paths, views: views, lifecycle: lifecycle))
+        return watches.add(paths: paths, views: views, lifecycle: lifecycle, daemonID: result.watch, version: result.version)
     }
 
     /// Ends a watch, on the daemon too while connected.
     func unwatch(_ record: WatchRecord) throws {
-        if isConnected, let id = record.daemonID { _ = try request("unwatch", ["watch": .int(id)]) }
+        if isConnected, let id = record.daemonID { _ = try request(UnwatchRequest(watch: id)) }
         watches.remove(record)
     }
 
@@ -144,7 +135,7 @@ final class Link {
         guard let client else { return [] }
         var caughtUp: Int?
         if sync, !watches.isEmpty, client.isConnected {
-            caughtUp = (try? client.request("initialize", [:], timeout: requestTimeout))?["version"]?.intValue
+            caughtUp = (try? client.request(InitializeRequest(), timeout: requestTimeout))?.version
         } else if client.isConnected {
             _ = try? client.receiveAvailable()
         }

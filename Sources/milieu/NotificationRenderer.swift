@@ -1,5 +1,6 @@
 import MilieuClient
 import MilieuJSON
+import MilieuProtocol
 
 /// The compact form of each notification: one line saying what happened, at which
 /// version, plus the new body lines of a view.
@@ -14,60 +15,56 @@ struct NotificationRenderer {
     let watches: WatchBook
 
     func render(_ notification: ClientNotification) -> String {
-        let params = notification.params
         let version = notification.version.map { "v\($0)" } ?? "v?"
         let head = style.dim(version) + "  "
         let indent = String(repeating: " ", count: version.count + 2)
         var lines: [String]
-        switch notification.method {
-        case "graph/didChange": lines = changes(params)
-        case "view/didUpdate":
-            let reasons = (params["reasons"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: ", ")
-            lines = ["\(style.blue("↻")) \(style.bold(text(params["path"])))  \(style.yellow(reasons))"] + body(params)
-        case "view/didMount":
-            lines = ["\(style.green("+")) \(style.bold(text(params["path"]))) mounted\(reason(params, usual: "mounted"))"] + body(params)
-        case "view/didUnmount":
-            lines = ["\(style.magenta("−")) \(style.bold(text(params["path"]))) unmounted\(reason(params, usual: "unmounted"))"]
-        case "object/didCreate":
-            lines = ["\(style.green("+")) \(text(params["object"])) created (\(text(params["reason"])))\(owner(params))"]
-        case "object/didDestroy":
-            lines = ["\(style.magenta("−")) \(text(params["object"])) destroyed (\(text(params["reason"])))\(owner(params))"]
-        case "diagnostic": lines = diagnostic(params)
-        default: lines = ["\(notification.method) \(JSON.object(params).jsonText)"]
+        switch notification.decoded {
+        case .didChange(_, let changes)?: lines = self.changes(changes)
+        case .didUpdate(_, let path, let reasons, let body)?:
+            lines = ["\(style.blue("↻")) \(style.bold(path))  \(style.yellow(reasons.joined(separator: ", ")))"] + self.body(body)
+        case .didMount(_, let path, let reason, let body)?:
+            lines = ["\(style.green("+")) \(style.bold(path)) mounted\(self.reason(reason, usual: "mounted"))"] + self.body(body)
+        case .didUnmount(_, let path, let reason)?:
+            lines = ["\(style.magenta("−")) \(style.bold(path)) unmounted\(self.reason(reason, usual: "unmounted"))"]
+        case .objectDidCreate(_, let event)?:
+            lines = ["\(style.green("+")) \(event.object) created (\(event.reason))\(owner(event))"]
+        case .objectDidDestroy(_, let event)?:
+            lines = ["\(style.magenta("−")) \(event.object) destroyed (\(event.reason))\(owner(event))"]
+        case .diagnostic(_, let diagnostic)?: lines = self.diagnostic(diagnostic)
+        case .connectionDropped(_, let message, _)?: lines = [style.yellow("connection dropped: ") + message]
+        case nil: lines = ["\(notification.method) \(JSON.object(notification.params).jsonText)"]
         }
         if let tag = watchTag(notification.watch), !lines.isEmpty { lines[0] += "  " + style.dim(tag) }
         return lines.enumerated().map { ($0.offset == 0 ? head : indent) + $0.element }.joined(separator: "\n")
     }
 
-    private func changes(_ params: JSONObject) -> [String] {
-        let changes = params["changes"]?.arrayValue ?? []
+    private func changes(_ changes: [ValueChange]) -> [String] {
         guard !changes.isEmpty else { return ["(no changes)"] }
         return changes.map { change in
-            let path = style.cyan(text(change["path"]))
-            if change["redacted"] == true { return "\(path) changed \(style.dim("<secure>"))" }
-            return "\(path) = \(change["value"]?.jsonText ?? "null")"
+            let path = style.cyan(change.path)
+            guard let value = change.value else { return "\(path) changed \(style.dim("<secure>"))" }
+            return "\(path) = \(value.jsonText)"
         }
     }
 
-    private func body(_ params: JSONObject) -> [String] {
-        (params["body"]?.arrayValue ?? []).map { "  \(style.dim("│")) \($0.stringValue ?? $0.jsonText)" }
+    private func body(_ lines: [String]) -> [String] {
+        lines.map { "  \(style.dim("│")) \($0)" }
     }
 
-    private func diagnostic(_ params: JSONObject) -> [String] {
-        var lines = ["\(style.yellow("⚠ " + text(params["kind"]))) \(text(params["path"]))"]
-        if let message = params["message"]?.stringValue { lines.append("  " + message) }
-        if let ignored = params["ignored"] { lines.append("  ignored: \(ignored.jsonText)") }
-        if let hint = params["hint"]?.stringValue { lines.append("  " + style.yellow("hint: ") + hint) }
-        return lines
+    private func diagnostic(_ diagnostic: Diagnostic) -> [String] {
+        [
+            "\(style.yellow("⚠ " + diagnostic.kind)) \(diagnostic.path)", "  " + diagnostic.message,
+            "  ignored: \(diagnostic.ignored.jsonText)", "  " + style.yellow("hint: ") + diagnostic.hint,
+        ]
     }
 
-    private func reason(_ params: JSONObject, usual: String) -> String {
-        let reason = text(params["reason"])
-        return reason == usual ? "" : " (\(reason))"
+    private func reason(_ reason: String, usual: String) -> String {
+        reason == usual ? "" : " (\(reason))"
     }
 
-    private func owner(_ params: JSONObject) -> String {
-        guard let owner = params["owner"]?.stringValue else { return "" }
+    private func owner(_ event: ObjectEvent) -> String {
+        guard let owner = event.owner else { return "" }
         return "  " + style.dim("owner \(owner)")
     }
 
@@ -77,5 +74,4 @@ struct NotificationRenderer {
         return watches.records.count > 1 ? "[w\(record.number)]" : nil
     }
 
-    private func text(_ value: JSON?) -> String { value?.stringValue ?? value?.jsonText ?? "?" }
 }

@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuProtocol
 
 /// The text people see for the results of commands: values as JSON, versions, mounts,
 /// watches and types.
@@ -14,21 +15,21 @@ struct ResultRenderer {
         }
     }
 
-    func version(_ result: JSON) -> String {
-        style.dim("ok, version \(result["version"]?.jsonText ?? "?")")
-    }
+    func version(_ result: VersionResult) -> String { version(result.version) }
+
+    private func version(_ version: Int) -> String { style.dim("ok, version \(version)") }
 
     /// `call`: the action's result, when it returns one, then the version.
-    func call(_ result: JSON) -> String {
-        guard let returned = result["result"], !returned.isNull else { return version(result) }
-        return value(returned) + "\n" + version(result)
+    func call(_ result: GraphCallRequest.Result) -> String {
+        guard !result.result.isNull else { return version(result.version) }
+        return value(result.result) + "\n" + version(result.version)
     }
 
     /// `view/mount`: the path, the objects it holds, its first body.
-    func mount(_ result: JSON) -> String {
-        var lines = ["\(style.green("mounted")) \(style.bold(result["path"]?.stringValue ?? "?"))  \(style.dim("version \(result["version"]?.jsonText ?? "?")"))"]
-        for (name, object) in result["objects"]?.objectValue ?? [:] { lines.append("  \(name): \(style.cyan(object.stringValue ?? object.jsonText))") }
-        for line in result["body"]?.arrayValue ?? [] { lines.append("  \(style.dim("│")) \(line.stringValue ?? line.jsonText)") }
+    func mount(_ result: ViewMountRequest.Result) -> String {
+        var lines = ["\(style.green("mounted")) \(style.bold(result.path))  \(style.dim("version \(result.version)"))"]
+        for (name, object) in result.objects { lines.append("  \(name): \(style.cyan(object.stringValue ?? object.jsonText))") }
+        for line in result.body { lines.append("  \(style.dim("│")) \(line)") }
         return lines.joined(separator: "\n")
     }
 

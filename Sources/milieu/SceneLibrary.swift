@@ -63,7 +63,7 @@ struct SceneLoader {
         var registered: [String] = []
         var declared: [String] = []
         if !declarations.isEmpty {
-            let known = Set((try link.request("schema/types")["types"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue })
+            let known = Set(try link.request(SchemaTypesRequest()).types.compactMap { $0["name"]?.stringValue })
             fresh = declarations.filter { declaration in
                 guard let typeName = declaration["name"]?.stringValue, known.contains(typeName) else { return true }
                 skipped.append(typeName)
@@ -72,9 +72,9 @@ struct SceneLoader {
         }
         let keys = members["environmentKeys"]?.objectValue ?? [:]
         if !fresh.isEmpty || !keys.isEmpty {
-            let answer = try link.request("schema/register", ["types": .array(fresh), "environmentKeys": .object(keys)])
-            registered = (answer["types"]?.arrayValue ?? []).compactMap(\.stringValue)
-            declared = (answer["environmentKeys"]?.arrayValue ?? []).compactMap(\.stringValue)
+            let answer = try link.request(SchemaRegisterRequest(types: fresh, environmentKeys: keys))
+            registered = answer.types
+            declared = answer.environmentKeys
             if !registered.isEmpty { lines.append("registered types: " + registered.joined(separator: ", ")) }
             if !declared.isEmpty { lines.append("declared environment keys: " + declared.joined(separator: ", ")) }
         }
@@ -83,23 +83,23 @@ struct SceneLoader {
         var mounted: [JSON] = []
         var version = JSON.null
         if !views.isEmpty {
-            let ops: [JSON] = try views.enumerated().map { index, view in
+            let ops: [any TransactionMethod] = try views.enumerated().map { index, view in
                 guard case .object(var declaration) = view else {
                     throw CommandError(message: "view \(index) of the scene \(name) is not a JSON object", usage: nil)
                 }
                 declaration["retain"] = true
-                return ["method": "view/mount", "params": .object(declaration)]
+                return ViewMountRequest(declaration: declaration)
             }
-            let result: JSON
+            let result: GraphTransactionRequest.Result
             do {
-                result = try link.request("graph/transaction", ["ops": .array(ops)])
+                result = try link.request(GraphTransactionRequest(operations: ops))
             } catch let error as RPCError {
                 guard let index = error.data["op"]?.intValue, views.indices.contains(index) else { throw error }
                 let view = "\(views[index]["parent"]?.stringValue ?? "?")/\(views[index]["name"]?.stringValue ?? "?")"
                 throw SceneMountError(error: error, scene: name, index: index, view: view)
             }
-            mounted = (result["results"]?.arrayValue ?? []).compactMap { $0["path"] }
-            version = result["version"] ?? .null
+            mounted = result.results.compactMap { $0["path"] }
+            version = .int(result.version)
             lines.append("\(style.green("loaded")) \(style.bold(name)): mounted \(mounted.compactMap(\.stringValue).joined(separator: ", "))  \(style.dim("version \(version.jsonText)"))")
         } else {
             lines.append("\(style.green("loaded")) \(style.bold(name))")

@@ -39,27 +39,27 @@ final class Shell {
         let results = ResultRenderer(style: style)
         switch command {
         case .get(let path):
-            let value = try link.request("graph/get", ["path": .string(path)])
+            let value = try link.request(GraphGetRequest(path: path))
             return .success(text: results.value(value), result: value)
         case .set(let path, let value):
-            let result = try link.request("graph/set", ["path": .string(path), "value": value])
-            return .success(text: results.version(result), result: result)
+            let result = try link.request(GraphSetRequest(path: path, value: value))
+            return .success(text: results.version(result), result: result.wire)
         case .call(let path, let arguments):
-            let result = try link.request("graph/call", ["path": .string(path), "args": .array(arguments)])
-            return .success(text: results.call(result), result: result)
+            let result = try link.request(GraphCallRequest(path: path, arguments: arguments))
+            return .success(text: results.call(result), result: result.wire)
         case .mount(let declaration):
-            let result = try link.request("view/mount", declaration)
-            return .success(text: results.mount(result), result: result)
+            let result = try link.request(ViewMountRequest(declaration: declaration))
+            return .success(text: results.mount(result), result: result.wire)
         case .unmount(let path):
-            let result = try link.request("view/unmount", ["path": .string(path)])
-            return .success(text: results.version(result), result: result)
+            let result = try link.request(ViewUnmountRequest(path: path))
+            return .success(text: results.version(result), result: result.wire)
         case .provide(let path, var changes):
             changes["path"] = .string(path)
-            let result = try link.request("view/provide", changes)
-            return .success(text: results.version(result), result: result)
+            let result = try link.request(try Methods.decode(ViewProvideRequest.self, params: changes))
+            return .success(text: results.version(result), result: result.wire)
         case .tree(let path):
-            let result = try link.request("view/tree", path.map { ["path": .string($0)] } ?? [:])
-            return .success(text: TreeRenderer(style: style).render(result["root"] ?? .null), result: result)
+            let result = try link.request(ViewTreeRequest(path: path))
+            return .success(text: TreeRenderer(style: style).render(result.root), result: result.wire)
         case .watch(let targets, let lifecycle):
             guard !targets.isEmpty || lifecycle else {
                 let records = link.watches.records
@@ -110,7 +110,7 @@ final class Shell {
     }
 
     private func types(_ name: String?, results: ResultRenderer) throws -> Outcome {
-        let types = try link.request("schema/types")["types"]?.arrayValue ?? []
+        let types = try link.request(SchemaTypesRequest()).types
         guard let name else { return .success(text: results.typeList(types), result: .array(types)) }
         guard let type = types.first(where: { $0["name"]?.stringValue == name }) else {
             throw CommandError(message: "no type \(name); types lists them", usage: "types [<name>]")

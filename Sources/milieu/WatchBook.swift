@@ -1,5 +1,6 @@
 import MilieuClient
 import MilieuJSON
+import MilieuProtocol
 
 /// A watch the user made, kept across reconnects: its targets, its id on the current
 /// connection, and the last version shown for it (where a resumed watch starts again).
@@ -23,13 +24,9 @@ final class WatchRecord {
         self.lastShown = version
     }
 
-    /// The params of a `watch` request for the same targets.
-    var params: JSONObject {
-        var params: JSONObject = [:]
-        if !paths.isEmpty { params["paths"] = .array(paths.map(JSON.string)) }
-        if !views.isEmpty { params["views"] = .array(views.map(JSON.string)) }
-        if lifecycle { params["lifecycle"] = true }
-        return params
+    /// A `watch` request for the same targets, resumed after `sinceVersion` if given.
+    func request(sinceVersion: Int? = nil) -> WatchRequest {
+        WatchRequest(paths: paths, views: views, lifecycle: lifecycle, sinceVersion: sinceVersion)
     }
 
     /// The targets as the user would type them: `login /App --lifecycle`.

@@ -13,8 +13,8 @@ struct MilieuClientTests {
         let daemon = try Daemon()
         defer { daemon.stop() }
         let client = try MilieuClient(socketPath: daemon.socketPath)
-        #expect(try client.request("graph/get", ["path": "theme.fontScale"], timeout: 5) == 1.0)
-        #expect(try client.request("graph/set", ["path": "login.email", "value": "kim@example.com"], timeout: 5) == ["version": 2])
+        #expect(try client.request(GraphGetRequest(path: "theme.fontScale"), timeout: 5) == 1.0)
+        #expect(try client.request(GraphSetRequest(path: "login.email", value: "kim@example.com"), timeout: 5).version == 2)
     }
 
     @Test func theDaemonsRefusalIsThrownAsRPCErrorWithItsKindAndData() throws {
@@ -22,7 +22,7 @@ struct MilieuClientTests {
         defer { daemon.stop() }
         let client = try MilieuClient(socketPath: daemon.socketPath)
         let error = #expect(throws: RPCError.self) {
-            try client.request("view/mount", ["parent": "/App", "name": "CheckoutView", "environmentObjects": ["cart": "Cart"]], timeout: 5)
+            try client.request(ViewMountRequest(declaration: ["parent": "/App", "name": "CheckoutView", "environmentObjects": ["cart": "Cart"]]), timeout: 5)
         }
         #expect(error?.kind == "EnvironmentObjectMissing")
         #expect(error?.code == -32000)
@@ -34,9 +34,9 @@ struct MilieuClientTests {
         let daemon = try Daemon()
         defer { daemon.stop() }
         let client = try MilieuClient(socketPath: daemon.socketPath)
-        try client.request("watch", ["paths": ["theme.colorScheme"]], timeout: 5)
-        try client.request("graph/set", ["path": "theme.colorScheme", "value": "dark"], timeout: 5)
-        try client.request("graph/set", ["path": "theme.colorScheme", "value": "light"], timeout: 5)
+        try client.request(WatchRequest(paths: ["theme.colorScheme"]), timeout: 5)
+        try client.request(GraphSetRequest(path: "theme.colorScheme", value: "dark"), timeout: 5)
+        try client.request(GraphSetRequest(path: "theme.colorScheme", value: "light"), timeout: 5)
         let first = try client.nextNotification(timeout: 5)
         let second = try client.nextNotification(timeout: 5)
         #expect(first.method == "graph/didChange")
@@ -49,10 +49,10 @@ struct MilieuClientTests {
         let daemon = try Daemon()
         defer { daemon.stop() }
         let client = try MilieuClient(socketPath: daemon.socketPath)
-        let set = try client.send("graph/set", ["path": "theme.accentColor", "value": "red"])
-        let get = try client.send("graph/get", ["path": "theme.accentColor"])
-        #expect(try client.result(of: get, timeout: 5) == "red")
-        #expect(try client.result(of: set, timeout: 5) == ["version": 2])
+        let set = try client.send(GraphSetRequest(path: "theme.accentColor", value: "red"))
+        let get = try client.send(GraphGetRequest(path: "theme.accentColor"))
+        #expect(try client.result(of: get, as: GraphGetRequest.self, timeout: 5) == "red")
+        #expect(try client.result(of: set, as: GraphSetRequest.self, timeout: 5).version == 2)
     }
 
     @Test func aRawLineIsAnsweredThroughTheUnmatchedReplies() throws {
@@ -70,10 +70,10 @@ struct MilieuClientTests {
         defer { daemon.stop() }
         let client = try MilieuClient(socketPath: daemon.socketPath)
         let other = try MilieuClient(socketPath: daemon.socketPath)
-        try client.request("watch", ["paths": ["login.email"]], timeout: 5)
+        try client.request(WatchRequest(paths: ["login.email"]), timeout: 5)
         #expect(try client.receiveAvailable())
         #expect(client.takeNotifications().isEmpty)
-        try other.request("graph/set", ["path": "login.email", "value": "kim@example.com"], timeout: 5)
+        try other.request(GraphSetRequest(path: "login.email", value: "kim@example.com"), timeout: 5)
         var ready = pollfd(fd: client.fileDescriptor, events: Int16(POLLIN), revents: 0)
         #expect(poll(&ready, 1, 5000) == 1)
         #expect(try client.receiveAvailable())
@@ -90,10 +90,10 @@ struct MilieuClientTests {
     @Test func whenTheDaemonStopsAWaitingRequestFailsAsConnectionClosed() throws {
         let daemon = try Daemon()
         let client = try MilieuClient(socketPath: daemon.socketPath)
-        let id = try client.send("shutdown")
-        #expect(try client.result(of: id, timeout: 5) == [:])
+        let id = try client.send(ShutdownRequest())
+        #expect(try client.result(of: id, as: ShutdownRequest.self, timeout: 5) == EmptyResult())
         daemon.stop()
-        let error = #expect(throws: MilieuClientError.self) { try client.request("graph/get", ["path": "login.email"], timeout: 5) }
+        let error = #expect(throws: MilieuClientError.self) { try client.request(GraphGetRequest(path: "login.email"), timeout: 5) }
         #expect(error?.code == .connectionClosed)
         #expect(!client.isConnected)
     }

@@ -115,8 +115,8 @@ import Testing
         }
         let (first, _) = try graph.mount(row(1, "one", 10))
         let (second, _) = try graph.mount(row(2, "two", 20))
-        #expect(first["body"] == ["one 10 old"])
-        #expect(second["body"] == ["two 20 old"])
+        #expect(first?.body == ["one 10 old"])
+        #expect(second?.body == ["two 20 old"])
         #expect(graph.views["/App/P/Box[1]/Row[1]"]?.declaration === graph.views["/App/P/Box[1]/Row[2]"]?.declaration)
 
         // Re-evaluated from their parent: each keeps its own literal input.

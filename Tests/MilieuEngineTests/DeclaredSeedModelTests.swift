@@ -113,7 +113,7 @@ import Testing
             var outcomes: [(result: JSON, commit: Commit)] = []
             for view in ["/App/BuiltIn", "/App/Declared"] {
                 let (results, commit) = try graph.apply([operation("\(view).vm")])
-                outcomes.append((results[0]["result"] ?? .null, commit))
+                outcomes.append((results[0].returned ?? .null, commit))
             }
             let (a, b) = (outcomes[0], outcomes[1])
             #expect(a.result == b.result, sourceLocation: sourceLocation)

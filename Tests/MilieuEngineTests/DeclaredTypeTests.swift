@@ -62,7 +62,7 @@ import Testing
     }
 
     private func result(_ graph: Graph, _ path: String, _ arguments: [JSON] = []) throws -> JSON {
-        try graph.apply([.call(path: path, arguments: arguments)]).results[0]["result"] ?? .null
+        try graph.apply([.call(path: path, arguments: arguments)]).outcomes[0].returned ?? .null
     }
 
     // MARK: - Published
@@ -444,7 +444,7 @@ import Testing
                 "computed": ["twice": ["type": "int", "get": ["*": [["get": "n"], 2]]]],
                 "actions": ["add": ["parameters": [["name": "item", "type": "int"]], "steps": [["append": "list", "value": ["arg": "item"]]]]],
             ]))
-        let described = graph.typeDescriptions().arrayValue?.first { $0["name"] == "T" }
+        let described = graph.typeDescriptions().first { $0["name"] == "T" }
         #expect(described?["properties"]?.arrayValue?.last == ["name": "twice", "type": "int", "computed": true, "secure": false])
         #expect(described?["actions"]?.arrayValue?.first == ["name": "add", "params": ["item: int"]])
     }

@@ -112,7 +112,7 @@ import Testing
         #expect(try graph.get("/App/Outer/Reader.theme.colorScheme") == "dark")
         // A key no ancestor provides reads its default (rule 21).
         #expect(try graph.tree("/App/Outer/Reader")["body"] == ["dark ko_KR light"])
-        #expect(top["body"] == ["light"])
+        #expect(top?.body == ["light"])
         // A value read under another name is still reported by its key.
         #expect(try graph.provide("/App/Outer", environment: ["colorScheme": "dark"]).updates["/App/Outer/Reader"] == ["env.colorScheme"])
     }
@@ -197,7 +197,7 @@ import Testing
         #expect(commit.updates["/App/Parent"] == ["_b", "_a"] || commit.updates["/App/Parent"] == ["_a", "_b"])
         #expect(Set(commit.updates["/App/Parent/Child"] ?? []) == ["_b", "@self"])
         #expect(commit.version == before + 1)
-        #expect(results.allSatisfy { $0["version"] == .int(before + 1) })
+        #expect(results.allSatisfy { if case .done = $0 { true } else { false } })
         #expect(commit.body(of: "/App/Parent/Child") == ["12"])
     }
 
@@ -318,7 +318,7 @@ import Testing
             "parent": "/App", "name": "Reader", "environment": ["colorScheme", "isEnabled", "locale", "dynamicTypeSize"],
             "body": ["{colorScheme} {isEnabled} {locale} {dynamicTypeSize}"],
         ])
-        #expect(reader["body"] == ["light true en_US large"])
+        #expect(reader?.body == ["light true en_US large"])
         let undeclared = expectError(.invalidDeclaration) {
             try graph.mount(["parent": "/App", "name": "Toned", "environment": ["tone"], "body": ["{tone}"]])
         }
@@ -332,7 +332,7 @@ import Testing
         expectError(.invalidDeclaration) { _ = try graph.declareEnvironmentKeys(["tone": ["type": "int"]]) }
         expectError(.invalidParams) { _ = try graph.declareEnvironmentKeys(["pin": ["type": "string", "secure": true]]) }
         let (toned, _) = try graph.mount(["parent": "/App", "name": "Toned", "environment": ["tone"], "body": ["{tone}"]])
-        #expect(toned["body"] == ["neutral"])
+        #expect(toned?.body == ["neutral"])
         #expect(try graph.provide("/App", environment: ["tone": "warm"]).body(of: "/App/Toned") == ["warm"])
         // Withdrawing the value brings the default back.
         #expect(try graph.provide("/App", withdraw: ["tone"]).body(of: "/App/Toned") == ["neutral"])

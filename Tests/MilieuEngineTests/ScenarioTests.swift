@@ -290,9 +290,9 @@ import Testing
         #expect(try graph.fingerprint() == before)
 
         try graph.provide("/App/Shop", objects: ["cart"])
-        let (result, _) = try graph.mount(checkout)
-        #expect(result["path"] == "/App/Shop/Aisle/CheckoutView")
-        #expect(result["objects"] == ["cart": "Cart#4"])
+        let (view, _) = try graph.mount(checkout)
+        #expect(view?.path == "/App/Shop/Aisle/CheckoutView")
+        #expect(view?.objects.map { "\($0.variable)=\($0.object)" } == ["cart=Cart#4"])
     }
 
     @Test func s7SceneWithoutSessionRefusesTheDeepChild() throws {

@@ -8,11 +8,17 @@ func makeGraph(scene: Scene = .default) throws -> Graph {
     try Graph(scene: scene, clock: { "2026-01-01T00:00:00.000Z" })
 }
 
+extension Outcome {
+    var mountedView: MountedView? { if case .mounted(let view) = self { view } else { nil } }
+    /// What an action returned; nil for any other operation.
+    var returned: JSON? { if case .called(let value) = self { value } else { nil } }
+}
+
 extension Graph {
     @discardableResult
-    func mount(_ declaration: JSON, owner: Int? = nil) throws -> (result: JSON, commit: Commit) {
-        let (results, commit) = try apply([.mount(declaration: declaration, owner: owner)])
-        return (results[0], commit)
+    func mount(_ declaration: JSON, owner: Int? = nil) throws -> (view: MountedView?, commit: Commit) {
+        let (outcomes, commit) = try apply([.mount(declaration: declaration, owner: owner)])
+        return (outcomes[0].mountedView, commit)
     }
 
     @discardableResult

@@ -64,9 +64,8 @@ import Testing
     }
 
     @Test func methodParamsAreDecodedAndCheckedByName() throws {
-        guard case .set(let path, let value, let ifVersion) = try MethodCall.decode(method: "graph/set", params: ["path": "a.b", "value": [1], "ifVersion": 3])
-        else { Issue.record("not set"); return }
-        #expect(path == "a.b" && value == [1] && ifVersion == 3)
+        let set = try #require(try Methods.decode(method: "graph/set", params: ["path": "a.b", "value": [1], "ifVersion": 3]) as? GraphSetRequest)
+        #expect(set.path == "a.b" && set.value == [1] && set.ifVersion == 3)
         let failures: [(String, JSONObject, String)] = [
             ("graph/set", ["path": "a"], "/value"),
             ("graph/get", ["path": 1], "/path"),
@@ -76,9 +75,9 @@ import Testing
             ("graph/transaction", ["ops": [["method": "graph/set", "params": ["path": "a"]]]], "/ops/0/params/value"),
         ]
         for (method, params, field) in failures {
-            #expect(throws: RPCError.self) { try MethodCall.decode(method: method, params: params) }
+            #expect(throws: RPCError.self) { try Methods.decode(method: method, params: params) }
             do {
-                _ = try MethodCall.decode(method: method, params: params)
+                _ = try Methods.decode(method: method, params: params)
             } catch {
                 #expect(error.code == -32602)
                 #expect(error.data["field"] == .string(field), "\(method) \(params)")
@@ -88,7 +87,7 @@ import Testing
 
     @Test func unknownMethodsAreMethodNotFound() {
         do {
-            _ = try MethodCall.decode(method: "graph/delete", params: [:])
+            _ = try Methods.decode(method: "graph/delete", params: [:])
             Issue.record("decoded")
         } catch {
             #expect(error.code == -32601 && error.data["method"] == "graph/delete")

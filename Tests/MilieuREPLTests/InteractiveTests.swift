@@ -1,6 +1,7 @@
 import Foundation
 import MilieuClient
 import MilieuJSON
+import MilieuProtocol
 import MilieuTestSupport
 import Testing
 
@@ -29,7 +30,7 @@ struct InteractiveTests {
         try terminal.type("get login.em")
         try terminal.waitFor("the typed text") { $0.hasSuffix("milieu> get login.em") }
 
-        try MilieuClient(socketPath: daemon.socketPath).request("graph/set", ["path": "login.email", "value": "kim@example.com"], timeout: 5)
+        try MilieuClient(socketPath: daemon.socketPath).request(GraphSetRequest(path: "login.email", value: "kim@example.com"), timeout: 5)
         let screen = try terminal.waitFor("the notification") { $0.contains("login.isValidEmail = true") }
         let lines = screen.split(separator: "\n").map(String.init)
         #expect(Array(lines.suffix(3)) == [#"v2  login.email = "kim@example.com""#, "    login.isValidEmail = true", "milieu> get login.em"],
@@ -52,7 +53,7 @@ struct InteractiveTests {
         try terminal.type(typed)
         try terminal.waitFor("the typed text, over two rows") { $0.split(separator: "\n").suffix(2).joined() == "milieu> " + typed }
 
-        try MilieuClient(socketPath: daemon.socketPath).request("graph/set", ["path": "theme.colorScheme", "value": "dark"], timeout: 5)
+        try MilieuClient(socketPath: daemon.socketPath).request(GraphSetRequest(path: "theme.colorScheme", value: "dark"), timeout: 5)
         let screen = try terminal.waitFor(#"v2  theme.colorScheme = "dark""#)
         let rows = screen.split(separator: "\n")
         #expect(rows.suffix(3).first == #"v2  theme.colorScheme = "dark""#)
@@ -89,8 +90,8 @@ struct InteractiveTests {
         let daemon = try Daemon()
         defer { daemon.stop() }
         let client = try MilieuClient(socketPath: daemon.socketPath)
-        try client.request("view/mount", ["parent": "/App", "name": "ParentView", "state": ["isOn": false], "retain": true], timeout: 5)
-        try client.request("view/mount", ["parent": "/App/ParentView", "name": "ToggleRow", "bindings": ["isOn": ["$parent": "isOn"]], "retain": true], timeout: 5)
+        try client.request(ViewMountRequest(declaration: ["parent": "/App", "name": "ParentView", "state": ["isOn": false], "retain": true]), timeout: 5)
+        try client.request(ViewMountRequest(declaration: ["parent": "/App/ParentView", "name": "ToggleRow", "bindings": ["isOn": ["$parent": "isOn"]], "retain": true]), timeout: 5)
         let terminal = try repl(daemon, environment: ["NO_COLOR": "1"])  // no syntax hints to read around
         try terminal.type("tree /App/Par")
         try terminal.press("Tab")
@@ -200,7 +201,7 @@ struct InteractiveTests {
         defer { second.stop() }
         let screen = try terminal.waitFor("the reconnection") { $0.hasSuffix("milieu>") && $0.contains("w1 watching login again") }
         #expect(screen.contains("milieud restarted"))
-        try MilieuClient(socketPath: socket).request("graph/set", ["path": "login.email", "value": "back@example.com"], timeout: 5)
+        try MilieuClient(socketPath: socket).request(GraphSetRequest(path: "login.email", value: "back@example.com"), timeout: 5)
         try terminal.waitFor(#"v2  login.email = "back@example.com""#)
     }
 
@@ -219,7 +220,7 @@ struct InteractiveTests {
         try enter(terminal, "watch login")
         try terminal.waitFor("w1 watching login  from version 1")
         try dropConnection(terminal)
-        try MilieuClient(socketPath: daemon.socketPath).request("graph/set", ["path": "login.email", "value": "meanwhile@example.com"], timeout: 5)
+        try MilieuClient(socketPath: daemon.socketPath).request(GraphSetRequest(path: "login.email", value: "meanwhile@example.com"), timeout: 5)
         let screen = try terminal.waitFor("the replay") { $0.contains(#"v2  login.email = "meanwhile@example.com""#) }
         #expect(screen.contains("w1 resumed from version 1"))
     }
@@ -233,11 +234,11 @@ struct InteractiveTests {
         try dropConnection(terminal)
         let client = try MilieuClient(socketPath: daemon.socketPath)
         for email in ["a@example.com", "b@example.com", "c@example.com"] {
-            try client.request("graph/set", ["path": "login.email", "value": .string(email)], timeout: 5)
+            try client.request(GraphSetRequest(path: "login.email", value: .string(email)), timeout: 5)
         }
         try terminal.waitFor("the reconnection") { $0.hasSuffix("milieu>") && $0.contains("connected to milieud") }
         #expect(try terminal.screen().contains("w1: history before version 4 was compacted, so changes in between are not shown; watching again from now"))
-        try client.request("graph/set", ["path": "login.email", "value": "d@example.com"], timeout: 5)
+        try client.request(GraphSetRequest(path: "login.email", value: "d@example.com"), timeout: 5)
         try terminal.waitFor(#"v5  login.email = "d@example.com""#)
     }
 

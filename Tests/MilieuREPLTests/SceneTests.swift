@@ -1,6 +1,7 @@
 import Foundation
 import MilieuClient
 import MilieuJSON
+import MilieuProtocol
 import MilieuTestSupport
 import Testing
 
@@ -40,7 +41,7 @@ struct SceneTests {
         // Retained: still there after milieu's connection closed.
         let client = try MilieuClient(socketPath: daemon.socketPath)
         for path in result["mounted"]?.arrayValue ?? [] {
-            #expect(try client.request("graph/get", ["path": path], timeout: 5)["retained"] == true, "\(path.jsonText)")
+            #expect(try client.request(GraphGetRequest(path: path.stringValue ?? ""), timeout: 5)["retained"] == true, "\(path.jsonText)")
         }
     }
 
@@ -81,8 +82,8 @@ struct SceneTests {
         #expect(run.status == 1)
         #expect(run.stderr.contains("error: EnvironmentObjectMissing"))
         #expect(run.stderr.contains("while mounting /App/Shop/CheckoutView, view 1 of the scene \(file)"))
-        let tree = try MilieuClient(socketPath: daemon.socketPath).request("view/tree", timeout: 5)
-        #expect(tree["root"]?["children"] == [], "all or nothing")
+        let tree = try MilieuClient(socketPath: daemon.socketPath).request(ViewTreeRequest(), timeout: 5)
+        #expect(tree.root["children"] == [], "all or nothing")
     }
 
     @Test func loadWithoutASceneListsThem() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import MilieuClient
 import MilieuJSON
+import MilieuProtocol
 import MilieuTestSupport
 import Testing
 
@@ -168,7 +169,7 @@ struct ScriptModeTests {
         #expect(run.stderr.contains("started milieud"))
         // The daemon outlives milieu; stop it, and wait until it has gone.
         let client = try MilieuClient(socketPath: socket)
-        try client.request("shutdown", timeout: 5)
+        try client.request(ShutdownRequest(), timeout: 5)
         #expect(throws: MilieuClientError.self) { try client.nextNotification(timeout: 5) }
         #expect(!client.isConnected)
     }

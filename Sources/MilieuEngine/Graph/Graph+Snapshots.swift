@@ -36,35 +36,34 @@ extension Graph {
     }
 
     /// `schema/types`: every registered type with its properties and actions.
-    public func typeDescriptions() -> JSON {
-        .array(
-            registry.names.sorted().compactMap { registry[$0] }.map { registered in
-                let model = registered.model
-                var properties: [JSON] = model.stored.map { property in
-                    var entry: JSONObject = [
-                        "name": .string(property.name), "type": .string(property.type.description), "computed": false,
-                        "secure": .bool(property.secure),
-                    ]
-                    if !property.secure { entry["default"] = property.defaultValue }
-                    if model.style == .observableObject { entry["published"] = .bool(property.published) }
-                    if let oneOf = property.validation.oneOf { entry["oneOf"] = .array(oneOf) }
-                    if let min = property.validation.min { entry["min"] = .double(min) }
-                    if let max = property.validation.max { entry["max"] = .double(max) }
-                    if let pattern = property.validation.pattern { entry["pattern"] = .string(pattern) }
-                    return .object(entry)
-                }
-                properties += model.computed.map { computed in
-                    ["name": .string(computed.name), "type": .string(computed.type.description), "computed": true, "secure": false]
-                }
-                var actions: [JSON] = model.actions.map { action in
-                    ["name": .string(action.name), "params": .array(action.parameters.map { .string("\($0.name): \($0.type)") })]
-                }
-                if model.style == .observableObject { actions.append(["name": .string(ObjectWillChange.action), "params": []]) }
-                return [
-                    "name": .string(model.name), "style": .string(model.style.rawValue), "properties": .array(properties),
-                    "actions": .array(actions), "builtIn": .bool(BuiltinTypes.all.contains { $0.name == model.name }),
+    public func typeDescriptions() -> [JSON] {
+        registry.names.sorted().compactMap { registry[$0] }.map { registered in
+            let model = registered.model
+            var properties: [JSON] = model.stored.map { property in
+                var entry: JSONObject = [
+                    "name": .string(property.name), "type": .string(property.type.description), "computed": false,
+                    "secure": .bool(property.secure),
                 ]
-            })
+                if !property.secure { entry["default"] = property.defaultValue }
+                if model.style == .observableObject { entry["published"] = .bool(property.published) }
+                if let oneOf = property.validation.oneOf { entry["oneOf"] = .array(oneOf) }
+                if let min = property.validation.min { entry["min"] = .double(min) }
+                if let max = property.validation.max { entry["max"] = .double(max) }
+                if let pattern = property.validation.pattern { entry["pattern"] = .string(pattern) }
+                return .object(entry)
+            }
+            properties += model.computed.map { computed in
+                ["name": .string(computed.name), "type": .string(computed.type.description), "computed": true, "secure": false]
+            }
+            var actions: [JSON] = model.actions.map { action in
+                ["name": .string(action.name), "params": .array(action.parameters.map { .string("\($0.name): \($0.type)") })]
+            }
+            if model.style == .observableObject { actions.append(["name": .string(ObjectWillChange.action), "params": []]) }
+            return [
+                "name": .string(model.name), "style": .string(model.style.rawValue), "properties": .array(properties),
+                "actions": .array(actions), "builtIn": .bool(BuiltinTypes.all.contains { $0.name == model.name }),
+            ]
+        }
     }
 
     /// What `path` watches: a binding watches its source; an object-valued variable its object.

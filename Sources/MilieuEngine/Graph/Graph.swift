@@ -10,6 +10,31 @@ public enum Operation: Sendable {
     case provide(path: String, environmentObjects: [String], observables: [String], environment: JSONObject, withdraw: [String])
 }
 
+/// What an operation produced, once its transaction has committed.
+public enum Outcome: Sendable {
+    /// A write, an unmount or a change of what a view provides: nothing but the commit's version.
+    case done
+    /// An action's return value (`null` for none).
+    case called(JSON)
+    case mounted(MountedView)
+}
+
+/// A view as its mount left it: where it is, its first body, and the objects its variables got.
+public struct MountedView: Sendable {
+    public let path: String
+    public let body: [String]
+    /// Each object-holding variable and the object it holds, in declaration order.
+    public let objects: [(variable: String, object: String)]
+}
+
+/// What an operation produced while its transaction runs: a mounted view is read only once
+/// invalidation has settled.
+enum PendingOutcome {
+    case done
+    case called(JSON)
+    case mounted(ViewNode)
+}
+
 /// The object graph and the view tree: Milieu's engine.
 ///
 /// Everything happens in transactions (`apply`): all of a transaction's operations
@@ -130,10 +155,10 @@ public final class Graph {
     /// Runs `operations` as one transaction: every result, or the first error and no change at all.
     ///
     /// A failing operation's error carries its index in `operationIndex`.
-    public func apply(_ operations: [Operation]) throws(EngineError) -> (results: [JSON], commit: Commit) {
+    public func apply(_ operations: [Operation]) throws(EngineError) -> (outcomes: [Outcome], commit: Commit) {
         transaction += 1
         pending.queue.transaction = transaction
-        var outcomes: [Outcome] = []
+        var outcomes: [PendingOutcome] = []
         do throws(EngineError) {
             for (index, operation) in operations.enumerated() {
                 do throws(EngineError) {
@@ -151,7 +176,15 @@ public final class Graph {
         }
         journal.discard()
         let commit = finishCommit()
-        return (outcomes.map { result(of: $0) }, commit)
+        return (
+            outcomes.map { outcome in
+                switch outcome {
+                case .done: .done
+                case .called(let value): .called(value)
+                case .mounted(let node): .mounted(mounted(node))
+                }
+            }, commit
+        )
     }
 
     /// Unmounts every view `connection` mounted, except retained ones (rule 15).
@@ -190,50 +223,32 @@ public final class Graph {
         return Commit(version: version, changes: Change.inProtocolOrder(changes))
     }
 
-    /// What an operation produced, turned into its JSON result once the transaction has committed.
-    enum Outcome {
-        case set
-        case call(JSON)
-        case mount(ViewNode)
-        case unmount
-        case provide
-    }
+    private func perform(_ operation: Operation) throws(EngineError) -> PendingOutcome {
 
-    private func perform(_ operation: Operation) throws(EngineError) -> Outcome {
         switch operation {
         case .set(let path, let value, let ifVersion):
             try setOperation(path, value, ifVersion: ifVersion)
-            return .set
+            return .done
         case .call(let path, let arguments):
-            return .call(try callOperation(path, arguments))
+            return .called(try callOperation(path, arguments))
         case .mount(let declaration, let owner):
-            return .mount(try mountOperation(declaration, owner: owner))
+            return .mounted(try mountOperation(declaration, owner: owner))
         case .unmount(let path):
             try unmountOperation(path)
-            return .unmount
+            return .done
         case .provide(let path, let objects, let observables, let environment, let withdraw):
             try provideOperation(path, objects: objects, observables: observables, environment: environment, withdraw: withdraw)
-            return .provide
+            return .done
         }
     }
 
-    private func result(of outcome: Outcome) -> JSON {
-        switch outcome {
-        case .set, .unmount, .provide:
-            return ["version": .int(version)]
-        case .call(let value):
-            return ["result": value, "version": .int(version)]
-        case .mount(let node):
-            var objects = JSONObject()
-            for (name, variable) in node.variables {
-                if let id = variable.object, let record = self.objects[id] { objects[name] = .string(record.name) }
-            }
-            return .object(
-                JSONObject(uniqueMembers: [
-                    ("path", .string(node.path)), ("body", .array(node.body.map(JSON.string))), ("objects", .object(objects)),
-                    ("version", .int(version)),
-                ]))
+    /// What a mount produced, read once the transaction has committed.
+    private func mounted(_ node: ViewNode) -> MountedView {
+        var objects: [(variable: String, object: String)] = []
+        for (name, variable) in node.variables {
+            if let id = variable.object, let record = self.objects[id] { objects.append((name, record.name)) }
         }
+        return MountedView(path: node.path, body: node.body, objects: objects)
     }
 }
 

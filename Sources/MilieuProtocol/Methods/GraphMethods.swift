@@ -1,0 +1,193 @@
+import MilieuJSON
+
+/// `schema/types` (SPEC §9.2): every model type the daemon knows.
+public struct SchemaTypesRequest: RPCMethod {
+    public static let name = "schema/types"
+    public init() {}
+    public init(params: inout ParamsReader) throws(RPCError) {}
+    public var params: JSONObject { [:] }
+
+    public struct Result: WireResult, Equatable {
+        /// One description per type: `{name, style, builtIn, properties, actions}` (SPEC §9.2).
+        public var types: [JSON]
+        public init(types: [JSON]) { self.types = types }
+        public var wire: JSON { ["types": .array(types)] }
+        public init?(wire: JSON) {
+            guard let types = wire["types"]?.arrayValue else { return nil }
+            self.types = types
+        }
+    }
+}
+
+/// `schema/register` (SPEC §9.3): declares model types and environment keys.
+public struct SchemaRegisterRequest: RPCMethod {
+    public static let name = "schema/register"
+    /// Type declarations (SPEC §9.3), checked by the engine.
+    public var types: [JSON]
+    /// `{key: {type, default, secure?}}`: custom environment keys with their defaults.
+    public var environmentKeys: JSONObject
+
+    public init(types: [JSON] = [], environmentKeys: JSONObject = [:]) {
+        self.types = types
+        self.environmentKeys = environmentKeys
+    }
+
+    public init(params: inout ParamsReader) throws(RPCError) {
+        types = try params.optionalArray("types") ?? []
+        environmentKeys = try params.optionalObject("environmentKeys") ?? [:]
+        guard !types.isEmpty || !environmentKeys.isEmpty else {
+            throw .invalidParams(field: "/types", "at least one type declaration or environment key")
+        }
+    }
+
+    public var params: JSONObject {
+        var params = JSONObject()
+        if !types.isEmpty { params["types"] = .array(types) }
+        if !environmentKeys.isEmpty { params["environmentKeys"] = .object(environmentKeys) }
+        return params
+    }
+
+    public struct Result: WireResult, Equatable {
+        /// The names of the types registered, in order.
+        public var types: [String]
+        /// The environment keys that are new.
+        public var environmentKeys: [String]
+        public var version: Int
+
+        public init(types: [String], environmentKeys: [String], version: Int) {
+            self.types = types
+            self.environmentKeys = environmentKeys
+            self.version = version
+        }
+
+        public var wire: JSON {
+            [
+                "types": .array(types.map(JSON.string)), "environmentKeys": .array(environmentKeys.map(JSON.string)),
+                "version": .int(version),
+            ]
+        }
+
+        public init?(wire: JSON) {
+            guard let types = strings(wire["types"]), let keys = strings(wire["environmentKeys"]),
+                let version = wire["version"]?.intValue
+            else { return nil }
+            self.init(types: types, environmentKeys: keys, version: version)
+        }
+    }
+}
+
+/// `graph/get` (SPEC §9.4): the value at a key path, an object, or a view's snapshot.
+public struct GraphGetRequest: RPCMethod {
+    public typealias Result = JSON
+    public static let name = "graph/get"
+    public var path: String
+
+    public init(path: String) { self.path = path }
+    public init(params: inout ParamsReader) throws(RPCError) { path = try params.string("path") }
+    public var params: JSONObject { ["path": .string(path)] }
+}
+
+/// `graph/set` (SPEC §9.5): writes one property or `@State` variable.
+public struct GraphSetRequest: TransactionMethod {
+    public typealias Result = VersionResult
+    public static let name = "graph/set"
+    public var path: String
+    public var value: JSON
+    /// Refuses the write (`VersionConflict`) unless the graph is at this version.
+    public var ifVersion: Int?
+
+    public init(path: String, value: JSON, ifVersion: Int? = nil) {
+        self.path = path
+        self.value = value
+        self.ifVersion = ifVersion
+    }
+
+    public init(params: inout ParamsReader) throws(RPCError) {
+        path = try params.string("path")
+        value = try params.required("value")
+        ifVersion = try params.optionalInt("ifVersion")
+    }
+
+    public var params: JSONObject {
+        var params: JSONObject = ["path": .string(path), "value": value]
+        params.set("ifVersion", ifVersion.map(JSON.int))
+        return params
+    }
+}
+
+/// `graph/call` (SPEC §9.6): runs an action of an object.
+public struct GraphCallRequest: TransactionMethod {
+    public static let name = "graph/call"
+    public var path: String
+    public var arguments: [JSON]
+
+    public init(path: String, arguments: [JSON] = []) {
+        self.path = path
+        self.arguments = arguments
+    }
+
+    public init(params: inout ParamsReader) throws(RPCError) {
+        path = try params.string("path")
+        arguments = try params.optionalArray("args") ?? []
+    }
+
+    public var params: JSONObject {
+        var params: JSONObject = ["path": .string(path)]
+        if !arguments.isEmpty { params["args"] = .array(arguments) }
+        return params
+    }
+
+    public struct Result: WireResult, Equatable {
+        /// What the action returned (`null` for none).
+        public var result: JSON
+        public var version: Int
+
+        public init(result: JSON, version: Int) {
+            self.result = result
+            self.version = version
+        }
+
+        public var wire: JSON { ["result": result, "version": .int(version)] }
+
+        public init?(wire: JSON) {
+            guard let version = wire["version"]?.intValue else { return nil }
+            self.init(result: wire["result"] ?? .null, version: version)
+        }
+    }
+}
+
+/// `graph/transaction` (SPEC §9.7): several ops, all or none, under one version.
+public struct GraphTransactionRequest: RPCMethod {
+    public static let name = "graph/transaction"
+    public var operations: [any TransactionMethod]
+
+    public init(operations: [any TransactionMethod]) { self.operations = operations }
+
+    public init(params: inout ParamsReader) throws(RPCError) {
+        var operations: [any TransactionMethod] = []
+        for (index, op) in try params.array("ops").enumerated() {
+            operations.append(try Methods.decodeOperation(op, pointer: "/ops/\(index)"))
+        }
+        self.operations = operations
+    }
+
+    public var params: JSONObject { ["ops": .array(operations.map { Methods.op($0) })] }
+
+    public struct Result: WireResult, Equatable {
+        /// Each op's result, as its own method would have answered.
+        public var results: [JSON]
+        public var version: Int
+
+        public init(results: [JSON], version: Int) {
+            self.results = results
+            self.version = version
+        }
+
+        public var wire: JSON { ["results": .array(results), "version": .int(version)] }
+
+        public init?(wire: JSON) {
+            guard let results = wire["results"]?.arrayValue, let version = wire["version"]?.intValue else { return nil }
+            self.init(results: results, version: version)
+        }
+    }
+}

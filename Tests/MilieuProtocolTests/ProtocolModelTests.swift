@@ -1,0 +1,131 @@
+import Foundation
+import MilieuJSON
+import Testing
+
+@testable import MilieuProtocol
+
+/// The typed protocol model against itself (what is sent is what is read back) and against the
+/// documents other languages read — `openrpc.json` and the JSON Schemas — so the three can't drift.
+@Suite struct ProtocolModelTests {
+    /// One request of every method with every param given, and a result of its shape.
+    static let samples: [(request: any RPCMethod, result: JSON)] = [
+        (InitializeRequest(client: ["name": "test"], protocolVersion: "1"),
+         InitializeRequest.Result(serverName: "milieud", serverVersion: "0", protocolVersion: "1", maxLineBytes: 1, instance: "a", version: 1).wire),
+        (SchemaTypesRequest(), SchemaTypesRequest.Result(types: [["name": "T"]]).wire),
+        (SchemaRegisterRequest(types: [["name": "T", "properties": [:]]], environmentKeys: ["k": ["type": "string", "default": ""]]),
+         SchemaRegisterRequest.Result(types: ["T"], environmentKeys: ["k"], version: 2).wire),
+        (GraphGetRequest(path: "login.email"), "kim"),
+        (GraphSetRequest(path: "login.email", value: "kim", ifVersion: 3), VersionResult(version: 4).wire),
+        (GraphCallRequest(path: "session.start", arguments: ["kim"]), GraphCallRequest.Result(result: true, version: 4).wire),
+        (GraphTransactionRequest(operations: [GraphSetRequest(path: "a.b", value: 1), ViewUnmountRequest(path: "/App/V")]),
+         GraphTransactionRequest.Result(results: [["version": 5]], version: 5).wire),
+        (ViewMountRequest(declaration: ["parent": "/App", "name": "V"]),
+         ViewMountRequest.Result(path: "/App/V", body: ["x"], objects: ["vm": "T#4"], version: 6).wire),
+        (ViewUnmountRequest(path: "/App/V"), VersionResult(version: 7).wire),
+        (ViewProvideRequest(path: "/App/V", environmentObjects: ["vm"], observables: ["m"], environment: ["colorScheme": "dark"], withdraw: ["T"]),
+         VersionResult(version: 8).wire),
+        (ViewTreeRequest(path: "/App"), ViewTreeRequest.Result(root: ["path": "/App"], version: 8).wire),
+        (WatchRequest(paths: ["login"], views: ["/App"], lifecycle: true, sinceVersion: 2), WatchRequest.Result(watch: 1, version: 8).wire),
+        (UnwatchRequest(watch: 1), EmptyResult().wire),
+        (ShutdownRequest(), EmptyResult().wire),
+        (DiscoverRequest(), ["openrpc": "1.3.2"]),
+    ]
+
+    static let stamp = WatchStamp(watch: 1, version: 2)
+    static let event = ObjectEvent(object: "T#4", type: "T", owner: "/App/V.vm", reason: "stateObject")
+    /// One notification of every kind.
+    static let notifications: [ServerNotification] = [
+        .didChange(stamp, changes: [ValueChange(path: "login.email", value: "kim"), ValueChange(path: "login.password", value: nil)]),
+        .didUpdate(stamp, path: "/App/V", reasons: ["_n", "@self"], body: ["1"]),
+        .didMount(stamp, path: "/App/V", reason: "mounted", body: []),
+        .didUnmount(stamp, path: "/App/V", reason: "parentUnmounted"),
+        .objectDidCreate(stamp, event),
+        .objectDidDestroy(stamp, ObjectEvent(object: "T#5", type: "T", owner: nil, reason: "replaced")),
+        .diagnostic(stamp, Diagnostic(kind: "StateObjectInitIgnored", message: "m", path: "/App/V", variable: "vm", ignored: ["n": 1], hint: "h")),
+        .connectionDropped(reason: "slowConsumer", message: "dropped", pendingBytes: 9),
+    ]
+
+    private static func document(_ relative: String) throws -> JSON {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../protocol/" + relative)
+        return try JSON(parsing: Array(Data(contentsOf: url)))
+    }
+
+    @Test func theRegistryHasEveryMethodOnceAndTheTransactionOnesAreTheSpecsFive() {
+        #expect(Set(Self.samples.map { type(of: $0.request).name }) == Set(Methods.names))
+        #expect(Set(Methods.names).count == Methods.all.count)
+        #expect(Methods.transactionNames.sorted() == ["graph/call", "graph/set", "view/mount", "view/provide", "view/unmount"])
+    }
+
+    @Test func everyRequestReadsBackWhatItSends() throws {
+        for (request, _) in Self.samples {
+            let name = type(of: request).name
+            let decoded = try Methods.decode(method: name, params: request.params)
+            #expect(type(of: decoded).name == name)
+            #expect(decoded.params == request.params, "\(name)")
+        }
+    }
+
+    @Test func everyResultReadsBackWhatItSends() {
+        func check<M: RPCMethod>(_ request: M, _ wire: JSON) {
+            #expect(M.Result(wire: wire)?.wire == wire, "\(M.name)")
+        }
+        for (request, wire) in Self.samples { check(request, wire) }
+        #expect(VersionResult(wire: ["nope": 1]) == nil)
+        #expect(ViewMountRequest.Result(wire: ["path": "/App/V"]) == nil)
+    }
+
+    @Test func everyNotificationReadsBackWhatItSends() {
+        #expect(Self.notifications.map(\.method) == ServerNotification.methods)
+        for notification in Self.notifications {
+            #expect(ServerNotification(method: notification.method, params: notification.params) == notification, "\(notification.method)")
+        }
+        #expect(ServerNotification(method: "view/didUpdate", params: ["watch": 1, "version": 2]) == nil)
+        #expect(ServerNotification(method: "graph/didSomething", params: ["watch": 1, "version": 2]) == nil)
+    }
+
+    /// OpenRPC names the same methods, in the same order, with the same params; the params it
+    /// marks required are the ones the Swift types refuse to go without.
+    @Test func openRPCDescribesTheMethodsTheTypesDecode() throws {
+        let document = try Self.document("openrpc.json")
+        let methods = try #require(document["methods"]?.arrayValue)
+        #expect(methods.compactMap { $0["name"]?.stringValue } == Methods.names)
+        for (request, _) in Self.samples {
+            let name = type(of: request).name
+            guard name != ViewMountRequest.name,  // one open declaration, checked by the engine's grammar
+                let described = methods.first(where: { $0["name"]?.stringValue == name })
+            else { continue }
+            let params = described["params"]?.arrayValue ?? []
+            #expect(Set(params.compactMap { $0["name"]?.stringValue }) == Set(request.params.keys), "\(name)")
+            for param in params where param["required"] == true {
+                let key = try #require(param["name"]?.stringValue)
+                var without = request.params
+                without = JSONObject(without.filter { $0.key != key })
+                #expect(throws: RPCError.self, "\(name) without \(key)") { try Methods.decode(method: name, params: without) }
+            }
+        }
+        let notificationNames = (document["x-notifications"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
+        #expect(notificationNames == ServerNotification.methods)
+    }
+
+    /// Each result and notification has the members its JSON Schema allows, and every member it requires.
+    @Test func theSchemasAllowWhatTheTypesWrite() throws {
+        func check(_ members: JSONObject, against definition: JSON?, _ what: String) {
+            guard let definition, let properties = definition["properties"]?.objectValue else {
+                Issue.record("\(what): no properties in its schema")
+                return
+            }
+            for key in members.keys where properties[key] == nil { Issue.record("\(what): the schema has no \(key)") }
+            for key in strings(definition["required"]) ?? [] where members[key] == nil { Issue.record("\(what): \(key) is required") }
+        }
+        for (request, wire) in Self.samples {
+            let name = type(of: request).name
+            guard case .object(let members) = wire, name != GraphGetRequest.name, name != DiscoverRequest.name else { continue }
+            let file = name.replacingOccurrences(of: "/", with: "_") + ".response.schema.json"
+            check(members, against: try Self.document("schemas/" + file)["$defs"]?["result"], file)
+        }
+        for notification in Self.notifications {
+            let file = notification.method.replacingOccurrences(of: "/", with: "_") + ".notification.schema.json"
+            check(notification.params, against: try Self.document("schemas/" + file)["$defs"]?["params"], file)
+        }
+    }
+}
