@@ -4,7 +4,7 @@ import MilieuTransport
 
 /// One client connection's protocol state: its framer and its watch ids.
 final class ClientSession {
-    let connection: Connection
+    let connection: any PeerConnection
     var framer: LineFramer
     var nextWatchID = 1
     /// When its unsent output first went over the soft limit, if it still is.
@@ -12,7 +12,7 @@ final class ClientSession {
     /// Set once it is being dropped for not reading; nothing more is sent to it.
     var dropped = false
 
-    init(connection: Connection, maxLineBytes: Int) {
+    init(connection: any PeerConnection, maxLineBytes: Int) {
         self.connection = connection
         self.framer = LineFramer(maxLineBytes: maxLineBytes)
     }

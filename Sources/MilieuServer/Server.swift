@@ -92,7 +92,17 @@ public final class Server: ConnectionHandler {
 
     // MARK: ConnectionHandler
 
-    public func connectionOpened(_ connection: Connection) {
+    public func connectionOpened(_ connection: Connection) { opened(connection) }
+
+    public func connection(_ connection: Connection, didRead bytes: UnsafeRawBufferPointer) { received(bytes, from: connection) }
+
+    /// A connection closed: its watches go, and the views it mounted without `retain` (rule 15).
+    public func connectionClosed(_ connection: Connection, reason: ConnectionCloseReason) { closed(connection, reason: reason) }
+
+    // MARK: Connections
+
+    /// A client connected: it gets a session, or is refused with a reason.
+    func opened(_ connection: any PeerConnection) {
         guard connection.peer.uid == geteuid() else {
             log.warning("refused connection \(connection.id) from uid \(connection.peer.uid) (pid \(connection.peer.pid))")
             connection.send(Envelope.errorLine(id: .null, .forbiddenPeer(uid: connection.peer.uid)))
@@ -113,7 +123,8 @@ public final class Server: ConnectionHandler {
         log.debug("connection \(connection.id) opened by pid \(connection.peer.pid)")
     }
 
-    public func connection(_ connection: Connection, didRead bytes: UnsafeRawBufferPointer) {
+    /// Bytes arrived: each complete line is answered in this turn.
+    func received(_ bytes: UnsafeRawBufferPointer, from connection: any PeerConnection) {
         guard let session = sessions[connection.id] else { return }
         session.framer.feed(bytes) { frame in
             guard !stopping else { return }
@@ -132,7 +143,8 @@ public final class Server: ConnectionHandler {
         }
     }
 
-    public func connectionClosed(_ connection: Connection, reason: ConnectionCloseReason) {
+    /// A connection closed: its watches go, and the views it mounted without `retain` (rule 15).
+    func closed(_ connection: any PeerConnection, reason: ConnectionCloseReason) {
         guard sessions.removeValue(forKey: connection.id) != nil else { return }
         log.debug("connection \(connection.id) closed: \(reason)")
         watches.removeAll(connection: connection.id)

@@ -5,7 +5,7 @@ import Glibc
 /// Threading rule: use it only on its loop's thread (handler callbacks, timers and
 /// posted blocks run there); debug builds check. Output is buffered and written at
 /// the end of the loop turn, many messages per system call.
-public final class Connection {
+public final class Connection: PeerConnection {
     /// Unique among the connections of its loop, never reused.
     public let id: Int
     /// Who connected, from SO_PEERCRED at accept time.
@@ -62,11 +62,6 @@ public final class Connection {
         scheduleFlush()
     }
 
-    /// Appends bytes to the output buffer; written at the end of this loop turn.
-    public func send(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { send($0) }
-    }
-
     /// Closes the connection now, dropping unsent output; `connectionClosed` follows
     /// with `.closedLocally` before this returns.
     public func close() {
@@ -76,7 +71,7 @@ public final class Connection {
     /// Stops reading, writes what is buffered, then closes (`.closedLocally`), e.g.
     /// after the error line for an oversized message. If the peer does not take the
     /// output within `timeout` seconds the connection is closed anyway (`.failed`).
-    public func closeAfterFlush(timeout: Double = 10) {
+    public func closeAfterFlush(timeout: Double) {
         guard state == .open else { return }
         loop.assertOnLoopThread()
         if parkedAfterHangUp {

@@ -1,5 +1,25 @@
 import Glibc
 
+/// What a server needs of a connection: who is on the other end, a way to send it bytes, and
+/// a way to end it. `Connection` is the real one; tests drive a server through doubles.
+public protocol PeerConnection: AnyObject {
+    /// Unique among the connections of its loop, never reused.
+    var id: Int { get }
+    var peer: PeerCredentials { get }
+    /// Bytes sent but not yet taken by the peer.
+    var pendingOutputBytes: Int { get }
+    func send(_ bytes: UnsafeRawBufferPointer)
+    /// Closes now, dropping unsent output; the handler's `connectionClosed` follows.
+    func close()
+    /// Stops reading, writes what is buffered, then closes; gives up after `timeout` seconds.
+    func closeAfterFlush(timeout: Double)
+}
+
+extension PeerConnection {
+    public func send(_ bytes: [UInt8]) { bytes.withUnsafeBytes { send($0) } }
+    public func closeAfterFlush() { closeAfterFlush(timeout: 10) }
+}
+
 /// What a server implements to receive a listener's connections, their bytes and their closing.
 ///
 /// Threading rule: every method is called on the event loop's thread, one at a
