@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import MilieuJSON
 import MilieuProtocol
 import MilieuTransport
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A connection to milieud: JSON-RPC requests answered by id, and the daemon's notifications
 /// kept in arrival order until taken.
@@ -103,7 +104,9 @@ public final class MilieuClient {
         var answer = answers.removeValue(forKey: id)
         while answer == nil {
             guard isConnected else { throw closedError() }
-            guard awaited.contains(id) else { throw MilieuClientError(.invalidMessage, "request \(id) was not sent, or its response was taken") }
+            guard awaited.contains(id) else {
+                throw MilieuClientError(.invalidMessage, "request \(id) was not sent, or its response was taken")
+            }
             try receive(until: deadline, waitingFor: "the response to request \(id)")
             answer = answers.removeValue(forKey: id)
         }

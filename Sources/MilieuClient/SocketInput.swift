@@ -1,7 +1,8 @@
+import MilieuProtocol
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import MilieuProtocol
 
 /// A moment after which a blocking wait gives up; nil seconds means never.
 struct Deadline {

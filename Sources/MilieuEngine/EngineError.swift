@@ -45,7 +45,9 @@ public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
 extension EngineError {
     /// Rules 8 and 17: the message reads as SwiftUI's does, for an `ObservableObject` read with
     /// `@EnvironmentObject` or an `@Observable` object read with `@Environment(T.self)`.
-    static func environmentObjectMissing(type: String, view: String, variable: String, searched: [String], observable: Bool = false)
+    static func environmentObjectMissing(
+        type: String, view: String, variable: String, searched: [String], observable: Bool = false
+    )
         -> EngineError
     {
         let ancestors = searched.dropFirst().joined(separator: ", ")
@@ -147,7 +149,9 @@ extension EngineError {
     }
 
     static func invalidParams(pointer: String, _ reason: String) -> EngineError {
-        EngineError(kind: .invalidParams, message: "Invalid params: \(pointer): \(reason)", data: ["field": .string(pointer), "reason": .string(reason)])
+        EngineError(
+            kind: .invalidParams, message: "Invalid params: \(pointer): \(reason)",
+            data: ["field": .string(pointer), "reason": .string(reason)])
     }
 
     static func limitExceeded(limit: String, max: Int) -> EngineError {

@@ -139,7 +139,6 @@ public struct JSONWriter: Sendable {
     }
 }
 
-
 // MARK: - Encoding
 
 enum JSONOutput {
@@ -428,7 +427,8 @@ struct ByteSink: ~Copyable {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let quotes = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
         let backslashes = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
-        return (((quotes &- ones) & ~quotes)
+        return
+            (((quotes &- ones) & ~quotes)
             | ((backslashes &- ones) & ~backslashes)
             | ((word &- ones &* 0x20) & ~word)) & 0x8080_8080_8080_8080
     }

@@ -68,7 +68,8 @@ public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func compacted(oldest: Int, requested: Int) -> RPCError {
         RPCError(
             .compacted,
-            message: "history before version \(oldest) is gone (asked for changes after \(requested)); read again with graph/get and watch anew",
+            message:
+                "history before version \(oldest) is gone (asked for changes after \(requested)); read again with graph/get and watch anew",
             data: ["oldest": .int(oldest)])
     }
 

@@ -72,7 +72,8 @@ extension IncomingMessage {
         case .object(let params)?: return .request(Request(id: id, method: method, params: params, paramsError: nil))
         case .array?:
             return .request(
-                Request(id: id, method: method, params: [:], paramsError: .invalidParams(field: "", "params are passed by name, as an object")))
+                Request(
+                    id: id, method: method, params: [:], paramsError: .invalidParams(field: "", "params are passed by name, as an object")))
         default:
             return .invalid(id: replyID, error: .invalidRequest("\"params\" must be an object"))
         }

@@ -1,7 +1,8 @@
+import FoundationEssentials
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import FoundationEssentials
 
 /// One line per event on stderr: time, level, message. stdout is never used, so nothing
 /// printed can mix with the protocol, and no value of the graph is ever logged.

@@ -62,7 +62,8 @@ extension ServerOperation {
 extension InitializeRequest: ServerMethod {
     func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
         if let protocolVersion, protocolVersion != ProtocolInfo.version {
-            throw RPCError.invalidParams(field: "/protocolVersion", "this daemon speaks protocol \(ProtocolInfo.version), not \(protocolVersion)")
+            throw RPCError.invalidParams(
+                field: "/protocolVersion", "this daemon speaks protocol \(ProtocolInfo.version), not \(protocolVersion)")
         }
         let result = Result(
             serverName: ProtocolInfo.serverName, serverVersion: ProtocolInfo.serverVersion, protocolVersion: ProtocolInfo.version,
@@ -189,7 +190,8 @@ extension Server {
         var targets: [(target: WatchTarget, spelled: String)] = []
         for (index, path) in request.paths.enumerated() {
             guard let target = try engine({ () throws(EngineError) in try graph.watchTarget(path) }) else {
-                throw RPCError.invalidParams(field: "/paths/\(index)", "\(path) is inside a value; watch the property or object that holds it")
+                throw RPCError.invalidParams(
+                    field: "/paths/\(index)", "\(path) is inside a value; watch the property or object that holds it")
             }
             targets.append((target, path))
         }

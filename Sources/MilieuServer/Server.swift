@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import MilieuEngine
 import MilieuJSON
 import MilieuProtocol
 import MilieuStore
 import MilieuTransport
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// milieud's core: reads requests from every connection, applies them to the graph in
 /// arrival order, answers each exactly once, and fans the resulting notifications out to
@@ -297,7 +298,8 @@ public final class Server: ConnectionHandler {
         session.dropped = true
         log.warning("dropping connection \(session.id): it does not read; \(reason)")
         var notice = JSONWriter()
-        ServerNotification.connectionDropped(reason: "slowConsumer", message: "dropped: \(reason)", pendingBytes: pending).write(into: &notice)
+        ServerNotification.connectionDropped(reason: "slowConsumer", message: "dropped: \(reason)", pendingBytes: pending).write(
+            into: &notice)
         session.send(notice)
         session.connection.closeAfterFlush(timeout: 5)
     }

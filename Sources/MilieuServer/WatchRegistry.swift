@@ -92,7 +92,9 @@ final class WatchRegistry {
                     add(key) { pending, _ in pending.changes.append(ValueChange(path: spelled, value: value)) }
                 }
                 if watchesViews {
-                    for key in viewWatchers(of: view) { add(key) { pending, _ in pending.changes.append(ValueChange(path: path, value: value)) } }
+                    for key in viewWatchers(of: view) {
+                        add(key) { pending, _ in pending.changes.append(ValueChange(path: path, value: value)) }
+                    }
                 }
             case .viewUpdated(let view, let reasons, let body):
                 guard watchesViews else { continue }

@@ -1,8 +1,9 @@
+import CSQLite
+import MilieuJSON
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CSQLite
-import MilieuJSON
 
 /// What a `Store` holds: the state a restarted daemon brings back.
 public struct StoredState: Sendable {
@@ -114,7 +115,9 @@ public final class Store {
     }
 
     private func parse(_ text: String) throws(StoreError) -> JSON {
-        do { return try JSON(parsing: text) } catch { throw StoreError(path: path, "a stored value is not JSON (\(error)); the database is damaged") }
+        do { return try JSON(parsing: text) } catch {
+            throw StoreError(path: path, "a stored value is not JSON (\(error)); the database is damaged")
+        }
     }
 
     public func stageType(name: String, declaration: JSON) { staged.append(.type(name: name, declaration: declaration.jsonText)) }

@@ -29,7 +29,9 @@ public final class Daemon: @unchecked Sendable {
 
     /// Starts milieud with `arguments` on `socketPath` (default: `<directory>/milieu.sock`) and
     /// waits until it accepts connections.
-    public init(arguments: [String] = [], socketPath: String? = nil, environment: [String: String] = [:], wait: Bool = true)
+    public init(
+        arguments: [String] = [], socketPath: String? = nil, environment: [String: String] = [:], wait: Bool = true
+    )
         throws
     {
         directory = try Self.makeDirectory()

@@ -60,7 +60,7 @@ public final class BlockingLineReader {
         guard from < buffer.count else { return nil }
         return buffer.withUnsafeBytes { bytes -> Int? in
             guard let base = bytes.baseAddress,
-                  let found = memchr(base + from, Int32(UInt8(ascii: "\n")), bytes.count - from)
+                let found = memchr(base + from, Int32(UInt8(ascii: "\n")), bytes.count - from)
             else { return nil }
             return base.distance(to: UnsafeRawPointer(found))
         }

@@ -82,7 +82,9 @@ public final class Connection: PeerConnection {
         readingPaused = true
         closeTimer = loop.schedule(after: timeout) { [weak self] in
             self?.closeTimer = nil
-            self?.close(reason: .failed(TransportError(.timedOut, detail: "the peer did not read its last \(self?.pendingOutputBytes ?? 0) bytes in time")))
+            self?.close(
+                reason: .failed(
+                    TransportError(.timedOut, detail: "the peer did not read its last \(self?.pendingOutputBytes ?? 0) bytes in time")))
         }
         if pendingOutputBytes == 0 {
             close(reason: .closedLocally)

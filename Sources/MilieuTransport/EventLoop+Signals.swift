@@ -80,7 +80,7 @@ final class SignalRegistry {
         while descriptor >= 0 {
             let fd = descriptor
             guard case .processed(let count)? = try? Syscall.run("read(signalfd)", { read(fd, &info, size) }),
-                  count == size
+                count == size
             else { return }
             let signal = Int32(bitPattern: info.ssi_signo)
             handlers[signal]?(signal)

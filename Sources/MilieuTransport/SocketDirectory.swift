@@ -24,7 +24,8 @@ enum SocketDirectory {
         guard status.st_uid == uid || status.st_uid == 0 else {
             throw TransportError(
                 .directoryNotOwned, path: directory,
-                detail: "\(directory) belongs to uid \(status.st_uid), not to uid \(uid); milieud will not put its socket there (remove it or choose another --socket path)"
+                detail:
+                    "\(directory) belongs to uid \(status.st_uid), not to uid \(uid); milieud will not put its socket there (remove it or choose another --socket path)"
             )
         }
     }

@@ -20,8 +20,8 @@ public enum SystemdActivation {
             }
         }
         guard let pidText = environment["LISTEN_PID"], let pid = pid_t(pidText), pid == getpid(),
-              let countText = environment["LISTEN_FDS"], let count = Int32(countText),
-              count > 0, count <= Int32.max - firstDescriptor
+            let countText = environment["LISTEN_FDS"], let count = Int32(countText),
+            count > 0, count <= Int32.max - firstDescriptor
         else { return [] }
         let descriptors = (0..<count).map { firstDescriptor + $0 }
         for fd in descriptors {

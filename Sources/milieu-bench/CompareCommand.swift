@@ -72,7 +72,8 @@ struct CompareCommand {
                 let text = try value(argument)
                 let sections = try text.split(separator: ",").map { name in
                     guard let section = ResultRow.Section(rawValue: String(name)) else {
-                        throw BenchError.usage("--rows: no row \(name); the rows are \(ResultRow.Section.allCases.map(\.rawValue).joined(separator: ", "))")
+                        throw BenchError.usage(
+                            "--rows: no row \(name); the rows are \(ResultRow.Section.allCases.map(\.rawValue).joined(separator: ", "))")
                     }
                     return section
                 }
@@ -88,7 +89,9 @@ struct CompareCommand {
         }
         for (option, path) in [("--milieud", milieud), ("--redis-server", redisServer), ("--redis-benchmark", redisBenchmark)] {
             guard !path.isEmpty else { throw BenchError.usage("\(option) is required") }
-            guard FileManager.default.isExecutableFile(atPath: path) else { throw BenchError.usage("\(option) \(path) is not an executable") }
+            guard FileManager.default.isExecutableFile(atPath: path) else {
+                throw BenchError.usage("\(option) \(path) is not an executable")
+            }
         }
     }
 
@@ -110,8 +113,10 @@ struct CompareCommand {
             }
         }
         if settings.sections.contains(.fanOut) {
-            for fanOut in [FanOutComparison(title: "100 watchers, lockstep", watchers: 100, inFlight: 1),
-                           FanOutComparison(title: "100 watchers, 16 in flight", watchers: 100, inFlight: 16)] {
+            for fanOut in [
+                FanOutComparison(title: "100 watchers, lockstep", watchers: 100, inFlight: 1),
+                FanOutComparison(title: "100 watchers, 16 in flight", watchers: 100, inFlight: 16),
+            ] {
                 for guarantees in Guarantees.allCases {
                     log("fan-out: \(fanOut.title), \(guarantees.label)")
                     rows.append(try fanOut.measure(guarantees, contenders, settings))
@@ -124,7 +129,8 @@ struct CompareCommand {
             let invalidation = try InvalidationScaling(viewCounts: settings.viewCounts).measure(contenders, settings)
             rows += invalidation
             // Rows go from the fewest views to the most, per style.
-            residentWithMostViews = invalidation.last { $0.facts["style"] == .string(ObservationStyle.observable.rawValue) }?
+            residentWithMostViews =
+                invalidation.last { $0.facts["style"] == .string(ObservationStyle.observable.rawValue) }?
                 .milieu[.residentMiB]
         }
         if settings.sections.contains(.memory) {

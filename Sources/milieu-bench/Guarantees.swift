@@ -67,8 +67,10 @@ struct Contenders {
             }
         return try ServerProcess(name: "redis-server", binary: redisServer, cpus: cpus, logFile: "redis.log", homeIsDirectory: false) {
             socket, directory in
-            ["--port", "0", "--unixsocket", socket, "--unixsocketperm", "700", "--dir", directory, "--save", "",
-             "--daemonize", "no", "--logfile", "\(directory)/redis.log"] + persistence + extra
+            [
+                "--port", "0", "--unixsocket", socket, "--unixsocketperm", "700", "--dir", directory, "--save", "",
+                "--daemonize", "no", "--logfile", "\(directory)/redis.log",
+            ] + persistence + extra
         }
     }
 

@@ -23,7 +23,9 @@ struct InvalidationScaling {
         return rows
     }
 
-    private func measure(style: ObservationStyle, views: Int, _ contenders: Contenders, _ settings: BenchSettings) throws
+    private func measure(
+        style: ObservationStyle, views: Int, _ contenders: Contenders, _ settings: BenchSettings
+    ) throws
         -> ResultRow
     {
         let server = try contenders.startMilieu(.persistent, cpus: Self.serverCPUs)
@@ -37,12 +39,15 @@ struct InvalidationScaling {
             // Each round starts from a value its writes (1, 2, 1, …) all change.
             let reset = MilieuWire.set(id: 3, path: Self.probe, value: 100)
             let before = try MilieuWire.version(of: owner.exchange(reset, lines: 1)[0])
-            let result = try load.run(socket: server.socketPath, requests: { _ in
-                (1...2).map { MilieuWire.set(id: $0, path: Self.probe, value: .int($0)) }
-            }, serverCPU: server.cpuSeconds)
+            let result = try load.run(
+                socket: server.socketPath,
+                requests: { _ in
+                    (1...2).map { MilieuWire.set(id: $0, path: Self.probe, value: .int($0)) }
+                }, serverCPU: server.cpuSeconds)
             let after = try MilieuWire.version(of: owner.exchange(reset, lines: 1)[0])
             guard after - before - 1 == result.totalReplies else {
-                throw BenchError.unexpectedReply("\(result.totalReplies) writes acknowledged but the version moved by \(after - before - 1)")
+                throw BenchError.unexpectedReply(
+                    "\(result.totalReplies) writes acknowledged but the version moved by \(after - before - 1)")
             }
             return result
         }
@@ -70,7 +75,8 @@ enum ViewMounting {
         }
         // Each style owned by its own wrapper (rule 16): @State or @StateObject.
         let owner: JSON =
-            style == .observable ? ["state": ["probe": ["$new": ["type": "Counter"]]]] : ["stateObjects": ["probe": ["type": "CounterObject"]]]
+            style == .observable
+            ? ["state": ["probe": ["$new": ["type": "Counter"]]]] : ["stateObjects": ["probe": ["type": "CounterObject"]]]
         var reader: JSONObject = ["parent": "/App", "name": "Reader", "body": ["{probe.count}"]]
         for (key, value) in owner.objectValue ?? [:] { reader[key] = value }
         declarations.append(.object(reader))

@@ -32,7 +32,8 @@ struct MemoryFootprint {
                 return []
             })
 
-        let milieuWithViews = try residentWithViews
+        let milieuWithViews =
+            try residentWithViews
             ?? resident(of: contenders.startMilieu(guarantees, cpus: nil)) { server in
                 // The views belong to the connection that mounted them: it stays open.
                 let owner = try LoadConnection(path: server.socketPath)
@@ -69,7 +70,9 @@ struct MemoryFootprint {
     }
 
     /// Opens `count` connections, each answered once.
-    private func open(_ count: Int, to server: ServerProcess, request: [UInt8], check: ([UInt8]) throws -> Void) throws
+    private func open(
+        _ count: Int, to server: ServerProcess, request: [UInt8], check: ([UInt8]) throws -> Void
+    ) throws
         -> [LoadConnection]
     {
         try (0..<count).map { _ in
@@ -86,7 +89,9 @@ struct MemoryFootprint {
             let count = min(1000, keys - start)
             let batch = (start..<(start + count)).flatMap { RESPWire.command("SET", "key:\($0)", value) }
             let replies = try connection.exchange(batch, lines: count)
-            guard replies.allSatisfy({ $0 == Array("+OK".utf8) }) else { throw BenchError.unexpectedReply("a SET failed while filling Redis") }
+            guard replies.allSatisfy({ $0 == Array("+OK".utf8) }) else {
+                throw BenchError.unexpectedReply("a SET failed while filling Redis")
+            }
         }
     }
 }

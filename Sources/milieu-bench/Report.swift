@@ -31,18 +31,21 @@ struct Report {
         let invalidation = rows.filter { $0.section == .invalidation }
         if !invalidation.isEmpty {
             lines.append("")
-            lines.append("Invalidation scaling (Milieu only, persistent\(mark(invalidation[0]))): a write read by one view among N;"
-                + " one client, pinned beside the daemon.")
+            lines.append(
+                "Invalidation scaling (Milieu only, persistent\(mark(invalidation[0]))): a write read by one view among N;"
+                    + " one client, pinned beside the daemon.")
             lines.append(
                 pad(["style, views", "mount s", "RSS MiB", "ops/s", "p50 µs", "p99 µs", "p50 vs fewest"], [31, 9, 9, 10, 9, 9, 14]))
             for row in invalidation {
                 let smallest = invalidation.first { $0.facts["style"] == row.facts["style"] }?.milieu[.p50Micros]
                 let metrics = row.milieu
-                lines.append(pad([
-                    row.title, number(metrics[.mountSeconds], .mountSeconds), number(metrics[.residentMiB], .residentMiB),
-                    number(metrics[.opsPerSecond], .opsPerSecond), number(metrics[.p50Micros], .p50Micros),
-                    number(metrics[.p99Micros], .p99Micros), ratio(metrics[.p50Micros], smallest),
-                ], [31, 9, 9, 10, 9, 9, 14]))
+                lines.append(
+                    pad(
+                        [
+                            row.title, number(metrics[.mountSeconds], .mountSeconds), number(metrics[.residentMiB], .residentMiB),
+                            number(metrics[.opsPerSecond], .opsPerSecond), number(metrics[.p50Micros], .p50Micros),
+                            number(metrics[.p99Micros], .p99Micros), ratio(metrics[.p50Micros], smallest),
+                        ], [31, 9, 9, 10, 9, 9, 14]))
             }
         }
         let memory = rows.filter { $0.section == .memory }
@@ -53,9 +56,11 @@ struct Report {
             for row in memory {
                 let mine = row.milieu[.residentMiB]
                 let theirs = row.redis?[.residentMiB]
-                lines.append(pad([
-                    row.title, number(mine, .residentMiB), number(theirs, .residentMiB), ratio(mine, theirs), row.redisNote ?? "",
-                ], [31, 9, 9, 8, 0]))
+                lines.append(
+                    pad(
+                        [
+                            row.title, number(mine, .residentMiB), number(theirs, .residentMiB), ratio(mine, theirs), row.redisNote ?? "",
+                        ], [31, 9, 9, 8, 0]))
             }
         }
         lines.append("")
@@ -74,10 +79,11 @@ struct Report {
             let name = index == 0 ? "\(row.section.title): \(row.title)" : ""
             let guarantees = index == 0 ? (row.guarantees?.label ?? "") + mark(row) : ""
             let noisy = index == 0 && (row.milieu.isNoisy || row.redis?.isNoisy == true)
-            lines.append(columns([
-                name, guarantees, metric.label, number(mine, metric), number(theirs, metric), ratio(mine, theirs) + (noisy ? "~" : ""),
-                row.redisBenchmark == nil ? "" : number(tool, metric), row.redisBenchmark == nil ? "" : ratio(mine, tool),
-            ]))
+            lines.append(
+                columns([
+                    name, guarantees, metric.label, number(mine, metric), number(theirs, metric), ratio(mine, theirs) + (noisy ? "~" : ""),
+                    row.redisBenchmark == nil ? "" : number(tool, metric), row.redisBenchmark == nil ? "" : ratio(mine, tool),
+                ]))
         }
         return lines
     }
@@ -100,8 +106,9 @@ struct Report {
             }
         }.max { $0.cpu < $1.cpu }
         if let busiest {
-            notes.append("Load generator: at most \(String(format: "%.0f", busiest.cpu * 100))% of its CPU in any window"
-                + " (\(busiest.place)); near 100% would mean it limits the result.")
+            notes.append(
+                "Load generator: at most \(String(format: "%.0f", busiest.cpu * 100))% of its CPU in any window"
+                    + " (\(busiest.place)); near 100% would mean it limits the result.")
         }
         return notes
     }

@@ -11,7 +11,8 @@ enum Tool {
     /// Runs `executable arguments…` and returns its exit status and stdout; stderr is
     /// kept with stdout. Killed (and an error thrown) after `timeout` seconds.
     static func run(_ executable: String, _ arguments: [String], timeout: Double) throws -> Output {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("milieu-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).out")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "milieu-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).out")
         _ = FileManager.default.createFile(atPath: file.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: file) }
         let output = try FileHandle(forWritingTo: file)

@@ -36,7 +36,9 @@ struct WriteComparison {
             milieu: Metrics(medianOf: milieu), redis: redisMetrics, redisBenchmark: Metrics(tool))
     }
 
-    private func measureMilieu(_ load: ClosedLoopLoad, _ guarantees: Guarantees, _ contenders: Contenders, profile: String?)
+    private func measureMilieu(
+        _ load: ClosedLoopLoad, _ guarantees: Guarantees, _ contenders: Contenders, profile: String?
+    )
         throws -> LoadResult
     {
         let server = try contenders.startMilieu(guarantees, cpus: serverCPUs)
@@ -44,9 +46,13 @@ struct WriteComparison {
         let control = try LoadConnection(path: server.socketPath)
         let before = try MilieuWire.version(of: control.exchange(MilieuWire.set(id: 1, path: Self.property, value: "start"), lines: 1)[0])
         let profiler = try profile.map { try Profiler(pid: server.pid, output: "\($0)-\(guarantees.rawValue).perf.data") }
-        let result = try load.run(socket: server.socketPath, requests: { client in
-            (0..<2).map { MilieuWire.set(id: $0 + 1, path: Self.property, value: .string(WriteValues.value(client: client, variant: $0))) }
-        }, serverCPU: server.cpuSeconds)
+        let result = try load.run(
+            socket: server.socketPath,
+            requests: { client in
+                (0..<2).map {
+                    MilieuWire.set(id: $0 + 1, path: Self.property, value: .string(WriteValues.value(client: client, variant: $0)))
+                }
+            }, serverCPU: server.cpuSeconds)
         try profiler?.stop()
         let after = try MilieuWire.version(of: control.exchange(MilieuWire.set(id: 2, path: Self.property, value: "end"), lines: 1)[0])
         // Every write changes the value, so each one acknowledged took exactly one version.
@@ -62,9 +68,11 @@ struct WriteComparison {
         defer { server.stop() }
         let control = try LoadConnection(path: server.socketPath)
         try RESPWire.expect(control.exchange(RESPWire.command("SET", Self.property, "start"), lines: 1)[0], "+OK", after: "SET")
-        return try load.run(socket: server.socketPath, requests: { client in
-            (0..<2).map { RESPWire.command("SET", Self.property, WriteValues.value(client: client, variant: $0)) }
-        }, serverCPU: server.cpuSeconds)
+        return try load.run(
+            socket: server.socketPath,
+            requests: { client in
+                (0..<2).map { RESPWire.command("SET", Self.property, WriteValues.value(client: client, variant: $0)) }
+            }, serverCPU: server.cpuSeconds)
     }
 
     private func measureRedisBenchmark(_ guarantees: Guarantees, _ contenders: Contenders, requests: Int) throws -> LoadResult {

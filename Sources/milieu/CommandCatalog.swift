@@ -109,7 +109,9 @@ enum CommandCatalog {
             let padding = String(repeating: " ", count: width - command.usage.count + 2)
             lines.append("  \(style.bold(command.usage))\(padding)\(command.summary)")
         }
-        lines.append("  \(style.bold("{...} or [...]"))\(String(repeating: " ", count: max(2, width - 12)))send a raw JSON-RPC line and print the response")
+        lines.append(
+            "  \(style.bold("{...} or [...]"))\(String(repeating: " ", count: max(2, width - 12)))send a raw JSON-RPC line and print the response"
+        )
         lines.append("")
         lines.append("Tab completes commands, key paths, view paths, types and actions from the live graph.")
         lines.append("Ctrl-C clears the line; Ctrl-D leaves. help <command> explains one command.")

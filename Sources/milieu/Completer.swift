@@ -75,7 +75,9 @@ private struct GraphIndex {
         let found = startOfKeyPaths(matching: word, actions: actions)
         // A complete path to an object or a view: go on to what is inside it.
         guard found.count == 1, found[0].text == word, !found[0].terminal else { return found }
-        let inside = members(of: word, actions: actions).map { LineEditor.Candidate(text: word + "." + Self.spell($0.name), terminal: $0.terminal) }
+        let inside = members(of: word, actions: actions).map {
+            LineEditor.Candidate(text: word + "." + Self.spell($0.name), terminal: $0.terminal)
+        }
         return inside.isEmpty ? found : inside
     }
 
@@ -162,7 +164,8 @@ private struct GraphIndex {
 
     /// A member as written in a key path: a name as is, anything else as a JSON string.
     private static func spell(_ name: String) -> String {
-        let simple = name.first.map { $0.isLetter || $0 == "_" || $0.isNumber } ?? false
+        let simple =
+            name.first.map { $0.isLetter || $0 == "_" || $0.isNumber } ?? false
             && name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
         return simple ? name : JSON.string(name).jsonText
     }

@@ -21,7 +21,10 @@ enum ConnectionMessages {
         var lines = [style.green("connected to milieud at \(socketPath)")]
         guard let resumption else { return lines[0] }
         if resumption.restarted {
-            lines.append(style.yellow("milieud restarted: its versions began again, so watches start from now; what it does not keep across restarts is gone"))
+            lines.append(
+                style.yellow(
+                    "milieud restarted: its versions began again, so watches start from now; what it does not keep across restarts is gone")
+            )
         }
         for (record, since) in resumption.resumed {
             if let since {
@@ -31,8 +34,10 @@ enum ConnectionMessages {
             }
         }
         for (record, oldest) in resumption.compacted {
-            lines.append(style.yellow(
-                "w\(record.number): history before version \(oldest) was compacted, so changes in between are not shown; watching again from now"))
+            lines.append(
+                style.yellow(
+                    "w\(record.number): history before version \(oldest) was compacted, so changes in between are not shown; watching again from now"
+                ))
         }
         for (record, error) in resumption.dropped {
             lines.append(style.red("w\(record.number) (\(record.targetsText)) dropped: \(error.message)"))

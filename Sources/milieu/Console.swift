@@ -1,8 +1,9 @@
+import MilieuClient
+import MilieuJSON
+
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
-import MilieuClient
-import MilieuJSON
 
 /// Where milieu's output goes. Results go to standard output and errors to standard
 /// error; with `--json`, each result, error and notification is one JSON object on one

@@ -17,7 +17,8 @@ struct ErrorRenderer {
     func text(_ error: any Error) -> String {
         switch error {
         case let rpc as RPCError: return text(rpc)
-        case let scene as SceneMountError: return text(scene.error) + "\n  " + style.red("while mounting \(scene.view), view \(scene.index) of the scene \(scene.scene)")
+        case let scene as SceneMountError:
+            return text(scene.error) + "\n  " + style.red("while mounting \(scene.view), view \(scene.index) of the scene \(scene.scene)")
         case let command as CommandError:
             var text = style.boldRed("error: ") + style.red(command.message)
             if let usage = command.usage { text += "\n  usage: \(usage)" }
@@ -33,7 +34,9 @@ struct ErrorRenderer {
         case let scene as SceneMountError:
             return json(scene.error)
         case let command as CommandError:
-            return ["message": .string(command.message), "data": ["kind": "CommandError", "usage": command.usage.map(JSON.string) ?? .null]]
+            return [
+                "message": .string(command.message), "data": ["kind": "CommandError", "usage": command.usage.map(JSON.string) ?? .null],
+            ]
         case let client as MilieuClientError:
             return ["message": .string(client.message), "data": ["kind": "ClientError", "reason": .string(client.code.description)]]
         default:

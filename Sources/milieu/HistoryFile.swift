@@ -32,7 +32,8 @@ struct HistoryFile {
         stifle_history(Self.limit)
         guard let path else { return }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try? FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         if FileManager.default.fileExists(atPath: path) {
             read_history(path)
         } else {

@@ -1,5 +1,6 @@
 import Foundation
 import MilieuClient
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -37,7 +38,9 @@ final class InteractiveSession {
         editor.start()
         while !quitting {
             printNotifications()
-            var descriptors = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0), pollfd(fd: signals, events: Int16(POLLIN), revents: 0)]
+            var descriptors = [
+                pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0), pollfd(fd: signals, events: Int16(POLLIN), revents: 0),
+            ]
             if link.isConnected, let client = link.client {
                 descriptors.append(pollfd(fd: client.fileDescriptor, events: Int16(POLLIN), revents: 0))
             }

@@ -31,7 +31,8 @@ enum Launch {
         let link = Link(socketPath: options.socketPath)
         if let failure = connect(link, options: options, console: console, environment: environment) {
             if let error = failure as? MilieuClientError, error.code == .notListening {
-                console.status(ConnectionMessages.noDaemon(socketPath: options.socketPath, interactive: interactive, style: console.errorStyle))
+                console.status(
+                    ConnectionMessages.noDaemon(socketPath: options.socketPath, interactive: interactive, style: console.errorStyle))
             } else {
                 console.status(console.errorStyle.boldRed("milieu: \(failure)"))
             }

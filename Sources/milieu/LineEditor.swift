@@ -1,4 +1,5 @@
 @preconcurrency import CReadline
+
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
@@ -271,9 +272,10 @@ private let acceptLine: @convention(c) (Int32, Int32) -> Int32 = { count, key in
     return rl_newline(count, key)
 }
 
-private let attemptCompletion: @convention(c) (UnsafePointer<CChar>?, Int32, Int32) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = {
-    text, start, _ in activeEditor?.complete(text, start: start)
-}
+private let attemptCompletion: @convention(c) (UnsafePointer<CChar>?, Int32, Int32) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? =
+    {
+        text, start, _ in activeEditor?.complete(text, start: start)
+    }
 
 private let candidateGenerator: @convention(c) (UnsafePointer<CChar>?, Int32) -> UnsafeMutablePointer<CChar>? = {
     _, state in activeEditor?.generate(restart: state == 0)

@@ -50,7 +50,8 @@ struct ResultRenderer {
         types.map { type in
             let properties = (type["properties"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
             let actions = (type["actions"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue.map { "\($0)()" } }
-            var line = "\(style.bold(type["name"]?.stringValue ?? "?")) \(style.dim("(" + kindNote(type) + ")"))  \(properties.joined(separator: ", "))"
+            var line =
+                "\(style.bold(type["name"]?.stringValue ?? "?")) \(style.dim("(" + kindNote(type) + ")"))  \(properties.joined(separator: ", "))"
             if !actions.isEmpty { line += "; " + actions.joined(separator: ", ") }
             return line
         }.joined(separator: "\n")

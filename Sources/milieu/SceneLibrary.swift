@@ -35,7 +35,8 @@ enum SceneLibrary {
             text = String(decoding: data, as: UTF8.self)
         } else {
             let known = embedded.map(\.name).joined(separator: ", ")
-            throw CommandError(message: "no scene \(argument): not one of \(known), and no such file", usage: "load [<scene> | <file.json>]")
+            throw CommandError(
+                message: "no scene \(argument): not one of \(known), and no such file", usage: "load [<scene> | <file.json>]")
         }
         do {
             return (name, try JSON(parsing: text))
@@ -100,7 +101,9 @@ struct SceneLoader {
             }
             mounted = result.results.compactMap { $0["path"] }
             version = .int(result.version)
-            lines.append("\(style.green("loaded")) \(style.bold(name)): mounted \(mounted.compactMap(\.stringValue).joined(separator: ", "))  \(style.dim("version \(version.jsonText)"))")
+            lines.append(
+                "\(style.green("loaded")) \(style.bold(name)): mounted \(mounted.compactMap(\.stringValue).joined(separator: ", "))  \(style.dim("version \(version.jsonText)"))"
+            )
         } else {
             lines.append("\(style.green("loaded")) \(style.bold(name))")
         }

@@ -121,13 +121,13 @@ enum Options {
             options:
 
             """
-            + (table.map { line($0.spelled, $0.help) } + terminal.map { line($0.name, $0.help) }).joined(separator: "\n")
-            + """
+                + (table.map { line($0.spelled, $0.help) } + terminal.map { line($0.name, $0.help) }).joined(separator: "\n")
+                    + """
 
 
-            Under systemd, a socket passed by socket activation (LISTEN_FDS) is used instead of
-            --socket, and READY=1 / STOPPING=1 go to NOTIFY_SOCKET.
-            """
+                    Under systemd, a socket passed by socket activation (LISTEN_FDS) is used instead of
+                    --socket, and READY=1 / STOPPING=1 go to NOTIFY_SOCKET.
+                    """
     }
 
     static func parse(_ arguments: [String], environment: [String: String]) throws -> Invocation {

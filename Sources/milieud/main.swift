@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FoundationEssentials
 import MilieuProtocol
 import MilieuServer
 import MilieuStore
 import MilieuTransport
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `milieud`: the Milieu daemon. Parses its options (`Options`), loads the scene, and serves until stopped.
 

@@ -22,7 +22,9 @@ struct MilieuClientTests {
         defer { daemon.stop() }
         let client = try MilieuClient(socketPath: daemon.socketPath)
         let error = #expect(throws: RPCError.self) {
-            try client.request(ViewMountRequest(declaration: ["parent": "/App", "name": "CheckoutView", "environmentObjects": ["cart": "Cart"]]), timeout: 5)
+            try client.request(
+                ViewMountRequest(declaration: ["parent": "/App", "name": "CheckoutView", "environmentObjects": ["cart": "Cart"]]),
+                timeout: 5)
         }
         #expect(error?.kind == "EnvironmentObjectMissing")
         #expect(error?.code == -32000)

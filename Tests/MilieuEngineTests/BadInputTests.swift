@@ -155,7 +155,8 @@ import Testing
         let graph = try graphWithParent()
         let error = try expectRefused(graph, .unknownPath) {
             _ = try graph.apply([
-                .mount(declaration: ["parent": "/App", "name": "New"], owner: nil), .set(path: "/App/New.nothing", value: 1, ifVersion: nil),
+                .mount(declaration: ["parent": "/App", "name": "New"], owner: nil),
+                .set(path: "/App/New.nothing", value: 1, ifVersion: nil),
             ])
         }
         #expect(error?.operationIndex == 1)

@@ -11,10 +11,12 @@ import Testing
     /// Seed 000's `LoginViewModel` (an ObservableObject), or in the `@Observable` style the `Login` of `/App`.
     static func loginViewModel(named name: String, style: ObservationStyle) -> JSON {
         [
-        "name": .string(name), "style": .string(style.rawValue),
-        "properties": ["email": ["type": "string"], "password": ["type": "string", "secure": true], "isUserLoggedIn": ["type": "bool"]],
-        "computed": ["isValidEmail": ["type": "bool", "get": ["matches": [["get": "email"], .string(Login.emailPattern)]]]],
-        "actions": ["login": ["steps": [["set": "isUserLoggedIn", "to": ["get": "isValidEmail"]]]]],
+            "name": .string(name), "style": .string(style.rawValue),
+            "properties": [
+                "email": ["type": "string"], "password": ["type": "string", "secure": true], "isUserLoggedIn": ["type": "bool"],
+            ],
+            "computed": ["isValidEmail": ["type": "bool", "get": ["matches": [["get": "email"], .string(Login.emailPattern)]]]],
+            "actions": ["login": ["steps": [["set": "isUserLoggedIn", "to": ["get": "isValidEmail"]]]]],
         ]
     }
 
@@ -29,7 +31,10 @@ import Testing
         let step = { (delta: Int) -> JSON in
             ["steps": [["set": "count", "to": ["+": [["get": "count"], .int(delta)]]], ["return": ["get": "count"]]]]
         }
-        return ["name": .string(name), "style": .string(style.rawValue), "properties": ["count": ["type": "int"]], "actions": ["add": step(1), "minus": step(-1)]]
+        return [
+            "name": .string(name), "style": .string(style.rawValue), "properties": ["count": ["type": "int"]],
+            "actions": ["add": step(1), "minus": step(-1)],
+        ]
     }
 
     /// Seed 003's `AppState`.
@@ -52,7 +57,10 @@ import Testing
                 "increment": step(1), "decrement": step(-1),
                 "saveFavoritePrime": [
                     "steps": [
-                        ["if": ["or": [["not": ["get": "isCountPrime"]], ["in": [["get": "count"], ["get": "favoritePrimes"]]]]], "then": [["return": false]]],
+                        [
+                            "if": ["or": [["not": ["get": "isCountPrime"]], ["in": [["get": "count"], ["get": "favoritePrimes"]]]]],
+                            "then": [["return": false]],
+                        ],
                         ["append": "favoritePrimes", "value": ["get": "count"]],
                         feedEntry("addedFavoritePrime", prime: ["get": "count"]),
                         ["return": true],
@@ -101,7 +109,8 @@ import Testing
                 var spec: JSONObject = ["type": .string(type)]
                 if !initial.isEmpty { spec["init"] = .object(initial) }
                 let holder: JSONObject =
-                    graph.registry[type]?.model.style == .observable ? ["state": ["vm": ["$new": .object(spec)]]] : ["stateObjects": ["vm": .object(spec)]]
+                    graph.registry[type]?.model.style == .observable
+                    ? ["state": ["vm": ["$new": .object(spec)]]] : ["stateObjects": ["vm": .object(spec)]]
                 let declaration: JSON = ["parent": "/App", "name": .string(view), "body": .array(body)]
                 try graph.mount(declaration.merging(holder))
             }
@@ -134,7 +143,8 @@ import Testing
 
     @Test func declaredAppStateBehavesAsTheBuiltInOne() throws {
         let pair = try SideBySide(
-            builtIn: "AppState", declared: Self.appState, body: ["{vm.count} {vm.isCountPrime}", "{vm.favoritePrimes}", "{vm.activityFeed}"])
+            builtIn: "AppState", declared: Self.appState,
+            body: ["{vm.count} {vm.isCountPrime}", "{vm.favoritePrimes}", "{vm.activityFeed}"])
         // A fixed pseudo-random walk through every action, with removals of primes saved or not.
         var state: UInt64 = 0x2545_F491_4F6C_DD1D
         func next(_ bound: Int) -> Int {

@@ -70,7 +70,9 @@ import Testing
     @Test func aBadExpressionInARequestIsPointedAtWithinTheRequest() throws {
         let graph = try makeGraph()
         let good: JSON = ["name": "Fine", "properties": ["n": ["type": "int"]]]
-        let bad: JSON = ["name": "Broken", "properties": ["n": ["type": "int"]], "computed": ["c": ["type": "int", "get": ["+": [1, "a"]]]]]
+        let bad: JSON = [
+            "name": "Broken", "properties": ["n": ["type": "int"]], "computed": ["c": ["type": "int", "get": ["+": [1, "a"]]]],
+        ]
         let error = expectError(.invalidParams) { _ = try graph.register(declarations: [good, bad]) }
         #expect(error?.data["field"] == "/types/1/computed/c/get/+/1")
         #expect(graph.registry["Fine"] == nil, "all or none")
@@ -94,39 +96,46 @@ import Testing
 
     // MARK: - Operators
 
-    @Test(arguments: [
-        // Literals and reads.
-        (JSON.int(3), JSON.int(3)), ("text", "text"), (true, true), (.null, .null), (["literal": [1, ["a": 2]]], [1, ["a": 2]]),
-        (["get": "n"], 7), (["get": "maybe"], .null), (["arg": "a"], 10), (["now": []], "2026-01-01T00:00:00.000Z"),
-        (["object": ["id": ["get": "n"], "name": "kim"]], ["id": 7, "name": "kim"]), (["array": [1, ["get": "s"]]], [1, "hello"]),
-        // Arithmetic: ints stay ints; a double makes a double.
-        (["+": [1, 2, 3]], 6), (["+": [1, 0.5]], 1.5), (["-": [10, 4]], 6), (["-": [["get": "n"]]], -7), (["*": [3, ["get": "x"]]], 7.5),
-        (["/": [7, 2]], 3), (["/": [-7, 2]], -3), (["/": [7.0, 2]], 3.5), (["%": [7, 3]], 1), (["%": [-7, 3]], -1), (["%": [7.5, 2]], 1.5),
-        // Comparisons.
-        (["==": [1, 1.0]], true), (["==": [["literal": [1, 2]], ["literal": [1.0, 2]]]], true), (["!=": ["a", "b"]], true),
-        (["==": [["get": "any"], ["literal": ["k": "v"]]]], true), (["==": [.null, false]], false),
-        (["<": [1, 2.5]], true), (["<=": [2, 2]], true), ([">": ["b", "a"]], true), ([">=": [1, 2]], false),
-        // Logic.
-        (["and": [true, ["get": "flag"]]], true), (["and": [true, false, true]], false), (["or": [false, false]], false),
-        (["or": [false, true]], true), (["not": ["get": "flag"]], false), (["not": [false]], true),
-        (["if": [["get": "flag"], "yes", "no"]], "yes"), (["if": [false, 1, false, 2, 3]], 3), (["if": [false, 1, true, 2, 3]], 2),
-        // Strings, membership, counting.
-        (["cat": ["n=", ["get": "n"], ", x=", ["get": "x"], ", ", true]], "n=7, x=2.5, true"),
-        (["matches": [["get": "s"], "h[a-z]+"]], true), (["matches": [["get": "s"], "ell"]], false),
-        (["in": [2, ["get": "list"]]], true), (["in": [2.0, ["get": "list"]]], true), (["in": [9, ["get": "list"]]], false),
-        (["in": ["ell", ["get": "s"]]], true), (["in": ["z", "hello"]], false),
-        (["count": ["get": "list"]], 3), (["count": ["get": "s"]], 5), (["count": [""]], 0),
-        (["isPrime": 97], true), (["isPrime": 91], false), (["isPrime": 1], false), (["isPrime": -7], false),
-        (["at": [["get": "list"], 0]], 3), (["at": [["get": "list"], 3]], .null), (["at": [["get": "list"], -1]], .null),
-        (["at": [["get": "any"], "k"]], "v"), (["at": [["get": "any"], "z"]], .null),
-        // Iterations.
-        (["filter": [["get": "list"], "e", [">": [["var": "e"], 1]]]], [3, 2]),
-        (["map": [["get": "list"], "e", ["*": [["var": "e"], 2]]]], [6, 2, 4]),
-        (["map": [["get": "list"], "e", ["map": [["literal": [10, 20]], "f", ["+": [["var": "e"], ["var": "f"]]]]]]], [[13, 23], [11, 21], [12, 22]]),
-        (["all": [["get": "list"], "e", [">": [["var": "e"], 0]]]], true), (["all": [["literal": []], "e", false]], true),
-        (["some": [["get": "list"], "e", ["==": [["var": "e"], 2]]]], true), (["some": [["literal": []], "e", true]], false),
-        (["none": [["get": "list"], "e", ["==": [["var": "e"], 2]]]], false), (["none": [["get": "list"], "e", [">": [["var": "e"], 5]]]], true),
-    ] as [(JSON, JSON)])
+    @Test(
+        arguments: [
+            // Literals and reads.
+            (JSON.int(3), JSON.int(3)), ("text", "text"), (true, true), (.null, .null), (["literal": [1, ["a": 2]]], [1, ["a": 2]]),
+            (["get": "n"], 7), (["get": "maybe"], .null), (["arg": "a"], 10), (["now": []], "2026-01-01T00:00:00.000Z"),
+            (["object": ["id": ["get": "n"], "name": "kim"]], ["id": 7, "name": "kim"]), (["array": [1, ["get": "s"]]], [1, "hello"]),
+            // Arithmetic: ints stay ints; a double makes a double.
+            (["+": [1, 2, 3]], 6), (["+": [1, 0.5]], 1.5), (["-": [10, 4]], 6), (["-": [["get": "n"]]], -7),
+            (["*": [3, ["get": "x"]]], 7.5),
+            (["/": [7, 2]], 3), (["/": [-7, 2]], -3), (["/": [7.0, 2]], 3.5), (["%": [7, 3]], 1), (["%": [-7, 3]], -1),
+            (["%": [7.5, 2]], 1.5),
+            // Comparisons.
+            (["==": [1, 1.0]], true), (["==": [["literal": [1, 2]], ["literal": [1.0, 2]]]], true), (["!=": ["a", "b"]], true),
+            (["==": [["get": "any"], ["literal": ["k": "v"]]]], true), (["==": [.null, false]], false),
+            (["<": [1, 2.5]], true), (["<=": [2, 2]], true), ([">": ["b", "a"]], true), ([">=": [1, 2]], false),
+            // Logic.
+            (["and": [true, ["get": "flag"]]], true), (["and": [true, false, true]], false), (["or": [false, false]], false),
+            (["or": [false, true]], true), (["not": ["get": "flag"]], false), (["not": [false]], true),
+            (["if": [["get": "flag"], "yes", "no"]], "yes"), (["if": [false, 1, false, 2, 3]], 3), (["if": [false, 1, true, 2, 3]], 2),
+            // Strings, membership, counting.
+            (["cat": ["n=", ["get": "n"], ", x=", ["get": "x"], ", ", true]], "n=7, x=2.5, true"),
+            (["matches": [["get": "s"], "h[a-z]+"]], true), (["matches": [["get": "s"], "ell"]], false),
+            (["in": [2, ["get": "list"]]], true), (["in": [2.0, ["get": "list"]]], true), (["in": [9, ["get": "list"]]], false),
+            (["in": ["ell", ["get": "s"]]], true), (["in": ["z", "hello"]], false),
+            (["count": ["get": "list"]], 3), (["count": ["get": "s"]], 5), (["count": [""]], 0),
+            (["isPrime": 97], true), (["isPrime": 91], false), (["isPrime": 1], false), (["isPrime": -7], false),
+            (["at": [["get": "list"], 0]], 3), (["at": [["get": "list"], 3]], .null), (["at": [["get": "list"], -1]], .null),
+            (["at": [["get": "any"], "k"]], "v"), (["at": [["get": "any"], "z"]], .null),
+            // Iterations.
+            (["filter": [["get": "list"], "e", [">": [["var": "e"], 1]]]], [3, 2]),
+            (["map": [["get": "list"], "e", ["*": [["var": "e"], 2]]]], [6, 2, 4]),
+            (
+                ["map": [["get": "list"], "e", ["map": [["literal": [10, 20]], "f", ["+": [["var": "e"], ["var": "f"]]]]]]],
+                [[13, 23], [11, 21], [12, 22]]
+            ),
+            (["all": [["get": "list"], "e", [">": [["var": "e"], 0]]]], true), (["all": [["literal": []], "e", false]], true),
+            (["some": [["get": "list"], "e", ["==": [["var": "e"], 2]]]], true), (["some": [["literal": []], "e", true]], false),
+            (["none": [["get": "list"], "e", ["==": [["var": "e"], 2]]]], false),
+            (["none": [["get": "list"], "e", [">": [["var": "e"], 5]]]], true),
+        ] as [(JSON, JSON)])
     func operatorGivesItsValue(expression: JSON, expected: JSON) throws {
         #expect(try evaluate(expression) == expected, "\(expression.jsonText)")
     }
@@ -138,12 +147,17 @@ import Testing
         #expect(try evaluate(["isPrime": 2_305_843_009_213_693_951]) == true)
         #expect(try evaluate(["isPrime": 9_223_372_036_854_775_783]) == true)
         #expect(try evaluate(["isPrime": .int(Int.max)]) == false)
-        for composite in [561, 2047, 3_215_031_751, 3_825_123_056_546_413_051] { #expect(try evaluate(["isPrime": .int(composite)]) == false) }
+        for composite in [561, 2047, 3_215_031_751, 3_825_123_056_546_413_051] {
+            #expect(try evaluate(["isPrime": .int(composite)]) == false)
+        }
     }
 
     @Test func aPlainVarDeclaredInJSONChangesSilentlyAsASwiftOneDoes() throws {
         let graph = try graphHolding(
-            ["name": "Draft", "style": "observableObject", "properties": ["title": ["type": "string"], "notes": ["type": "string", "published": false]]],
+            [
+                "name": "Draft", "style": "observableObject",
+                "properties": ["title": ["type": "string"], "notes": ["type": "string", "published": false]],
+            ],
             body: ["{vm.title} {vm.notes}"])
         let silent = try graph.set("/App/V.vm.notes", "later")
         #expect(silent.updates.isEmpty)
@@ -154,16 +168,19 @@ import Testing
 
     // MARK: - Run-time failures
 
-    @Test(arguments: [
-        (["/": [1, 0]] as JSON, "a divisor other than 0"), (["%": [1, 0]], "a divisor other than 0"), (["/": [1.5, 0]], "a divisor other than 0"),
-        (["+": [.int(Int.max), 1]], "a result that fits a 64-bit int"), (["*": [.int(Int.max), 2]], "a result that fits a 64-bit int"),
-        (["-": [.int(Int.min)]], "a result that fits a 64-bit int"), (["/": [.int(Int.min), -1]], "a result that fits a 64-bit int"),
-        (["*": [1e308, 10]], "a finite result"), (["+": [["get": "maybe"], 1]], "number"), (["<": [1, ["get": "any"]]], "two numbers or two strings"),
-        (["and": [true, ["get": "any"]]], "bool"), (["count": ["get": "any"]], "array or string"),
-        (["at": [["get": "list"], "k"]], "[array, int] or [object, string]"), (["cat": [["get": "any"]]], "string, number or bool"),
-        (["in": [1, ["get": "any"]]], "[value, array] or [string, string]"), (["isPrime": ["get": "maybe"]], "int"),
-        (["filter": [["get": "any"], "e", true]], "array"),
-    ] as [(JSON, String)])
+    @Test(
+        arguments: [
+            (["/": [1, 0]] as JSON, "a divisor other than 0"), (["%": [1, 0]], "a divisor other than 0"),
+            (["/": [1.5, 0]], "a divisor other than 0"),
+            (["+": [.int(Int.max), 1]], "a result that fits a 64-bit int"), (["*": [.int(Int.max), 2]], "a result that fits a 64-bit int"),
+            (["-": [.int(Int.min)]], "a result that fits a 64-bit int"), (["/": [.int(Int.min), -1]], "a result that fits a 64-bit int"),
+            (["*": [1e308, 10]], "a finite result"), (["+": [["get": "maybe"], 1]], "number"),
+            (["<": [1, ["get": "any"]]], "two numbers or two strings"),
+            (["and": [true, ["get": "any"]]], "bool"), (["count": ["get": "any"]], "array or string"),
+            (["at": [["get": "list"], "k"]], "[array, int] or [object, string]"), (["cat": [["get": "any"]]], "string, number or bool"),
+            (["in": [1, ["get": "any"]]], "[value, array] or [string, string]"), (["isPrime": ["get": "maybe"]], "int"),
+            (["filter": [["get": "any"], "e", true]], "array"),
+        ] as [(JSON, String)])
     func aFailureAtRunTimeIsTypeMismatchNamingTheNode(expression: JSON, expected: String) {
         let error = expectError(.typeMismatch) { _ = try evaluate(expression) }
         #expect(error?.data["expected"] == .string(expected), "\(expression.jsonText)")
@@ -185,9 +202,13 @@ import Testing
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Int((state >> 33) % UInt64(bound))
         }
-        let names = ExpressionOperator.allCases.map(\.rawValue) + ExpressionIteration.allCases.map(\.rawValue) + ["get", "arg", "var", "now", "literal", "object", "bogus"]
+        let names =
+            ExpressionOperator.allCases.map(\.rawValue) + ExpressionIteration.allCases.map(\.rawValue) + [
+                "get", "arg", "var", "now", "literal", "object", "bogus",
+            ]
         let leaves: [JSON] = [
-            0, 1, -1, .int(Int.max), .int(Int.min), 2.5, 0.0, "", "a", "[a-z]+", "(", true, false, .null, ["get": "n"], ["get": "list"], ["get": "s"],
+            0, 1, -1, .int(Int.max), .int(Int.min), 2.5, 0.0, "", "a", "[a-z]+", "(", true, false, .null, ["get": "n"], ["get": "list"],
+            ["get": "s"],
             ["get": "maybe"], ["get": "any"], ["get": "secret"], ["arg": "a"], ["var": "e"], ["literal": [1, "x", .null]], ["now": []],
         ]
         func expression(_ depth: Int) -> JSON {
@@ -197,7 +218,9 @@ import Testing
         }
         var evaluated = 0
         for _ in 0..<3000 {
-            if (try? evaluate(expression(5), limits: ExpressionLimits(maxSteps: 500, maxStringLength: 64, maxArrayLength: 16))) != nil { evaluated += 1 }
+            if (try? evaluate(expression(5), limits: ExpressionLimits(maxSteps: 500, maxStringLength: 64, maxArrayLength: 16))) != nil {
+                evaluated += 1
+            }
         }
         #expect(evaluated > 100)
     }
@@ -207,13 +230,16 @@ import Testing
     @Test func evaluationStopsAtItsStepBudget() {
         let limits = ExpressionLimits(maxSteps: 50)
         let error = expectError(.limitExceeded) {
-            _ = try evaluate(["map": [["literal": .array(Array(repeating: 1, count: 30))], "e", ["+": [["var": "e"], 1]]]], limits: limits)
+            _ = try evaluate(
+                ["map": [["literal": .array(Array(repeating: 1, count: 30))], "e", ["+": [["var": "e"], 1]]]], limits: limits)
         }
         #expect(error?.data["limit"] == "expressionSteps")
         #expect(error?.data["max"] == 50)
         // Nested walks multiply: each element visited counts.
         expectError(.limitExceeded) {
-            _ = try evaluate(["map": [["literal": [1, 2, 3, 4, 5, 6, 7, 8]], "e", ["map": [["literal": [1, 2, 3, 4, 5, 6, 7, 8]], "f", 0]]]], limits: limits)
+            _ = try evaluate(
+                ["map": [["literal": [1, 2, 3, 4, 5, 6, 7, 8]], "e", ["map": [["literal": [1, 2, 3, 4, 5, 6, 7, 8]], "f", 0]]]],
+                limits: limits)
         }
         #expect((try? evaluate(["+": [1, 2]], limits: limits)) == 3)
     }
@@ -222,7 +248,9 @@ import Testing
         let limits = ExpressionLimits(maxStringLength: 8, maxArrayLength: 4)
         let string = expectError(.limitExceeded) { _ = try evaluate(["cat": ["hello", " world"]], limits: limits) }
         #expect(string?.data["limit"] == "expressionString")
-        let array = expectError(.limitExceeded) { _ = try evaluate(["map": [["literal": [1, 2, 3, 4, 5]], "e", ["var": "e"]]], limits: limits) }
+        let array = expectError(.limitExceeded) {
+            _ = try evaluate(["map": [["literal": [1, 2, 3, 4, 5]], "e", ["var": "e"]]], limits: limits)
+        }
         #expect(array?.data["limit"] == "expressionArray")
         expectError(.limitExceeded) { _ = try evaluate(["array": [1, 2, 3, 4, 5]], limits: limits) }
         expectError(.limitExceeded) { _ = try evaluate(["matches": ["123456789", "[0-9]+"]], limits: limits) }
@@ -258,69 +286,85 @@ import Testing
 
     // MARK: - Declaration errors, each with its pointer
 
-    @Test(arguments: [
-        (["computed": ["c": ["type": "int", "get": ["nope": [1]]]]] as JSONObject, "/types/0/computed/c/get/nope"),
-        (["computed": ["c": ["type": "int", "get": ["+": [1]]]]], "/types/0/computed/c/get/+"),
-        (["computed": ["c": ["type": "int", "get": ["/": [1, 2, 3]]]]], "/types/0/computed/c/get/~1"),
-        (["computed": ["c": ["type": "bool", "get": ["if": [true, 1]]]]], "/types/0/computed/c/get/if"),
-        (["computed": ["c": ["type": "int", "get": ["get": "zz"]]]], "/types/0/computed/c/get/get"),
-        (["computed": ["c": ["type": "int", "get": ["get": 3]]]], "/types/0/computed/c/get/get"),
-        (["computed": ["c": ["type": "int", "get": ["get": "d"]], "d": ["type": "int", "get": 1]]], "/types/0/computed/c/get/get"),
-        (["computed": ["c": ["type": "int", "get": ["arg": "a"]]]], "/types/0/computed/c/get/arg"),
-        (["computed": ["c": ["type": "string", "get": ["now": []]]]], "/types/0/computed/c/get/now"),
-        (["computed": ["c": ["type": "int", "get": ["var": "e"]]]], "/types/0/computed/c/get/var"),
-        (["computed": ["c": ["type": "int", "get": ["+": [1, "a"]]]]], "/types/0/computed/c/get/+/1"),
-        (["computed": ["c": ["type": "int", "get": ["+": [1, ["get": "s"]]]]]], "/types/0/computed/c/get/+/1"),
-        (["computed": ["c": ["type": "bool", "get": ["<": [1, "a"]]]]], "/types/0/computed/c/get/</1"),
-        (["computed": ["c": ["type": "bool", "get": ["and": [true, 1]]]]], "/types/0/computed/c/get/and/1"),
-        (["computed": ["c": ["type": "bool", "get": ["not": "x"]]]], "/types/0/computed/c/get/not"),
-        (["computed": ["c": ["type": "int", "get": ["count": 5]]]], "/types/0/computed/c/get/count"),
-        (["computed": ["c": ["type": "bool", "get": ["matches": [["get": "s"], "("]]]]], "/types/0/computed/c/get/matches/1"),
-        (["computed": ["c": ["type": "bool", "get": ["matches": [["get": "s"], ["get": "s"]]]]]], "/types/0/computed/c/get/matches/1"),
-        (["computed": ["c": ["type": "bool", "get": ["matches": [["get": "n"], "[0-9]"]]]]], "/types/0/computed/c/get/matches/0"),
-        (["computed": ["c": ["type": "bool", "get": ["in": [1, "abc"]]]]], "/types/0/computed/c/get/in/0"),
-        (["computed": ["c": ["type": "bool", "get": ["isPrime": "7"]]]], "/types/0/computed/c/get/isPrime"),
-        (["computed": ["c": ["type": "int", "get": [1, 2]]]], "/types/0/computed/c/get"),
-        (["computed": ["c": ["type": "int", "get": ["+": [1, 2], "-": [1]]]]], "/types/0/computed/c/get"),
-        (["computed": ["c": ["type": "[int]", "get": ["filter": [["get": "list"], "e"]]]]], "/types/0/computed/c/get/filter"),
-        (["computed": ["c": ["type": "[int]", "get": ["filter": [["get": "list"], "1e", true]]]]], "/types/0/computed/c/get/filter/1"),
-        (["computed": ["c": ["type": "[int]", "get": ["filter": [["get": "list"], "e", 1]]]]], "/types/0/computed/c/get/filter/2"),
-        (["computed": ["c": ["type": "[int]", "get": ["map": [["get": "n"], "e", 1]]]]], "/types/0/computed/c/get/map/0"),
-        (["computed": ["c": ["type": "bool", "get": ["get": "n"]]]], "/types/0/computed/c/get"),
-        (["computed": ["c": ["type": "string", "get": ["get": "secret"]]]], "/types/0/computed/c/get"),
-        (["computed": ["c": ["type": "string", "get": ["cat": ["pw: ", ["get": "secret"]]]]]], "/types/0/computed/c/get"),
-        (["computed": ["c": ["type": "int"]]], "/types/0/computed/c"),
-        (["computed": ["c": ["type": "int", "get": 1, "set": 2]]], "/types/0/computed/c/set"),
-        (["computed": 3], "/types/0/computed"),
-        (["actions": ["a": ["steps": [["set": "n", "to": ["arg": "b"]]]]]], "/types/0/actions/a/steps/0/to/arg"),
-        (["actions": ["a": ["steps": [["set": "zz", "to": 1]]]]], "/types/0/actions/a/steps/0/set"),
-        (["actions": ["a": ["steps": [["set": "c", "to": 1]]]], "computed": ["c": ["type": "int", "get": 1]]], "/types/0/actions/a/steps/0/set"),
-        (["actions": ["a": ["steps": [["set": "n", "to": "x"]]]]], "/types/0/actions/a/steps/0/to"),
-        (["actions": ["a": ["steps": [["set": "n"]]]]], "/types/0/actions/a/steps/0"),
-        (["actions": ["a": ["steps": [["set": "n", "to": 1, "value": 2]]]]], "/types/0/actions/a/steps/0/value"),
-        (["actions": ["a": ["steps": [["loop": true]]]]], "/types/0/actions/a/steps/0"),
-        (["actions": ["a": ["steps": [["append": "n", "value": 1]]]]], "/types/0/actions/a/steps/0/append"),
-        (["actions": ["a": ["steps": [["append": "list", "value": "x"]]]]], "/types/0/actions/a/steps/0/value"),
-        (["actions": ["a": ["steps": [["remove": "list", "at": "x"]]]]], "/types/0/actions/a/steps/0/at"),
-        (["actions": ["a": ["steps": [["if": 1, "then": []]]]]], "/types/0/actions/a/steps/0/if"),
-        (["actions": ["a": ["steps": [["if": true, "then": [["return": ["nope": 1]]]]]]]], "/types/0/actions/a/steps/0/then/0/return/nope"),
-        (["actions": ["a": ["steps": [["return": ["get": "secret"]]]]]], "/types/0/actions/a/steps/0/return"),
-        (["actions": ["a": ["steps": [["set": "s", "to": ["get": "secret"]]]]]], "/types/0/actions/a/steps/0/to"),
-        (["actions": ["a": ["steps": [["set": "s", "to": ["if": [true, ["get": "secret"], ""]]]]]]], "/types/0/actions/a/steps/0/to"),
-        (["actions": ["a": ["steps": "none"]]], "/types/0/actions/a/steps"),
-        (["actions": ["a": ["parameters": [["name": "p"]], "steps": []]]], "/types/0/actions/a/parameters/0"),
-        (["actions": ["a": ["parameters": [["name": "p", "type": "int"], ["name": "p", "type": "int"]], "steps": []]]], "/types/0/actions/a/parameters/1/name"),
-        (["actions": ["a": ["parameters": [["name": "1p", "type": "int"]], "steps": []]]], "/types/0/actions/a/parameters/0/name"),
-        (["actions": ["a": ["steps": [], "body": []]]], "/types/0/actions/a/body"),
-        (["properties": ["n": ["type": "int", "bogus": 1]]], "/types/0/properties/n/bogus"),
-        (["extra": 1], "/types/0/extra"),
-    ] as [(JSONObject, String)])
+    @Test(
+        arguments: [
+            (["computed": ["c": ["type": "int", "get": ["nope": [1]]]]] as JSONObject, "/types/0/computed/c/get/nope"),
+            (["computed": ["c": ["type": "int", "get": ["+": [1]]]]], "/types/0/computed/c/get/+"),
+            (["computed": ["c": ["type": "int", "get": ["/": [1, 2, 3]]]]], "/types/0/computed/c/get/~1"),
+            (["computed": ["c": ["type": "bool", "get": ["if": [true, 1]]]]], "/types/0/computed/c/get/if"),
+            (["computed": ["c": ["type": "int", "get": ["get": "zz"]]]], "/types/0/computed/c/get/get"),
+            (["computed": ["c": ["type": "int", "get": ["get": 3]]]], "/types/0/computed/c/get/get"),
+            (["computed": ["c": ["type": "int", "get": ["get": "d"]], "d": ["type": "int", "get": 1]]], "/types/0/computed/c/get/get"),
+            (["computed": ["c": ["type": "int", "get": ["arg": "a"]]]], "/types/0/computed/c/get/arg"),
+            (["computed": ["c": ["type": "string", "get": ["now": []]]]], "/types/0/computed/c/get/now"),
+            (["computed": ["c": ["type": "int", "get": ["var": "e"]]]], "/types/0/computed/c/get/var"),
+            (["computed": ["c": ["type": "int", "get": ["+": [1, "a"]]]]], "/types/0/computed/c/get/+/1"),
+            (["computed": ["c": ["type": "int", "get": ["+": [1, ["get": "s"]]]]]], "/types/0/computed/c/get/+/1"),
+            (["computed": ["c": ["type": "bool", "get": ["<": [1, "a"]]]]], "/types/0/computed/c/get/</1"),
+            (["computed": ["c": ["type": "bool", "get": ["and": [true, 1]]]]], "/types/0/computed/c/get/and/1"),
+            (["computed": ["c": ["type": "bool", "get": ["not": "x"]]]], "/types/0/computed/c/get/not"),
+            (["computed": ["c": ["type": "int", "get": ["count": 5]]]], "/types/0/computed/c/get/count"),
+            (["computed": ["c": ["type": "bool", "get": ["matches": [["get": "s"], "("]]]]], "/types/0/computed/c/get/matches/1"),
+            (
+                ["computed": ["c": ["type": "bool", "get": ["matches": [["get": "s"], ["get": "s"]]]]]], "/types/0/computed/c/get/matches/1"
+            ),
+            (["computed": ["c": ["type": "bool", "get": ["matches": [["get": "n"], "[0-9]"]]]]], "/types/0/computed/c/get/matches/0"),
+            (["computed": ["c": ["type": "bool", "get": ["in": [1, "abc"]]]]], "/types/0/computed/c/get/in/0"),
+            (["computed": ["c": ["type": "bool", "get": ["isPrime": "7"]]]], "/types/0/computed/c/get/isPrime"),
+            (["computed": ["c": ["type": "int", "get": [1, 2]]]], "/types/0/computed/c/get"),
+            (["computed": ["c": ["type": "int", "get": ["+": [1, 2], "-": [1]]]]], "/types/0/computed/c/get"),
+            (["computed": ["c": ["type": "[int]", "get": ["filter": [["get": "list"], "e"]]]]], "/types/0/computed/c/get/filter"),
+            (
+                ["computed": ["c": ["type": "[int]", "get": ["filter": [["get": "list"], "1e", true]]]]], "/types/0/computed/c/get/filter/1"
+            ),
+            (["computed": ["c": ["type": "[int]", "get": ["filter": [["get": "list"], "e", 1]]]]], "/types/0/computed/c/get/filter/2"),
+            (["computed": ["c": ["type": "[int]", "get": ["map": [["get": "n"], "e", 1]]]]], "/types/0/computed/c/get/map/0"),
+            (["computed": ["c": ["type": "bool", "get": ["get": "n"]]]], "/types/0/computed/c/get"),
+            (["computed": ["c": ["type": "string", "get": ["get": "secret"]]]], "/types/0/computed/c/get"),
+            (["computed": ["c": ["type": "string", "get": ["cat": ["pw: ", ["get": "secret"]]]]]], "/types/0/computed/c/get"),
+            (["computed": ["c": ["type": "int"]]], "/types/0/computed/c"),
+            (["computed": ["c": ["type": "int", "get": 1, "set": 2]]], "/types/0/computed/c/set"),
+            (["computed": 3], "/types/0/computed"),
+            (["actions": ["a": ["steps": [["set": "n", "to": ["arg": "b"]]]]]], "/types/0/actions/a/steps/0/to/arg"),
+            (["actions": ["a": ["steps": [["set": "zz", "to": 1]]]]], "/types/0/actions/a/steps/0/set"),
+            (
+                ["actions": ["a": ["steps": [["set": "c", "to": 1]]]], "computed": ["c": ["type": "int", "get": 1]]],
+                "/types/0/actions/a/steps/0/set"
+            ),
+            (["actions": ["a": ["steps": [["set": "n", "to": "x"]]]]], "/types/0/actions/a/steps/0/to"),
+            (["actions": ["a": ["steps": [["set": "n"]]]]], "/types/0/actions/a/steps/0"),
+            (["actions": ["a": ["steps": [["set": "n", "to": 1, "value": 2]]]]], "/types/0/actions/a/steps/0/value"),
+            (["actions": ["a": ["steps": [["loop": true]]]]], "/types/0/actions/a/steps/0"),
+            (["actions": ["a": ["steps": [["append": "n", "value": 1]]]]], "/types/0/actions/a/steps/0/append"),
+            (["actions": ["a": ["steps": [["append": "list", "value": "x"]]]]], "/types/0/actions/a/steps/0/value"),
+            (["actions": ["a": ["steps": [["remove": "list", "at": "x"]]]]], "/types/0/actions/a/steps/0/at"),
+            (["actions": ["a": ["steps": [["if": 1, "then": []]]]]], "/types/0/actions/a/steps/0/if"),
+            (
+                ["actions": ["a": ["steps": [["if": true, "then": [["return": ["nope": 1]]]]]]]],
+                "/types/0/actions/a/steps/0/then/0/return/nope"
+            ),
+            (["actions": ["a": ["steps": [["return": ["get": "secret"]]]]]], "/types/0/actions/a/steps/0/return"),
+            (["actions": ["a": ["steps": [["set": "s", "to": ["get": "secret"]]]]]], "/types/0/actions/a/steps/0/to"),
+            (["actions": ["a": ["steps": [["set": "s", "to": ["if": [true, ["get": "secret"], ""]]]]]]], "/types/0/actions/a/steps/0/to"),
+            (["actions": ["a": ["steps": "none"]]], "/types/0/actions/a/steps"),
+            (["actions": ["a": ["parameters": [["name": "p"]], "steps": []]]], "/types/0/actions/a/parameters/0"),
+            (
+                ["actions": ["a": ["parameters": [["name": "p", "type": "int"], ["name": "p", "type": "int"]], "steps": []]]],
+                "/types/0/actions/a/parameters/1/name"
+            ),
+            (["actions": ["a": ["parameters": [["name": "1p", "type": "int"]], "steps": []]]], "/types/0/actions/a/parameters/0/name"),
+            (["actions": ["a": ["steps": [], "body": []]]], "/types/0/actions/a/body"),
+            (["properties": ["n": ["type": "int", "bogus": 1]]], "/types/0/properties/n/bogus"),
+            (["extra": 1], "/types/0/extra"),
+        ] as [(JSONObject, String)])
     func aBadDeclarationIsInvalidParamsPointingAtTheCulprit(members: JSONObject, pointer: String) {
         #expect(refusal(declaration(members)) == pointer, "\(JSON.object(members).jsonText)")
     }
 
     @Test func aMalformedMemberTypeIsInvalidDeclarationNamingIt() {
-        let computed = expectError(.invalidDeclaration) { _ = try ModelType(declaration: declaration(["computed": ["c": ["type": "integer", "get": 1]]])) }
+        let computed = expectError(.invalidDeclaration) {
+            _ = try ModelType(declaration: declaration(["computed": ["c": ["type": "integer", "get": 1]]]))
+        }
         #expect(computed?.data["field"] == "computed.c.type")
         let parameter = expectError(.invalidDeclaration) {
             _ = try ModelType(declaration: declaration(["actions": ["a": ["parameters": [["name": "p", "type": "[int"]], "steps": []]]]))
@@ -334,9 +378,13 @@ import Testing
         let depth = refusal(declaration(["computed": ["c": ["type": "int", "get": deep]]]))
         #expect(depth == "/types/0/computed/c/get" + String(repeating: "/-/0", count: 32))
         let wide = JSON.object(["array": .array(Array(repeating: 1, count: 20))])
-        #expect(refusal(declaration(["computed": ["c": ["type": "[int]", "get": wide]]]), limits: ExpressionLimits(maxNodes: 10)) == "/types/0/computed/c/get/array/9")
+        #expect(
+            refusal(declaration(["computed": ["c": ["type": "[int]", "get": wide]]]), limits: ExpressionLimits(maxNodes: 10))
+                == "/types/0/computed/c/get/array/9")
         let steps = JSON.array(Array(repeating: ["set": "n", "to": 1], count: 6))
-        #expect(refusal(declaration(["actions": ["a": ["steps": steps]]]), limits: ExpressionLimits(maxNodes: 10)) == "/types/0/actions/a/steps/5")
+        #expect(
+            refusal(declaration(["actions": ["a": ["steps": steps]]]), limits: ExpressionLimits(maxNodes: 10))
+                == "/types/0/actions/a/steps/5")
     }
 
     // MARK: - Computed properties read only what they evaluate (rule 12)
@@ -389,8 +437,10 @@ import Testing
                         "steps": [
                             ["append": "list", "value": ["arg": "v"]], ["append": "list", "value": ["arg": "v"]],
                             ["remove": "list", "at": 0],
-                            ["if": [">=": [["count": ["get": "list"]], 2]], "then": [["set": "n", "to": ["count": ["get": "list"]]]],
-                             "else": [["return": "short"]]],
+                            [
+                                "if": [">=": [["count": ["get": "list"]], 2]], "then": [["set": "n", "to": ["count": ["get": "list"]]]],
+                                "else": [["return": "short"]],
+                            ],
                             ["return": ["get": "list"]], ["set": "n", "to": -1],
                         ],
                     ],
@@ -411,7 +461,9 @@ import Testing
                 "actions": [
                     "risky": [
                         "parameters": [["name": "d", "type": "int"]],
-                        "steps": [["append": "list", "value": 1], ["set": "n", "to": ["/": [10, ["arg": "d"]]]], ["remove": "list", "at": 99]],
+                        "steps": [
+                            ["append": "list", "value": 1], ["set": "n", "to": ["/": [10, ["arg": "d"]]]], ["remove": "list", "at": 99],
+                        ],
                     ]
                 ]
             ]))
@@ -430,7 +482,10 @@ import Testing
     @Test func aWriteStillPassesThePropertysTypeAndConstraints() throws {
         let graph = try graphHolding([
             "name": "Bounded", "style": "observableObject", "properties": ["n": ["type": "int", "max": 3], "any": ["type": "json"]],
-            "actions": ["bump": ["steps": [["set": "n", "to": ["+": [["get": "n"], 2]]]]], "store": ["steps": [["set": "n", "to": ["get": "any"]]]]],
+            "actions": [
+                "bump": ["steps": [["set": "n", "to": ["+": [["get": "n"], 2]]]]],
+                "store": ["steps": [["set": "n", "to": ["get": "any"]]]],
+            ],
         ])
         try graph.call("/App/V.vm.bump")
         expectError(.invalidValue) { try graph.call("/App/V.vm.bump") }
@@ -442,7 +497,9 @@ import Testing
         let graph = try graphHolding(
             declaration([
                 "computed": ["twice": ["type": "int", "get": ["*": [["get": "n"], 2]]]],
-                "actions": ["add": ["parameters": [["name": "item", "type": "int"]], "steps": [["append": "list", "value": ["arg": "item"]]]]],
+                "actions": [
+                    "add": ["parameters": [["name": "item", "type": "int"]], "steps": [["append": "list", "value": ["arg": "item"]]]]
+                ],
             ]))
         let described = graph.typeDescriptions().first { $0["name"] == "T" }
         #expect(described?["properties"]?.arrayValue?.last == ["name": "twice", "type": "int", "computed": true, "secure": false])
@@ -453,7 +510,12 @@ import Testing
         let graph = try graphHolding(
             declaration([
                 "computed": ["strong": ["type": "bool", "get": [">=": [["count": ["get": "secret"]], 8]]]],
-                "actions": ["rotate": ["parameters": [["name": "to", "type": "string"]], "steps": [["set": "secret", "to": ["cat": [["get": "secret"], ["arg": "to"]]]]]]],
+                "actions": [
+                    "rotate": [
+                        "parameters": [["name": "to", "type": "string"]],
+                        "steps": [["set": "secret", "to": ["cat": [["get": "secret"], ["arg": "to"]]]]],
+                    ]
+                ],
             ]),
             body: ["{vm.strong}"])
         #expect(try graph.get("/App/V.vm.strong") == false)

@@ -11,14 +11,19 @@ import Testing
             "name": "Profile", "style": "observableObject",
             "properties": [
                 "name": ["type": "string", "default": "anon"], "age": ["type": "int", "min": 0, "max": 150],
-                "role": ["type": "string", "oneOf": ["user", "admin"]], "pin": ["type": "string", "secure": true, "pattern": "[0-9]{4}", "default": "0000"],
-                "tags": ["type": "[string]"], "nick": ["type": "string?"], "address": ["type": ["record": ["city": "string", "zip": "string"]]],
+                "role": ["type": "string", "oneOf": ["user", "admin"]],
+                "pin": ["type": "string", "secure": true, "pattern": "[0-9]{4}", "default": "0000"],
+                "tags": ["type": "[string]"], "nick": ["type": "string?"],
+                "address": ["type": ["record": ["city": "string", "zip": "string"]]],
             ],
         ])
         #expect(name == "Profile")
         try graph.mount(["parent": "/App", "name": "P", "state": ["profile": ["$new": ["type": "Profile"]]]])
         let snapshot = try graph.get("/App/P.profile")
-        #expect(snapshot["values"] == ["name": "anon", "age": 0, "role": "user", "tags": [], "nick": .null, "address": ["city": "", "zip": ""]])
+        #expect(
+            snapshot["values"] == [
+                "name": "anon", "age": 0, "role": "user", "tags": [], "nick": .null, "address": ["city": "", "zip": ""],
+            ])
         #expect(snapshot["redacted"] == ["pin"])
         try graph.set("/App/P.profile.pin", "1234")
         expectError(.invalidValue) { try graph.set("/App/P.profile.pin", "12a4") }
@@ -118,7 +123,10 @@ import Testing
             "parent": "/App", "name": "Screen", "state": ["on": true], "stateObjects": ["cart": ["type": "Cart"]],
             "provide": ["environmentObjects": ["cart"], "environment": ["colorScheme": "dark"]], "body": ["on={on}"],
         ])
-        try graph.mount(["parent": "/App/Screen", "name": "Row", "bindings": ["on": ["$parent": "on"]], "environmentObjects": ["cart": "Cart"], "environment": ["colorScheme"]])
+        try graph.mount([
+            "parent": "/App/Screen", "name": "Row", "bindings": ["on": ["$parent": "on"]], "environmentObjects": ["cart": "Cart"],
+            "environment": ["colorScheme"],
+        ])
         let tree = try graph.tree()
         #expect(tree["path"] == "/App")
         #expect(tree["provides"]?["observables"] == ["Login": "Login#3", "Session": "Session#1", "Theme": "Theme#2"])

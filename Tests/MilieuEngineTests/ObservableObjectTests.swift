@@ -74,7 +74,9 @@ import Testing
         try graph.set("/App/V.person.name", "Ann")
         try graph.set("/App/V.team.manager", .string(person))
         #expect(try graph.get("/App/V.team.manager.name") == "Ann")
-        expectError(.typeMismatch) { try graph.set("/App/V.team.manager", .string(try #require(graph.get("/App/V.team")["object"]?.stringValue))) }
+        expectError(.typeMismatch) {
+            try graph.set("/App/V.team.manager", .string(try #require(graph.get("/App/V.team")["object"]?.stringValue)))
+        }
         // The nested-object pitfall: a view holding only the team does not hear the person change.
         let child = try graph.mount([
             "parent": "/App/V", "name": "TeamCard", "observedObjects": ["team": ["$parent": "team"]],

@@ -17,7 +17,9 @@ import Testing
     ])
     func theWrongWrapperIsRefusedNamingTheRightOne(wrappers: JSON, field: String, hint: String) throws {
         let graph = try makeGraph()
-        try graph.mount(["parent": "/App", "name": "Shop", "stateObjects": ["cart": ["type": "Cart"]], "provide": ["environmentObjects": ["cart"]]])
+        try graph.mount([
+            "parent": "/App", "name": "Shop", "stateObjects": ["cart": ["type": "Cart"]], "provide": ["environmentObjects": ["cart"]],
+        ])
         let before = try graph.fingerprint()
         var declaration: JSONObject = ["parent": "/App/Shop", "name": "V"]
         for (key, value) in wrappers.objectValue ?? [:] { declaration[key] = value }
@@ -42,7 +44,9 @@ import Testing
         expectError(.invalidDeclaration) { try graph.provide("/App/Shop", observables: ["cart"]) }
         expectError(.invalidDeclaration) { try graph.provide("/App", objects: ["session"]) }
         let error = expectError(.invalidDeclaration) {
-            try graph.mount(["parent": "/App", "name": "Bad", "state": ["s": ["$new": ["type": "Session"]]], "provide": ["environmentObjects": ["s"]]])
+            try graph.mount([
+                "parent": "/App", "name": "Bad", "state": ["s": ["$new": ["type": "Session"]]], "provide": ["environmentObjects": ["s"]],
+            ])
         }
         #expect(error?.message.contains("\"observables\"") == true)
     }
@@ -73,7 +77,8 @@ import Testing
         }
         #expect(
             error?.message
-                == "No Observable object of type NewObservable found. A View.environmentObject(_:) for NewObservable may be missing as an ancestor of this view.")
+                == "No Observable object of type NewObservable found. A View.environmentObject(_:) for NewObservable may be missing as an ancestor of this view."
+        )
         #expect(error?.data["hint"]?.stringValue?.contains("\"observables\"") == true)
     }
 
@@ -125,7 +130,10 @@ import Testing
     @Test func nestedNewIsRefused() throws {
         let graph = try makeGraph()
         expectError(.invalidDeclaration) {
-            try graph.mount(["parent": "/App", "name": "V", "state": ["vm": ["$new": ["type": "Counter", "init": ["count": ["$new": ["type": "Counter"]]]]]]])
+            try graph.mount([
+                "parent": "/App", "name": "V",
+                "state": ["vm": ["$new": ["type": "Counter", "init": ["count": ["$new": ["type": "Counter"]]]]]],
+            ])
         }
         expectError(.invalidDeclaration) { try graph.mount(["parent": "/App", "name": "V", "id": ["$new": ["type": "Counter"]]]) }
     }
@@ -135,7 +143,8 @@ import Testing
     @Test func aBodyReadingThroughAReferenceDependsOnTheReferencedProperty() throws {
         let graph = try makeGraph()
         try graph.register(ModelType(name: "Person", style: .observable, stored: [StoredProperty("name", .string)]))
-        try graph.register(ModelType(name: "Team", style: .observable, stored: [StoredProperty("manager", .optional(.reference("Person")))]))
+        try graph.register(
+            ModelType(name: "Team", style: .observable, stored: [StoredProperty("manager", .optional(.reference("Person")))]))
         try graph.mount([
             "parent": "/App", "name": "V", "state": ["team": ["$new": ["type": "Team"]], "person": ["$new": ["type": "Person"]]],
         ])

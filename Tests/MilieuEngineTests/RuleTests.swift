@@ -58,7 +58,10 @@ import Testing
         let commit = try graph.set("/App/Parent.n", 2)
         #expect(commit.diagnostics.map(\.ignored) == [["num": 2]])
         #expect(try graph.get("/App/Parent/Child.model.num") == 1)
-        guard case .diagnostic(_, let message, _, _, _, let hint)? = commit.changes.first(where: { $0.view != nil && $0.view == "/App/Parent/Child" })
+        guard
+            case .diagnostic(_, let message, _, _, _, let hint)? = commit.changes.first(where: {
+                $0.view != nil && $0.view == "/App/Parent/Child"
+            })
         else {
             Issue.record("no diagnostic")
             return
@@ -71,7 +74,10 @@ import Testing
 
     @Test func rule5ConstructedObservedObjectIsNewOnEachParentRenderButAPassedOneIsKept() throws {
         let graph = try makeGraph()
-        try graph.mount(["parent": "/App", "name": "Parent", "state": ["tick": 0], "stateObjects": ["owned": ["type": "CounterObject"]], "body": ["{tick}"]])
+        try graph.mount([
+            "parent": "/App", "name": "Parent", "state": ["tick": 0], "stateObjects": ["owned": ["type": "CounterObject"]],
+            "body": ["{tick}"],
+        ])
         try graph.mount(["parent": "/App/Parent", "name": "Made", "observedObjects": ["model": ["construct": "CounterObject"]]])
         try graph.mount(["parent": "/App/Parent", "name": "Passed", "observedObjects": ["model": ["$parent": "owned"]]])
         try graph.set("/App/Parent/Made.model.count", 3)
@@ -108,7 +114,9 @@ import Testing
             "environment": ["theme": ["type": "Theme"], "locale": ["key": "locale"], "scheme": ["key": "colorScheme"]],
             "body": ["{theme.colorScheme} {locale} {scheme}"],
         ])
-        let (top, _) = try graph.mount(["parent": "/App", "name": "TopReader", "environment": ["theme": ["type": "Theme"]], "body": ["{theme.colorScheme}"]])
+        let (top, _) = try graph.mount([
+            "parent": "/App", "name": "TopReader", "environment": ["theme": ["type": "Theme"]], "body": ["{theme.colorScheme}"],
+        ])
         #expect(try graph.get("/App/Outer/Reader.theme.colorScheme") == "dark")
         // A key no ancestor provides reads its default (rule 21).
         #expect(try graph.tree("/App/Outer/Reader")["body"] == ["dark ko_KR light"])
@@ -125,7 +133,8 @@ import Testing
         }
         #expect(
             error?.message
-                == "No ObservableObject of type Cart found. A View.environmentObject(_:) for Cart may be missing as an ancestor of this view.")
+                == "No ObservableObject of type Cart found. A View.environmentObject(_:) for Cart may be missing as an ancestor of this view."
+        )
         #expect(error?.data["view"] == "/App/Checkout")
         #expect(error?.data["searched"] == ["/App/Checkout", "/App"])
         #expect(error?.data["hint"]?.stringValue?.contains("\"environmentObjects\"") == true)
@@ -149,7 +158,10 @@ import Testing
 
     @Test func rule9WritingAnEqualValueIsNoChange() throws {
         let graph = try makeGraph()
-        try graph.mount(["parent": "/App", "name": "V", "state": ["on": true], "environment": ["theme": ["type": "Theme"]], "body": ["{on} {theme.fontScale}"]])
+        try graph.mount([
+            "parent": "/App", "name": "V", "state": ["on": true], "environment": ["theme": ["type": "Theme"]],
+            "body": ["{on} {theme.fontScale}"],
+        ])
         let version = graph.version
         let same = try graph.set("/App/V.on", true)
         let sameProperty = try graph.set("theme.fontScale", 1)
@@ -187,7 +199,10 @@ import Testing
     @Test func rule11EachViewIsEvaluatedOnceParentsFirstUnderOneVersion() throws {
         let graph = try makeGraph()
         try graph.mount(["parent": "/App", "name": "Parent", "state": ["a": 0, "b": 0], "body": ["{a}{b}"]])
-        try graph.mount(["parent": "/App/Parent", "name": "Child", "inputs": ["a": ["$parent": "a"]], "bindings": ["b": ["$parent": "b"]], "body": ["{a}{b}"]])
+        try graph.mount([
+            "parent": "/App/Parent", "name": "Child", "inputs": ["a": ["$parent": "a"]], "bindings": ["b": ["$parent": "b"]],
+            "body": ["{a}{b}"],
+        ])
         let before = graph.version
         let (results, commit) = try graph.apply([
             .set(path: "/App/Parent/Child.b", value: 1, ifVersion: nil), .set(path: "/App/Parent.a", value: 1, ifVersion: nil),
@@ -222,7 +237,9 @@ import Testing
 
     @Test func rule12EmailPatternIsAWholeMatch() throws {
         let graph = try makeGraph()
-        for (email, valid) in [("a@b.co", true), ("a.b+c@d-e.org", true), ("x a@b.co", false), ("a@b.company", false), ("a@b.c", false), ("@b.co", false)] {
+        for (email, valid) in [
+            ("a@b.co", true), ("a.b+c@d-e.org", true), ("x a@b.co", false), ("a@b.company", false), ("a@b.c", false), ("@b.co", false),
+        ] {
             try graph.set("login.email", .string(email))
             #expect(try graph.get("login.isValidEmail") == .bool(valid), "\(email)")
         }
@@ -260,7 +277,10 @@ import Testing
             try graph.mount(["parent": "/App", "name": "Leak", "inputs": ["pw": ["$parent": "login.password"]]])
         }
         let invalid = expectError(.invalidValue) {
-            try graph.register(ModelType(declaration: ["name": "Pin", "properties": ["code": ["type": "string", "secure": true, "pattern": "[0-9]{4}", "default": "0000"]]]))
+            try graph.register(
+                ModelType(declaration: [
+                    "name": "Pin", "properties": ["code": ["type": "string", "secure": true, "pattern": "[0-9]{4}", "default": "0000"]],
+                ]))
             try graph.mount(["parent": "/App", "name": "P", "state": ["pin": ["$new": ["type": "Pin"]]]])
             try graph.set("/App/P.pin.code", "secret-abc")
         }
@@ -289,7 +309,8 @@ import Testing
         // The action writes its log, then the transaction's next op fails: neither write stays.
         expectError(.typeMismatch) {
             _ = try graph.apply([
-                .call(path: "/App/Bank.wallet.withdraw", arguments: [3]), .set(path: "/App/Bank.wallet.balance", value: "x", ifVersion: nil),
+                .call(path: "/App/Bank.wallet.withdraw", arguments: [3]),
+                .set(path: "/App/Bank.wallet.balance", value: "x", ifVersion: nil),
             ])
         }
         #expect(try graph.fingerprint() == before)
@@ -305,10 +326,14 @@ import Testing
         let close = graph.connectionClosed(7)
         #expect(close.changes.contains(.viewUnmounted(view: "/App/Temp", reason: .connectionClosed)))
         #expect(close.changes.contains(.viewUnmounted(view: "/App/Temp/Inner", reason: .parentUnmounted)))
-        #expect(close.changes.contains(.objectDestroyed(object: "CounterObject#4", type: "CounterObject", owner: "/App/Temp.model", reason: .ownerUnmounted)))
+        #expect(
+            close.changes.contains(
+                .objectDestroyed(object: "CounterObject#4", type: "CounterObject", owner: "/App/Temp.model", reason: .ownerUnmounted)))
         #expect(Set(graph.viewPaths) == ["/App", "/App/Kept", "/App/Other"])
         let created = try graph.mount(["parent": "/App", "name": "Again", "stateObjects": ["model": ["type": "CounterObject"]]]).commit
-        #expect(created.changes.contains(.objectCreated(object: "CounterObject#5", type: "CounterObject", owner: "/App/Again.model", reason: .stateObject)))
+        #expect(
+            created.changes.contains(
+                .objectCreated(object: "CounterObject#5", type: "CounterObject", owner: "/App/Again.model", reason: .stateObject)))
         #expect(graph.connectionClosed(42).isEmpty)
     }
 

@@ -96,7 +96,8 @@ import Testing
 
     @Test func s2EagerStateObjectBuildsAndDiscardsOneAtEveryChange() throws {
         let graph = try makeGraph()
-        try mountStartView(graph, child: ["stateObjects": ["viewModel": ["type": "ViewModel", "init": ["num": ["$input": "num"]], "eager": true]]])
+        try mountStartView(
+            graph, child: ["stateObjects": ["viewModel": ["type": "ViewModel", "init": ["num": ["$input": "num"]], "eager": true]]])
         for n in 11...13 {
             let commit = try graph.set("/App/StartView.selectedNum", .int(n))
             #expect(commit.body(of: "/App/StartView/ContentView") == ["num: 10"])
@@ -207,7 +208,10 @@ import Testing
 
         #expect(try graph.get("\(state).favoritePrimes") == [])
         let entries = try graph.get("\(state).activityFeed").arrayValue ?? []
-        #expect(entries.map { $0["type"] ?? .null } == ["addedFavoritePrime", "addedFavoritePrime", "removedFavoritePrime", "removedFavoritePrime"])
+        #expect(
+            entries.map { $0["type"] ?? .null } == [
+                "addedFavoritePrime", "addedFavoritePrime", "removedFavoritePrime", "removedFavoritePrime",
+            ])
         #expect(entries.map { $0["prime"] ?? .null } == [2, 3, 2, 3])
     }
 
@@ -281,7 +285,8 @@ import Testing
         let error = expectError(.environmentObjectMissing) { try graph.mount(checkout) }
         #expect(
             error?.message
-                == "No ObservableObject of type Cart found. A View.environmentObject(_:) for Cart may be missing as an ancestor of this view.")
+                == "No ObservableObject of type Cart found. A View.environmentObject(_:) for Cart may be missing as an ancestor of this view."
+        )
         #expect(error?.data["type"] == "Cart")
         #expect(error?.data["view"] == "/App/Shop/Aisle/CheckoutView")
         #expect(error?.data["variable"] == "cart")
@@ -310,7 +315,8 @@ import Testing
         #expect(error?.data["type"] == "Session")
         #expect(
             error?.message
-                == "No Observable object of type Session found. A View.environmentObject(_:) for Session may be missing as an ancestor of this view.")
+                == "No Observable object of type Session found. A View.environmentObject(_:) for Session may be missing as an ancestor of this view."
+        )
         #expect(error?.data["searched"]?.arrayValue?.last == "/App")
         #expect(!graph.viewPaths.contains("\(parent)/DeepChildView"))
     }

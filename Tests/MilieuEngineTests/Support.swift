@@ -106,7 +106,9 @@ extension Commit {
 
 /// Runs `body`, expecting an EngineError of `kind`, and returns it.
 @discardableResult
-func expectError(_ kind: EngineError.Kind, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void)
+func expectError(
+    _ kind: EngineError.Kind, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+)
     -> EngineError?
 {
     do {

@@ -80,8 +80,9 @@ private func bytes(_ parts: Any...) -> [UInt8] {
 
         // Nesting.
         HostileInput("100000 open brackets", String(repeating: "[", count: 100_000), "nesting deeper than 128", offset: 128, nests: false),
-        HostileInput("129 nested arrays", String(repeating: "[", count: 129) + String(repeating: "]", count: 129),
-                     "nesting deeper than 128", offset: 128, nests: false),
+        HostileInput(
+            "129 nested arrays", String(repeating: "[", count: 129) + String(repeating: "]", count: 129),
+            "nesting deeper than 128", offset: 128, nests: false),
         HostileInput("deeply nested objects", String(repeating: #"{"a":"#, count: 200), "nesting deeper than 128", nests: false),
         HostileInput("deep mixed nesting", String(repeating: #"[{"a":"#, count: 100_000), "nesting deeper than 128", nests: false),
 
@@ -105,9 +106,10 @@ private func bytes(_ parts: Any...) -> [UInt8] {
         // Objects.
         HostileInput("duplicate key", #"{"a":1,"a":2}"#, #"duplicate key "a""#, offset: 7),
         HostileInput("duplicate key in nested object", #"[{"x":{"k":1,"j":2,"k":3}}]"#, #"duplicate key "k""#),
-        HostileInput("duplicate key among many",
-                     "{" + (0..<40).map { #""k\#($0)":\#($0)"# }.joined(separator: ",") + #","k17":0}"#,
-                     #"duplicate key "k17""#),
+        HostileInput(
+            "duplicate key among many",
+            "{" + (0..<40).map { #""k\#($0)":\#($0)"# }.joined(separator: ",") + #","k17":0}"#,
+            #"duplicate key "k17""#),
         HostileInput("duplicate key spelled with escapes", #"{"ab":1,"\u0061b":2}"#, #"duplicate key "ab""#),
         HostileInput("canonically equivalent keys", "{\"\u{E9}\":1,\"e\u{301}\":2}", "duplicate key"),
         HostileInput("unquoted key", "{a:1}", "expected a string key"),
@@ -205,7 +207,10 @@ private func bytes(_ parts: Any...) -> [UInt8] {
     @Test func damagedDocumentsAreRejectedOrReadBackUnchanged() throws {
         var generator = JSONValueGenerator(seed: 0xDA7A)
         var rng = SeededGenerator(seed: 0xF022)
-        let interesting: [UInt8] = Array(#""[]{},:0123456789-+.eEtfnu/ "#.utf8) + [0x00, 0x09, 0x0A, 0x1F, 0x7F, 0x80, 0xBF, 0xC0, 0xC2, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xFF]
+        let interesting: [UInt8] =
+            Array(#""[]{},:0123456789-+.eEtfnu/ "#.utf8) + [
+                0x00, 0x09, 0x0A, 0x1F, 0x7F, 0x80, 0xBF, 0xC0, 0xC2, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xFF,
+            ]
         var accepted = 0
         for round in 0..<3000 {
             var bytes = Array(generator.value().jsonText.utf8)
@@ -219,7 +224,11 @@ private func bytes(_ parts: Any...) -> [UInt8] {
                 default: bytes.removeLast(Int.random(in: 0...min(3, bytes.count), using: &rng))
                 }
             }
-            if round % 3 == 0 { bytes = Array("[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[".utf8) + bytes + Array("]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]".utf8) }
+            if round % 3 == 0 {
+                bytes =
+                    Array("[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[".utf8) + bytes
+                    + Array("]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]".utf8)
+            }
             do {
                 let value = try JSON(parsing: bytes)
                 accepted += 1

@@ -73,10 +73,12 @@ struct JSONValueGenerator {
         case 2: return Double(Int.random(in: -1_000_000...1_000_000, using: &rng))  // integral: 3.0
         case 3: return Double(Int.random(in: -100_000...100_000, using: &rng)) / 1000  // short decimals
         case 4:
-            return [0.0, -0.0, 0.1, 0.5, 1.5, 1e16, 1e15, 1e-7, .leastNonzeroMagnitude, 2.2250738585072014e-308,
-                    1.7976931348623157e308, -1.7976931348623157e308, 9_007_199_254_740_994, 0.30000000000000004,
-                    123456789.125, 1e22, 1e23, 1e-300]
-                .randomElement(using: &rng) ?? 0
+            return [
+                0.0, -0.0, 0.1, 0.5, 1.5, 1e16, 1e15, 1e-7, .leastNonzeroMagnitude, 2.2250738585072014e-308,
+                1.7976931348623157e308, -1.7976931348623157e308, 9_007_199_254_740_994, 0.30000000000000004,
+                123456789.125, 1e22, 1e23, 1e-300,
+            ]
+            .randomElement(using: &rng) ?? 0
         case 5: return Double.random(in: -1...1, using: &rng) * pow10(Int.random(in: -300...300, using: &rng))
         default: return Double.random(in: 0..<1, using: &rng)
         }

@@ -64,7 +64,8 @@ import Testing
     }
 
     @Test func methodParamsAreDecodedAndCheckedByName() throws {
-        let set = try #require(try Methods.decode(method: "graph/set", params: ["path": "a.b", "value": [1], "ifVersion": 3]) as? GraphSetRequest)
+        let set = try #require(
+            try Methods.decode(method: "graph/set", params: ["path": "a.b", "value": [1], "ifVersion": 3]) as? GraphSetRequest)
         #expect(set.path == "a.b" && set.value == [1] && set.ifVersion == 3)
         let failures: [(String, JSONObject, String)] = [
             ("graph/set", ["path": "a"], "/value"),

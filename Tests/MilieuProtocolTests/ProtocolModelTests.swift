@@ -9,21 +9,34 @@ import Testing
 @Suite struct ProtocolModelTests {
     /// One request of every method with every param given, and a result of its shape.
     static let samples: [(request: any RPCMethod, result: JSON)] = [
-        (InitializeRequest(client: ["name": "test"], protocolVersion: "1"),
-         InitializeRequest.Result(serverName: "milieud", serverVersion: "0", protocolVersion: "1", maxLineBytes: 1, instance: "a", version: 1).wire),
+        (
+            InitializeRequest(client: ["name": "test"], protocolVersion: "1"),
+            InitializeRequest.Result(
+                serverName: "milieud", serverVersion: "0", protocolVersion: "1", maxLineBytes: 1, instance: "a", version: 1
+            ).wire
+        ),
         (SchemaTypesRequest(), SchemaTypesRequest.Result(types: [["name": "T"]]).wire),
-        (SchemaRegisterRequest(types: [["name": "T", "properties": [:]]], environmentKeys: ["k": ["type": "string", "default": ""]]),
-         SchemaRegisterRequest.Result(types: ["T"], environmentKeys: ["k"], version: 2).wire),
+        (
+            SchemaRegisterRequest(types: [["name": "T", "properties": [:]]], environmentKeys: ["k": ["type": "string", "default": ""]]),
+            SchemaRegisterRequest.Result(types: ["T"], environmentKeys: ["k"], version: 2).wire
+        ),
         (GraphGetRequest(path: "login.email"), "kim"),
         (GraphSetRequest(path: "login.email", value: "kim", ifVersion: 3), VersionResult(version: 4).wire),
         (GraphCallRequest(path: "session.start", arguments: ["kim"]), GraphCallRequest.Result(result: true, version: 4).wire),
-        (GraphTransactionRequest(operations: [GraphSetRequest(path: "a.b", value: 1), ViewUnmountRequest(path: "/App/V")]),
-         GraphTransactionRequest.Result(results: [["version": 5]], version: 5).wire),
-        (ViewMountRequest(declaration: ["parent": "/App", "name": "V"]),
-         ViewMountRequest.Result(path: "/App/V", body: ["x"], objects: ["vm": "T#4"], version: 6).wire),
+        (
+            GraphTransactionRequest(operations: [GraphSetRequest(path: "a.b", value: 1), ViewUnmountRequest(path: "/App/V")]),
+            GraphTransactionRequest.Result(results: [["version": 5]], version: 5).wire
+        ),
+        (
+            ViewMountRequest(declaration: ["parent": "/App", "name": "V"]),
+            ViewMountRequest.Result(path: "/App/V", body: ["x"], objects: ["vm": "T#4"], version: 6).wire
+        ),
         (ViewUnmountRequest(path: "/App/V"), VersionResult(version: 7).wire),
-        (ViewProvideRequest(path: "/App/V", environmentObjects: ["vm"], observables: ["m"], environment: ["colorScheme": "dark"], withdraw: ["T"]),
-         VersionResult(version: 8).wire),
+        (
+            ViewProvideRequest(
+                path: "/App/V", environmentObjects: ["vm"], observables: ["m"], environment: ["colorScheme": "dark"], withdraw: ["T"]),
+            VersionResult(version: 8).wire
+        ),
         (ViewTreeRequest(path: "/App"), ViewTreeRequest.Result(root: ["path": "/App"], version: 8).wire),
         (WatchRequest(paths: ["login"], views: ["/App"], lifecycle: true, sinceVersion: 2), WatchRequest.Result(watch: 1, version: 8).wire),
         (UnwatchRequest(watch: 1), EmptyResult().wire),
@@ -41,7 +54,8 @@ import Testing
         .didUnmount(stamp, path: "/App/V", reason: "parentUnmounted"),
         .objectDidCreate(stamp, event),
         .objectDidDestroy(stamp, ObjectEvent(object: "T#5", type: "T", owner: nil, reason: "replaced")),
-        .diagnostic(stamp, Diagnostic(kind: "StateObjectInitIgnored", message: "m", path: "/App/V", variable: "vm", ignored: ["n": 1], hint: "h")),
+        .diagnostic(
+            stamp, Diagnostic(kind: "StateObjectInitIgnored", message: "m", path: "/App/V", variable: "vm", ignored: ["n": 1], hint: "h")),
         .connectionDropped(reason: "slowConsumer", message: "dropped", pendingBytes: 9),
     ]
 

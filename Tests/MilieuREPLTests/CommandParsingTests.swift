@@ -7,7 +7,9 @@ import Testing
 /// together, and errors that say what to type instead.
 struct CommandParsingTests {
     @Test func setTakesTheRestOfTheLineAsOneJSONValue() throws {
-        #expect(try Command.parse(#"set /App/Counter.state.favoritePrimes [2, 3]"#) == .set(path: "/App/Counter.state.favoritePrimes", value: [2, 3]))
+        #expect(
+            try Command.parse(#"set /App/Counter.state.favoritePrimes [2, 3]"#)
+                == .set(path: "/App/Counter.state.favoritePrimes", value: [2, 3]))
         #expect(try Command.parse(#"set login.email "kim@example.com""#) == .set(path: "login.email", value: "kim@example.com"))
     }
 
@@ -42,11 +44,15 @@ struct CommandParsingTests {
     }
 
     @Test func anUnknownCommandPointsToHelp() {
-        #expect(throws: CommandError(message: "unknown command gte; help lists the commands", usage: nil)) { try Command.parse("gte login") }
+        #expect(throws: CommandError(message: "unknown command gte; help lists the commands", usage: nil)) {
+            try Command.parse("gte login")
+        }
     }
 
     @Test func missingArgumentsShowTheUsage() {
-        #expect(throws: CommandError(message: "set needs a JSON value", usage: "set <keypath> <json>")) { try Command.parse("set login.email") }
+        #expect(throws: CommandError(message: "set needs a JSON value", usage: "set <keypath> <json>")) {
+            try Command.parse("set login.email")
+        }
     }
 }
 

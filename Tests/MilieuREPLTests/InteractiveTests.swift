@@ -33,7 +33,8 @@ struct InteractiveTests {
         try MilieuClient(socketPath: daemon.socketPath).request(GraphSetRequest(path: "login.email", value: "kim@example.com"), timeout: 5)
         let screen = try terminal.waitFor("the notification") { $0.contains("login.isValidEmail = true") }
         let lines = screen.split(separator: "\n").map(String.init)
-        #expect(Array(lines.suffix(3)) == [#"v2  login.email = "kim@example.com""#, "    login.isValidEmail = true", "milieu> get login.em"],
+        #expect(
+            Array(lines.suffix(3)) == [#"v2  login.email = "kim@example.com""#, "    login.isValidEmail = true", "milieu> get login.em"],
             "the notification is printed above the prompt, and the half-typed line is redrawn as it was")
 
         try terminal.type("ail")
@@ -76,7 +77,9 @@ struct InteractiveTests {
         try terminal.press("Tab")
         try terminal.waitFor("the variable") { $0.hasSuffix("milieu> get login") }
         try terminal.press("Tab")
-        let listing = try terminal.waitFor("the object's members, listed") { $0.hasSuffix("milieu> get login.") && $0.contains("isValidEmail") }
+        let listing = try terminal.waitFor("the object's members, listed") {
+            $0.hasSuffix("milieu> get login.") && $0.contains("isValidEmail")
+        }
         let listed = try #require(listing.split(separator: "\n").first { $0.contains("isValidEmail") })
         #expect(listed.contains("email") && listed.contains("isUserLoggedIn") && !listed.contains("login."), "each by its name: \(listed)")
         try terminal.type("isV")
@@ -90,8 +93,12 @@ struct InteractiveTests {
         let daemon = try Daemon()
         defer { daemon.stop() }
         let client = try MilieuClient(socketPath: daemon.socketPath)
-        try client.request(ViewMountRequest(declaration: ["parent": "/App", "name": "ParentView", "state": ["isOn": false], "retain": true]), timeout: 5)
-        try client.request(ViewMountRequest(declaration: ["parent": "/App/ParentView", "name": "ToggleRow", "bindings": ["isOn": ["$parent": "isOn"]], "retain": true]), timeout: 5)
+        try client.request(
+            ViewMountRequest(declaration: ["parent": "/App", "name": "ParentView", "state": ["isOn": false], "retain": true]), timeout: 5)
+        try client.request(
+            ViewMountRequest(declaration: [
+                "parent": "/App/ParentView", "name": "ToggleRow", "bindings": ["isOn": ["$parent": "isOn"]], "retain": true,
+            ]), timeout: 5)
         let terminal = try repl(daemon, environment: ["NO_COLOR": "1"])  // no syntax hints to read around
         try terminal.type("tree /App/Par")
         try terminal.press("Tab")
@@ -208,7 +215,8 @@ struct InteractiveTests {
     /// Makes the daemon drop the REPL's connection, and lives on: a line over its limit
     /// (the daemon runs with --max-line 256).
     private func dropConnection(_ terminal: Terminal) throws {
-        try enter(terminal, #"{"jsonrpc":"2.0","id":1,"method":"graph/get","params":{"path":""# + String(repeating: "x", count: 300) + #""}}"#)
+        try enter(
+            terminal, #"{"jsonrpc":"2.0","id":1,"method":"graph/get","params":{"path":""# + String(repeating: "x", count: 300) + #""}}"#)
         try terminal.waitFor("lost milieud")
         #expect(try terminal.screen().contains("MessageTooLarge"))
     }
@@ -220,7 +228,8 @@ struct InteractiveTests {
         try enter(terminal, "watch login")
         try terminal.waitFor("w1 watching login  from version 1")
         try dropConnection(terminal)
-        try MilieuClient(socketPath: daemon.socketPath).request(GraphSetRequest(path: "login.email", value: "meanwhile@example.com"), timeout: 5)
+        try MilieuClient(socketPath: daemon.socketPath).request(
+            GraphSetRequest(path: "login.email", value: "meanwhile@example.com"), timeout: 5)
         let screen = try terminal.waitFor("the replay") { $0.contains(#"v2  login.email = "meanwhile@example.com""#) }
         #expect(screen.contains("w1 resumed from version 1"))
     }
@@ -237,7 +246,9 @@ struct InteractiveTests {
             try client.request(GraphSetRequest(path: "login.email", value: .string(email)), timeout: 5)
         }
         try terminal.waitFor("the reconnection") { $0.hasSuffix("milieu>") && $0.contains("connected to milieud") }
-        #expect(try terminal.screen().contains("w1: history before version 4 was compacted, so changes in between are not shown; watching again from now"))
+        #expect(
+            try terminal.screen().contains(
+                "w1: history before version 4 was compacted, so changes in between are not shown; watching again from now"))
         try client.request(GraphSetRequest(path: "login.email", value: "d@example.com"), timeout: 5)
         try terminal.waitFor(#"v5  login.email = "d@example.com""#)
     }

@@ -57,14 +57,20 @@ struct ScriptModeTests {
         let daemon = try Daemon()
         defer { daemon.stop() }
         let run = try MilieuRun.run(
-            ["--socket", daemon.socketPath, "--json", "-c", "watch login", "-c", #"set login.email "kim@example.com""#, "-c", "get login.nope"])
+            [
+                "--socket", daemon.socketPath, "--json", "-c", "watch login", "-c", #"set login.email "kim@example.com""#, "-c",
+                "get login.nope",
+            ])
         #expect(run.status == 1)
         let lines = try run.outputLines.map { try JSON(parsing: $0) }
         try #require(lines.count == 4, "\(run.stdout)")
         #expect(lines[0]["result"]?["number"] == 1)
         #expect(lines[1] == ["result": ["version": 2]])
         #expect(lines[2]["method"] == "graph/didChange")
-        #expect(lines[2]["params"]?["changes"] == [["path": "login.email", "value": "kim@example.com"], ["path": "login.isValidEmail", "value": true]])
+        #expect(
+            lines[2]["params"]?["changes"] == [
+                ["path": "login.email", "value": "kim@example.com"], ["path": "login.isValidEmail", "value": true],
+            ])
         #expect(lines[3]["error"]?["data"]?["kind"] == "UnknownPath")
         #expect(lines[3]["error"]?["code"] == -32001)
     }
@@ -73,7 +79,10 @@ struct ScriptModeTests {
         let daemon = try Daemon()
         defer { daemon.stop() }
         let run = try MilieuRun.run(
-            ["--socket", daemon.socketPath, "-c", "load s2", "-c", "watch /App/StartView --lifecycle", "-c", "set /App/StartView.selectedNum 11"])
+            [
+                "--socket", daemon.socketPath, "-c", "load s2", "-c", "watch /App/StartView --lifecycle", "-c",
+                "set /App/StartView.selectedNum 11",
+            ])
         #expect(run.status == 0, "\(run.stderr)")
         let output = run.stdout
         #expect(output.contains("v3  /App/StartView.selectedNum = 11"), "a change")
@@ -82,7 +91,8 @@ struct ScriptModeTests {
         #expect(output.contains("v3  + /App/StartView/IdentifiedChild[11] mounted (identity)\n      │ num: 11"), "a mount")
         #expect(output.contains("v3  − /App/StartView/IdentifiedChild[10] unmounted (identity)"), "an unmount")
         #expect(output.contains("created (construct)  owner /App/StartView/ObservedChild.viewModel"), "an object created")
-        #expect(output.contains("v3  − ViewModel#4 destroyed (replaced)  owner /App/StartView/ObservedChild.viewModel"), "an object destroyed")
+        #expect(
+            output.contains("v3  − ViewModel#4 destroyed (replaced)  owner /App/StartView/ObservedChild.viewModel"), "an object destroyed")
         #expect(output.contains("v3  ⚠ StateObjectInitIgnored /App/StartView/StateObjectChild"), "a diagnostic")
         #expect(output.contains(#"      ignored: {"num":11}"#))
     }
@@ -103,17 +113,23 @@ struct ScriptModeTests {
         #expect(output.contains("v5  + ViewModel#6 created (stateInitial)  owner /App/Rules/Child.vm"), "rule 18")
         #expect(output.contains("v5  − ViewModel#6 destroyed (discarded)  owner /App/Rules/Child.vm"), "rule 18")
         #expect(output.contains("ok, version 6\nok, version 7"), "rule 19: a plain var re-renders nobody")
-        #expect(output.contains("v7  ↻ /App/Rules  _form\n      │ n: 1\n      │ title: \n      │ draft: notes"), "rule 19: objectWillChange")
+        #expect(
+            output.contains("v7  ↻ /App/Rules  _form\n      │ n: 1\n      │ title: \n      │ draft: notes"), "rule 19: objectWillChange")
     }
 
     @Test func afterUnwatchNothingMoreIsPrinted() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }
         let run = try MilieuRun.run([
-            "--socket", daemon.socketPath, "-c", "watch login", "-c", "unwatch 1", "-c", #"set login.email "kim@example.com""#, "-c", "watch",
+            "--socket", daemon.socketPath, "-c", "watch login", "-c", "unwatch 1", "-c", #"set login.email "kim@example.com""#, "-c",
+            "watch",
         ])
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.outputLines == ["w1 watching login  from version 1", "stopped w1", "ok, version 2", "no watches (watch <keypath or view path>... starts one)"])
+        #expect(
+            run.outputLines == [
+                "w1 watching login  from version 1", "stopped w1", "ok, version 2",
+                "no watches (watch <keypath or view path>... starts one)",
+            ])
     }
 
     @Test func aRawJSONRPCLinePrintsTheResponse() throws {
@@ -124,10 +140,11 @@ struct ScriptModeTests {
         let run = try MilieuRun.run(["--socket", daemon.socketPath, "--json", "-c", request, "-c", notification, "-c", request])
         #expect(run.status == 0, "\(run.stderr)")
         let lines = try run.outputLines.map { try JSON(parsing: $0) }
-        #expect(lines == [
-            ["result": ["jsonrpc": "2.0", "id": "mine", "result": "blue"]], ["result": .null],
-            ["result": ["jsonrpc": "2.0", "id": "mine", "result": "red"]],
-        ])
+        #expect(
+            lines == [
+                ["result": ["jsonrpc": "2.0", "id": "mine", "result": "blue"]], ["result": .null],
+                ["result": ["jsonrpc": "2.0", "id": "mine", "result": "red"]],
+            ])
     }
 
     @Test func aRawLineThatFailsExitsOne() throws {
@@ -163,7 +180,8 @@ struct ScriptModeTests {
         let socket = "\(directory)/milieu.sock"
         // XDG_STATE_HOME: a daemon started this way keeps its state there, in the test's directory.
         let run = try MilieuRun.run(
-            ["--socket", socket, "--spawn", "-c", "get theme.colorScheme"], environment: ["MILIEUD": Daemon.binary, "XDG_STATE_HOME": directory])
+            ["--socket", socket, "--spawn", "-c", "get theme.colorScheme"],
+            environment: ["MILIEUD": Daemon.binary, "XDG_STATE_HOME": directory])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout == "\"light\"\n")
         #expect(run.stderr.contains("started milieud"))
@@ -188,21 +206,23 @@ struct ScriptModeTests {
         #expect(run.status == 0, "\(run.stderr)")
         let tree = run.stdout.components(separatedBy: "\n").drop { !$0.hasPrefix("/App") }.joined(separator: "\n")
         #expect(tree.hasPrefix("/App  v1"))
-        #expect(tree.contains("""
-            │   @State session: Session#1
-            │   @State theme: Theme#2
-            │   @State login: Login#3
-            │   provides .environment(Login#3)
-            │   provides .environment(Session#1)
-            │   provides .environment(Theme#2)
-            ├── ContainerView  v2 retained
-            │   │   @State toggle = false
-            │   │   body │ toggle: false
-            │   ├── LoginView1  v2 retained
-            │   │       @StateObject loginVM: LoginViewModel#4
-            │   │       body │ email: 
-            │   │            │ valid: false
-            """), "\(tree)")
+        #expect(
+            tree.contains(
+                """
+                │   @State session: Session#1
+                │   @State theme: Theme#2
+                │   @State login: Login#3
+                │   provides .environment(Login#3)
+                │   provides .environment(Session#1)
+                │   provides .environment(Theme#2)
+                ├── ContainerView  v2 retained
+                │   │   @State toggle = false
+                │   │   body │ toggle: false
+                │   ├── LoginView1  v2 retained
+                │   │       @StateObject loginVM: LoginViewModel#4
+                │   │       body │ email: 
+                │   │            │ valid: false
+                """), "\(tree)")
         #expect(tree.contains("@ObservedObject loginVM: LoginViewModel#5"))
     }
 }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import MilieuJSON
 import MilieuTransport
 
 @testable import MilieuServer
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A connection with no socket, as swift-nio's `EmbeddedChannel`: what the server sends piles
 /// up until the test reads it, and the peer reads nothing unless told to.

@@ -72,7 +72,8 @@ import Testing
         try Data(count: max(0, free - 16 * 1024)).write(to: URL(fileURLWithPath: filler))
         var failure: JSON?
         for n in 0..<40 {
-            let reply = try client.request("graph/set", ["path": "/App/Notes.text", "value": .string("\(n)" + String(repeating: "x", count: 8192))])
+            let reply = try client.request(
+                "graph/set", ["path": "/App/Notes.text", "value": .string("\(n)" + String(repeating: "x", count: 8192))])
             if let error = reply["error"] {
                 failure = error
                 break
@@ -91,7 +92,9 @@ import Testing
         #expect(try again.connect().call("graph/get", ["path": "/App/Notes.text"]) == "after")
     }
 
-    private func mountTmpfs(_ path: String, size: String) -> Bool { run(["/bin/mount", "-t", "tmpfs", "-o", "size=\(size)", "tmpfs", path]) }
+    private func mountTmpfs(_ path: String, size: String) -> Bool {
+        run(["/bin/mount", "-t", "tmpfs", "-o", "size=\(size)", "tmpfs", path])
+    }
     private func unmountTmpfs(_ path: String) -> Bool { run(["/bin/umount", path]) }
 
     private func run(_ command: [String]) -> Bool {

@@ -20,14 +20,25 @@ import Testing
     static func line(_ text: String) -> [UInt8] { Array(text.utf8) + [10] }
 
     static let cases: [Hostile] = [
-        Hostile(name: "invalid UTF-8", bytes: Array(#"{"jsonrpc":"2.0","id":1,"method":"graph/get","x":""#.utf8) + [0xFF, 0xFE] + Array(#""}"#.utf8) + [10], code: -32700),
-        Hostile(name: "overlong UTF-8", bytes: Array(#"{"jsonrpc":"2.0","id":1,"method":""#.utf8) + [0xC0, 0xAF] + Array(#""}"#.utf8) + [10], code: -32700),
-        Hostile(name: "deep nesting", bytes: line(String(repeating: "[", count: 50_000) + String(repeating: "]", count: 50_000)), code: -32700),
+        Hostile(
+            name: "invalid UTF-8",
+            bytes: Array(#"{"jsonrpc":"2.0","id":1,"method":"graph/get","x":""#.utf8) + [0xFF, 0xFE] + Array(#""}"#.utf8) + [10],
+            code: -32700),
+        Hostile(
+            name: "overlong UTF-8", bytes: Array(#"{"jsonrpc":"2.0","id":1,"method":""#.utf8) + [0xC0, 0xAF] + Array(#""}"#.utf8) + [10],
+            code: -32700),
+        Hostile(
+            name: "deep nesting", bytes: line(String(repeating: "[", count: 50_000) + String(repeating: "]", count: 50_000)), code: -32700),
         Hostile(name: "huge number", bytes: line(#"{"jsonrpc":"2.0","id":1e400,"method":"graph/get"}"#), code: -32700),
-        Hostile(name: "huge integer id", bytes: line(#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"graph/get","params":{"path":"login.email"}}"#), code: nil),
+        Hostile(
+            name: "huge integer id",
+            bytes: line(#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"graph/get","params":{"path":"login.email"}}"#),
+            code: nil),
         Hostile(name: "duplicate keys", bytes: line(#"{"jsonrpc":"2.0","id":1,"id":2,"method":"graph/get"}"#), code: -32700),
-        Hostile(name: "NUL byte", bytes: Array(#"{"jsonrpc":"2.0","id":1,"#.utf8) + [0] + Array(#""method":"x"}"#.utf8) + [10], code: -32700),
-        Hostile(name: "lone surrogate", bytes: line(#"{"jsonrpc":"2.0","id":1,"method":"graph/get","params":{"path":"\ud800"}}"#), code: -32700),
+        Hostile(
+            name: "NUL byte", bytes: Array(#"{"jsonrpc":"2.0","id":1,"#.utf8) + [0] + Array(#""method":"x"}"#.utf8) + [10], code: -32700),
+        Hostile(
+            name: "lone surrogate", bytes: line(#"{"jsonrpc":"2.0","id":1,"method":"graph/get","params":{"path":"\ud800"}}"#), code: -32700),
         Hostile(name: "unescaped control character", bytes: line("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\tb\"}"), code: -32700),
         Hostile(name: "byte order mark", bytes: [0xEF, 0xBB, 0xBF] + line(valid), code: -32700),
         Hostile(name: "trailing garbage", bytes: line(valid + " x"), code: -32700),
@@ -36,12 +47,20 @@ import Testing
         Hostile(name: "a string, not a request", bytes: line(#""hello""#), code: -32600),
         Hostile(name: "null", bytes: line("null"), code: -32600),
         Hostile(name: "params as a number", bytes: line(#"{"jsonrpc":"2.0","id":1,"method":"graph/get","params":3}"#), code: -32600),
-        Hostile(name: "params by position", bytes: line(#"{"jsonrpc":"2.0","id":1,"method":"graph/get","params":["login.email"]}"#), code: -32602),
+        Hostile(
+            name: "params by position", bytes: line(#"{"jsonrpc":"2.0","id":1,"method":"graph/get","params":["login.email"]}"#),
+            code: -32602),
         Hostile(name: "method as a number", bytes: line(#"{"jsonrpc":"2.0","id":1,"method":7}"#), code: -32600),
         Hostile(name: "wrong jsonrpc", bytes: line(#"{"jsonrpc":"1.0","id":1,"method":"graph/get"}"#), code: -32600),
-        Hostile(name: "path of the wrong type", bytes: line(#"{"jsonrpc":"2.0","id":1,"method":"graph/get","params":{"path":[]}}"#), code: -32602),
-        Hostile(name: "unknown path", bytes: line(#"{"jsonrpc":"2.0","id":1,"method":"graph/get","params":{"path":"/App/No/Such.view"}}"#), code: -32001),
-        Hostile(name: "a notification that fails", bytes: line(#"{"jsonrpc":"2.0","method":"graph/set","params":{"path":"x"}}"#), code: nil, silent: true),
+        Hostile(
+            name: "path of the wrong type", bytes: line(#"{"jsonrpc":"2.0","id":1,"method":"graph/get","params":{"path":[]}}"#),
+            code: -32602),
+        Hostile(
+            name: "unknown path", bytes: line(#"{"jsonrpc":"2.0","id":1,"method":"graph/get","params":{"path":"/App/No/Such.view"}}"#),
+            code: -32001),
+        Hostile(
+            name: "a notification that fails", bytes: line(#"{"jsonrpc":"2.0","method":"graph/set","params":{"path":"x"}}"#), code: nil,
+            silent: true),
     ]
 
     @Test(arguments: cases)
@@ -102,7 +121,10 @@ import Testing
         let daemon = try Daemon()
         defer { daemon.stop() }
         var generator = SeededGenerator(seed: 20_261_130)
-        let seeds = [Self.valid, #"{"jsonrpc":"2.0","id":2,"method":"view/mount","params":{"parent":"/App","name":"V","state":{"a":[1,{"b":null}]},"body":["{a}"]}}"#]
+        let seeds = [
+            Self.valid,
+            #"{"jsonrpc":"2.0","id":2,"method":"view/mount","params":{"parent":"/App","name":"V","state":{"a":[1,{"b":null}]},"body":["{a}"]}}"#,
+        ]
         for _ in 0..<300 {
             let client = try daemon.connect()
             var bytes = Array(seeds.randomElement(using: &generator)!.utf8)

@@ -14,14 +14,18 @@ import Testing
         let watcher = try daemon.connect()
         _ = try watcher.call("watch", ["paths": ["login", "session"], "views": ["/App"], "lifecycle": true])
         let client = try daemon.connect()
-        _ = try client.call("view/mount", [
-            "parent": "/App", "name": "Form", "retain": true, "environment": ["login": ["type": "Login"]],
-            "state": ["draft": ["$new": ["type": "Login", "init": ["password": .string(secret)]]]],
-            "body": ["{login.password} {draft.password}"],
-        ])
-        _ = try client.call("view/mount", [
-            "parent": "/App/Form", "name": "Field", "bindings": ["pw": ["$parent": "login.password"]], "body": ["{pw}"],
-        ])
+        _ = try client.call(
+            "view/mount",
+            [
+                "parent": "/App", "name": "Form", "retain": true, "environment": ["login": ["type": "Login"]],
+                "state": ["draft": ["$new": ["type": "Login", "init": ["password": .string(secret)]]]],
+                "body": ["{login.password} {draft.password}"],
+            ])
+        _ = try client.call(
+            "view/mount",
+            [
+                "parent": "/App/Form", "name": "Field", "bindings": ["pw": ["$parent": "login.password"]], "body": ["{pw}"],
+            ])
         _ = try client.call("graph/set", ["path": "/App/Form/Field.pw", "value": .string(secret)])
         _ = try client.call("graph/call", ["path": "login.login"])
         _ = try client.call("graph/call", ["path": "session.start", "args": ["kim"]])

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import MilieuJSON
 import Testing
 
 @testable import MilieuServer
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The server's ordering and fan-out rules (SPEC §8.3, §10, §11), in process: each test says
 /// exactly which lines arrive in which loop turn.

@@ -1,6 +1,7 @@
 import Glibc
-@testable import MilieuTransport
 import Testing
+
+@testable import MilieuTransport
 
 @Suite struct BlockingClientTests {
     private func socketPair() -> (Int32, Int32) {

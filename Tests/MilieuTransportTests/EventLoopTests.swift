@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
 import Glibc
-@testable import MilieuTransport
 import Synchronization
 import Testing
+
+@testable import MilieuTransport
 
 @Suite struct EventLoopTests {
     @Test func timersFireInDeadlineOrder() throws {

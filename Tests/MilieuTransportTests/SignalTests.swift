@@ -1,7 +1,8 @@
 import Glibc
-@testable import MilieuTransport
 import Synchronization
 import Testing
+
+@testable import MilieuTransport
 
 /// Signals are process-wide: these tests run one at a time.
 @Suite(.serialized) struct SignalTests {

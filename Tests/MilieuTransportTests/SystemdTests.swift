@@ -1,8 +1,9 @@
 import Foundation
 import Glibc
-@testable import MilieuTransport
 import Synchronization
 import Testing
+
+@testable import MilieuTransport
 
 @Suite struct SystemdTests {
     @Test func listenFDsAreAdoptedAndServed() throws {

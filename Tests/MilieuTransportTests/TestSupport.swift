@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
 import Glibc
-@testable import MilieuTransport
 import Synchronization
 import Testing
+
+@testable import MilieuTransport
 
 /// A fresh directory under /tmp (short, so socket paths fit), removed on deinit.
 final class TemporaryDirectory {

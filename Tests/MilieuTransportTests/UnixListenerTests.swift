@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
-@testable import MilieuTransport
 import Testing
+
+@testable import MilieuTransport
 
 @Suite struct UnixListenerTests {
     @Test func staleSocketIsReplaced() throws {

@@ -70,7 +70,9 @@ extension Graph {
     /// A key path to an object, relative to `node` unless it is absolute or starts at an object
     /// id, checked against the slot it goes in (rule 16): `.environmentObject` takes an
     /// `ObservableObject`, `.environment` an `@Observable` object.
-    private func providedObject(_ path: String, relativeTo node: ViewNode, slot: ObjectWrapper, field: String)
+    private func providedObject(
+        _ path: String, relativeTo node: ViewNode, slot: ObjectWrapper, field: String
+    )
         throws(EngineError) -> (String, Int)
     {
         var keyPath = try KeyPath(parsing: path)
@@ -190,7 +192,9 @@ extension Graph {
     /// take an `ObservableObject`; `@Environment(T.self)` and `.environment(x)` an `@Observable`
     /// type. The wrong pairing is refused with the wrapper that fits. `providing`: the modifier that
     /// puts it in the environment rather than the wrapper that reads it.
-    func requireStyle(of typeName: String, for wrapper: ObjectWrapper, providing: Bool = false, field: String, view: String)
+    func requireStyle(
+        of typeName: String, for wrapper: ObjectWrapper, providing: Bool = false, field: String, view: String
+    )
         throws(EngineError)
     {
         guard let type = registry[typeName] else { throw .unknownType(typeName) }
@@ -200,22 +204,28 @@ extension Graph {
         let reason: String
         switch wrapper {
         case .stateObject:
-            reason = "\(typeName) is @Observable, and @StateObject takes an ObservableObject; own it with @State: "
+            reason =
+                "\(typeName) is @Observable, and @StateObject takes an ObservableObject; own it with @State: "
                 + "\"state\": {\"\(variable)\": {\"$new\": {\"type\": \"\(typeName)\"}}}"
         case .observedObject:
-            reason = "\(typeName) is @Observable, and @ObservedObject takes an ObservableObject; pass it as a plain input "
+            reason =
+                "\(typeName) is @Observable, and @ObservedObject takes an ObservableObject; pass it as a plain input "
                 + "(\"inputs\": {\"\(variable)\": {\"$parent\": ...}}), or bind its properties with @Bindable (\"bindings\")"
         case .environmentObject where providing:
-            reason = "\(typeName) is @Observable, and .environmentObject(_:) takes an ObservableObject; "
+            reason =
+                "\(typeName) is @Observable, and .environmentObject(_:) takes an ObservableObject; "
                 + "provide it with .environment(_:): \"observables\": [...]"
         case .environmentObject:
-            reason = "\(typeName) is @Observable, and @EnvironmentObject takes an ObservableObject; read it with "
+            reason =
+                "\(typeName) is @Observable, and @EnvironmentObject takes an ObservableObject; read it with "
                 + "@Environment(\(typeName).self): \"environment\": {\"\(variable)\": {\"type\": \"\(typeName)\"}}"
         case .environment where providing:
-            reason = "\(typeName) is an ObservableObject, and .environment(_:) takes an @Observable object; "
+            reason =
+                "\(typeName) is an ObservableObject, and .environment(_:) takes an @Observable object; "
                 + "provide it with .environmentObject(_:): \"environmentObjects\": [...]"
         default:
-            reason = "\(typeName) is an ObservableObject, and @Environment(\(typeName).self) takes an @Observable type; "
+            reason =
+                "\(typeName) is an ObservableObject, and @Environment(\(typeName).self) takes an @Observable type; "
                 + "read it with @EnvironmentObject: \"environmentObjects\": {\"\(variable)\": \"\(typeName)\"}"
         }
         throw .invalidDeclaration(field: field, reason: reason, view: view)

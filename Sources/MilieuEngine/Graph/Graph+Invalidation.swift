@@ -224,7 +224,9 @@ extension Graph {
 
     /// An initial value made for a view identity that already has one: created and destroyed at
     /// once, both reported with the variable it was made for.
-    private func discardInitialValue(_ type: String, _ arguments: JSONObject, owner: ViewNode, variable: String, field: String)
+    private func discardInitialValue(
+        _ type: String, _ arguments: JSONObject, owner: ViewNode, variable: String, field: String
+    )
         throws(EngineError)
     {
         let record = try createObject(type, initial: arguments, owner: (owner, variable), reason: .stateInitial, field: field)

@@ -25,7 +25,9 @@ struct EvaluatedDeclaration {
 }
 
 extension Graph {
-    func evaluate(_ declaration: ViewDeclaration, literals: [JSON], parent: ViewNode?, recorder: ReadRecorder?)
+    func evaluate(
+        _ declaration: ViewDeclaration, literals: [JSON], parent: ViewNode?, recorder: ReadRecorder?
+    )
         throws(EngineError) -> EvaluatedDeclaration
     {
         /// The view named in errors, built only when one is thrown.
@@ -73,7 +75,8 @@ extension Graph {
                 if bound == .secure {
                     throw .invalidDeclaration(
                         field: "$parent",
-                        reason: "\(parent.path).\(members.joined(separator: ".")) is secure and cannot be copied into a view; bind to it instead",
+                        reason:
+                            "\(parent.path).\(members.joined(separator: ".")) is secure and cannot be copied into a view; bind to it instead",
                         view: view())
                 }
                 return bound
@@ -94,7 +97,8 @@ extension Graph {
             switch evaluated {
             case .string, .int, .bool: result.id = evaluated
             default:
-                throw .invalidDeclaration(field: "id", reason: "an id is a string, an integer or a boolean, not \(evaluated.kindName)", view: view())
+                throw .invalidDeclaration(
+                    field: "id", reason: "an id is a string, an integer or a boolean, not \(evaluated.kindName)", view: view())
             }
         }
         func initial(_ expression: ValueExpression) throws(EngineError) -> EvaluatedDeclaration.Initial {
@@ -131,7 +135,9 @@ extension Graph {
         return result
     }
 
-    private func arguments(_ initializer: ObjectInitializer, _ value: (ValueExpression) throws(EngineError) -> JSON)
+    private func arguments(
+        _ initializer: ObjectInitializer, _ value: (ValueExpression) throws(EngineError) -> JSON
+    )
         throws(EngineError) -> JSONObject
     {
         var arguments = JSONObject()
@@ -140,7 +146,9 @@ extension Graph {
     }
 
     /// A binding's source of truth: a @State or @Binding of the parent, or a stored property of an object.
-    private func bindingLocation(_ members: [String], parent: ViewNode?, view: String, variable: String) throws(EngineError)
+    private func bindingLocation(
+        _ members: [String], parent: ViewNode?, view: String, variable: String
+    ) throws(EngineError)
         -> Location
     {
         let field = "bindings.\(variable)"

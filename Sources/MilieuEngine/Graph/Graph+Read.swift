@@ -56,7 +56,9 @@ enum Reasons: Equatable {
 extension Graph {
     /// Reads `members` starting at one of `node`'s variables, recording what was read.
     /// `display` names the path in errors; it is only built when one is thrown.
-    func read(_ path: ReadPath, in node: ViewNode, recorder: ReadRecorder?, display: @autoclosure () -> String)
+    func read(
+        _ path: ReadPath, in node: ViewNode, recorder: ReadRecorder?, display: @autoclosure () -> String
+    )
         throws(EngineError) -> Bound
     {
         let members = path.members
@@ -90,8 +92,7 @@ extension Graph {
     func member(
         _ name: String, of bound: Bound, recorder: ReadRecorder?, reason: @autoclosure () -> String,
         display: @autoclosure () -> String
-    ) throws(EngineError) -> Bound
-    {
+    ) throws(EngineError) -> Bound {
         switch bound {
         case .secure: return .secure
         case .value(let value):
@@ -153,7 +154,8 @@ extension Graph {
             guard let record = objectsByName[name] else { throw .unknownPath(display, "no object \(name)") }
             var bound = Bound.object(record.serial)
             for (index, name) in keyPath.members.enumerated() {
-                bound = try member(name, of: bound, recorder: nil, reason: keyPath.members[...index].joined(separator: "."),
+                bound = try member(
+                    name, of: bound, recorder: nil, reason: keyPath.members[...index].joined(separator: "."),
                     display: display)
             }
             return bound
@@ -256,7 +258,9 @@ extension Graph {
         }
     }
 
-    private func replacing(_ members: ArraySlice<String>, in whole: JSON, with value: JSON, display: String)
+    private func replacing(
+        _ members: ArraySlice<String>, in whole: JSON, with value: JSON, display: String
+    )
         throws(EngineError) -> JSON
     {
         guard let name = members.first else { return value }

@@ -121,7 +121,9 @@ public final class Graph {
 
     /// Registers several JSON-declared types and environment keys, all or none; registering takes
     /// a version (and notifies nobody: the commit has no changes).
-    public func register(declarations: [JSON], environmentKeys keys: JSONObject = [:]) throws(EngineError)
+    public func register(
+        declarations: [JSON], environmentKeys keys: JSONObject = [:]
+    ) throws(EngineError)
         -> (names: [String], environmentKeys: [String], commit: Commit)
     {
         let saved = (registry, environmentKeys)

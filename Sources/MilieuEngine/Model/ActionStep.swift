@@ -60,20 +60,25 @@ extension ExpressionCompiler {
             let (condition, known) = try compile(members[0], at: pointer.member("if"), depth: depth + 1)
             try require(known, .bool, "if", at: pointer.member("if"))
             let then = try compileSteps(members[1], at: pointer.member("then"), depth: depth + 1)
-            let otherwise = try step["else"].map { json throws(EngineError) in try compileSteps(json, at: pointer.member("else"), depth: depth + 1) }
+            let otherwise = try step["else"].map { json throws(EngineError) in
+                try compileSteps(json, at: pointer.member("else"), depth: depth + 1)
+            }
             return .branch(condition, then: then, else: otherwise ?? [], pointer: pointer.description)
         default:
             let members = try requireMembers(step, ["return"], at: pointer)
             let (value, known) = try compile(members[0], at: pointer.member("return"), depth: depth + 1)
             guard !known.secret else {
-                throw .invalidParams(pointer: pointer.member("return").description, "an action's result may not carry a secure property's value")
+                throw .invalidParams(
+                    pointer: pointer.member("return").description, "an action's result may not carry a secure property's value")
             }
             return .return(value)
         }
     }
 
     /// The values of `required`, in order; refuses a step that lacks one or has a member outside `required` and `optional`.
-    private func requireMembers(_ step: JSONObject, _ required: [String], optional: [String] = [], at pointer: RequestPointer)
+    private func requireMembers(
+        _ step: JSONObject, _ required: [String], optional: [String] = [], at pointer: RequestPointer
+    )
         throws(EngineError) -> [JSON]
     {
         for key in step.keys where !required.contains(key) && !optional.contains(key) {
@@ -107,7 +112,9 @@ extension ExpressionCompiler {
     }
 
     /// Refuses a value that can never fit `type`, or that would copy a secret into a property that is not secure.
-    private func requireFit(_ value: StaticValue, _ type: PropertyType, into property: StoredProperty, at pointer: RequestPointer)
+    private func requireFit(
+        _ value: StaticValue, _ type: PropertyType, into property: StoredProperty, at pointer: RequestPointer
+    )
         throws(EngineError)
     {
         let accepted = ValueKinds(accepting: type)
@@ -116,7 +123,8 @@ extension ExpressionCompiler {
         }
         guard !value.secret || property.secure else {
             throw .invalidParams(
-                pointer: pointer.description, "\(property.name) is not secure, and this value may carry a secure property's value (rule 13)")
+                pointer: pointer.description, "\(property.name) is not secure, and this value may carry a secure property's value (rule 13)"
+            )
         }
     }
 }
@@ -143,7 +151,9 @@ extension ExpressionEvaluation {
                 var items = try context.get(name).arrayValue ?? []
                 let position = try evaluate(index)
                 guard case .int(let offset) = position, items.indices.contains(offset) else {
-                    throw mismatch("remove", at: pointer, expected: "an index within the array", actual: position.intValue == nil ? position.kindName : "out of range")
+                    throw mismatch(
+                        "remove", at: pointer, expected: "an index within the array",
+                        actual: position.intValue == nil ? position.kindName : "out of range")
                 }
                 items.remove(at: offset)
                 try context.set(name, .array(items))

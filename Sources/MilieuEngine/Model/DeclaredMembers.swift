@@ -76,7 +76,9 @@ struct DeclaredMembers {
     }
 
     /// `[{"name": "item", "type": "string"}]`: positional parameters with distinct names.
-    private func parameters(_ json: JSON, of action: String, at pointer: RequestPointer) throws(EngineError) -> [(name: String, type: PropertyType)] {
+    private func parameters(
+        _ json: JSON, of action: String, at pointer: RequestPointer
+    ) throws(EngineError) -> [(name: String, type: PropertyType)] {
         guard case .array(let items) = json else {
             throw .invalidParams(pointer: pointer.description, "parameters is an array of {\"name\", \"type\"}")
         }
@@ -96,7 +98,9 @@ struct DeclaredMembers {
     }
 
     /// The values of `required`, in order, then of `optional` (`[]` when absent), from the object `json`.
-    private func requireMembers(_ json: JSON, _ required: [String], optional: [String] = [], at pointer: RequestPointer)
+    private func requireMembers(
+        _ json: JSON, _ required: [String], optional: [String] = [], at pointer: RequestPointer
+    )
         throws(EngineError) -> [JSON]
     {
         guard case .object(let object) = json else {

@@ -49,7 +49,8 @@ public struct EnvironmentKeys: Sendable {
         for (name, spec) in declarations {
             guard isIdentifier(name) else { throw .invalidParams(pointer: "\(pointer)/\(name)", "a key is an identifier") }
             if case .object(let object) = spec, object["secure"] != nil {
-                throw .invalidParams(pointer: "\(pointer)/\(name)/secure", "an environment value is seen by every view: it cannot be secure")
+                throw .invalidParams(
+                    pointer: "\(pointer)/\(name)/secure", "an environment value is seen by every view: it cannot be secure")
             }
             let property = try StoredProperty(name, declaration: spec)
             if let existing = declared[name] {

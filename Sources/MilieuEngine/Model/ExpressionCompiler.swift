@@ -32,7 +32,8 @@ struct ExpressionCompiler {
     mutating func enter(_ pointer: RequestPointer, depth: Int) throws(EngineError) {
         nodes += 1
         guard nodes <= limits.maxNodes else {
-            throw .invalidParams(pointer: pointer.description, "more than \(limits.maxNodes) expression nodes and steps in one getter or action")
+            throw .invalidParams(
+                pointer: pointer.description, "more than \(limits.maxNodes) expression nodes and steps in one getter or action")
         }
         guard depth <= limits.maxDepth else {
             throw .invalidParams(pointer: pointer.description, "nested more than \(limits.maxDepth) levels deep")
@@ -58,7 +59,9 @@ struct ExpressionCompiler {
         }
     }
 
-    private mutating func compileForm(_ name: String, _ operand: JSON, at pointer: RequestPointer, depth: Int)
+    private mutating func compileForm(
+        _ name: String, _ operand: JSON, at pointer: RequestPointer, depth: Int
+    )
         throws(EngineError) -> (TypeExpression, StaticValue)
     {
         switch name {
@@ -85,9 +88,11 @@ struct ExpressionCompiler {
                 return try compileIteration(iteration, operand, at: pointer, depth: depth)
             }
             guard let op = ExpressionOperator(rawValue: name) else {
-                let known = ["literal", "get", "arg", "var", "now", "object"] + ExpressionOperator.allCases.map(\.rawValue)
+                let known =
+                    ["literal", "get", "arg", "var", "now", "object"] + ExpressionOperator.allCases.map(\.rawValue)
                     + ExpressionIteration.allCases.map(\.rawValue)
-                throw .invalidParams(pointer: pointer.description, "unknown operator \"\(name)\"; expected one of " + known.joined(separator: ", "))
+                throw .invalidParams(
+                    pointer: pointer.description, "unknown operator \"\(name)\"; expected one of " + known.joined(separator: ", "))
             }
             return try compileOperation(op, operand, at: pointer, depth: depth)
         }
@@ -108,7 +113,8 @@ struct ExpressionCompiler {
         if let derived = computed.first(where: { $0.name == name }) {
             guard case .action = role else {
                 throw .invalidParams(
-                    pointer: pointer.description, "\(name) is computed; a computed property reads stored properties only (read what \(name) reads)")
+                    pointer: pointer.description,
+                    "\(name) is computed; a computed property reads stored properties only (read what \(name) reads)")
             }
             return (.property(name), StaticValue(holding: derived.type))
         }
@@ -127,7 +133,9 @@ struct ExpressionCompiler {
         return (.argument(index), StaticValue(holding: parameters[index].type))
     }
 
-    private mutating func record(_ operand: JSON, at pointer: RequestPointer, depth: Int) throws(EngineError) -> (TypeExpression, StaticValue) {
+    private mutating func record(
+        _ operand: JSON, at pointer: RequestPointer, depth: Int
+    ) throws(EngineError) -> (TypeExpression, StaticValue) {
         guard case .object(let members) = operand else {
             throw .invalidParams(pointer: pointer.description, "object takes an object of member expressions, as {\"object\": {\"id\": 1}}")
         }
@@ -141,12 +149,15 @@ struct ExpressionCompiler {
         return (.object(compiled), StaticValue(kinds: .object, secret: secret))
     }
 
-    private mutating func compileIteration(_ iteration: ExpressionIteration, _ operand: JSON, at pointer: RequestPointer, depth: Int)
+    private mutating func compileIteration(
+        _ iteration: ExpressionIteration, _ operand: JSON, at pointer: RequestPointer, depth: Int
+    )
         throws(EngineError) -> (TypeExpression, StaticValue)
     {
         guard case .array(let items) = operand, items.count == 3, case .string(let variable) = items[1] else {
             throw .invalidParams(
-                pointer: pointer.description, "\(iteration.rawValue) takes [array, \"name\", body], as [{\"get\": \"items\"}, \"x\", {\"!=\": [{\"var\": \"x\"}, \"\"]}]")
+                pointer: pointer.description,
+                "\(iteration.rawValue) takes [array, \"name\", body], as [{\"get\": \"items\"}, \"x\", {\"!=\": [{\"var\": \"x\"}, \"\"]}]")
         }
         guard isIdentifier(variable) else {
             throw .invalidParams(pointer: pointer.element(1).description, "\"\(variable)\" is not a name")
@@ -170,7 +181,9 @@ struct ExpressionCompiler {
         return (.iteration(iteration, over: over, depth: variables.count, body: body, pointer: pointer.description), result)
     }
 
-    private mutating func compileOperation(_ op: ExpressionOperator, _ operand: JSON, at pointer: RequestPointer, depth: Int)
+    private mutating func compileOperation(
+        _ op: ExpressionOperator, _ operand: JSON, at pointer: RequestPointer, depth: Int
+    )
         throws(EngineError) -> (TypeExpression, StaticValue)
     {
         // An array operand is the argument list; anything else is the one argument.
@@ -196,7 +209,9 @@ struct ExpressionCompiler {
     }
 
     /// What `op` gives for arguments known as `known`, refusing an argument that can never fit.
-    private func check(_ op: ExpressionOperator, _ known: [StaticValue], _ arguments: [(json: JSON, pointer: RequestPointer)])
+    private func check(
+        _ op: ExpressionOperator, _ known: [StaticValue], _ arguments: [(json: JSON, pointer: RequestPointer)]
+    )
         throws(EngineError) -> StaticValue
     {
         let name = op.rawValue
@@ -215,7 +230,8 @@ struct ExpressionCompiler {
             let first = known[0].kinds.intersection([.int, .double, .string])
             let second = known[1].kinds.intersection([.int, .double, .string])
             guard !first.isDisjoint(with: .number) && !second.isDisjoint(with: .number) || !first.isDisjoint(with: second) else {
-                throw .invalidParams(pointer: pointers[1].description, "\(name) compares two numbers or two strings, not \(first) with \(second)")
+                throw .invalidParams(
+                    pointer: pointers[1].description, "\(name) compares two numbers or two strings, not \(first) with \(second)")
             }
             return StaticValue(kinds: .bool)
         case .and, .or, .not:

@@ -136,7 +136,8 @@ struct ExpressionEvaluation {
             case (.array(let items), .int(let index)): return items.indices.contains(index) ? items[index] : .null
             case (.object(let members), .string(let key)): return members[key] ?? .null
             default:
-                throw mismatch(name, at: pointer, expected: "[array, int] or [object, string]", actual: "[\(container.kindName), \(key.kindName)]")
+                throw mismatch(
+                    name, at: pointer, expected: "[array, int] or [object, string]", actual: "[\(container.kindName), \(key.kindName)]")
             }
         case .array:
             try checkCount(arguments.count)
@@ -180,7 +181,9 @@ struct ExpressionEvaluation {
     private func arithmetic(_ op: ExpressionOperator, _ a: JSON, _ b: JSON, at pointer: String) throws(EngineError) -> JSON {
         let name = op.rawValue
         if case .int(let x) = a, case .int(let y) = b {
-            if y == 0, op == .divide || op == .remainder { throw mismatch(name, at: pointer, expected: "a divisor other than 0", actual: "0") }
+            if y == 0, op == .divide || op == .remainder {
+                throw mismatch(name, at: pointer, expected: "a divisor other than 0", actual: "0")
+            }
             let (value, overflow): (Int, Bool) =
                 switch op {
                 case .add: x.addingReportingOverflow(y)
@@ -257,7 +260,8 @@ struct ExpressionEvaluation {
             try spend(text.utf8.count)
             return text.contains(part)
         default:
-            throw mismatch("in", at: pointer, expected: "[value, array] or [string, string]", actual: "[\(element.kindName), \(container.kindName)]")
+            throw mismatch(
+                "in", at: pointer, expected: "[value, array] or [string, string]", actual: "[\(element.kindName), \(container.kindName)]")
         }
     }
 

@@ -35,7 +35,8 @@ extension ModelType {
         case nil: break
         case .object(let properties)?:
             for (propertyName, spec) in properties {
-                stored.append(try StoredProperty(propertyName, declaration: spec, style: style, at: base.member("properties").member(propertyName)))
+                stored.append(
+                    try StoredProperty(propertyName, declaration: spec, style: style, at: base.member("properties").member(propertyName)))
             }
         default: throw .invalidDeclaration(field: "properties", reason: "properties is an object of property declarations")
         }
@@ -49,7 +50,9 @@ extension ModelType {
 extension StoredProperty {
     /// A property declaration of a type of `style` (nil for what is not a model type's property, such as
     /// an environment key), found at `pointer` in the request.
-    init(_ name: String, declaration: JSON, style: ObservationStyle? = nil, at pointer: RequestPointer = RequestPointer())
+    init(
+        _ name: String, declaration: JSON, style: ObservationStyle? = nil, at pointer: RequestPointer = RequestPointer()
+    )
         throws(EngineError)
     {
         let field = "properties.\(name)"
@@ -86,8 +89,9 @@ extension StoredProperty {
                 reason: "@Published belongs to an ObservableObject; every stored property of an @Observable type is observed. "
                     + "Declare the type with \"style\": \"observableObject\", or leave \"published\" out")
         }
-        self.init(name, type, default: Self.defaultValue(spec["default"], type: type, validation: validation),
-                  secure: secure, validation: validation, published: published ?? true)
+        self.init(
+            name, type, default: Self.defaultValue(spec["default"], type: type, validation: validation),
+            secure: secure, validation: validation, published: published ?? true)
     }
 
     private static func flag(_ value: JSON?, field: String) throws(EngineError) -> Bool? {
@@ -115,7 +119,8 @@ extension StoredProperty {
 func rejectUnknownMembers(_ object: JSONObject, allowed: [String], at pointer: RequestPointer) throws(EngineError) {
     for key in object.keys where !allowed.contains(key) {
         throw .invalidParams(
-            pointer: pointer.member(key).description, "unknown member \"\(key)\"; expected one of " + allowed.sorted().joined(separator: ", "))
+            pointer: pointer.member(key).description,
+            "unknown member \"\(key)\"; expected one of " + allowed.sorted().joined(separator: ", "))
     }
 }
 

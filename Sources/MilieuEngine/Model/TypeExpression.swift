@@ -74,7 +74,9 @@ public struct ExpressionLimits: Sendable {
     /// Elements of an array an expression or an `append` builds.
     public var maxArrayLength: Int
 
-    public init(maxDepth: Int = 32, maxNodes: Int = 1024, maxSteps: Int = 100_000, maxStringLength: Int = 65_536, maxArrayLength: Int = 10_000) {
+    public init(
+        maxDepth: Int = 32, maxNodes: Int = 1024, maxSteps: Int = 100_000, maxStringLength: Int = 65_536, maxArrayLength: Int = 10_000
+    ) {
         self.maxDepth = maxDepth
         self.maxNodes = maxNodes
         self.maxSteps = maxSteps

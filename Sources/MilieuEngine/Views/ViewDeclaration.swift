@@ -202,7 +202,9 @@ final class ViewDeclaration: Sendable {
 
     /// Parses a declaration, appending its literal values to `literals` in the order they appear
     /// in `json`; the root view (`/App`, from a scene) has no parent and is named App.
-    init(json: JSON, root: Bool = false, templates: TemplateCache = TemplateCache(), literals: inout [JSON])
+    init(
+        json: JSON, root: Bool = false, templates: TemplateCache = TemplateCache(), literals: inout [JSON]
+    )
         throws(EngineError)
     {
         guard case .object(var object) = json else {
@@ -366,7 +368,9 @@ final class ViewDeclaration: Sendable {
 
     /// `environment`: an array of value keys (`["colorScheme"]`), or an object of variables, each
     /// `{"key": k}` (`@Environment(\\.k)`) or `{"type": T, "optional"?: bool}` (`@Environment(T.self)`).
-    private static func environment(_ value: JSON, view: @autoclosure () -> String) throws(EngineError)
+    private static func environment(
+        _ value: JSON, view: @autoclosure () -> String
+    ) throws(EngineError)
         -> ([(name: String, key: String)], [(name: String, value: EnvironmentObservable)])
     {
         switch value {
@@ -413,7 +417,9 @@ final class ViewDeclaration: Sendable {
         }
     }
 
-    private static func checkVariables(_ variables: [String], body: [Template], view: @autoclosure () -> String)
+    private static func checkVariables(
+        _ variables: [String], body: [Template], view: @autoclosure () -> String
+    )
         throws(EngineError)
     {
         for (index, name) in variables.enumerated() {
@@ -437,7 +443,9 @@ final class ViewDeclaration: Sendable {
         }
     }
 
-    private static func observedSource(_ v: JSON, field f: String, view: String, literals: inout [JSON])
+    private static func observedSource(
+        _ v: JSON, field f: String, view: String, literals: inout [JSON]
+    )
         throws(EngineError) -> ObservedSource
     {
         if case .object(let spec) = v, spec["construct"] != nil {
@@ -465,13 +473,16 @@ final class ViewDeclaration: Sendable {
         return result
     }
 
-    private static func initializer(_ spec: JSON, typeKey: String, field: String, view: String, literals: inout [JSON])
+    private static func initializer(
+        _ spec: JSON, typeKey: String, field: String, view: String, literals: inout [JSON]
+    )
         throws(EngineError) -> ObjectInitializer
     {
         guard case .object(let object) = spec, case .string(let type)? = object[typeKey] else {
             throw .invalidDeclaration(field: field, reason: "needs {\"\(typeKey)\": \"TypeName\"}", view: view)
         }
-        try rejectUnknownKeys(object, allowed: typeKey == "type" ? [typeKey, "init", "eager"] : [typeKey, "init"], field: field, view: view)
+        try rejectUnknownKeys(
+            object, allowed: typeKey == "type" ? [typeKey, "init", "eager"] : [typeKey, "init"], field: field, view: view)
         var eager = false
         if let flag = object["eager"] {
             guard case .bool(let value) = flag else {

@@ -79,7 +79,8 @@ public enum Methods {
         do {
             return try decode(type, params: params)
         } catch {
-            throw .invalidParams(field: "\(pointer)/params\(error.data["field"]?.stringValue ?? "")", error.data["reason"]?.stringValue ?? error.message)
+            throw .invalidParams(
+                field: "\(pointer)/params\(error.data["field"]?.stringValue ?? "")", error.data["reason"]?.stringValue ?? error.message)
         }
     }
 
