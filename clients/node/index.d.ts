@@ -58,6 +58,11 @@ export interface SetOptions extends CallOptions {
   ifVersion?: number;
 }
 
+export interface RegisterOptions extends CallOptions {
+  /** Custom environment keys, each with its type and default (`EnvironmentKey.defaultValue`). */
+  environmentKeys?: Record<string, EnvironmentKeyDeclaration>;
+}
+
 // ---- Results (SPEC §9)
 
 export interface InitializeResult {
@@ -74,6 +79,8 @@ export interface PropertyInfo {
   type: string;
   computed: boolean;
   secure: boolean;
+  /** Given for the stored properties of an `observableObject` type: false for a plain `var`, which announces nothing. */
+  published?: boolean;
   default?: unknown;
   oneOf?: unknown[];
   min?: number;
@@ -89,10 +96,37 @@ export interface TypeInfo {
   actions: { name: string; params: string[] }[];
 }
 
+/** A type in a declaration: `"int"`, `"[string]"`, `"@Profile?"`, or `{record: {...}}`, `{array: T}`, `{optional: T}` (SPEC §5.2). */
+export type TypeSpec = string | { record: Record<string, TypeSpec> } | { array: TypeSpec } | { optional: TypeSpec };
+
+/** A declared expression (SPEC §9.3.1): a literal, or a one-member object naming its operator. */
+export type DeclaredExpression = null | boolean | number | string | { [operator: string]: unknown };
+
 export interface TypeDeclaration {
   name: string;
   style: 'observable' | 'observableObject';
-  properties?: Record<string, { type: unknown; default?: JSONValue; secure?: boolean; oneOf?: JSONValue[]; min?: number; max?: number; pattern?: string }>;
+  properties?: Record<string, { type: TypeSpec; default?: JSONValue; secure?: boolean; published?: boolean; oneOf?: JSONValue[]; min?: number; max?: number; pattern?: string }>;
+  computed?: Record<string, { type: TypeSpec; get: DeclaredExpression }>;
+  actions?: Record<string, { parameters?: { name: string; type: TypeSpec }[]; steps: object[] }>;
+}
+
+/** A custom environment key (SPEC §9.3): seen by every view, so never secure. */
+export interface EnvironmentKeyDeclaration {
+  type: TypeSpec;
+  /** What an unprovided key reads; without it, the type's zero value. */
+  default?: JSONValue;
+  oneOf?: JSONValue[];
+  min?: number;
+  max?: number;
+  pattern?: string;
+}
+
+export interface RegisterResult {
+  /** The type names registered, in order. */
+  types: string[];
+  /** The environment keys this call declared (one declared again the same way is not listed). */
+  environmentKeys: string[];
+  version: number;
 }
 
 export interface ObjectSnapshot {
@@ -112,16 +146,37 @@ export interface ViewNode {
   inputs: Record<string, unknown>;
   state: Record<string, unknown>;
   bindings: Record<string, { source: string; value?: unknown; redacted?: true }>;
-  objects: Record<string, { object: string; type: string; wrapper: 'stateObject' | 'observedObject' | 'environmentObject' | 'input' | string }>;
+  /** `null` for an optional `@Environment(T.self)` that no ancestor provides. */
+  objects: Record<string, { object: string; type: string; wrapper: ObjectWrapper } | null>;
   environment: Record<string, unknown>;
-  provides: { environmentObjects: Record<string, string>; environment: Record<string, unknown> };
+  provides: Provides;
   body: string[];
   retained: boolean;
   children: ViewNode[];
 }
 
-/** An expression in a declaration: a literal, `{$parent: keyPath}`, `{$input: name}` or `{$literal: value}`. */
+/**
+ * How a view holds an object: `stateObject`, `observedObject`, `environmentObject` (the
+ * `ObservableObject` wrappers), `input` (a `let`), `state` (a `@State` holding an object),
+ * `environment` (`@Environment(T.self)`); a later daemon may add others.
+ */
+export type ObjectWrapper = 'stateObject' | 'observedObject' | 'environmentObject' | 'input' | 'state' | 'environment' | (string & {});
+
+/** What a view provides, by slot: `.environmentObject(x)` and `.environment(x)` objects by type name, `.environment(\.key, v)` values by key. */
+export interface Provides {
+  environmentObjects: Record<string, string>;
+  observables: Record<string, string>;
+  environment: Record<string, unknown>;
+}
+
+/** An expression in a declaration: a literal, `{$parent: keyPath}`, `{$input: name}`, `{$literal: value}` or `{$new: {type, init?}}` (see `expr`). */
 export type Expression = JSONValue;
+
+/** `{$new: {type, init?}}`: a new object, in `state` (`@State var x = T(...)`) or `inputs`; `init` values are literals, `$parent` or `$input`. */
+export type NewObject = { $new: { type: string; init?: Record<string, Expression> } };
+
+/** How a view reads the environment: `@Environment(\.key)` by key, or `@Environment(T.self)` an `@Observable` object (`optional` for `T?`). */
+export type EnvironmentEntry = { key: string } | { type: string; optional?: boolean };
 
 /** A view declaration (SPEC §6.1), the params of `view/mount`. */
 export interface ViewDeclaration {
@@ -131,11 +186,16 @@ export interface ViewDeclaration {
   inputs?: Record<string, Expression>;
   state?: Record<string, Expression>;
   bindings?: Record<string, { $parent: string }>;
-  stateObjects?: Record<string, { type: string; init?: Record<string, Expression> }>;
+  /** `ObservableObject` types only; `eager` builds one at every evaluation of the parent and discards it. */
+  stateObjects?: Record<string, { type: string; init?: Record<string, Expression>; eager?: boolean }>;
+  /** `ObservableObject` types only. */
   observedObjects?: Record<string, { construct: string; init?: Record<string, Expression> } | { $parent: string } | { $input: string } | { object: string }>;
+  /** `ObservableObject` types only. */
   environmentObjects?: Record<string, string>;
-  environment?: string[];
-  provide?: { environmentObjects?: string[]; environment?: Record<string, Expression> };
+  /** Keys read into variables of the same name, or `{var: {key} | {type, optional?}}`. */
+  environment?: string[] | Record<string, EnvironmentEntry>;
+  /** Key paths of `ObservableObject` objects (`environmentObjects`) and of `@Observable` ones (`observables`); literal environment values. */
+  provide?: { environmentObjects?: string[]; observables?: string[]; environment?: Record<string, JSONValue> };
   body?: string[];
   retain?: boolean;
 }
@@ -147,9 +207,15 @@ export interface MountResult {
   version: number;
 }
 
+/** What `view/provide` changes: key paths of `ObservableObject` and `@Observable` objects, environment values, and names to withdraw. */
 export interface Provision {
+  /** `.environmentObject(x)`: key paths of `ObservableObject` objects, read with `@EnvironmentObject`. */
   environmentObjects?: string[];
+  /** `.environment(x)`: key paths of `@Observable` objects, read with `@Environment(T.self)`. */
+  observables?: string[];
+  /** `.environment(\.key, v)`: literal values of declared keys. */
   environment?: Record<string, JSONValue>;
+  /** Type names and keys to stop providing. */
   withdraw?: string[];
 }
 
@@ -165,6 +231,14 @@ export const ops: {
   mount(declaration: ViewDeclaration): Op;
   unmount(path: string): Op;
   provide(path: string, provision: Provision): Op;
+};
+
+/** Builders of declaration expressions (SPEC §6.2). */
+export const expr: {
+  parent(keyPath: string): { $parent: string };
+  input(name: string): { $input: string };
+  literal(value: JSONValue): { $literal: JSONValue };
+  'new'(type: string, init?: Record<string, Expression>): NewObject;
 };
 
 export interface WatchParams {
@@ -188,9 +262,15 @@ export type Change = { path: string; value: unknown } | { path: string; redacted
 
 export interface DidChangeParams { watch: number; version: number; changes: Change[] }
 export interface DidUpdateParams { watch: number; version: number; path: string; reasons: string[]; body: string[] }
-export interface DidMountParams { watch: number; version: number; path: string; reason: 'mounted' | 'identity' | string; body: string[] }
-export interface DidUnmountParams { watch: number; version: number; path: string; reason: 'unmounted' | 'identity' | 'connectionClosed' | 'parentUnmounted' | string }
-export interface ObjectLifecycleParams { watch: number; version: number; object: string; type: string; owner: string | null; reason: string }
+export interface DidMountParams { watch: number; version: number; path: string; reason: 'mounted' | 'identity' | (string & {}); body: string[] }
+export interface DidUnmountParams { watch: number; version: number; path: string; reason: 'unmounted' | 'identity' | 'connectionClosed' | 'parentUnmounted' | (string & {}) }
+/** `stateObject`, `state` (a `@State` `$new`), `construct`, `stateInitial` (made and discarded at once), `identity`, `app`. */
+export type CreationReason = 'stateObject' | 'state' | 'construct' | 'stateInitial' | 'identity' | 'app' | (string & {});
+/** `replaced`, `discarded` (a `stateInitial` object), `ownerUnmounted`, `identity`, `released`. */
+export type DestructionReason = 'replaced' | 'discarded' | 'ownerUnmounted' | 'identity' | 'released' | (string & {});
+export interface ObjectLifecycleParams { watch: number; version: number; object: string; type: string; owner: string | null; reason: CreationReason | DestructionReason }
+export interface ObjectCreatedParams extends ObjectLifecycleParams { reason: CreationReason }
+export interface ObjectDestroyedParams extends ObjectLifecycleParams { reason: DestructionReason }
 export interface DiagnosticParams {
   watch: number;
   version: number;
@@ -212,8 +292,8 @@ export type Notification =
   | { method: 'view/didUpdate'; params: DidUpdateParams }
   | { method: 'view/didMount'; params: DidMountParams }
   | { method: 'view/didUnmount'; params: DidUnmountParams }
-  | { method: 'object/didCreate'; params: ObjectLifecycleParams }
-  | { method: 'object/didDestroy'; params: ObjectLifecycleParams }
+  | { method: 'object/didCreate'; params: ObjectCreatedParams }
+  | { method: 'object/didDestroy'; params: ObjectDestroyedParams }
   | { method: 'diagnostic'; params: DiagnosticParams }
   | { method: string; params: { watch: number; version: number; [member: string]: unknown } };
 
@@ -241,7 +321,8 @@ export class Watch extends EventEmitter implements AsyncIterable<WatchItem> {
   on(event: 'didUpdate', listener: (params: DidUpdateParams) => void): this;
   on(event: 'didMount', listener: (params: DidMountParams) => void): this;
   on(event: 'didUnmount', listener: (params: DidUnmountParams) => void): this;
-  on(event: 'objectCreated' | 'objectDestroyed', listener: (params: ObjectLifecycleParams) => void): this;
+  on(event: 'objectCreated', listener: (params: ObjectCreatedParams) => void): this;
+  on(event: 'objectDestroyed', listener: (params: ObjectDestroyedParams) => void): this;
   on(event: 'diagnostic', listener: (params: DiagnosticParams) => void): this;
   on(event: 'notification', listener: (notification: Notification) => void): this;
   on(event: 'resync', listener: (params: ResyncParams) => void): this;
@@ -251,7 +332,8 @@ export class Watch extends EventEmitter implements AsyncIterable<WatchItem> {
   once(event: 'didUpdate', listener: (params: DidUpdateParams) => void): this;
   once(event: 'didMount', listener: (params: DidMountParams) => void): this;
   once(event: 'didUnmount', listener: (params: DidUnmountParams) => void): this;
-  once(event: 'objectCreated' | 'objectDestroyed', listener: (params: ObjectLifecycleParams) => void): this;
+  once(event: 'objectCreated', listener: (params: ObjectCreatedParams) => void): this;
+  once(event: 'objectDestroyed', listener: (params: ObjectDestroyedParams) => void): this;
   once(event: 'diagnostic', listener: (params: DiagnosticParams) => void): this;
   once(event: 'notification', listener: (notification: Notification) => void): this;
   once(event: 'resync', listener: (params: ResyncParams) => void): this;
@@ -276,7 +358,8 @@ export class Client extends EventEmitter {
   initialize(params?: { client?: { name: string; version?: string }; protocolVersion?: string }, options?: CallOptions): Promise<InitializeResult>;
   // types … discover: made from REQUESTS in lib/client.js (test/declarations.test.js checks that each is declared here).
   types(options?: CallOptions): Promise<{ types: TypeInfo[] }>;
-  register(types: TypeDeclaration[], options?: CallOptions): Promise<{ types: string[]; version: number }>;
+  /** Types, and custom environment keys in `options.environmentKeys` (`register([], {environmentKeys})` for keys alone). */
+  register(types?: TypeDeclaration[], options?: RegisterOptions): Promise<RegisterResult>;
   /** A value, an object snapshot (`ObjectSnapshot`) or a view snapshot (a `ViewNode` without children). */
   get(path: string, options?: CallOptions): Promise<any>;
   set(path: string, value: JSONValue, options?: SetOptions): Promise<{ version: number }>;

@@ -2,7 +2,7 @@
 
 export { connect, Client } from './lib/client.js';
 export { Watch } from './lib/watch.js';
-export { ops } from './lib/ops.js';
+export { ops, expr } from './lib/ops.js';
 export { double, Double } from './lib/json.js';
 export { resolveSocketPath } from './lib/socket-path.js';
 export {

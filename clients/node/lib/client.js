@@ -541,8 +541,15 @@ const alone = ({ method, params }, options) => [method, params, options];
 const REQUESTS = Object.freeze({
   /** `schema/types` → `{types}`. */
   types: (options) => ['schema/types', {}, options],
-  /** `schema/register` → `{types, version}`. */
-  register: (types, options) => ['schema/register', { types }, options],
+  /**
+   * `schema/register`: model types and, with `options.environmentKeys` (`{key: {type, default?, ...}}`),
+   * custom environment keys → `{types, environmentKeys, version}`.
+   */
+  register: (types = [], { environmentKeys, ...options } = {}) => [
+    'schema/register',
+    environmentKeys === undefined ? { types } : types.length === 0 ? { environmentKeys } : { types, environmentKeys },
+    options,
+  ],
   /** `graph/get` → the value, object snapshot or view snapshot at `path`. */
   get: (path, options) => ['graph/get', { path }, options],
   /** `graph/set` → `{version}`. `options.ifVersion` makes it conditional. */
@@ -555,7 +562,7 @@ const REQUESTS = Object.freeze({
   mount: (declaration, options) => alone(ops.mount(declaration), options),
   /** `view/unmount` → `{version}`. */
   unmount: (path, options) => alone(ops.unmount(path), options),
-  /** `view/provide` with `{environmentObjects?, environment?, withdraw?}` → `{version}`. */
+  /** `view/provide` with `{environmentObjects?, observables?, environment?, withdraw?}` → `{version}`. */
   provide: (path, provision, options) => alone(ops.provide(path, provision), options),
   /** `view/tree` → `{root, version}`, from `/App` unless a path is given. */
   tree: (path, options) => ['view/tree', path === undefined ? {} : { path }, options],

@@ -1,4 +1,4 @@
-// Builders for the ops of `graph/transaction` (SPEC §9.7).
+// Builders for the ops of `graph/transaction` (SPEC §9.7) and for the expressions of view declarations (SPEC §6.2).
 
 /** The ops a transaction can hold, each `{method, params}` as the method takes alone. */
 export const ops = Object.freeze({
@@ -9,5 +9,18 @@ export const ops = Object.freeze({
   call: (path, ...args) => ({ method: 'graph/call', params: { path, args } }),
   mount: (declaration) => ({ method: 'view/mount', params: declaration }),
   unmount: (path) => ({ method: 'view/unmount', params: { path } }),
+  /** `provision`: `{environmentObjects?, observables?, environment?, withdraw?}`. */
   provide: (path, provision) => ({ method: 'view/provide', params: { path, ...provision } }),
+});
+
+/**
+ * The expressions of a view declaration's `id`, `inputs`, `state` and `init` values.
+ * `expr.new('Counter', { count: 3 })` in `state` is `@State var x = Counter(count: 3)`, the way
+ * to own an `@Observable` object; in `inputs`, a parent passing `Counter(count: 3)` to a `let`.
+ */
+export const expr = Object.freeze({
+  parent: (keyPath) => ({ $parent: keyPath }),
+  input: (name) => ({ $input: name }),
+  literal: (value) => ({ $literal: value }),
+  new: (type, init) => ({ $new: init === undefined ? { type } : { type, init } }),
 });

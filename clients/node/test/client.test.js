@@ -42,7 +42,7 @@ test('types lists the built-in types; register adds one', needsDaemon, async (t)
   );
   assert.deepEqual(login.actions.map((action) => action.name), ['login', 'logout']);
   const registered = await client.register([{ name: 'Note', style: 'observable', properties: { text: { type: 'string', default: 'hi' } } }]);
-  assert.deepEqual(registered.types, ['Note']);
+  assert.deepEqual(registered, { types: ['Note'], environmentKeys: [], version: 2 });
   const { types: after } = await client.types();
   assert.ok(after.some((type) => type.name === 'Note'));
 });
@@ -110,8 +110,7 @@ test('transaction applies ops all or nothing, as one version', needsDaemon, asyn
   await assert.rejects(client.get('/App/Banner'), { kind: 'UnknownPath' });
 });
 
-// The daemon aborts on this (a Swift exclusivity violation while rolling back the unmount):
-// the connection drops instead of the InvalidValue error. Reported; the test states the SPEC (§9.7).
+// SPEC §9.7: a failed op undoes the ops before it, an unmount included.
 test('a failed transaction rolls back an unmount it made', { ...needsDaemon }, async (t) => {
   const client = await clientFor(t, await daemonFor(t), { reconnect: false });
   await client.mount({ parent: '/App', name: 'Banner' });
