@@ -27,9 +27,9 @@ import Testing
 
     /// The literals a fresh parse finds, in the order the declaration numbers them.
     static func parsedLiterals(_ json: JSON) throws -> [JSON] {
-        var literals: [JSON] = []
+        var literals = DeclarationLiterals()
         _ = try ViewDeclaration(json: json, literals: &literals)
-        return literals
+        return literals.values
     }
 
     @Test(arguments: [
@@ -54,7 +54,6 @@ import Testing
         // A literal replaced by an expression, or the other way round.
         row { $0["id"] = ["$input": "k"] },
         row { $0["state"] = ["n": ["$parent": "n"], "tags": ["a"], "raw": ["$literal": ["$parent": "not an expression"]]] },
-        row { $0["state"] = ["n": ["$literal": 1], "tags": ["a"], "raw": ["$literal": ["$parent": "not an expression"]]] },
         row { $0["inputs"] = ["title": "a literal", "k": 3] },
         // A different expression.
         row { $0["inputs"] = ["title": ["$parent": "subtitle"], "k": 3] },
@@ -81,15 +80,41 @@ import Testing
         #expect(literals == (try Self.parsedLiterals(variant)))
     }
 
-    @Test func aLiteralWrappedWhereAnEmptyObjectWasIsAnotherShape() throws {
+    /// Plain or wrapped in `$literal`, a literal is a literal: the parser makes the same
+    /// declaration of both, so the cache shares it either way, and never reads into an empty
+    /// object as if it were a wrapper.
+    @Test func aLiteralWrappedOrNotIsTheSameShape() throws {
         let cache = DeclarationCache()
         let templates = TemplateCache()
         let empty: JSON = ["parent": "/App", "name": "Row", "state": ["x": [:]]]
         let wrapped: JSON = ["parent": "/App", "name": "Row", "state": ["x": ["$literal": 5]]]
         let (first, _) = try cache.declaration(empty, templates: templates)
         let (second, literals) = try cache.declaration(wrapped, templates: templates)
-        #expect(second !== first)
+        #expect(second === first)
         #expect(literals == [5])
+        let (third, again) = try cache.declaration(empty, templates: templates)
+        #expect(third === first)
+        #expect(again == [[:]])
+    }
+
+    /// The cache knows literal positions only from the parser: a `$new`'s initial values are
+    /// part of the declaration, so a row with another `$new` is parsed afresh, one with the
+    /// same `$new` and another literal beside it is shared.
+    @Test func theParserSaysWhereLiteralsAre() throws {
+        let cache = DeclarationCache()
+        let templates = TemplateCache()
+        func row(_ email: String, _ n: Int) -> JSON {
+            [
+                "parent": "/App", "name": "Row",
+                "state": ["m": ["$new": ["type": "Login", "init": ["email": .string(email)]]], "n": .int(n)],
+            ]
+        }
+        let (first, _) = try cache.declaration(row("a", 1), templates: templates)
+        let (same, literals) = try cache.declaration(row("a", 2), templates: templates)
+        #expect(same === first)
+        #expect(literals == [2])
+        let (other, _) = try cache.declaration(row("b", 2), templates: templates)
+        #expect(other !== first)
     }
 
     @Test func aDeclarationOfAnotherShapeThatDoesNotParseIsRefused() throws {

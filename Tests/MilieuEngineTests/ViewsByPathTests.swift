@@ -8,7 +8,7 @@ import Testing
 /// views back through them.
 @Suite struct ViewsByPathTests {
     @Test func findsEveryViewInsertedAndNoneRemovedThroughRunsOfRemovalsAndGrowth() throws {
-        var literals: [JSON] = []
+        var literals = DeclarationLiterals()
         let declaration = try ViewDeclaration(json: ["parent": "/App", "name": "Row"], literals: &literals)
         let root = try ViewDeclaration(json: [:], root: true, literals: &literals)
         let app = ViewNode(serial: 0, declaration: root, literals: [], parent: nil, explicitID: nil, birth: 0, owner: nil)

@@ -29,9 +29,9 @@ public struct Scene: Sendable {
             throw .invalidDeclaration(field: "views", reason: "views is an array of view declarations")
         }
         self.types = types
-        var literals: [JSON] = []
+        var literals = DeclarationLiterals()
         self.app = try ViewDeclaration(json: object["app"] ?? [:], root: true, literals: &literals)
-        self.appLiterals = literals
+        self.appLiterals = literals.values
         self.views = views
     }
 

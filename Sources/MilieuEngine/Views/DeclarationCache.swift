@@ -10,105 +10,91 @@ final class DeclarationCache {
     /// A parsed declaration and what comparing the next one with it needs.
     private struct Entry {
         let declaration: ViewDeclaration
-        /// The members of the JSON it was parsed from, each with what its value holds.
-        let members: [(key: String, value: JSON, kind: Kind)]
+        /// The JSON it was parsed from, and where in it the literals were.
+        let json: JSON
+        let shape: Shape
         let literalCount: Int
     }
 
-    /// What a top-level member's value holds.
-    private enum Kind {
-        /// No literals: the next declaration's value must be identical.
+    /// Where a declaration's literals are, laid over its JSON: what must be identical in the
+    /// next declaration, and where it may hold other literals.
+    private indirect enum Shape {
+        /// No literal inside: the next declaration's value must be identical.
         case fixed
-        /// The value is a literal position itself (`id`).
+        /// A literal: the next declaration may hold any literal here.
         case literal
-        /// Each member of the value is one (`inputs`, `state`).
-        case literals
-        /// Each member is an object spec whose `init` members are (`stateObjects`, `observedObjects`).
-        case initializers
+        /// An object with literals inside: the same keys in the same order, each compared by
+        /// its own shape (aligned with the members by index).
+        case members([Shape])
     }
 
     /// The declaration `json` parses to, and its literal values in the order the declaration
     /// numbers them (`ValueExpression.literal`).
     func declaration(_ json: JSON, templates: TemplateCache) throws(EngineError) -> (ViewDeclaration, [JSON]) {
         if let last, let literals = Self.literals(of: json, shapedLike: last) { return (last.declaration, literals) }
-        var literals: [JSON] = []
+        var literals = DeclarationLiterals()
         let declaration = try ViewDeclaration(json: json, templates: templates, literals: &literals)
-        if case .object(let object) = json {
-            // It parsed, so every key is a member of a declaration.
-            let members = object.members.map { key, value in
-                let kind: Kind
-                switch ViewDeclaration.Member(key) {
-                case .id: kind = .literal
-                case .inputs, .state: kind = .literals
-                case .stateObjects, .observedObjects: kind = .initializers
-                default: kind = .fixed
-                }
-                return (key, value, kind)
-            }
-            last = Entry(declaration: declaration, members: members, literalCount: literals.count)
-        }
-        return (declaration, literals)
+        let positions = literals.positions.map { $0.split(separator: ".", omittingEmptySubsequences: false) }
+        let shape = Self.shape(of: json, literalsAt: positions[...], depth: 0)
+        // Shared only if a comparison would collect the literals in the parser's order, from the
+        // places the parser found them (a key with a dot in it, say, makes the two disagree).
+        last = nil
+        let entry = Entry(declaration: declaration, json: json, shape: shape, literalCount: literals.values.count)
+        if Self.literals(of: json, shapedLike: entry) == literals.values { last = entry }
+        return (declaration, literals.values)
+    }
+
+    /// The shape of `json`, given the key paths (below `depth`) where the parser found literals.
+    private static func shape(of json: JSON, literalsAt positions: ArraySlice<[Substring]>, depth: Int) -> Shape {
+        if positions.contains(where: { $0.count == depth }) { return .literal }
+        guard !positions.isEmpty, case .object(let object) = json else { return .fixed }
+        return .members(
+            object.members.map { key, value in
+                shape(of: value, literalsAt: positions.filter { $0.count > depth && $0[depth] == key }, depth: depth + 1)
+            })
     }
 
     /// The literals of `json` if it has the shape of the declaration `last` was parsed from: the
-    /// same members in the same order, identical everywhere except at literal positions (the id,
-    /// inputs, state, and `init` values of objects), where neither is an expression or both are
-    /// the same expression. They are collected in document order, the order the parser numbers them in.
+    /// same members in the same order, identical everywhere except at literal positions, where
+    /// it holds literals too. They are collected in document order, the order the parser numbers them in.
     private static func literals(of json: JSON, shapedLike last: Entry) -> [JSON]? {
-        guard case .object(let object) = json, object.count == last.members.count else { return nil }
         var literals: [JSON] = []
         literals.reserveCapacity(last.literalCount)
-        // Members are compared through buffer pointers, here and below: iterating the arrays
-        // copied every member (a retain and a release each), which cost a third of the comparison.
-        let matches = object.members.withUnsafeBufferPointer { new in
-            last.members.withUnsafeBufferPointer { old in
-                new.indices.allSatisfy { index in
-                    let (key, value) = new[index]
-                    guard key == old[index].key else { return false }
-                    switch old[index].kind {
-                    case .fixed: return identical(value, old[index].value)
-                    case .literal: return literal(value, old[index].value, into: &literals)
-                    case .literals:
-                        return sameKeys(value, old[index].value) { new, old in literal(new, old, into: &literals) }
-                    case .initializers:
-                        return sameKeys(value, old[index].value) { new, old in
-                            sameKeys(new, old) { key, new, old in
-                                key == "init" ? sameKeys(new, old) { new, old in literal(new, old, into: &literals) } : identical(new, old)
-                            }
+        guard matches(json, last.json, last.shape, into: &literals), literals.count == last.literalCount else { return nil }
+        return literals
+    }
+
+    private static func matches(_ new: JSON, _ old: JSON, _ shape: Shape, into literals: inout [JSON]) -> Bool {
+        switch shape {
+        case .fixed: return identical(new, old)
+        case .literal: return literal(new, into: &literals)
+        case .members(let shapes):
+            guard case .object(let new) = new, case .object(let old) = old, new.count == old.count else { return false }
+            // Members are compared through buffer pointers: iterating the arrays copied every
+            // member (a retain and a release each), which cost a third of the comparison.
+            return new.members.withUnsafeBufferPointer { new in
+                old.members.withUnsafeBufferPointer { old in
+                    shapes.withUnsafeBufferPointer { shapes in
+                        new.indices.allSatisfy { index in
+                            new[index].key == old[index].key && matches(new[index].value, old[index].value, shapes[index], into: &literals)
                         }
                     }
                 }
             }
         }
-        return matches ? literals : nil
     }
 
-    /// At a literal position: `new` holds a literal where `old` did (collected), or the same expression.
-    private static func literal(_ new: JSON, _ old: JSON, into literals: inout [JSON]) -> Bool {
-        switch (ValueExpression.expressionKey(new), ValueExpression.expressionKey(old)) {
-        case (nil, nil):
+    /// At a literal position: `new` holds a literal (plain, or wrapped in `$literal`), collected.
+    private static func literal(_ new: JSON, into literals: inout [JSON]) -> Bool {
+        switch ValueExpression.expressionKey(new) {
+        case nil:
             literals.append(new)
             return true
-        case ("$literal"?, "$literal"?):
+        case "$literal"?:
             guard case .object(let wrapper) = new else { return false }
             literals.append(wrapper[0].value)
             return true
-        case (_?, _?): return identical(new, old)
         default: return false
-        }
-    }
-
-    /// Both are objects with the same keys in the same order, and `match` holds for each pair of values.
-    private static func sameKeys(_ new: JSON, _ old: JSON, _ match: (JSON, JSON) -> Bool) -> Bool {
-        sameKeys(new, old) { _, new, old in match(new, old) }
-    }
-
-    private static func sameKeys(_ new: JSON, _ old: JSON, _ match: (String, JSON, JSON) -> Bool) -> Bool {
-        guard case .object(let new) = new, case .object(let old) = old, new.count == old.count else { return false }
-        return new.members.withUnsafeBufferPointer { new in
-            old.members.withUnsafeBufferPointer { old in
-                new.indices.allSatisfy { new[$0].key == old[$0].key && match(new[$0].key, new[$0].value, old[$0].value) }
-            }
         }
     }
 
@@ -123,7 +109,13 @@ final class DeclarationCache {
         case .array(let a):
             guard case .array(let b) = old, a.count == b.count else { return false }
             return a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in a.indices.allSatisfy { identical(a[$0], b[$0]) } } }
-        case .object: return sameKeys(new, old) { identical($0, $1) }
+        case .object(let a):
+            guard case .object(let b) = old, a.count == b.count else { return false }
+            return a.members.withUnsafeBufferPointer { a in
+                b.members.withUnsafeBufferPointer { b in
+                    a.indices.allSatisfy { a[$0].key == b[$0].key && identical(a[$0].value, b[$0].value) }
+                }
+            }
         }
         return false
     }

@@ -23,9 +23,9 @@ indirect enum ValueExpression: Sendable, Equatable {
 
     var isNew: Bool { if case .new = self { true } else { false } }
 
-    /// Parses `json`; a literal is appended to `literals` and refers to its place there.
+    /// Parses `json`; a literal is recorded in `literals`, at `field`, and refers to its place there.
     /// `$new` is allowed where a view keeps or receives a value (`state`, `inputs`).
-    init(_ json: JSON, field: @autoclosure () -> String, literals: inout [JSON], allowsNew: Bool = false) throws(EngineError) {
+    init(_ json: JSON, field: @autoclosure () -> String, literals: inout DeclarationLiterals, allowsNew: Bool = false) throws(EngineError) {
         if let key = Self.expressionKey(json), case .object(let object) = json {
             if key == "$new" {
                 guard allowsNew else {
@@ -50,8 +50,7 @@ indirect enum ValueExpression: Sendable, Equatable {
                 self = .input(name)
                 return
             case ("$literal", let value):
-                self = .literal(literals.count)
-                literals.append(value)
+                self = .literal(literals.record(value, at: field()))
                 return
             case ("$parent", _), ("$input", _):
                 throw .invalidDeclaration(field: field(), reason: "\(key) takes a string")
@@ -60,8 +59,7 @@ indirect enum ValueExpression: Sendable, Equatable {
                     field: field(), reason: "\(key) is not an expression; use $parent, $input, $literal or $new")
             }
         }
-        self = .literal(literals.count)
-        literals.append(json)
+        self = .literal(literals.record(json, at: field()))
     }
 }
 
@@ -92,9 +90,9 @@ struct ObjectInitializer: Sendable, Equatable {
                 throw .invalidDeclaration(field: "\(field).init", reason: "init is an object of property: value")
             }
             for (name, value) in entries {
-                var unused: [JSON] = []
-                switch try ValueExpression(value, field: "\(field).init.\(name)", literals: &unused) {
-                case .literal: arguments.append((name, .constant(unused[0])))
+                var constant = DeclarationLiterals()
+                switch try ValueExpression(value, field: "\(field).init.\(name)", literals: &constant) {
+                case .literal: arguments.append((name, .constant(constant.values[0])))
                 case let expression: arguments.append((name, expression))
                 }
             }
@@ -200,10 +198,10 @@ final class ViewDeclaration: Sendable {
 
     static let keys = Set(Member.allCases.map(\.name))
 
-    /// Parses a declaration, appending its literal values to `literals` in the order they appear
-    /// in `json`; the root view (`/App`, from a scene) has no parent and is named App.
+    /// Parses a declaration, recording its literal values and where they are in `literals`, in
+    /// the order they appear in `json`; the root view (`/App`, from a scene) has no parent and is named App.
     init(
-        json: JSON, root: Bool = false, templates: TemplateCache = TemplateCache(), literals: inout [JSON]
+        json: JSON, root: Bool = false, templates: TemplateCache = TemplateCache(), literals: inout DeclarationLiterals
     )
         throws(EngineError)
     {
@@ -444,7 +442,7 @@ final class ViewDeclaration: Sendable {
     }
 
     private static func observedSource(
-        _ v: JSON, field f: String, view: String, literals: inout [JSON]
+        _ v: JSON, field f: String, view: String, literals: inout DeclarationLiterals
     )
         throws(EngineError) -> ObservedSource
     {
@@ -474,7 +472,7 @@ final class ViewDeclaration: Sendable {
     }
 
     private static func initializer(
-        _ spec: JSON, typeKey: String, field: String, view: String, literals: inout [JSON]
+        _ spec: JSON, typeKey: String, field: String, view: String, literals: inout DeclarationLiterals
     )
         throws(EngineError) -> ObjectInitializer
     {
