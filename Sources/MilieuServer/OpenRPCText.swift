@@ -101,46 +101,17 @@ extension OpenRPCDocument {
         {
           "name": "environmentKeys",
           "required": false,
-          "description": "Custom environment keys with their defaults; at least one type or key must be given.",
           "schema": {
             "type": "object",
             "propertyNames": {
               "$ref": "#/components/schemas/name"
             },
             "additionalProperties": {
-              "type": "object",
-              "description": "A custom environment key and its default (EnvironmentKey.defaultValue); seen by every view, so never secure.",
-              "properties": {
-                "type": {
-                  "$ref": "#/components/schemas/typeSpec"
-                },
-                "default": {
-                  "description": "The value an unprovided key reads; when omitted, the type's zero value."
-                },
-                "oneOf": {
-                  "description": "The allowed values.",
-                  "type": "array",
-                  "minItems": 1
-                },
-                "min": {
-                  "description": "Smallest allowed number (inclusive).",
-                  "type": "number"
-                },
-                "max": {
-                  "description": "Largest allowed number (inclusive).",
-                  "type": "number"
-                },
-                "pattern": {
-                  "description": "An I-Regexp (RFC 9485) the whole string must match.",
-                  "type": "string"
-                }
-              },
-              "required": [
-                "type"
-              ],
-              "additionalProperties": false
-            }
-          }
+              "$ref": "#/components/schemas/environmentKeyDeclaration"
+            },
+            "description": "Custom environment keys with their defaults (EnvironmentKey.defaultValue); at least one type or key must be given."
+          },
+          "description": "Custom environment keys with their defaults (EnvironmentKey.defaultValue); at least one type or key must be given."
         }
       ],
       "result": {
@@ -500,30 +471,30 @@ extension OpenRPCDocument {
           "required": false,
           "schema": {
             "type": "object",
-            "description": "Plain `let` properties passed by the parent.",
+            "description": "Plain `let` properties passed by the parent; `$new` builds an object for one at every evaluation of the parent. An @Observable object is passed this way.",
             "propertyNames": {
               "$ref": "#/components/schemas/name"
             },
             "additionalProperties": {
-              "$ref": "#/components/schemas/valueExpr"
+              "$ref": "#/components/schemas/valueOrNewExpr"
             }
           },
-          "description": "Plain `let` properties passed by the parent."
+          "description": "Plain `let` properties passed by the parent; `$new` builds an object for one at every evaluation of the parent. An @Observable object is passed this way."
         },
         {
           "name": "state",
           "required": false,
           "schema": {
             "type": "object",
-            "description": "`@State` variables and their initial values (taken once per identity).",
+            "description": "`@State` variables and their initial values (taken once per identity); `{\"$new\": ...}` holds an object (`@State var vm = T()`), the way to own an @Observable object.",
             "propertyNames": {
               "$ref": "#/components/schemas/name"
             },
             "additionalProperties": {
-              "$ref": "#/components/schemas/valueExpr"
+              "$ref": "#/components/schemas/valueOrNewExpr"
             }
           },
-          "description": "`@State` variables and their initial values (taken once per identity)."
+          "description": "`@State` variables and their initial values (taken once per identity); `{\"$new\": ...}` holds an object (`@State var vm = T()`), the way to own an @Observable object."
         },
         {
           "name": "bindings",
@@ -545,7 +516,7 @@ extension OpenRPCDocument {
           "required": false,
           "schema": {
             "type": "object",
-            "description": "`@StateObject` variables, created once per identity.",
+            "description": "`@StateObject` variables (ObservableObject types only), created once per identity.",
             "propertyNames": {
               "$ref": "#/components/schemas/name"
             },
@@ -564,6 +535,10 @@ extension OpenRPCDocument {
                   "additionalProperties": {
                     "$ref": "#/components/schemas/valueExpr"
                   }
+                },
+                "eager": {
+                  "description": "`let vm = T(...); _vm = StateObject(wrappedValue: vm)`: builds one at every evaluation of the parent and discards it (seed 001 case 2); the first stays.",
+                  "type": "boolean"
                 }
               },
               "required": [
@@ -572,14 +547,14 @@ extension OpenRPCDocument {
               "additionalProperties": false
             }
           },
-          "description": "`@StateObject` variables, created once per identity."
+          "description": "`@StateObject` variables (ObservableObject types only), created once per identity."
         },
         {
           "name": "observedObjects",
           "required": false,
           "schema": {
             "type": "object",
-            "description": "`@ObservedObject` variables: constructed inline (a new object on every parent re-render) or passed in.",
+            "description": "`@ObservedObject` variables (ObservableObject types only): constructed inline (a new object on every parent re-render) or passed in.",
             "propertyNames": {
               "$ref": "#/components/schemas/name"
             },
@@ -628,14 +603,14 @@ extension OpenRPCDocument {
               ]
             }
           },
-          "description": "`@ObservedObject` variables: constructed inline (a new object on every parent re-render) or passed in."
+          "description": "`@ObservedObject` variables (ObservableObject types only): constructed inline (a new object on every parent re-render) or passed in."
         },
         {
           "name": "environmentObjects",
           "required": false,
           "schema": {
             "type": "object",
-            "description": "`@EnvironmentObject` variables and the type each requires.",
+            "description": "`@EnvironmentObject` variables and the ObservableObject type each requires.",
             "propertyNames": {
               "$ref": "#/components/schemas/name"
             },
@@ -643,30 +618,78 @@ extension OpenRPCDocument {
               "$ref": "#/components/schemas/typeName"
             }
           },
-          "description": "`@EnvironmentObject` variables and the type each requires."
+          "description": "`@EnvironmentObject` variables and the ObservableObject type each requires."
         },
         {
           "name": "environment",
           "required": false,
           "schema": {
-            "description": "`@Environment(\\.key)`: the environment keys this view reads.",
-            "type": "array",
-            "items": {
-              "$ref": "#/components/schemas/name"
-            },
-            "uniqueItems": true
+            "description": "`@Environment`: an array of environment keys, each read into a variable of the same name (`@Environment(\\.key)`); or an object of variables, each `{\"key\": k}` (`@Environment(\\.k)`) or `{\"type\": T, \"optional\"?: bool}` (`@Environment(T.self)`, an @Observable object provided with `.environment(x)`; optional: `var p: T?`, null when none is provided).",
+            "oneOf": [
+              {
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/name"
+                },
+                "uniqueItems": true
+              },
+              {
+                "type": "object",
+                "propertyNames": {
+                  "$ref": "#/components/schemas/name"
+                },
+                "additionalProperties": {
+                  "oneOf": [
+                    {
+                      "type": "object",
+                      "properties": {
+                        "key": {
+                          "$ref": "#/components/schemas/name"
+                        }
+                      },
+                      "required": [
+                        "key"
+                      ],
+                      "additionalProperties": false
+                    },
+                    {
+                      "type": "object",
+                      "properties": {
+                        "type": {
+                          "$ref": "#/components/schemas/typeName"
+                        },
+                        "optional": {
+                          "type": "boolean"
+                        }
+                      },
+                      "required": [
+                        "type"
+                      ],
+                      "additionalProperties": false
+                    }
+                  ]
+                }
+              }
+            ]
           },
-          "description": "`@Environment(\\.key)`: the environment keys this view reads."
+          "description": "`@Environment`: an array of environment keys, each read into a variable of the same name (`@Environment(\\.key)`); or an object of variables, each `{\"key\": k}` (`@Environment(\\.k)`) or `{\"type\": T, \"optional\"?: bool}` (`@Environment(T.self)`, an @Observable object provided with `.environment(x)`; optional: `var p: T?`, null when none is provided)."
         },
         {
           "name": "provide",
           "required": false,
           "schema": {
             "type": "object",
-            "description": "`.environmentObject(x)` and `.environment(\\.key, v)` applied by this view.",
+            "description": "`.environmentObject(x)`, `.environment(x)` and `.environment(\\.key, v)` applied by this view.",
             "properties": {
               "environmentObjects": {
-                "description": "Key paths (relative to this view, absolute, or object-rooted) to objects provided by type.",
+                "description": "`.environmentObject(x)`: key paths (relative to this view, absolute, or object-rooted) to ObservableObject objects, provided by type.",
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/keyPath"
+                }
+              },
+              "observables": {
+                "description": "`.environment(x)`: key paths (relative to this view, absolute, or object-rooted) to @Observable objects, provided by type in the slot `@Environment(T.self)` reads.",
                 "type": "array",
                 "items": {
                   "$ref": "#/components/schemas/keyPath"
@@ -674,7 +697,7 @@ extension OpenRPCDocument {
               },
               "environment": {
                 "type": "object",
-                "description": "Environment values provided to this view and its subtree: literal JSON values, not expressions.",
+                "description": "`.environment(\\.key, v)`: values of declared environment keys provided to this view and its subtree: literal JSON values, not expressions.",
                 "propertyNames": {
                   "$ref": "#/components/schemas/name"
                 },
@@ -685,7 +708,7 @@ extension OpenRPCDocument {
             },
             "additionalProperties": false
           },
-          "description": "`.environmentObject(x)` and `.environment(\\.key, v)` applied by this view."
+          "description": "`.environmentObject(x)`, `.environment(x)` and `.environment(\\.key, v)` applied by this view."
         },
         {
           "name": "body",
@@ -794,18 +817,32 @@ extension OpenRPCDocument {
           "name": "environmentObjects",
           "required": false,
           "schema": {
+            "description": "`.environmentObject(x)`: key paths (relative to the view, absolute, or object-rooted) to ObservableObject objects, each provided by its type.",
             "type": "array",
             "items": {
               "$ref": "#/components/schemas/keyPath"
             }
-          }
+          },
+          "description": "`.environmentObject(x)`: key paths (relative to the view, absolute, or object-rooted) to ObservableObject objects, each provided by its type."
+        },
+        {
+          "name": "observables",
+          "required": false,
+          "schema": {
+            "description": "`.environment(x)`: key paths to @Observable objects, each provided by its type in the slot `@Environment(T.self)` reads.",
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/keyPath"
+            }
+          },
+          "description": "`.environment(x)`: key paths to @Observable objects, each provided by its type in the slot `@Environment(T.self)` reads."
         },
         {
           "name": "environment",
           "required": false,
           "schema": {
             "type": "object",
-            "description": "Literal values (no expressions).",
+            "description": "Values of declared environment keys: literal values (no expressions).",
             "propertyNames": {
               "$ref": "#/components/schemas/name"
             },
@@ -813,19 +850,19 @@ extension OpenRPCDocument {
               "$ref": "#/components/schemas/value"
             }
           },
-          "description": "Literal values (no expressions)."
+          "description": "Values of declared environment keys: literal values (no expressions)."
         },
         {
           "name": "withdraw",
           "required": false,
           "schema": {
-            "description": "Environment object type names and environment keys to stop providing.",
+            "description": "Type names (in either object slot) and environment keys to stop providing.",
             "type": "array",
             "items": {
               "$ref": "#/components/schemas/name"
             }
           },
-          "description": "Environment object type names and environment keys to stop providing."
+          "description": "Type names (in either object slot) and environment keys to stop providing."
         }
       ],
       "result": {
@@ -843,6 +880,12 @@ extension OpenRPCDocument {
         },
         {
           "$ref": "#/components/errors/TypeMismatch"
+        },
+        {
+          "$ref": "#/components/errors/InvalidValue"
+        },
+        {
+          "$ref": "#/components/errors/InvalidDeclaration"
         },
         {
           "$ref": "#/components/errors/InUse"
@@ -1417,6 +1460,39 @@ extension OpenRPCDocument {
         ],
         "additionalProperties": false
       },
+      "environmentKeyDeclaration": {
+        "type": "object",
+        "description": "A custom environment key and its default (EnvironmentKey.defaultValue); seen by every view, so never secure.",
+        "properties": {
+          "type": {
+            "$ref": "#/components/schemas/typeSpec"
+          },
+          "default": {
+            "description": "The value an unprovided key reads; when omitted, the type's zero value."
+          },
+          "oneOf": {
+            "description": "The allowed values.",
+            "type": "array",
+            "minItems": 1
+          },
+          "min": {
+            "description": "Smallest allowed number (inclusive).",
+            "type": "number"
+          },
+          "max": {
+            "description": "Largest allowed number (inclusive).",
+            "type": "number"
+          },
+          "pattern": {
+            "description": "An I-Regexp (RFC 9485) the whole string must match.",
+            "type": "string"
+          }
+        },
+        "required": [
+          "type"
+        ],
+        "additionalProperties": false
+      },
       "propertyDescription": {
         "type": "object",
         "properties": {
@@ -1430,6 +1506,10 @@ extension OpenRPCDocument {
             "type": "boolean"
           },
           "secure": {
+            "type": "boolean"
+          },
+          "published": {
+            "description": "Given for the stored properties of an observableObject type: true for `@Published`, false for a plain var whose writes announce nothing.",
             "type": "boolean"
           },
           "default": {
@@ -1465,7 +1545,9 @@ extension OpenRPCDocument {
         "type": "object",
         "properties": {
           "name": {
-            "$ref": "#/components/schemas/name"
+            "description": "An action's name; every observableObject type also lists `objectWillChange.send`, last.",
+            "type": "string",
+            "pattern": "^(?:[A-Za-z_][A-Za-z0-9_]*|objectWillChange\\.send)$"
           },
           "params": {
             "description": "Positional parameters, each written `name: type`.",
@@ -1556,8 +1638,40 @@ extension OpenRPCDocument {
         ],
         "additionalProperties": false
       },
+      "newObject": {
+        "type": "object",
+        "description": "`{\"$new\": {\"type\": T, \"init\"?: {...}}}`: a new object of T, only in `state` (`@State var vm = T(...)`: made at every evaluation of the parent, the identity keeps the first) and `inputs` (a parent passing `T(...)` to a `let`: a new object at every evaluation). Init values are literals, `$parent`, `$input` or `$literal`, not `$new`.",
+        "properties": {
+          "$new": {
+            "type": "object",
+            "properties": {
+              "type": {
+                "$ref": "#/components/schemas/typeName"
+              },
+              "init": {
+                "type": "object",
+                "description": "Initial property values, by property name.",
+                "propertyNames": {
+                  "$ref": "#/components/schemas/name"
+                },
+                "additionalProperties": {
+                  "$ref": "#/components/schemas/valueExpr"
+                }
+              }
+            },
+            "required": [
+              "type"
+            ],
+            "additionalProperties": false
+          }
+        },
+        "required": [
+          "$new"
+        ],
+        "additionalProperties": false
+      },
       "valueExpr": {
-        "description": "A literal JSON value, or an expression: an object whose only member's key starts with `$` must be `$parent`, `$input` or `$literal`.",
+        "description": "A literal JSON value, or an expression: an object whose only member's key starts with `$` must be `$parent`, `$input` or `$literal` (`$new` only where valueOrNewExpr allows it).",
         "if": {
           "type": "object",
           "minProperties": 1,
@@ -1580,6 +1694,33 @@ extension OpenRPCDocument {
           ]
         }
       },
+      "valueOrNewExpr": {
+        "description": "A valueExpr, or `$new` (a new object): the value of a `state` or `inputs` variable.",
+        "if": {
+          "type": "object",
+          "minProperties": 1,
+          "maxProperties": 1,
+          "propertyNames": {
+            "pattern": "^\\$"
+          }
+        },
+        "then": {
+          "oneOf": [
+            {
+              "$ref": "#/components/schemas/parentRef"
+            },
+            {
+              "$ref": "#/components/schemas/inputRef"
+            },
+            {
+              "$ref": "#/components/schemas/literal"
+            },
+            {
+              "$ref": "#/components/schemas/newObject"
+            }
+          ]
+        }
+      },
       "viewDeclaration": {
         "type": "object",
         "description": "A view declaration: the params of view/mount.",
@@ -1596,22 +1737,22 @@ extension OpenRPCDocument {
           },
           "inputs": {
             "type": "object",
-            "description": "Plain `let` properties passed by the parent.",
+            "description": "Plain `let` properties passed by the parent; `$new` builds an object for one at every evaluation of the parent. An @Observable object is passed this way.",
             "propertyNames": {
               "$ref": "#/components/schemas/name"
             },
             "additionalProperties": {
-              "$ref": "#/components/schemas/valueExpr"
+              "$ref": "#/components/schemas/valueOrNewExpr"
             }
           },
           "state": {
             "type": "object",
-            "description": "`@State` variables and their initial values (taken once per identity).",
+            "description": "`@State` variables and their initial values (taken once per identity); `{\"$new\": ...}` holds an object (`@State var vm = T()`), the way to own an @Observable object.",
             "propertyNames": {
               "$ref": "#/components/schemas/name"
             },
             "additionalProperties": {
-              "$ref": "#/components/schemas/valueExpr"
+              "$ref": "#/components/schemas/valueOrNewExpr"
             }
           },
           "bindings": {
@@ -1626,7 +1767,7 @@ extension OpenRPCDocument {
           },
           "stateObjects": {
             "type": "object",
-            "description": "`@StateObject` variables, created once per identity.",
+            "description": "`@StateObject` variables (ObservableObject types only), created once per identity.",
             "propertyNames": {
               "$ref": "#/components/schemas/name"
             },
@@ -1645,6 +1786,10 @@ extension OpenRPCDocument {
                   "additionalProperties": {
                     "$ref": "#/components/schemas/valueExpr"
                   }
+                },
+                "eager": {
+                  "description": "`let vm = T(...); _vm = StateObject(wrappedValue: vm)`: builds one at every evaluation of the parent and discards it (seed 001 case 2); the first stays.",
+                  "type": "boolean"
                 }
               },
               "required": [
@@ -1655,7 +1800,7 @@ extension OpenRPCDocument {
           },
           "observedObjects": {
             "type": "object",
-            "description": "`@ObservedObject` variables: constructed inline (a new object on every parent re-render) or passed in.",
+            "description": "`@ObservedObject` variables (ObservableObject types only): constructed inline (a new object on every parent re-render) or passed in.",
             "propertyNames": {
               "$ref": "#/components/schemas/name"
             },
@@ -1706,7 +1851,7 @@ extension OpenRPCDocument {
           },
           "environmentObjects": {
             "type": "object",
-            "description": "`@EnvironmentObject` variables and the type each requires.",
+            "description": "`@EnvironmentObject` variables and the ObservableObject type each requires.",
             "propertyNames": {
               "$ref": "#/components/schemas/name"
             },
@@ -1715,19 +1860,67 @@ extension OpenRPCDocument {
             }
           },
           "environment": {
-            "description": "`@Environment(\\.key)`: the environment keys this view reads.",
-            "type": "array",
-            "items": {
-              "$ref": "#/components/schemas/name"
-            },
-            "uniqueItems": true
+            "description": "`@Environment`: an array of environment keys, each read into a variable of the same name (`@Environment(\\.key)`); or an object of variables, each `{\"key\": k}` (`@Environment(\\.k)`) or `{\"type\": T, \"optional\"?: bool}` (`@Environment(T.self)`, an @Observable object provided with `.environment(x)`; optional: `var p: T?`, null when none is provided).",
+            "oneOf": [
+              {
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/name"
+                },
+                "uniqueItems": true
+              },
+              {
+                "type": "object",
+                "propertyNames": {
+                  "$ref": "#/components/schemas/name"
+                },
+                "additionalProperties": {
+                  "oneOf": [
+                    {
+                      "type": "object",
+                      "properties": {
+                        "key": {
+                          "$ref": "#/components/schemas/name"
+                        }
+                      },
+                      "required": [
+                        "key"
+                      ],
+                      "additionalProperties": false
+                    },
+                    {
+                      "type": "object",
+                      "properties": {
+                        "type": {
+                          "$ref": "#/components/schemas/typeName"
+                        },
+                        "optional": {
+                          "type": "boolean"
+                        }
+                      },
+                      "required": [
+                        "type"
+                      ],
+                      "additionalProperties": false
+                    }
+                  ]
+                }
+              }
+            ]
           },
           "provide": {
             "type": "object",
-            "description": "`.environmentObject(x)` and `.environment(\\.key, v)` applied by this view.",
+            "description": "`.environmentObject(x)`, `.environment(x)` and `.environment(\\.key, v)` applied by this view.",
             "properties": {
               "environmentObjects": {
-                "description": "Key paths (relative to this view, absolute, or object-rooted) to objects provided by type.",
+                "description": "`.environmentObject(x)`: key paths (relative to this view, absolute, or object-rooted) to ObservableObject objects, provided by type.",
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/keyPath"
+                }
+              },
+              "observables": {
+                "description": "`.environment(x)`: key paths (relative to this view, absolute, or object-rooted) to @Observable objects, provided by type in the slot `@Environment(T.self)` reads.",
                 "type": "array",
                 "items": {
                   "$ref": "#/components/schemas/keyPath"
@@ -1735,7 +1928,7 @@ extension OpenRPCDocument {
               },
               "environment": {
                 "type": "object",
-                "description": "Environment values provided to this view and its subtree: literal JSON values, not expressions.",
+                "description": "`.environment(\\.key, v)`: values of declared environment keys provided to this view and its subtree: literal JSON values, not expressions.",
                 "propertyNames": {
                   "$ref": "#/components/schemas/name"
                 },
@@ -1867,7 +2060,9 @@ extension OpenRPCDocument {
               "stateObject",
               "observedObject",
               "environmentObject",
-              "input"
+              "input",
+              "state",
+              "environment"
             ]
           }
         },
@@ -1875,6 +2070,46 @@ extension OpenRPCDocument {
           "object",
           "type",
           "wrapper"
+        ],
+        "additionalProperties": false,
+        "description": "An object a view variable holds, and the wrapper that holds it: stateObject, observedObject, environmentObject, input (a plain `let`), state (a `@State` holding an object) or environment (`@Environment(T.self)`)."
+      },
+      "provides": {
+        "type": "object",
+        "description": "What the view provides to its subtree: ObservableObjects by type (`.environmentObject`), @Observable objects by type (`.environment(x)`), environment values by key.",
+        "properties": {
+          "environmentObjects": {
+            "type": "object",
+            "propertyNames": {
+              "$ref": "#/components/schemas/typeName"
+            },
+            "additionalProperties": {
+              "$ref": "#/components/schemas/objectId"
+            }
+          },
+          "observables": {
+            "type": "object",
+            "propertyNames": {
+              "$ref": "#/components/schemas/typeName"
+            },
+            "additionalProperties": {
+              "$ref": "#/components/schemas/objectId"
+            }
+          },
+          "environment": {
+            "type": "object",
+            "propertyNames": {
+              "$ref": "#/components/schemas/name"
+            },
+            "additionalProperties": {
+              "$ref": "#/components/schemas/value"
+            }
+          }
+        },
+        "required": [
+          "environmentObjects",
+          "observables",
+          "environment"
         ],
         "additionalProperties": false
       },
@@ -1930,11 +2165,19 @@ extension OpenRPCDocument {
           },
           "objects": {
             "type": "object",
+            "description": "Every object variable and what it holds; null for an optional `@Environment(T.self)` that no ancestor provides.",
             "propertyNames": {
               "$ref": "#/components/schemas/name"
             },
             "additionalProperties": {
-              "$ref": "#/components/schemas/heldObject"
+              "anyOf": [
+                {
+                  "$ref": "#/components/schemas/heldObject"
+                },
+                {
+                  "type": "null"
+                }
+              ]
             }
           },
           "environment": {
@@ -1948,32 +2191,7 @@ extension OpenRPCDocument {
             }
           },
           "provides": {
-            "type": "object",
-            "properties": {
-              "environmentObjects": {
-                "type": "object",
-                "propertyNames": {
-                  "$ref": "#/components/schemas/typeName"
-                },
-                "additionalProperties": {
-                  "$ref": "#/components/schemas/objectId"
-                }
-              },
-              "environment": {
-                "type": "object",
-                "propertyNames": {
-                  "$ref": "#/components/schemas/name"
-                },
-                "additionalProperties": {
-                  "$ref": "#/components/schemas/value"
-                }
-              }
-            },
-            "required": [
-              "environmentObjects",
-              "environment"
-            ],
-            "additionalProperties": false
+            "$ref": "#/components/schemas/provides"
           },
           "body": {
             "$ref": "#/components/schemas/body"
@@ -2050,11 +2268,19 @@ extension OpenRPCDocument {
           },
           "objects": {
             "type": "object",
+            "description": "Every object variable and what it holds; null for an optional `@Environment(T.self)` that no ancestor provides.",
             "propertyNames": {
               "$ref": "#/components/schemas/name"
             },
             "additionalProperties": {
-              "$ref": "#/components/schemas/heldObject"
+              "anyOf": [
+                {
+                  "$ref": "#/components/schemas/heldObject"
+                },
+                {
+                  "type": "null"
+                }
+              ]
             }
           },
           "environment": {
@@ -2068,32 +2294,7 @@ extension OpenRPCDocument {
             }
           },
           "provides": {
-            "type": "object",
-            "properties": {
-              "environmentObjects": {
-                "type": "object",
-                "propertyNames": {
-                  "$ref": "#/components/schemas/typeName"
-                },
-                "additionalProperties": {
-                  "$ref": "#/components/schemas/objectId"
-                }
-              },
-              "environment": {
-                "type": "object",
-                "propertyNames": {
-                  "$ref": "#/components/schemas/name"
-                },
-                "additionalProperties": {
-                  "$ref": "#/components/schemas/value"
-                }
-              }
-            },
-            "required": [
-              "environmentObjects",
-              "environment"
-            ],
-            "additionalProperties": false
+            "$ref": "#/components/schemas/provides"
           },
           "body": {
             "$ref": "#/components/schemas/body"
@@ -2167,6 +2368,43 @@ extension OpenRPCDocument {
         "description": "Why a body was evaluated again: `@self`, `@identity`, `_<var>`, `<var>.<prop>`, `env.<key>`.",
         "type": "string",
         "pattern": "^(?:@self|@identity|_[A-Za-z_][A-Za-z0-9_]*|[A-Za-z_][A-Za-z0-9_]*(?:\\.[A-Za-z_][A-Za-z0-9_]*)+)$"
+      },
+      "creationReason": {
+        "description": "Why an object was created (object/didCreate): stateObject (a @StateObject of a mounted view), state (a @State holding a $new object), construct (an @ObservedObject constructed inline or a $new input), stateInitial (an initial value made for an identity that already has one, discarded in the same transaction), identity (for a view that appeared because an id changed), app (the scene's objects).",
+        "enum": [
+          "stateObject",
+          "state",
+          "construct",
+          "stateInitial",
+          "identity",
+          "app"
+        ]
+      },
+      "destructionReason": {
+        "description": "Why an object was destroyed (object/didDestroy): replaced (a constructed object or $new input replaced at its parent's evaluation), discarded (a stateInitial object), ownerUnmounted, identity (its owner view's identity changed), released (it had lost its owner and the last reference went).",
+        "enum": [
+          "replaced",
+          "discarded",
+          "ownerUnmounted",
+          "identity",
+          "released"
+        ]
+      },
+      "mountReason": {
+        "description": "Why a view appeared (view/didMount): mounted (by view/mount) or identity (a new id).",
+        "enum": [
+          "mounted",
+          "identity"
+        ]
+      },
+      "unmountReason": {
+        "description": "Why a view went (view/didUnmount): unmounted (by view/unmount), identity (its id or an ancestor's changed), connectionClosed (the connection that mounted it closed), parentUnmounted (an ancestor went for another reason than identity).",
+        "enum": [
+          "unmounted",
+          "identity",
+          "connectionClosed",
+          "parentUnmounted"
+        ]
       },
       "initializeParams": {
         "type": "object",
@@ -2288,16 +2526,45 @@ extension OpenRPCDocument {
         "properties": {
           "types": {
             "type": "array",
-            "minItems": 1,
             "items": {
               "$ref": "#/components/schemas/typeDeclaration"
             }
+          },
+          "environmentKeys": {
+            "type": "object",
+            "propertyNames": {
+              "$ref": "#/components/schemas/name"
+            },
+            "additionalProperties": {
+              "$ref": "#/components/schemas/environmentKeyDeclaration"
+            },
+            "description": "Custom environment keys with their defaults (EnvironmentKey.defaultValue); at least one type or key must be given."
           }
         },
-        "required": [
-          "types"
-        ],
-        "additionalProperties": false
+        "additionalProperties": false,
+        "description": "At least one type declaration or environment key.",
+        "anyOf": [
+          {
+            "required": [
+              "types"
+            ],
+            "properties": {
+              "types": {
+                "minItems": 1
+              }
+            }
+          },
+          {
+            "required": [
+              "environmentKeys"
+            ],
+            "properties": {
+              "environmentKeys": {
+                "minProperties": 1
+              }
+            }
+          }
+        ]
       },
       "schemaRegisterResult": {
         "type": "object",
@@ -2553,7 +2820,7 @@ extension OpenRPCDocument {
           },
           "objects": {
             "type": "object",
-            "description": "The object each object variable holds.",
+            "description": "The object each object variable holds; an optional `@Environment(T.self)` that no ancestor provides is left out.",
             "propertyNames": {
               "$ref": "#/components/schemas/name"
             },
@@ -2604,6 +2871,14 @@ extension OpenRPCDocument {
             "$ref": "#/components/schemas/viewPath"
           },
           "environmentObjects": {
+            "description": "`.environmentObject(x)`: key paths (relative to the view, absolute, or object-rooted) to ObservableObject objects, each provided by its type.",
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/keyPath"
+            }
+          },
+          "observables": {
+            "description": "`.environment(x)`: key paths to @Observable objects, each provided by its type in the slot `@Environment(T.self)` reads.",
             "type": "array",
             "items": {
               "$ref": "#/components/schemas/keyPath"
@@ -2611,7 +2886,7 @@ extension OpenRPCDocument {
           },
           "environment": {
             "type": "object",
-            "description": "Literal values (no expressions).",
+            "description": "Values of declared environment keys: literal values (no expressions).",
             "propertyNames": {
               "$ref": "#/components/schemas/name"
             },
@@ -2620,7 +2895,7 @@ extension OpenRPCDocument {
             }
           },
           "withdraw": {
-            "description": "Environment object type names and environment keys to stop providing.",
+            "description": "Type names (in either object slot) and environment keys to stop providing.",
             "type": "array",
             "items": {
               "$ref": "#/components/schemas/name"
@@ -2832,10 +3107,7 @@ extension OpenRPCDocument {
             "$ref": "#/components/schemas/viewPath"
           },
           "reason": {
-            "enum": [
-              "mounted",
-              "identity"
-            ]
+            "$ref": "#/components/schemas/mountReason"
           },
           "body": {
             "$ref": "#/components/schemas/body"
@@ -2863,12 +3135,7 @@ extension OpenRPCDocument {
             "$ref": "#/components/schemas/viewPath"
           },
           "reason": {
-            "enum": [
-              "unmounted",
-              "identity",
-              "connectionClosed",
-              "parentUnmounted"
-            ]
+            "$ref": "#/components/schemas/unmountReason"
           }
         },
         "required": [
@@ -2906,12 +3173,7 @@ extension OpenRPCDocument {
             ]
           },
           "reason": {
-            "enum": [
-              "stateObject",
-              "construct",
-              "identity",
-              "app"
-            ]
+            "$ref": "#/components/schemas/creationReason"
           }
         },
         "required": [
@@ -2951,12 +3213,7 @@ extension OpenRPCDocument {
             ]
           },
           "reason": {
-            "enum": [
-              "replaced",
-              "ownerUnmounted",
-              "identity",
-              "released"
-            ]
+            "$ref": "#/components/schemas/destructionReason"
           }
         },
         "required": [
