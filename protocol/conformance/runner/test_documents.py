@@ -160,17 +160,6 @@ def _spec_exchanges():
 
 SPEC_BLOCKS = _spec_exchanges()
 
-# Response lines of SPEC.md known to disagree with the daemon and the schemas: the line, the
-# method it answers and why. Skipped until SPEC.md is corrected; a test fails once one
-# validates (or is gone), so that the list cannot outlive the mistakes.
-SPEC_ERRATA = {
-    '<-- {"jsonrpc":"2.0","id":1,"result":{"types":["Profile"],"version":2}}': (
-        "schema/register",
-        "SPEC 9.3's first example omits environmentKeys, which the result list above it and the "
-        "daemon always give (\"environmentKeys\":[])",
-    ),
-}
-
 
 def test_spec_has_examples():
     assert len(SPEC_BLOCKS) > 20
@@ -183,8 +172,6 @@ def test_spec_examples_validate_against_the_schemas(block, schemas: Schemas):
     problems = []
     answered_with_result = set()
     for direction, text, line in block:
-        if f"{direction} {text}" in SPEC_ERRATA:
-            continue
         try:
             message = json.loads(text)
         except ValueError:
@@ -214,10 +201,3 @@ def test_spec_examples_validate_against_the_schemas(block, schemas: Schemas):
                 problems += [f"line {line}: {p}" for p in schemas.errors(name, request)]
     assert not problems, "\n".join(problems)
 
-
-def test_every_spec_erratum_is_still_an_erratum(schemas: Schemas):
-    lines = {f"{d} {t}" for block in SPEC_BLOCKS for d, t, _ in block}
-    for text, (method, reason) in SPEC_ERRATA.items():
-        assert text in lines, f"SPEC.md no longer has the erratum line; remove it from SPEC_ERRATA: {text}"
-        message = json.loads(text[4:])
-        assert schemas.check_response(method, message), f"the line now validates; remove it from SPEC_ERRATA ({reason})"
