@@ -25,19 +25,33 @@ nonisolated(unsafe) var graph = try? Graph()
 private func handle(_ message: RequestOrError) {
     guard case .request(let request) = message else { return }
     do {
-        let call = try MethodCall.decode(method: request.method, params: request.params)
+        let call = try Methods.decode(method: request.method, params: request.params)
         guard let current = graph else { return }
         if current.viewCount > 5000 { graph = try? Graph() }
-        switch call {
-        case .mount(let declaration): _ = try? current.apply([.mount(declaration: declaration, owner: 1)])
-        case .set(let path, let value, let ifVersion): _ = try? current.apply([.set(path: path, value: value, ifVersion: ifVersion)])
-        case .call(let path, let arguments): _ = try? current.apply([.call(path: path, arguments: arguments)])
-        case .get(let path): _ = try? current.get(path)
-        case .unmount(let path): _ = try? current.apply([.unmount(path: path)])
-        default: break
+        if let get = call as? GraphGetRequest {
+            _ = try? current.get(get.path)
+        } else if let transaction = call as? GraphTransactionRequest {
+            _ = try? current.apply(transaction.operations.compactMap(operation))
+        } else if let op = call as? any TransactionMethod, let operation = operation(op) {
+            _ = try? current.apply([operation])
         }
     } catch {
         check(Envelope.errorLine(id: request.id ?? .null, error))
+    }
+}
+
+/// The engine operation a transaction method asks for (the server's mapping, for the methods fuzzed).
+private func operation(_ method: any TransactionMethod) -> Operation? {
+    switch method {
+    case let mount as ViewMountRequest: .mount(declaration: .object(mount.declaration), owner: ConnectionID(1))
+    case let set as GraphSetRequest: .set(path: set.path, value: set.value, ifVersion: set.ifVersion.map(Version.init))
+    case let call as GraphCallRequest: .call(path: call.path, arguments: call.arguments)
+    case let unmount as ViewUnmountRequest: .unmount(path: unmount.path)
+    case let provide as ViewProvideRequest:
+        .provide(
+            path: provide.path, environmentObjects: provide.environmentObjects, observables: provide.observables,
+            environment: provide.environment, withdraw: provide.withdraw)
+    default: nil
     }
 }
 

@@ -20,19 +20,19 @@ struct History {
     }
 
     /// The newest version held, if any.
-    var newest: Int? {
+    var newest: Version? {
         guard !commits.isEmpty else { return nil }
         return commits[(start + commits.count - 1) % commits.count].version
     }
 
     /// The oldest version still held, if any.
-    var oldest: Int? { commits.isEmpty ? nil : commits[start].version }
+    var oldest: Version? { commits.isEmpty ? nil : commits[start].version }
 
     /// The commits after `version`, oldest first; nil when some of them are no longer held.
-    func commits(after version: Int, current: Int) -> [Commit]? {
+    func commits(after version: Version, current: Version) -> [Commit]? {
         guard version < current else { return [] }
         let ordered = Array(commits[start...] + commits[..<start])
-        guard let first = ordered.first, first.version <= version + 1 else { return nil }
+        guard let first = ordered.first, first.version <= version.next else { return nil }
         return ordered.filter { $0.version > version }
     }
 }

@@ -12,7 +12,7 @@ protocol ServerMethod: RPCMethod {
 /// A method that is one engine operation, alone or as an op of `graph/transaction`.
 protocol ServerOperation: TransactionMethod, ServerMethod {
     /// The engine operation it asks for; `owner` is the connection that sent it.
-    func operation(owner: Int) -> Operation
+    func operation(owner: ConnectionID) -> Operation
 }
 
 extension Server {
@@ -45,7 +45,7 @@ extension Server {
 extension ServerOperation {
     /// One operation as its own transaction; its error names no op index (that is for graph/transaction).
     func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
-        let operation = operation(owner: session.id)
+        let operation = operation(owner: ConnectionID(session.id))
         let (outcomes, commit) = try server.engine { () throws(EngineError) in
             do throws(EngineError) {
                 return try server.graph.apply([operation])
@@ -55,7 +55,7 @@ extension ServerOperation {
                 throw single
             }
         }
-        return Reply(result: server.result(of: outcomes[0], version: commit.version), commit: commit)
+        return Reply(result: server.result(of: outcomes[0], version: commit.version.rawValue), commit: commit)
     }
 }
 
@@ -67,7 +67,7 @@ extension InitializeRequest: ServerMethod {
         }
         let result = Result(
             serverName: ProtocolInfo.serverName, serverVersion: ProtocolInfo.serverVersion, protocolVersion: ProtocolInfo.version,
-            maxLineBytes: server.configuration.maxLineBytes, instance: server.instance, version: server.graph.version)
+            maxLineBytes: server.configuration.maxLineBytes, instance: server.instance, version: server.graph.version.rawValue)
         return Reply(result: result.wire)
     }
 }
@@ -91,7 +91,7 @@ extension SchemaRegisterRequest: ServerMethod {
         }
         if !names.isEmpty { server.log.info("registered types \(names.joined(separator: ", "))") }
         if !newKeys.isEmpty { server.log.info("declared environment keys \(newKeys.joined(separator: ", "))") }
-        return Reply(result: Result(types: names, environmentKeys: newKeys, version: commit.version).wire, commit: commit)
+        return Reply(result: Result(types: names, environmentKeys: newKeys, version: commit.version.rawValue).wire, commit: commit)
     }
 }
 
@@ -102,23 +102,23 @@ extension GraphGetRequest: ServerMethod {
 }
 
 extension GraphSetRequest: ServerOperation {
-    func operation(owner: Int) -> Operation { .set(path: path, value: value, ifVersion: ifVersion) }
+    func operation(owner: ConnectionID) -> Operation { .set(path: path, value: value, ifVersion: ifVersion.map(Version.init)) }
 }
 
 extension GraphCallRequest: ServerOperation {
-    func operation(owner: Int) -> Operation { .call(path: path, arguments: arguments) }
+    func operation(owner: ConnectionID) -> Operation { .call(path: path, arguments: arguments) }
 }
 
 extension ViewMountRequest: ServerOperation {
-    func operation(owner: Int) -> Operation { .mount(declaration: .object(declaration), owner: owner) }
+    func operation(owner: ConnectionID) -> Operation { .mount(declaration: .object(declaration), owner: owner) }
 }
 
 extension ViewUnmountRequest: ServerOperation {
-    func operation(owner: Int) -> Operation { .unmount(path: path) }
+    func operation(owner: ConnectionID) -> Operation { .unmount(path: path) }
 }
 
 extension ViewProvideRequest: ServerOperation {
-    func operation(owner: Int) -> Operation {
+    func operation(owner: ConnectionID) -> Operation {
         .provide(path: path, environmentObjects: environmentObjects, observables: observables, environment: environment, withdraw: withdraw)
     }
 }
@@ -131,18 +131,18 @@ extension GraphTransactionRequest: ServerMethod {
         var engineOperations: [Operation] = []
         for op in operations {
             guard let op = op as? any ServerOperation else { throw RPCError.internalError("\(type(of: op).name) has no handler") }
-            engineOperations.append(op.operation(owner: session.id))
+            engineOperations.append(op.operation(owner: ConnectionID(session.id)))
         }
         let (outcomes, commit) = try server.engine { () throws(EngineError) in try server.graph.apply(engineOperations) }
-        let results = outcomes.map { server.result(of: $0, version: commit.version) }
-        return Reply(result: Result(results: results, version: commit.version).wire, commit: commit)
+        let results = outcomes.map { server.result(of: $0, version: commit.version.rawValue) }
+        return Reply(result: Result(results: results, version: commit.version.rawValue).wire, commit: commit)
     }
 }
 
 extension ViewTreeRequest: ServerMethod {
     func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
         let root = try server.engine { () throws(EngineError) in try server.graph.tree(path) }
-        return Reply(result: Result(root: root, version: server.graph.version).wire)
+        return Reply(result: Result(root: root, version: server.graph.version.rawValue).wire)
     }
 }
 
@@ -202,12 +202,13 @@ extension Server {
             targets.append((.view(canonical), canonical))
         }
         var replay: [Commit] = []
-        if let sinceVersion = request.sinceVersion {
+        if let requested = request.sinceVersion {
+            let sinceVersion = Version(requested)
             guard sinceVersion <= graph.version else {
                 throw RPCError.invalidParams(field: "/sinceVersion", "version \(sinceVersion) has not happened yet (now \(graph.version))")
             }
             guard let missed = history.commits(after: sinceVersion, current: graph.version) else {
-                throw RPCError.compacted(oldest: history.oldest ?? graph.version, requested: sinceVersion)
+                throw RPCError.compacted(oldest: (history.oldest ?? graph.version).rawValue, requested: requested)
             }
             replay = missed
         }
@@ -218,6 +219,6 @@ extension Server {
         for commit in replay {
             if let lines = watches.notifications(for: commit, only: key)[session.id] { followUps.writeRaw(lines.bytes) }
         }
-        return Reply(result: WatchRequest.Result(watch: key.watch, version: graph.version).wire, followUps: followUps)
+        return Reply(result: WatchRequest.Result(watch: key.watch, version: graph.version.rawValue).wire, followUps: followUps)
     }
 }

@@ -149,7 +149,7 @@ public final class Server: ConnectionHandler {
         guard sessions.removeValue(forKey: connection.id) != nil else { return }
         log.debug("connection \(connection.id) closed: \(reason)")
         watches.removeAll(connection: connection.id)
-        let commit = graph.connectionClosed(connection.id)
+        let commit = graph.connectionClosed(ConnectionID(connection.id))
         if let store, !commit.isEmpty { Persistence.stage(commit, of: graph, in: store) }
         turn.append(
             TurnOutput(
@@ -264,7 +264,7 @@ public final class Server: ConnectionHandler {
     /// Records a commit and sends each watcher its notifications. A commit with no changes
     /// (a registration, a change of what a view provides) took a version all the same.
     func publish(_ commit: Commit) {
-        guard commit.version > (history.newest ?? 0) else { return }
+        guard commit.version > (history.newest ?? Version(0)) else { return }
         history.append(commit)
         guard !commit.isEmpty else { return }
         for (connection, writer) in watches.notifications(for: commit) {

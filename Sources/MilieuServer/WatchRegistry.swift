@@ -76,7 +76,7 @@ final class WatchRegistry {
         var pending: [WatchKey: Pending] = [:]
         func add(_ key: WatchKey, _ body: (inout Pending, WatchStamp) -> Void) {
             guard only == nil || only == key else { return }
-            body(&pending[key, default: Pending()], WatchStamp(watch: key.watch, version: commit.version))
+            body(&pending[key, default: Pending()], WatchStamp(watch: key.watch, version: commit.version.rawValue))
         }
         let watchesViews = !byView.isEmpty
         for change in commit.changes {
@@ -129,7 +129,8 @@ final class WatchRegistry {
         var output: [Int: JSONWriter] = [:]
         for key in pending.keys.sorted() {
             guard let notes = pending[key] else { continue }
-            notes.write(WatchStamp(watch: key.watch, version: commit.version), into: &output[key.connection, default: JSONWriter()])
+            notes.write(
+                WatchStamp(watch: key.watch, version: commit.version.rawValue), into: &output[key.connection, default: JSONWriter()])
         }
         return output
     }

@@ -211,7 +211,7 @@ import Testing
         #expect(commit.updatedViews == ["/App/Parent", "/App/Parent/Child"])
         #expect(commit.updates["/App/Parent"] == ["_b", "_a"] || commit.updates["/App/Parent"] == ["_a", "_b"])
         #expect(Set(commit.updates["/App/Parent/Child"] ?? []) == ["_b", "@self"])
-        #expect(commit.version == before + 1)
+        #expect(commit.version == before.next)
         #expect(results.allSatisfy { if case .done = $0 { true } else { false } })
         #expect(commit.body(of: "/App/Parent/Child") == ["12"])
     }
@@ -319,11 +319,11 @@ import Testing
 
     @Test func rule15ConnectionViewsGoWhenItClosesUnlessRetained() throws {
         let graph = try makeGraph()
-        try graph.mount(["parent": "/App", "name": "Temp", "stateObjects": ["model": ["type": "CounterObject"]]], owner: 7)
-        try graph.mount(["parent": "/App/Temp", "name": "Inner"], owner: 8)
-        try graph.mount(["parent": "/App", "name": "Kept", "retain": true], owner: 7)
-        try graph.mount(["parent": "/App", "name": "Other"], owner: 9)
-        let close = graph.connectionClosed(7)
+        try graph.mount(["parent": "/App", "name": "Temp", "stateObjects": ["model": ["type": "CounterObject"]]], owner: ConnectionID(7))
+        try graph.mount(["parent": "/App/Temp", "name": "Inner"], owner: ConnectionID(8))
+        try graph.mount(["parent": "/App", "name": "Kept", "retain": true], owner: ConnectionID(7))
+        try graph.mount(["parent": "/App", "name": "Other"], owner: ConnectionID(9))
+        let close = graph.connectionClosed(ConnectionID(7))
         #expect(close.changes.contains(.viewUnmounted(view: "/App/Temp", reason: .connectionClosed)))
         #expect(close.changes.contains(.viewUnmounted(view: "/App/Temp/Inner", reason: .parentUnmounted)))
         #expect(
@@ -334,7 +334,7 @@ import Testing
         #expect(
             created.changes.contains(
                 .objectCreated(object: "CounterObject#5", type: "CounterObject", owner: "/App/Again.model", reason: .stateObject)))
-        #expect(graph.connectionClosed(42).isEmpty)
+        #expect(graph.connectionClosed(ConnectionID(42)).isEmpty)
     }
 
     @Test func rule21EveryEnvironmentKeyHasADefaultAndOnlyDeclaredKeysExist() throws {

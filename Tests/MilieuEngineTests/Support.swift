@@ -16,14 +16,14 @@ extension Outcome {
 
 extension Graph {
     @discardableResult
-    func mount(_ declaration: JSON, owner: Int? = nil) throws -> (view: MountedView?, commit: Commit) {
+    func mount(_ declaration: JSON, owner: ConnectionID? = nil) throws -> (view: MountedView?, commit: Commit) {
         let (outcomes, commit) = try apply([.mount(declaration: declaration, owner: owner)])
         return (outcomes[0].mountedView, commit)
     }
 
     @discardableResult
     func set(_ path: String, _ value: JSON, ifVersion: Int? = nil) throws -> Commit {
-        try apply([.set(path: path, value: value, ifVersion: ifVersion)]).commit
+        try apply([.set(path: path, value: value, ifVersion: ifVersion.map(Version.init))]).commit
     }
 
     @discardableResult

@@ -11,9 +11,12 @@ import Testing
         var literals = DeclarationLiterals()
         let declaration = try ViewDeclaration(json: ["parent": "/App", "name": "Row"], literals: &literals)
         let root = try ViewDeclaration(json: [:], root: true, literals: &literals)
-        let app = ViewNode(serial: 0, declaration: root, literals: [], parent: nil, explicitID: nil, birth: 0, owner: nil)
+        let app = ViewNode(
+            serial: ViewSerial(rawValue: 0), declaration: root, literals: [], parent: nil, explicitID: nil, birth: 0, owner: nil)
         func row(_ id: Int) -> ViewNode {
-            ViewNode(serial: id + 1, declaration: declaration, literals: [], parent: app, explicitID: .int(id), birth: 0, owner: nil)
+            ViewNode(
+                serial: ViewSerial(rawValue: id + 1), declaration: declaration, literals: [], parent: app, explicitID: .int(id), birth: 0,
+                owner: nil)
         }
         var table = ViewsByPath()
         var expected: [String: ViewNode] = [:]

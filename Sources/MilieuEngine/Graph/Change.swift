@@ -64,13 +64,24 @@ extension Change {
 
 /// What one committed transaction changed, all under one version (rule 11).
 public struct Commit: Sendable {
-    public let version: Int
+    public let version: Version
     public let changes: [Change]
 
-    public init(version: Int, changes: [Change]) {
+    public init(version: Version, changes: [Change]) {
         self.version = version
         self.changes = changes
     }
 
     public var isEmpty: Bool { changes.isEmpty }
+}
+
+/// The number of a committed transaction that changed something: one total order across
+/// connections (SPEC §8.1). Version 0 is the scene as loaded.
+public struct Version: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let rawValue: Int
+    public init(_ rawValue: Int) { self.rawValue = rawValue }
+    public static func < (a: Version, b: Version) -> Bool { a.rawValue < b.rawValue }
+    public var description: String { "\(rawValue)" }
+    /// The version the next commit will take.
+    public var next: Version { Version(rawValue + 1) }
 }

@@ -3,10 +3,10 @@
 enum Dependents {
     /// Nobody: only while an entry is being filled (`Graph.dependents` holds no empty entries).
     case none
-    case one(Int)
-    case many(Set<Int>)
+    case one(ViewSerial)
+    case many(Set<ViewSerial>)
 
-    mutating func insert(_ serial: Int) {
+    mutating func insert(_ serial: ViewSerial) {
         switch self {
         case .none: self = .one(serial)
         case .one(let existing) where existing != serial: self = .many([existing, serial])
@@ -19,7 +19,7 @@ enum Dependents {
     }
 
     /// Removes `serial`; false when none are left.
-    mutating func remove(_ serial: Int) -> Bool {
+    mutating func remove(_ serial: ViewSerial) -> Bool {
         switch self {
         case .none: return false
         case .one(let existing): return existing != serial
@@ -32,7 +32,7 @@ enum Dependents {
     }
 
     /// In serial order, so that views at the same depth are evaluated in mount order.
-    var sorted: [Int] {
+    var sorted: [ViewSerial] {
         switch self {
         case .none: []
         case .one(let serial): [serial]

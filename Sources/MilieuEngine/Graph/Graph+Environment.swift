@@ -4,7 +4,7 @@ extension Graph {
     /// Rule 7: the nearest provider of an `ObservableObject` of `type` (`.environmentObject`),
     /// searching the view itself and then its ancestors. When there is none, the error lists
     /// `node.ancestorsAndSelf`: every view searched.
-    func environmentObject(_ type: String, for node: ViewNode) -> Int? {
+    func environmentObject(_ type: String, for node: ViewNode) -> ObjectSerial? {
         for view in node.ancestorsAndSelf {
             if let id = view.provided.objects[type] { return id }
         }
@@ -13,7 +13,7 @@ extension Graph {
 
     /// Rule 17: the nearest provider of an `@Observable` object of `type` (`.environment(x)`),
     /// a slot of its own.
-    func environmentObservable(_ type: String, for node: ViewNode) -> Int? {
+    func environmentObservable(_ type: String, for node: ViewNode) -> ObjectSerial? {
         for view in node.ancestorsAndSelf {
             if let id = view.provided.observables[type] { return id }
         }
@@ -21,7 +21,7 @@ extension Graph {
     }
 
     /// The nearest provided value of `key`, or its default (rule 21) with no provider.
-    func environmentValue(_ key: String, for node: ViewNode) -> (provider: Int?, value: JSON) {
+    func environmentValue(_ key: String, for node: ViewNode) -> (provider: ViewSerial?, value: JSON) {
         for view in node.ancestorsAndSelf {
             if let value = view.provided.environment[key] { return (view.serial, value) }
         }
@@ -73,7 +73,7 @@ extension Graph {
     private func providedObject(
         _ path: String, relativeTo node: ViewNode, slot: ObjectWrapper, field: String
     )
-        throws(EngineError) -> (String, Int)
+        throws(EngineError) -> (String, ObjectSerial)
     {
         var keyPath = try KeyPath(parsing: path)
         if !path.hasPrefix("/"), case .view = keyPath.root { keyPath.root = .view(node.path) }

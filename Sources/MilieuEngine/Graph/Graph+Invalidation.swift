@@ -5,9 +5,9 @@ extension Graph {
     /// properties up to date (rule 12), and evaluates each invalidated view once, parents
     /// first (rules 10 and 11). Any error here fails the whole transaction.
     func propagate() throws(EngineError) {
-        let next = version + 1
-        var written: [Int: [(slot: Int, changed: Bool)]] = [:]
-        var objectOrder: [Int] = []
+        let next = version.next
+        var written: [ObjectSerial: [(slot: Int, changed: Bool)]] = [:]
+        var objectOrder: [ObjectSerial] = []
         for location in pending.touchOrder {
             guard let original = pending.originals[location] else { continue }
             switch location {

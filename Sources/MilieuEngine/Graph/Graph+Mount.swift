@@ -14,7 +14,7 @@ struct EvaluatedDeclaration {
 
     enum Observed {
         case construct(type: String, arguments: JSONObject)
-        case object(Int)
+        case object(ObjectSerial)
     }
 
     /// What an input or a @State starts from: a value or object bound now, or an object to make (`$new`).
@@ -179,7 +179,7 @@ extension Graph {
     }
 
     /// `view/mount`: the view is created now; its body is evaluated when the transaction propagates.
-    func mountOperation(_ json: JSON, owner: Int?, fromScene: Bool = false) throws(EngineError) -> ViewNode {
+    func mountOperation(_ json: JSON, owner: ConnectionID?, fromScene: Bool = false) throws(EngineError) -> ViewNode {
         let (declaration, literals) = try declarations.declaration(json, templates: templates)
         guard let parent = try parentView(declaration) else {
             throw .unknownPath(declaration.parent, "no view is mounted there to be the parent")
@@ -202,14 +202,14 @@ extension Graph {
 
     /// Creates a view identity: its state, its objects, what it provides, its environment (rules 3–8).
     func buildNode(
-        _ declaration: ViewDeclaration, literals: [JSON], parent: ViewNode?, explicitID: JSON?, owner: Int?,
+        _ declaration: ViewDeclaration, literals: [JSON], parent: ViewNode?, explicitID: JSON?, owner: ConnectionID?,
         evaluated: EvaluatedDeclaration, after previous: ViewNode? = nil, atEnd: Bool = true,
         arrival: MountReason = .mounted
     ) throws(EngineError) -> ViewNode {
         let node = ViewNode(
             serial: makeSerial(), declaration: declaration, literals: literals, parent: parent, explicitID: explicitID,
             birth: transaction, owner: owner)
-        node.version = version + 1
+        node.version = version.next
         try link(node, after: previous, atEnd: atEnd)
         let made: CreationReason? = parent == nil ? .app : arrival == .identity ? .identity : nil
         for (name, initial) in evaluated.inputs {
@@ -252,7 +252,7 @@ extension Graph {
             node.stateObjectArguments[name] = arguments
         }
         for (name, source) in evaluated.observed {
-            let id: Int
+            let id: ObjectSerial
             switch source {
             case .construct(let type, let arguments):
                 try requireStyle(of: type, for: .observedObject, field: "observedObjects.\(name)", view: node.path)
@@ -361,7 +361,7 @@ extension Graph {
 
     /// Lets go of an object a view variable holds: as its owner when the variable made it
     /// (rules 3, 5, 18), reported with `ownerReason`; else as one more holder.
-    func releaseHeld(_ id: Int, by node: ViewNode, variable: String, ownerReason: DestructionReason) {
+    func releaseHeld(_ id: ObjectSerial, by node: ViewNode, variable: String, ownerReason: DestructionReason) {
         let owns = objects[id].map { $0.ownerView === node && $0.ownerVariable == variable } ?? false
         release(id, reason: owns ? ownerReason : .released, byOwner: owns)
     }
@@ -401,7 +401,7 @@ extension Graph {
 struct RebuildPlan {
     let declaration: ViewDeclaration
     let literals: [JSON]
-    let owner: Int?
+    let owner: ConnectionID?
     let durableDeclaration: JSON?
     let children: [RebuildPlan]
 

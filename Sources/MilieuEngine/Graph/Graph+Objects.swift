@@ -22,7 +22,7 @@ extension Graph {
             values[slot] = try checked(value, for: type.model.stored[slot], path: "\(typeName).\(name)")
         }
         let record = ObjectRecord(
-            serial: makeSerial(), name: makeObjectName(typeName), type: type, values: values, version: version + 1,
+            serial: makeSerial(), name: makeObjectName(typeName), type: type, values: values, version: version.next,
             owner: owner)
         for index in type.model.computed.indices {
             let value = record.evaluateComputed(index)  // reads `values`, so before the append begins
@@ -35,7 +35,7 @@ extension Graph {
         return record
     }
 
-    func hold(_ id: Int) {
+    func hold(_ id: ObjectSerial) {
         guard let record = objects[id] else { return }
         journal.record(.holders(record, old: record.holders))
         record.holders += 1
@@ -43,7 +43,7 @@ extension Graph {
 
     /// Lets go of an object; the last holder destroys it, reported with `reason`. When its owner
     /// lets go (`byOwner`) but others still refer to it, it lives on without an owner (SPEC §12.2).
-    func release(_ id: Int, reason: DestructionReason, byOwner: Bool = false) {
+    func release(_ id: ObjectSerial, reason: DestructionReason, byOwner: Bool = false) {
         guard let record = objects[id] else { return }
         journal.record(.holders(record, old: record.holders))
         record.holders -= 1

@@ -3,7 +3,7 @@ import MilieuJSON
 /// What a key path or `$parent` reference comes to: a value, an object, or a secure value that is not shown.
 enum Bound: Equatable {
     case value(JSON)
-    case object(Int)
+    case object(ObjectSerial)
     case secure
 }
 
@@ -220,15 +220,17 @@ extension Graph {
     }
 
     /// `graph/set`: writes a stored property or a @State, through bindings to the source.
-    func setOperation(_ path: String, _ value: JSON, ifVersion: Int?) throws(EngineError) {
+    func setOperation(_ path: String, _ value: JSON, ifVersion: Version?) throws(EngineError) {
         let (location, members) = try writeTarget(try parsedKeyPath(path), display: path)
         if let ifVersion {
-            let actual: Int
+            let actual: Version?
             switch location {
-            case .property(let id, _): actual = objects[id]?.version ?? 0
-            case .state(let serial, _): actual = viewsBySerial[serial]?.version ?? 0
+            case .property(let id, _): actual = objects[id]?.version
+            case .state(let serial, _): actual = viewsBySerial[serial]?.version
             }
-            guard actual == ifVersion else { throw .versionConflict(path: path, expected: ifVersion, actual: actual) }
+            guard actual == ifVersion else {
+                throw .versionConflict(path: path, expected: ifVersion.rawValue, actual: actual?.rawValue ?? 0)
+            }
         }
         var newValue = value
         if !members.isEmpty {

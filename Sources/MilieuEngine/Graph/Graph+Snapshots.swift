@@ -106,7 +106,7 @@ extension Graph {
             if record.type.isSecure(slot) { redacted.append(.string(name)) } else { values[name] = record.values[slot] }
         }
         return [
-            "object": .string(record.name), "type": .string(record.type.name), "version": .int(record.version),
+            "object": .string(record.name), "type": .string(record.type.name), "version": .int(record.version.rawValue),
             "owner": record.owner.map(JSON.string) ?? .null, "values": .object(values), "redacted": .array(redacted),
         ]
     }
@@ -132,7 +132,7 @@ extension Graph {
             }
         }
         let provided = node.provided
-        func names(_ byType: [String: Int]) -> JSON {
+        func names(_ byType: [String: ObjectSerial]) -> JSON {
             .object(JSONObject(byType.sorted { $0.key < $1.key }.map { (key: $0.key, value: .string(objects[$0.value]?.name ?? "")) }))
         }
         let providedValues = JSONObject(provided.environment.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) })
@@ -144,14 +144,14 @@ extension Graph {
                 "environmentObjects": names(provided.objects), "observables": names(provided.observables),
                 "environment": .object(providedValues),
             ],
-            "body": .array(node.body.map(JSON.string)), "retained": .bool(node.retained), "version": .int(node.version),
+            "body": .array(node.body.map(JSON.string)), "retained": .bool(node.retained), "version": .int(node.version.rawValue),
         ]
         if let id = node.explicitID { result["id"] = id }
         if children { result["children"] = .array(node.children.map { snapshot(of: $0, children: true) }) }
         return .object(result)
     }
 
-    private func heldObject(_ id: Int, wrapper: ObjectWrapper) -> JSON {
+    private func heldObject(_ id: ObjectSerial, wrapper: ObjectWrapper) -> JSON {
         guard let record = objects[id] else { return .null }
         return ["object": .string(record.name), "type": .string(record.type.name), "wrapper": .string(wrapper.rawValue)]
     }

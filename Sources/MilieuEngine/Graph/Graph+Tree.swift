@@ -53,12 +53,12 @@ extension Graph {
         node.hasEvaluated = true
     }
 
-    func setVersion(_ node: ViewNode, _ version: Int) {
+    func setVersion(_ node: ViewNode, _ version: Version) {
         if journaled(node) { journal.record(.viewVersion(node, old: node.version)) }
         node.version = version
     }
 
-    func setVersion(_ record: ObjectRecord, _ version: Int) {
+    func setVersion(_ record: ObjectRecord, _ version: Version) {
         journal.record(.objectVersion(record, old: record.version))
         record.version = version
     }
@@ -115,7 +115,7 @@ extension Graph {
 
 extension Dependency {
     /// Whether this is a @State of the view `serial`.
-    func isState(of serial: Int) -> Bool {
+    func isState(of serial: ViewSerial) -> Bool {
         if case .location(.state(let view, _)) = self { view == serial } else { false }
     }
 }

@@ -2,10 +2,10 @@ import MilieuJSON
 
 /// One mutation of a transaction (`graph/transaction` ops, or one request's own).
 public enum Operation: Sendable {
-    case set(path: String, value: JSON, ifVersion: Int?)
+    case set(path: String, value: JSON, ifVersion: Version?)
     case call(path: String, arguments: [JSON])
     /// Mounts the view declared in JSON; `owner` is the connection whose close unmounts it.
-    case mount(declaration: JSON, owner: Int?)
+    case mount(declaration: JSON, owner: ConnectionID?)
     case unmount(path: String)
     case provide(path: String, environmentObjects: [String], observables: [String], environment: JSONObject, withdraw: [String])
 }
@@ -51,12 +51,12 @@ public final class Graph {
     /// The environment keys views can read and provide, with their defaults (rule 21).
     public private(set) var environmentKeys = EnvironmentKeys()
     /// The global version: the number of the last transaction that changed something.
-    @exclusivity(unchecked) public private(set) var version = 0
+    @exclusivity(unchecked) public private(set) var version = Version(0)
 
-    @exclusivity(unchecked) var objects = BySerial<ObjectRecord>()
+    @exclusivity(unchecked) var objects = BySerial<ObjectSerial, ObjectRecord>()
     @exclusivity(unchecked) var objectsByName: [String: ObjectRecord] = [:]
     @exclusivity(unchecked) var views = ViewsByPath()
-    @exclusivity(unchecked) var viewsBySerial = BySerial<ViewNode>()
+    @exclusivity(unchecked) var viewsBySerial = BySerial<ViewSerial, ViewNode>()
     /// Reverse dependency index: who to re-evaluate when something changes (rule 10).
     @exclusivity(unchecked) var dependents: [Dependency: Dependents] = [:]
     private(set) var root: ViewNode!
@@ -96,12 +96,12 @@ public final class Graph {
         try propagate()
         journal.discard()
         pending.reset()
-        version = 1
+        version = Version(1)
     }
 
-    func makeSerial() -> Int {
+    func makeSerial<S: Serial>() -> S {
         nextSerial += 1
-        return nextSerial
+        return S(rawValue: nextSerial)
     }
 
     /// `Type#n`, with n from one counter for the whole graph, never reused.
@@ -139,7 +139,7 @@ public final class Graph {
             throw error
         }
         guard !names.isEmpty || !declaredKeys.isEmpty else { return (names, declaredKeys, Commit(version: version, changes: [])) }
-        version += 1
+        version = version.next
         return (names, declaredKeys, Commit(version: version, changes: []))
     }
 
@@ -190,7 +190,7 @@ public final class Graph {
     }
 
     /// Unmounts every view `connection` mounted, except retained ones (rule 15).
-    public func connectionClosed(_ connection: Int) -> Commit {
+    public func connectionClosed(_ connection: ConnectionID) -> Commit {
         let tops = viewsBySerial.values.filter { node in
             node.owner == connection && !node.retained && node.parent?.owner != connection
         }.sorted { $0.serial < $1.serial }
@@ -221,7 +221,7 @@ public final class Graph {
         let structural = pending.structural
         pending.reset()
         guard !changes.isEmpty || structural else { return Commit(version: version, changes: []) }
-        version += 1
+        version = version.next
         return Commit(version: version, changes: Change.inProtocolOrder(changes))
     }
 

@@ -28,7 +28,7 @@ enum UndoStep {
     case removed(ViewNode, previous: ViewNode?)
     case variable(ViewNode, name: String, old: ViewVariable?)
     case body(ViewNode, old: [String], hadEvaluated: Bool)
-    case viewVersion(ViewNode, old: Int)
+    case viewVersion(ViewNode, old: Version)
     /// A view's dependencies were replaced; `old` is what it read before.
     case dependencies(ViewNode, old: DependencySet)
     case provides(ViewNode, Provided)
@@ -38,7 +38,7 @@ enum UndoStep {
     case ownership(ObjectRecord, owner: String?, view: ViewNode?, variable: String?)
     case value(ObjectRecord, slot: Int, old: JSON)
     case computed(ObjectRecord, index: Int, reads: [Int], old: JSON)
-    case objectVersion(ObjectRecord, old: Int)
+    case objectVersion(ObjectRecord, old: Version)
 }
 
 extension Graph {

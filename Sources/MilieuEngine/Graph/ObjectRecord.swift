@@ -3,7 +3,7 @@ import MilieuJSON
 /// One instance of a model type: its values (stored, then computed), its version,
 /// and how many holders keep it alive (a view variable, a provider, `/App`).
 final class ObjectRecord {
-    let serial: Int
+    let serial: ObjectSerial
     let name: String
     let type: RegisteredType
     /// Read on every render; unchecked for the reason `Graph` gives: every write is a leaf
@@ -11,7 +11,7 @@ final class ObjectRecord {
     @exclusivity(unchecked) var values: [JSON]
     /// For each computed property, the stored slots its last evaluation read.
     var computedReads: [[Int]]
-    var version: Int
+    var version: Version
     var holders = 0
     /// The key path of the variable that owns it, for lifecycle reports; nil once its owner
     /// went while something else still refers to it.
@@ -20,7 +20,10 @@ final class ObjectRecord {
     weak var ownerView: ViewNode?
     var ownerVariable: String?
 
-    init(serial: Int, name: String, type: RegisteredType, values: [JSON], version: Int, owner: (view: ViewNode, variable: String)?) {
+    init(
+        serial: ObjectSerial, name: String, type: RegisteredType, values: [JSON], version: Version,
+        owner: (view: ViewNode, variable: String)?
+    ) {
         self.ownerView = owner?.view
         self.ownerVariable = owner?.variable
         self.owner = owner.map { "\($0.view.path).\($0.variable)" }

@@ -7,7 +7,7 @@ struct PendingTransaction {
     var originals: [Location: JSON] = [:]
     var touchOrder: [Location] = []
     /// `ObservableObject`s whose `objectWillChange.send()` was called (rule 19).
-    var announced: Set<Int> = []
+    var announced: Set<ObjectSerial> = []
     /// Views to evaluate, with their reasons (rule 10), parents first (rule 11).
     var queue = InvalidationQueue()
     /// Lifecycle and view events in the order they happened; property changes are added at commit.

@@ -2,9 +2,9 @@ import MilieuJSON
 
 /// A place a binding writes to and a view can depend on: the single source of truth (rule 1).
 enum Location: Hashable, Sendable {
-    case property(object: Int, slot: Int)
+    case property(object: ObjectSerial, slot: Int)
     /// A view's @State, by the view's serial and the variable's index among its variables.
-    case state(view: Int, variable: Int)
+    case state(view: ViewSerial, variable: Int)
 }
 
 /// What a view's body evaluation can depend on (rule 10).
@@ -12,21 +12,21 @@ enum Dependency: Hashable, Sendable {
     /// A property of an object, read (fine-grained) or through a binding.
     case location(Location)
     /// Any change of an `observableObject` object the view holds (coarse).
-    case object(Int)
+    case object(ObjectSerial)
     /// An environment value, by its provider (nil: the built-in default) and key.
-    case environment(provider: Int?, key: String)
+    case environment(provider: ViewSerial?, key: String)
 }
 
 /// What a view provides to its subtree: `.environmentObject(x)` objects and `.environment(x)`
 /// observables, each by type (two slots, rule 17), and `.environment(\\.key, v)` values by key.
 struct Provided: Equatable {
-    var objects: [String: Int] = [:]
-    var observables: [String: Int] = [:]
+    var objects: [String: ObjectSerial] = [:]
+    var observables: [String: ObjectSerial] = [:]
     var environment: [String: JSON] = [:]
 
     var isEmpty: Bool { objects.isEmpty && observables.isEmpty && environment.isEmpty }
     /// Every object held, to hold and release them.
-    var heldObjects: [Int] { Array(objects.values) + Array(observables.values) }
+    var heldObjects: [ObjectSerial] { Array(objects.values) + Array(observables.values) }
 }
 
 /// The wrapper that gives a view an object, for the tree and for ownership.
@@ -48,19 +48,19 @@ enum ObjectWrapper: String, Sendable {
 /// A view's variable, by wrapper.
 enum ViewVariable {
     case input(JSON)
-    case inputObject(Int)
+    case inputObject(ObjectSerial)
     /// A @State's value and the type writes must keep, inferred from its initial value.
     case state(JSON, PropertyType)
     case binding(Location)
-    case object(Int, ObjectWrapper)
+    case object(ObjectSerial, ObjectWrapper)
     /// An optional `@Environment(T.self)` that no ancestor provides: it reads null.
     case noObject
     /// An environment value and who provides it (nil: the default); the key it reads is the
     /// declaration's (`ViewDeclaration.environmentKey(of:)`), so that each view does not carry it.
-    case environment(provider: Int?, value: JSON)
+    case environment(provider: ViewSerial?, value: JSON)
 
     /// The object this variable holds, if any.
-    var object: Int? {
+    var object: ObjectSerial? {
         switch self {
         case .inputObject(let id), .object(let id, _): id
         default: nil
@@ -103,7 +103,7 @@ struct ViewVariables: Sequence {
 /// one of many children costs O(1). Its mutable fields are `@exclusivity(unchecked)`
 /// for the reason `Graph` gives: every write to one is a leaf assignment.
 final class ViewNode {
-    let serial: Int
+    let serial: ViewSerial
     let declaration: ViewDeclaration
     /// The literal values this view was declared with (`ValueExpression.literal`).
     let literals: [JSON]
@@ -125,9 +125,9 @@ final class ViewNode {
     /// What the last evaluation read, each with the reason it would give (rule 10).
     @exclusivity(unchecked) var dependencies = DependencySet()
     /// The global version of the last transaction that changed this view's @State.
-    @exclusivity(unchecked) var version = 0
+    @exclusivity(unchecked) var version = Version(0)
     /// The connection that mounted the view; nil for scene views and retained ones.
-    @exclusivity(unchecked) var owner: Int?
+    @exclusivity(unchecked) var owner: ConnectionID?
     // The flags follow `owner` (nine bytes) to fill its padding: a class keeps its fields in
     // the order they are declared, and a list holds a great many views.
     @exclusivity(unchecked) var retained: Bool
@@ -179,8 +179,8 @@ final class ViewNode {
     }
 
     init(
-        serial: Int, declaration: ViewDeclaration, literals: [JSON], parent: ViewNode?, explicitID: JSON?, birth: Int,
-        owner: Int?
+        serial: ViewSerial, declaration: ViewDeclaration, literals: [JSON], parent: ViewNode?, explicitID: JSON?, birth: Int,
+        owner: ConnectionID?
     ) {
         self.serial = serial
         self.declaration = declaration
