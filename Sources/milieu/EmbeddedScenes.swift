@@ -8,18 +8,164 @@ extension SceneLibrary {
             name: "rules",
             text: #"""
 {
-  "description": "The finer rules of SwiftUI's two observation systems (semantics.md rules 9, 12, 17-19).\nTry:\n  watch /App/Rules --lifecycle\n  set login.email \"kim@\"\nLoginReader re-renders for login.email: Observation tracks what isValidEmail's getter read, though its value stays false (rule 12).\n  set /App/Rules.form.title \"\"\n@Published has no equality check: an equal write still re-renders the holder, for _form (rule 9).\n  set /App/Rules.form.draft \"notes\"\nA plain var (\"published\": false) changes silently; the next published change shows it (rule 19).\n  call /App/Rules.form.objectWillChange.send\nEvery holder re-renders, and no value changed (rule 19).\n  set /App/Rules.n 2\nChild's `@State var vm = ViewModel(num: n)` is built again at every init of the struct and thrown away (stateInitial, discarded); the first stays (rule 18).",
+  "description": "The finer rules of SwiftUI's two observation systems (semantics.md rules 9, 12, 16-21).\nTry:\n  watch /App/Rules --lifecycle\n  set login.email \"kim@\"\nLoginReader re-renders for login.email: Observation tracks what isValidEmail's getter read, though its value stays false (rule 12).\n  set /App/Rules.form.title \"\"\n@Published has no equality check: an equal write still re-renders the holder, for _form (rule 9).\n  set /App/Rules.form.draft \"notes\"\nA plain var (\"published\": false) changes silently; the next published change shows it (rule 19).\n  call /App/Rules.form.objectWillChange.send\nEvery holder re-renders, and no value changed (rule 19).\n  set /App/Rules.n 2\nChild's `@State var vm = ViewModel(num: n)` is built again at every init of the struct and thrown away (stateInitial, discarded); the first stays (rule 18).\n  set /App/Rules/Staff.person.name \"Bo\"\nStaff re-renders (_person); TeamCard, whose Team refers to the same Person, does not: an ObservableObject holder hears only its own object, the nested-object pitfall. Yet a read continues through the reference: get /App/Rules/Staff/TeamCard.team.manager.name is \"Bo\".\n  provide /App/Rules/Provider {\"observables\": [\"counter\"]}\nSettings read counter as nil (@Environment(Counter.self) as an optional) and re-renders now that an ancestor provides it with .environment(counter) (rule 17); colorScheme and the scene's tone read their defaults (rule 21).\n  mount {\"parent\": \"/App\", \"name\": \"Wrong\", \"observedObjects\": {\"login\": {\"$parent\": \"login\"}}}\nRefused: Login is @Observable, and @ObservedObject takes an ObservableObject; the error names the wrappers to use instead (rule 16).",
   "types": [
-    {"name": "Form", "style": "observableObject",
-     "properties": {"title": {"type": "string"}, "draft": {"type": "string", "published": false}}}
+    {
+      "name": "Form",
+      "style": "observableObject",
+      "properties": {
+        "title": {
+          "type": "string"
+        },
+        "draft": {
+          "type": "string",
+          "published": false
+        }
+      }
+    },
+    {
+      "name": "Person",
+      "style": "observableObject",
+      "properties": {
+        "name": {
+          "type": "string"
+        }
+      }
+    },
+    {
+      "name": "Team",
+      "style": "observableObject",
+      "properties": {
+        "manager": {
+          "type": "@Person?"
+        }
+      }
+    }
   ],
   "views": [
-    {"parent": "/App", "name": "Rules", "state": {"n": 1}, "stateObjects": {"form": {"type": "Form"}},
-     "body": ["n: {n}", "title: {form.title}", "draft: {form.draft}"]},
-    {"parent": "/App/Rules", "name": "LoginReader", "environment": {"login": {"type": "Login"}}, "body": ["valid: {login.isValidEmail}"]},
-    {"parent": "/App/Rules", "name": "Child", "inputs": {"n": {"$parent": "n"}},
-     "state": {"vm": {"$new": {"type": "ViewModel", "init": {"num": {"$input": "n"}}}}}, "body": ["num: {vm.num}"]}
-  ]
+    {
+      "parent": "/App",
+      "name": "Rules",
+      "state": {
+        "n": 1
+      },
+      "stateObjects": {
+        "form": {
+          "type": "Form"
+        }
+      },
+      "body": [
+        "n: {n}",
+        "title: {form.title}",
+        "draft: {form.draft}"
+      ]
+    },
+    {
+      "parent": "/App/Rules",
+      "name": "LoginReader",
+      "environment": {
+        "login": {
+          "type": "Login"
+        }
+      },
+      "body": [
+        "valid: {login.isValidEmail}"
+      ]
+    },
+    {
+      "parent": "/App/Rules",
+      "name": "Child",
+      "inputs": {
+        "n": {
+          "$parent": "n"
+        }
+      },
+      "state": {
+        "vm": {
+          "$new": {
+            "type": "ViewModel",
+            "init": {
+              "num": {
+                "$input": "n"
+              }
+            }
+          }
+        }
+      },
+      "body": [
+        "num: {vm.num}"
+      ]
+    },
+    {
+      "parent": "/App/Rules",
+      "name": "Staff",
+      "stateObjects": {
+        "person": {
+          "type": "Person",
+          "init": {
+            "name": "Ann"
+          }
+        }
+      },
+      "body": [
+        "person: {person.name}"
+      ]
+    },
+    {
+      "parent": "/App/Rules/Staff",
+      "name": "TeamCard",
+      "stateObjects": {
+        "team": {
+          "type": "Team",
+          "init": {
+            "manager": {
+              "$parent": "person"
+            }
+          }
+        }
+      },
+      "body": [
+        "manager: {team.manager.name}"
+      ]
+    },
+    {
+      "parent": "/App/Rules",
+      "name": "Provider",
+      "state": {
+        "counter": {
+          "$new": {
+            "type": "Counter"
+          }
+        }
+      },
+      "body": []
+    },
+    {
+      "parent": "/App/Rules/Provider",
+      "name": "Settings",
+      "environment": {
+        "scheme": {
+          "key": "colorScheme"
+        },
+        "tone": {
+          "key": "tone"
+        },
+        "counter": {
+          "type": "Counter",
+          "optional": true
+        }
+      },
+      "body": [
+        "scheme: {scheme}, tone: {tone}, counter: {counter.count}"
+      ]
+    }
+  ],
+  "environmentKeys": {
+    "tone": {
+      "type": "string",
+      "default": "warm"
+    }
+  }
 }
 """#
         ),

@@ -110,11 +110,30 @@ struct ScriptModeTests {
         let output = run.stdout
         #expect(output.contains("v4  ↻ /App/Rules/LoginReader  login.email\n      │ valid: false"), "rule 12: the getter's read")
         #expect(output.contains("v5  ↻ /App/Rules  _form\n      │ n: 1\n      │ title: \n      │ draft: \n"), "rule 9: @Published, equal")
-        #expect(output.contains("v5  + ViewModel#6 created (stateInitial)  owner /App/Rules/Child.vm"), "rule 18")
-        #expect(output.contains("v5  − ViewModel#6 destroyed (discarded)  owner /App/Rules/Child.vm"), "rule 18")
+        #expect(output.contains("v5  + ViewModel#9 created (stateInitial)  owner /App/Rules/Child.vm"), "rule 18")
+        #expect(output.contains("v5  − ViewModel#9 destroyed (discarded)  owner /App/Rules/Child.vm"), "rule 18")
         #expect(output.contains("ok, version 6\nok, version 7"), "rule 19: a plain var re-renders nobody")
         #expect(
             output.contains("v7  ↻ /App/Rules  _form\n      │ n: 1\n      │ title: \n      │ draft: notes"), "rule 19: objectWillChange")
+    }
+
+    /// The rest of the `rules` scene: a reference read through but not heard (the nested-object
+    /// pitfall), an optional `@Environment(T.self)` and environment defaults, and a wrapper that
+    /// refuses an `@Observable` type.
+    @Test func theRulesSceneShowsReferencesEnvironmentAndWrapperConstraints() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let run = try MilieuRun.run([
+            "--socket", daemon.socketPath, "-c", "load rules", "-c", "watch /App/Rules", "-c", #"set /App/Rules/Staff.person.name "Bo""#,
+            "-c", "get /App/Rules/Staff/TeamCard.team.manager.name", "-c", #"provide /App/Rules/Provider {"observables": ["counter"]}"#,
+            "-c", #"mount {"parent": "/App", "name": "Wrong", "observedObjects": {"login": {"$parent": "login"}}}"#,
+        ])
+        #expect(run.status == 1, "the refused mount fails the script")
+        let output = run.stdout
+        #expect(output.contains("v4  ↻ /App/Rules/Staff  _person\n      │ person: Bo\n\"Bo\""), "heard by its holder, read through")
+        #expect(!output.contains("↻ /App/Rules/Staff/TeamCard"), "the nested-object pitfall")
+        #expect(output.contains("v5  ↻ /App/Rules/Provider/Settings  _counter\n      │ scheme: light, tone: warm, counter: 0"))
+        #expect(run.stderr.contains("Login is @Observable, and @ObservedObject takes an ObservableObject"))
     }
 
     @Test func afterUnwatchNothingMoreIsPrinted() throws {
