@@ -83,9 +83,10 @@ extension EngineError {
             data: ["path": .string(path), "action": .string(action), "type": .string(type)])
     }
 
-    static func typeMismatch(path: String, expected: String, actual: String) -> EngineError {
+    /// `actual` is the JSON type met (SPEC §5.4); `detail`, when given, says more in the message.
+    static func typeMismatch(path: String, expected: String, actual: String, detail: String? = nil) -> EngineError {
         EngineError(
-            kind: .typeMismatch, message: "\(path) expects \(expected), got \(actual)",
+            kind: .typeMismatch, message: "\(path) expects \(expected), got \(detail ?? actual)",
             data: ["path": .string(path), "expected": .string(expected), "actual": .string(actual)])
     }
 

@@ -74,9 +74,15 @@ import Testing
         try graph.set("/App/V.person.name", "Ann")
         try graph.set("/App/V.team.manager", .string(person))
         #expect(try graph.get("/App/V.team.manager.name") == "Ann")
-        expectError(.typeMismatch) {
-            try graph.set("/App/V.team.manager", .string(try #require(graph.get("/App/V.team")["object"]?.stringValue)))
-        }
+        // The reference property itself is a property: its value is the object id (SPEC §9.4), and
+        // a watch of it watches that property, not the object it refers to (§11.1).
+        #expect(try graph.get("/App/V.team.manager") == .string(person))
+        let team = try #require(graph.get("/App/V.team")["object"]?.stringValue)
+        #expect(try graph.watchTarget("/App/V.team.manager") == .property(object: team, property: "manager"))
+        #expect(try graph.watchTarget("/App/V.team.manager.name") == .property(object: person, property: "name"))
+        let wrongType = expectError(.typeMismatch) { try graph.set("/App/V.team.manager", .string(team)) }
+        #expect(wrongType?.data["actual"] == "string", "the JSON type met (SPEC §5.4)")
+        #expect(wrongType?.message.contains("\(team), a Team") == true)
         // The nested-object pitfall: a view holding only the team does not hear the person change.
         let child = try graph.mount([
             "parent": "/App/V", "name": "TeamCard", "observedObjects": ["team": ["$parent": "team"]],

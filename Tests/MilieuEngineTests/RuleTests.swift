@@ -362,4 +362,31 @@ import Testing
         // Withdrawing the value brings the default back.
         #expect(try graph.provide("/App", withdraw: ["tone"]).body(of: "/App/Toned") == ["neutral"])
     }
+
+    /// A declared key is checked as a declared property is: its default against its type and
+    /// its constraints; declared again, constraints count; built-in keys keep SwiftUI's.
+    @Test func rule21DeclaredKeysAreCheckedAndBuiltInOnesAreFixed() throws {
+        let graph = try makeGraph()
+        for declaration: JSON in [
+            ["type": "int", "default": "x"], ["type": "int", "default": 50, "max": 10],
+            ["type": "string", "default": "a", "oneOf": ["b"]], ["type": "string", "default": "a", "pattern": "("],
+            ["type": "@Login?"],
+        ] {
+            expectError(.invalidDeclaration) { _ = try graph.declareEnvironmentKeys(["level": declaration]) }
+        }
+        #expect(try graph.declareEnvironmentKeys(["tone": ["type": "string", "default": "warm", "oneOf": ["warm", "cool"]]]) == ["tone"])
+        let redeclared = expectError(.invalidDeclaration) {
+            _ = try graph.declareEnvironmentKeys(["tone": ["type": "string", "default": "warm", "oneOf": ["warm", "hot"]]])
+        }
+        #expect(redeclared?.data["field"] == "environmentKeys.tone")
+        expectError(.invalidDeclaration) {
+            _ = try graph.declareEnvironmentKeys([
+                "colorScheme": ["type": "string", "default": "light", "oneOf": ["light", "dark", "sepia"]]
+            ])
+        }
+        expectError(.invalidDeclaration) {
+            _ = try graph.declareEnvironmentKeys(["colorScheme": ["type": "string", "default": "light", "oneOf": ["light", "dark"]]])
+        }
+        expectError(.invalidValue) { try graph.provide("/App", environment: ["colorScheme": "sepia"]) }
+    }
 }

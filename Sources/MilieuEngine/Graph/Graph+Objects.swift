@@ -69,8 +69,10 @@ extension Graph {
             throw .typeMismatch(path: path, expected: property.type.description, actual: value.kindName)
         }
         if let type = property.type.referencedType, case .string(let name) = conformed {
-            guard objectsByName[name]?.type.name == type else {
-                throw .typeMismatch(path: path, expected: "@\(type)", actual: "\"\(name)\"")
+            if let found = objectsByName[name], found.type.name != type {
+                throw .typeMismatch(path: path, expected: "@\(type)", actual: "string", detail: "\(name), a \(found.type.name)")
+            } else if objectsByName[name] == nil {
+                throw .typeMismatch(path: path, expected: "@\(type)", actual: "string", detail: "\(name), which is no object")
             }
         }
         if let violated = property.validation.violation(of: conformed) {

@@ -22,6 +22,7 @@ extension Graph {
         switch try resolve(keyPath, display: path) {
         case .value(let value): return value
         case .object(let id):
+            if let (holder, slot) = endingReference(keyPath, display: path) { return holder.values[slot] }
             guard let record = objects[id] else { throw .unknownPath(path, "the object is gone") }
             return snapshot(of: record)
         case .secure: throw .forbidden(path: path, .secure, "a secure value never leaves the daemon")
@@ -74,6 +75,9 @@ extension Graph {
             guard views[viewPath] != nil else { throw .unknownPath(path, "no view is mounted at \(viewPath)") }
             return .view(viewPath)
         }
+        if let (holder, slot) = endingReference(keyPath, display: path) {
+            return .property(object: holder.name, property: holder.type.propertyName(slot))
+        }
         if case .object(let id) = try resolve(keyPath, display: path), let record = objects[id] {
             return .object(record.name)
         }
@@ -87,6 +91,16 @@ extension Graph {
             guard let node = viewsBySerial[serial] else { throw .unknownPath(path, "the view is gone") }
             return .state(view: node.path, variable: node.variables[at: index].name)
         }
+    }
+
+    /// The object and reference property `keyPath` ends at, if it ends at one: a reference
+    /// property is a property, whose value is an object id (SPEC §9.4, §11.1); only a member
+    /// after it continues in the object it refers to.
+    private func endingReference(_ keyPath: KeyPath, display: String) -> (ObjectRecord, Int)? {
+        guard let (location, members) = try? writeTarget(keyPath, display: display), members.isEmpty,
+            case .property(let id, let slot) = location, let record = objects[id], record.type.referencedType(slot) != nil
+        else { return nil }
+        return (record, slot)
     }
 
     /// The view paths mounted now, for completion and tests.

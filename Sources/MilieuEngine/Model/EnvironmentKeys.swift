@@ -53,11 +53,25 @@ public struct EnvironmentKeys: Sendable {
                     pointer: "\(pointer)/\(name)/secure", "an environment value is seen by every view: it cannot be secure")
             }
             let property = try StoredProperty(name, declaration: spec)
+            guard !Self.builtIn.contains(where: { $0.name == name }) else {
+                throw .invalidDeclaration(
+                    field: "environmentKeys.\(name)", reason: "\(name) is a built-in key, with SwiftUI's type and default")
+            }
+            guard property.type.referencedType == nil else {
+                throw .invalidDeclaration(
+                    field: "environmentKeys.\(name).type",
+                    reason: "an environment key holds a value; an object goes in the environment with provide.observables")
+            }
+            try property.checkConstraints(field: "environmentKeys.\(name)")
             if let existing = declared[name] {
-                guard existing.type == property.type, existing.defaultValue == property.defaultValue else {
+                guard existing.type == property.type, existing.defaultValue == property.defaultValue,
+                    existing.validation == property.validation
+                else {
                     throw .invalidDeclaration(
                         field: "environmentKeys.\(name)",
-                        reason: "\(name) is already declared as \(existing.type) with default \(existing.defaultValue.jsonText)")
+                        reason:
+                            "\(name) is already declared as \(existing.type) with default \(existing.defaultValue.jsonText)"
+                            + " and its constraints; declare it the same way, or use another key")
                 }
                 continue
             }

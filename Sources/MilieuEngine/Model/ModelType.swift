@@ -9,7 +9,7 @@ public enum ObservationStyle: String, Sendable, CaseIterable {
 }
 
 /// A declared constraint on a stored property's values, beyond its type.
-public struct Validation: Sendable {
+public struct Validation: Sendable, Equatable {
     public var oneOf: [JSON]?
     public var min: Double?
     public var max: Double?

@@ -96,20 +96,7 @@ public struct TypeRegistry: Sendable {
         }
         for property in model.stored {
             try checkReferences(property.type, in: model)
-            guard property.type.conform(property.defaultValue) != nil else {
-                throw .invalidDeclaration(
-                    field: "properties.\(property.name).default",
-                    reason: "\(property.defaultValue.jsonText) is not a \(property.type)")
-            }
-            if let pattern = property.validation.pattern, !WholeMatch.isValid(pattern) {
-                throw .invalidDeclaration(
-                    field: "properties.\(property.name).pattern", reason: "\(pattern) is not a regular expression")
-            }
-            if property.validation.violation(of: property.defaultValue) != nil {
-                throw .invalidDeclaration(
-                    field: "properties.\(property.name).default",
-                    reason: "the default breaks the property's own validation")
-            }
+            try property.checkConstraints(field: "properties.\(property.name)")
         }
         types[model.name] = RegisteredType(model)
         names.append(model.name)
@@ -132,5 +119,22 @@ func isIdentifier(_ name: some StringProtocol) -> Bool {
     return name.utf8.allSatisfy { byte in
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
             || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
+    }
+}
+
+extension StoredProperty {
+    /// Checks what a declaration can get wrong beyond its shape: a pattern that is not a regular
+    /// expression, a default that is not of the type or breaks the property's own constraints.
+    /// `field` names the property in errors (`properties.age`, `environmentKeys.tone`).
+    func checkConstraints(field: String) throws(EngineError) {
+        guard type.conform(defaultValue) != nil else {
+            throw .invalidDeclaration(field: "\(field).default", reason: "\(defaultValue.jsonText) is not a \(type)")
+        }
+        if let pattern = validation.pattern, !WholeMatch.isValid(pattern) {
+            throw .invalidDeclaration(field: "\(field).pattern", reason: "\(pattern) is not a regular expression")
+        }
+        if validation.violation(of: defaultValue) != nil {
+            throw .invalidDeclaration(field: "\(field).default", reason: "the default breaks the property's own validation")
+        }
     }
 }
