@@ -1601,6 +1601,49 @@ extension OpenRPCDocument {
         ],
         "additionalProperties": false
       },
+      "environmentKeyDescription": {
+        "type": "object",
+        "description": "An environment key as listed by schema/types: a built-in one with SwiftUI's default, or one declared with schema/register or by the scene.",
+        "properties": {
+          "name": {
+            "$ref": "#/components/schemas/name"
+          },
+          "type": {
+            "$ref": "#/components/schemas/typeString"
+          },
+          "default": {
+            "description": "What a view reads when no ancestor provides the key."
+          },
+          "builtIn": {
+            "description": "True for SwiftUI's keys the daemon knows, false for declared ones.",
+            "type": "boolean"
+          },
+          "oneOf": {
+            "description": "The allowed values.",
+            "type": "array",
+            "minItems": 1
+          },
+          "min": {
+            "description": "Smallest allowed number (inclusive).",
+            "type": "number"
+          },
+          "max": {
+            "description": "Largest allowed number (inclusive).",
+            "type": "number"
+          },
+          "pattern": {
+            "description": "An I-Regexp (RFC 9485) the whole string must match.",
+            "type": "string"
+          }
+        },
+        "required": [
+          "name",
+          "type",
+          "default",
+          "builtIn"
+        ],
+        "additionalProperties": false
+      },
       "parentRef": {
         "type": "object",
         "description": "The parent's variable, or a key path from it, as of the parent's latest body evaluation.",
@@ -2515,10 +2558,17 @@ extension OpenRPCDocument {
             "items": {
               "$ref": "#/components/schemas/typeDescription"
             }
+          },
+          "environmentKeys": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/environmentKeyDescription"
+            }
           }
         },
         "required": [
-          "types"
+          "types",
+          "environmentKeys"
         ],
         "additionalProperties": false
       },

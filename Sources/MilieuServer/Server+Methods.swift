@@ -74,7 +74,7 @@ extension InitializeRequest: ServerMethod {
 
 extension SchemaTypesRequest: ServerMethod {
     func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
-        Reply(result: Result(types: server.graph.typeDescriptions()).wire)
+        Reply(result: Result(types: server.graph.typeDescriptions(), environmentKeys: server.graph.environmentKeyDescriptions()).wire)
     }
 }
 

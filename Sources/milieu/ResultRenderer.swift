@@ -45,8 +45,13 @@ struct ResultRenderer {
         }.joined(separator: "\n")
     }
 
-    /// `schema/types`, one line per type.
-    func typeList(_ types: [JSON]) -> String {
+    /// `schema/types`, one line per type, then the environment keys with their defaults.
+    func typeList(_ types: [JSON], environmentKeys: [JSON]) -> String {
+        let keys = environmentKeys.map { key in "\(key["name"]?.stringValue ?? "?") = \(key["default"]?.jsonText ?? "null")" }
+        return typeLines(types) + "\n" + style.bold("environment keys") + "  " + keys.joined(separator: ", ")
+    }
+
+    private func typeLines(_ types: [JSON]) -> String {
         types.map { type in
             let properties = (type["properties"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
             let actions = (type["actions"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue.map { "\($0)()" } }

@@ -110,8 +110,11 @@ final class Shell {
     }
 
     private func types(_ name: String?, results: ResultRenderer) throws -> Outcome {
-        let types = try link.request(SchemaTypesRequest()).types
-        guard let name else { return .success(text: results.typeList(types), result: .array(types)) }
+        let answer = try link.request(SchemaTypesRequest())
+        let types = answer.types
+        guard let name else {
+            return .success(text: results.typeList(types, environmentKeys: answer.environmentKeys), result: .array(types))
+        }
         guard let type = types.first(where: { $0["name"]?.stringValue == name }) else {
             throw CommandError(message: "no type \(name); types lists them", usage: "types [<name>]")
         }

@@ -15,7 +15,7 @@ import Testing
                 serverName: "milieud", serverVersion: "0", protocolVersion: "1", maxLineBytes: 1, instance: "a", version: 1
             ).wire
         ),
-        (SchemaTypesRequest(), SchemaTypesRequest.Result(types: [["name": "T"]]).wire),
+        (SchemaTypesRequest(), SchemaTypesRequest.Result(types: [["name": "T"]], environmentKeys: [["name": "tone"]]).wire),
         (
             SchemaRegisterRequest(types: [["name": "T", "properties": [:]]], environmentKeys: ["k": ["type": "string", "default": ""]]),
             SchemaRegisterRequest.Result(types: ["T"], environmentKeys: ["k"], version: 2).wire

@@ -136,6 +136,19 @@ struct ScriptModeTests {
         #expect(run.stderr.contains("Login is @Observable, and @ObservedObject takes an ObservableObject"))
     }
 
+    /// `types` lists the model types, then every environment key with the default a view reads
+    /// when nobody provides it, the scene's declared ones included.
+    @Test func typesListsTypesAndEnvironmentKeysWithTheirDefaults() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let run = try MilieuRun.run(["--socket", daemon.socketPath, "-c", "load rules", "-c", "types"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("\nLogin (observable, built-in)  email, password, isUserLoggedIn, isValidEmail; login(), logout()\n"))
+        let keys = try #require(run.outputLines.first { $0.hasPrefix("environment keys  ") })
+        #expect(keys.contains(#"colorScheme = "light""#))
+        #expect(keys.contains(#"tone = "warm""#))
+    }
+
     @Test func afterUnwatchNothingMoreIsPrinted() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }

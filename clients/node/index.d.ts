@@ -88,6 +88,18 @@ export interface PropertyInfo {
   pattern?: string;
 }
 
+/** An environment key as `schema/types` lists it: built-in with SwiftUI's default, or declared (SPEC §9.2). */
+export interface EnvironmentKeyInfo {
+  name: string;
+  type: string;
+  default: unknown;
+  builtIn: boolean;
+  oneOf?: unknown[];
+  min?: number;
+  max?: number;
+  pattern?: string;
+}
+
 export interface TypeInfo {
   name: string;
   style: 'observable' | 'observableObject';
@@ -357,7 +369,7 @@ export class Client extends EventEmitter {
 
   initialize(params?: { client?: { name: string; version?: string }; protocolVersion?: string }, options?: CallOptions): Promise<InitializeResult>;
   // types … discover: made from REQUESTS in lib/client.js (test/declarations.test.js checks that each is declared here).
-  types(options?: CallOptions): Promise<{ types: TypeInfo[] }>;
+  types(options?: CallOptions): Promise<{ types: TypeInfo[]; environmentKeys: EnvironmentKeyInfo[] }>;
   /** Types, and custom environment keys in `options.environmentKeys` (`register([], {environmentKeys})` for keys alone). */
   register(types?: TypeDeclaration[], options?: RegisterOptions): Promise<RegisterResult>;
   /** A value, an object snapshot (`ObjectSnapshot`) or a view snapshot (a `ViewNode` without children). */

@@ -41,16 +41,11 @@ extension Graph {
         registry.names.sorted().compactMap { registry[$0] }.map { registered in
             let model = registered.model
             var properties: [JSON] = model.stored.map { property in
-                var entry: JSONObject = [
-                    "name": .string(property.name), "type": .string(property.type.description), "computed": false,
-                    "secure": .bool(property.secure),
-                ]
+                var entry: JSONObject = ["name": .string(property.name), "type": .string(property.type.description), "computed": false]
+                entry["secure"] = .bool(property.secure)
                 if !property.secure { entry["default"] = property.defaultValue }
                 if model.style == .observableObject { entry["published"] = .bool(property.published) }
-                if let oneOf = property.validation.oneOf { entry["oneOf"] = .array(oneOf) }
-                if let min = property.validation.min { entry["min"] = .double(min) }
-                if let max = property.validation.max { entry["max"] = .double(max) }
-                if let pattern = property.validation.pattern { entry["pattern"] = .string(pattern) }
+                Self.describeConstraints(of: property, into: &entry)
                 return .object(entry)
             }
             properties += model.computed.map { computed in
@@ -65,6 +60,24 @@ extension Graph {
                 "actions": .array(actions), "builtIn": .bool(BuiltinTypes.all.contains { $0.name == model.name }),
             ]
         }
+    }
+
+    /// `schema/types`: every environment key, built-in and declared, by name, with its default (rule 21).
+    public func environmentKeyDescriptions() -> [JSON] {
+        environmentKeys.all.map { key in
+            var entry: JSONObject = ["name": .string(key.name), "type": .string(key.type.description), "default": key.defaultValue]
+            entry["builtIn"] = .bool(EnvironmentKeys.builtIn.contains { $0.name == key.name })
+            Self.describeConstraints(of: key, into: &entry)
+            return .object(entry)
+        }
+    }
+
+    /// A property's or key's `oneOf`, `min`, `max` and `pattern`, those it has.
+    private static func describeConstraints(of property: StoredProperty, into entry: inout JSONObject) {
+        if let oneOf = property.validation.oneOf { entry["oneOf"] = .array(oneOf) }
+        if let min = property.validation.min { entry["min"] = .double(min) }
+        if let max = property.validation.max { entry["max"] = .double(max) }
+        if let pattern = property.validation.pattern { entry["pattern"] = .string(pattern) }
     }
 
     /// What `path` watches: a binding watches its source; an object-valued variable its object.

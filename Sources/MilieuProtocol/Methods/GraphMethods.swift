@@ -10,11 +10,19 @@ public struct SchemaTypesRequest: RPCMethod {
     public struct Result: WireResult, Equatable {
         /// One description per type: `{name, style, builtIn, properties, actions}` (SPEC §9.2).
         public var types: [JSON]
-        public init(types: [JSON]) { self.types = types }
-        public var wire: JSON { ["types": .array(types)] }
-        public init?(wire: JSON) {
-            guard let types = wire["types"]?.arrayValue else { return nil }
+        /// One description per environment key: `{name, type, default, builtIn, oneOf?, min?, max?, pattern?}`.
+        public var environmentKeys: [JSON]
+
+        public init(types: [JSON], environmentKeys: [JSON]) {
             self.types = types
+            self.environmentKeys = environmentKeys
+        }
+
+        public var wire: JSON { ["types": .array(types), "environmentKeys": .array(environmentKeys)] }
+
+        public init?(wire: JSON) {
+            guard let types = wire["types"]?.arrayValue, let keys = wire["environmentKeys"]?.arrayValue else { return nil }
+            self.init(types: types, environmentKeys: keys)
         }
     }
 }

@@ -43,8 +43,13 @@ test('types lists the built-in types; register adds one', needsDaemon, async (t)
   assert.deepEqual(login.actions.map((action) => action.name), ['login', 'logout']);
   const registered = await client.register([{ name: 'Note', style: 'observable', properties: { text: { type: 'string', default: 'hi' } } }]);
   assert.deepEqual(registered, { types: ['Note'], environmentKeys: [], version: 2 });
-  const { types: after } = await client.types();
+  await client.register([], { environmentKeys: { tone: { type: 'string', default: 'warm' } } });
+  const { types: after, environmentKeys } = await client.types();
   assert.ok(after.some((type) => type.name === 'Note'));
+  assert.deepEqual(environmentKeys.find((key) => key.name === 'colorScheme'), {
+    name: 'colorScheme', type: 'string', default: 'light', builtIn: true, oneOf: ['light', 'dark'],
+  });
+  assert.deepEqual(environmentKeys.find((key) => key.name === 'tone'), { name: 'tone', type: 'string', default: 'warm', builtIn: false });
 });
 
 test('get returns values, object snapshots and view snapshots', needsDaemon, async (t) => {

@@ -70,6 +70,12 @@ def test_types_and_register(client: milieu.Client) -> None:
     assert registered == {"types": ["Profile"], "environmentKeys": [], "version": 2}
     profile = [t for t in client.types()["types"] if t["name"] == "Profile"][0]
     assert profile["properties"][0]["default"] == 3
+    client.register(environment_keys={"tone": {"type": "string", "default": "warm"}})
+    keys = {k["name"]: k for k in client.types()["environmentKeys"]}
+    assert keys["colorScheme"] == {
+        "name": "colorScheme", "type": "string", "default": "light", "builtIn": True, "oneOf": ["light", "dark"]
+    }
+    assert keys["tone"] == {"name": "tone", "type": "string", "default": "warm", "builtIn": False}
 
 
 def test_get_set_and_if_version(client: milieu.Client) -> None:

@@ -104,9 +104,11 @@ class TreeResult(TypedDict):
 
 
 class TypesResult(TypedDict):
-    """``schema/types``: every model type."""
+    """``schema/types``: every model type, and every environment key with its default
+    (``{name, type, default, builtIn, oneOf?, min?, max?, pattern?}``)."""
 
     types: List[Dict[str, Any]]
+    environmentKeys: List[Dict[str, Any]]
 
 
 class RegisterResult(TypedDict):
