@@ -21,7 +21,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "MilieuJSON", swiftSettings: strict),
-        .target(name: "MilieuEngine", dependencies: ["MilieuJSON"], swiftSettings: strict),
+        .target(name: "MilieuEngine", dependencies: ["MilieuJSON", "MilieuProtocol"], swiftSettings: strict),
         .target(name: "CMilieuShims"),
         .target(name: "MilieuTransport", dependencies: ["CMilieuShims"], swiftSettings: strict),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
@@ -40,7 +40,7 @@ let package = Package(
         .executableTarget(
             name: "milieu-bench", dependencies: ["MilieuEngine", "MilieuJSON", "MilieuTransport", "CMilieuShims"], swiftSettings: strict),
         .testTarget(name: "MilieuJSONTests", dependencies: ["MilieuJSON"], swiftSettings: strict),
-        .testTarget(name: "MilieuEngineTests", dependencies: ["MilieuEngine"], swiftSettings: strict),
+        .testTarget(name: "MilieuEngineTests", dependencies: ["MilieuEngine", "MilieuProtocol", "MilieuJSON"], swiftSettings: strict),
         .testTarget(name: "MilieuTransportTests", dependencies: ["MilieuTransport"], swiftSettings: strict),
         .testTarget(
             name: "MilieuClientTests", dependencies: ["MilieuClient", "MilieuTestSupport", "MilieuJSON", "MilieuProtocol"],

@@ -97,7 +97,7 @@ extension SchemaRegisterRequest: ServerMethod {
 
 extension GraphGetRequest: ServerMethod {
     func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
-        Reply(result: try server.engine { () throws(EngineError) in try server.graph.get(path) })
+        Reply(result: try server.engine { () throws(EngineError) in try server.graph.get(path) }.wire)
     }
 }
 

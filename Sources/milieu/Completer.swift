@@ -42,20 +42,20 @@ struct Completer {
 private struct GraphIndex {
     let link: Link
     /// Every mounted view by canonical path, in tree order.
-    let views: [(path: String, node: JSON)]
+    let views: [(path: String, node: ViewSnapshot)]
 
     init(link: Link) {
         self.link = link
-        var views: [(path: String, node: JSON)] = []
-        func walk(_ node: JSON) {
-            if let path = node["path"]?.stringValue { views.append((path, node)) }
-            for child in node["children"]?.arrayValue ?? [] { walk(child) }
+        var views: [(path: String, node: ViewSnapshot)] = []
+        func walk(_ node: ViewSnapshot) {
+            views.append((node.path, node))
+            for child in node.children ?? [] { walk(child) }
         }
         if let root = (try? link.request(ViewTreeRequest()))?.root { walk(root) }
         self.views = views
     }
 
-    private func node(_ path: String) -> JSON? { views.first { $0.path == path }?.node }
+    private func node(_ path: String) -> ViewSnapshot? { views.first { $0.path == path }?.node }
 
     /// Views whose path continues `word` by one segment; when `word` is a view, its children too.
     func viewPaths(matching word: String) -> [LineEditor.Candidate] {
@@ -64,7 +64,7 @@ private struct GraphIndex {
         return views.filter { view in
             let depth = Self.depth(view.path)
             return view.path.hasPrefix(word) && (depth == typedDepth || (isView && depth == typedDepth + 1))
-        }.map { .init(text: $0.path, terminal: ($0.node["children"]?.arrayValue ?? []).isEmpty) }
+        }.map { .init(text: $0.path, terminal: ($0.node.children ?? []).isEmpty) }
     }
 
     private static func depth(_ path: String) -> Int { PathSyntax.topLevelIndices(of: "/", in: path).count }
@@ -114,14 +114,14 @@ private struct GraphIndex {
     }
 
     /// A view's variables; for `call`, only those holding objects.
-    private func variables(of node: JSON, actions: Bool) -> [(name: String, terminal: Bool)] {
+    private func variables(of node: ViewSnapshot, actions: Bool) -> [(name: String, terminal: Bool)] {
         var found: [(name: String, terminal: Bool)] = []
-        for (name, _) in node["objects"]?.objectValue ?? [:] { found.append((name, false)) }
+        for (name, _) in node.objects { found.append((name, false)) }
         guard !actions else { return found }
-        for (name, value) in node["inputs"]?.objectValue ?? [:] { found.append((name, Self.isScalar(value))) }
-        for (name, value) in node["state"]?.objectValue ?? [:] { found.append((name, Self.isScalar(value))) }
-        for (name, binding) in node["bindings"]?.objectValue ?? [:] { found.append((name, Self.isScalar(binding["value"] ?? .null))) }
-        for (name, _) in node["environment"]?.objectValue ?? [:] { found.append((name, true)) }
+        for (name, value) in node.inputs { found.append((name, Self.isScalar(value))) }
+        for (name, value) in node.state { found.append((name, Self.isScalar(value))) }
+        for binding in node.bindings { found.append((binding.name, Self.isScalar(binding.value ?? .null))) }
+        for (name, _) in node.environment { found.append((name, true)) }
         return found.sorted { $0.name < $1.name }
     }
 
@@ -148,8 +148,8 @@ private struct GraphIndex {
     private func objectIDs() -> [String] {
         var ids: [String] = []
         for view in views {
-            for (_, held) in view.node["objects"]?.objectValue ?? [:] {
-                if let id = held["object"]?.stringValue, !ids.contains(id) { ids.append(id) }
+            for (_, held) in view.node.objects {
+                if let id = held?.object, !ids.contains(id) { ids.append(id) }
             }
         }
         return ids

@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuProtocol
 
 /// Draws a `view/tree` result as a tree: each view with its wrappers, the objects it
 /// holds, what it provides, and its body.
@@ -12,19 +13,18 @@ import MilieuJSON
 struct TreeRenderer {
     let style: Style
 
-    func render(_ root: JSON) -> String {
+    func render(_ root: ViewSnapshot) -> String {
         var lines: [String] = []
         draw(root, connector: "", childPrefix: "", isRoot: true, into: &lines)
         return lines.joined(separator: "\n")
     }
 
-    private func draw(_ node: JSON, connector: String, childPrefix: String, isRoot: Bool, into lines: inout [String]) {
-        let children = node["children"]?.arrayValue ?? []
-        let title = isRoot ? (node["path"]?.stringValue ?? "?") : displayName(node)
-        var notes: [String] = []
-        if let version = node["version"]?.intValue { notes.append("v\(version)") }
-        if node["retained"] == true { notes.append("retained") }
-        lines.append(connector + style.bold(title) + (notes.isEmpty ? "" : "  " + style.dim(notes.joined(separator: " "))))
+    private func draw(_ node: ViewSnapshot, connector: String, childPrefix: String, isRoot: Bool, into lines: inout [String]) {
+        let children = node.children ?? []
+        let title = isRoot ? node.path : displayName(node)
+        var notes = ["v\(node.version)"]
+        if node.retained { notes.append("retained") }
+        lines.append(connector + style.bold(title) + "  " + style.dim(notes.joined(separator: " ")))
         let detailPrefix = childPrefix + (children.isEmpty ? "    " : "│   ")
         for detail in details(node) { lines.append(detailPrefix + detail) }
         for (index, child) in children.enumerated() {
@@ -36,50 +36,42 @@ struct TreeRenderer {
     }
 
     /// `Name`, or `Name[id]` for a view with an explicit identity.
-    private func displayName(_ node: JSON) -> String {
-        let name = node["name"]?.stringValue ?? "?"
-        guard let id = node["id"] else { return name }
-        return "\(name)[\(id.jsonText)]"
+    private func displayName(_ node: ViewSnapshot) -> String {
+        guard let id = node.id else { return node.name }
+        return "\(node.name)[\(id.jsonText)]"
     }
 
-    private func details(_ node: JSON) -> [String] {
+    private func details(_ node: ViewSnapshot) -> [String] {
         var lines: [String] = []
-        for (name, value) in node["inputs"]?.objectValue ?? [:] { lines.append("\(style.magenta("let")) \(name) = \(value.jsonText)") }
-        for (name, value) in node["state"]?.objectValue ?? [:] { lines.append("\(style.magenta("@State")) \(name) = \(value.jsonText)") }
-        for (name, binding) in node["bindings"]?.objectValue ?? [:] {
-            let source = binding["source"]?.stringValue ?? "?"
-            let value = binding["redacted"] == true ? "<secure>" : (binding["value"]?.jsonText ?? "null")
-            lines.append("\(style.magenta("@Binding")) \(name) → \(source) = \(value)")
+        for (name, value) in node.inputs { lines.append("\(style.magenta("let")) \(name) = \(value.jsonText)") }
+        for (name, value) in node.state { lines.append("\(style.magenta("@State")) \(name) = \(value.jsonText)") }
+        for binding in node.bindings {
+            let value = binding.value?.jsonText ?? "<secure>"
+            lines.append("\(style.magenta("@Binding")) \(binding.name) → \(binding.source) = \(value)")
         }
-        for (name, held) in node["objects"]?.objectValue ?? [:] {
-            guard held != .null else {
+        for (name, held) in node.objects {
+            guard let held else {
                 lines.append("\(style.magenta("@Environment")) \(name): nil (optional, no ancestor provides one)")
                 continue
             }
-            let object = held["object"]?.stringValue ?? "?"
-            let type = held["type"]?.stringValue ?? "?"
-            lines.append("\(style.magenta(wrapperName(held["wrapper"]?.stringValue, type: type))) \(name): \(style.cyan(object))")
+            lines.append("\(style.magenta(wrapperName(held.wrapper, type: held.type))) \(name): \(style.cyan(held.object))")
         }
-        for (key, value) in node["environment"]?.objectValue ?? [:] {
+        for (key, value) in node.environment {
             lines.append("\(style.magenta("@Environment(\\.\(key))")) = \(value.jsonText)")
         }
-        let provides = node["provides"]
-        for (member, modifier) in [("environmentObjects", ".environmentObject"), ("observables", ".environment")] {
-            for (_, object) in provides?[member]?.objectValue ?? [:] {
-                lines.append("\(style.green("provides")) \(modifier)(\(object.stringValue ?? "?"))")
-            }
+        for (objects, modifier) in [(node.provides.environmentObjects, ".environmentObject"), (node.provides.observables, ".environment")] {
+            for (_, object) in objects { lines.append("\(style.green("provides")) \(modifier)(\(object.stringValue ?? "?"))") }
         }
-        for (key, value) in provides?["environment"]?.objectValue ?? [:] {
+        for (key, value) in node.provides.environment {
             lines.append("\(style.green("provides")) \\.\(key) = \(value.jsonText)")
         }
-        let body = (node["body"]?.arrayValue ?? []).map { $0.stringValue ?? $0.jsonText }
-        for (index, line) in body.enumerated() {
+        for (index, line) in node.body.enumerated() {
             lines.append((index == 0 ? "body " : "     ") + style.dim("│") + " " + line)
         }
         return lines
     }
 
-    private func wrapperName(_ wrapper: String?, type: String) -> String {
+    private func wrapperName(_ wrapper: String, type: String) -> String {
         switch wrapper {
         case "stateObject": "@StateObject"
         case "observedObject": "@ObservedObject"
@@ -87,7 +79,7 @@ struct TreeRenderer {
         case "state": "@State"
         case "environment": "@Environment(\(type).self)"
         case "input": "let"
-        default: wrapper ?? "?"
+        default: wrapper
         }
     }
 }

@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuProtocol
 import Testing
 
 @testable import MilieuEngine
@@ -61,7 +62,7 @@ import Testing
         _ = try expectRefused(graph, .typeMismatch) { try graph.set("/App/Parent.cart.items", ["a", 2]) }
         // An int written to a double is a double, not a mismatch.
         try graph.set("theme.fontScale", 2)
-        #expect(try graph.get("theme.fontScale") == .double(2))
+        #expect(try graph.get("theme.fontScale").wire == .double(2))
     }
 
     @Test func validationRefusesValuesOutsideTheDeclaredRange() throws {
@@ -83,7 +84,7 @@ import Testing
     @Test func versionConflictNamesBothVersions() throws {
         let graph = try graphWithParent()
         try graph.set("login.email", "a@b.co")
-        let current = try graph.get("login")["version"]?.intValue ?? -1
+        let current = try graph.get("login").wire["version"]?.intValue ?? -1
         let error = try expectRefused(graph, .versionConflict) { try graph.set("login.email", "c@d.co", ifVersion: current - 1) }
         #expect(error?.data["expected"] == .int(current - 1))
         #expect(error?.data["actual"] == .int(current))
@@ -189,7 +190,7 @@ import Testing
                 .unmount(path: "/App/Parent"), .set(path: "theme.colorScheme", value: "sepia", ifVersion: nil),
             ])
         }
-        #expect(try graph.tree("/App/Parent")["children"]?.arrayValue?.map { $0["name"] } == ["A", "B"])
+        #expect(try graph.tree("/App/Parent").wire["children"]?.arrayValue?.map { $0["name"] } == ["A", "B"])
         try graph.set("/App/Parent/A.k", 2)
     }
 
@@ -211,7 +212,7 @@ import Testing
     @Test func literalEscapePassesAnObjectThatLooksLikeAnExpression() throws {
         let graph = try makeGraph()
         try graph.mount(["parent": "/App", "name": "V", "state": ["raw": ["$literal": ["$parent": "x"]]]])
-        #expect(try graph.get("/App/V.raw") == ["$parent": "x"])
+        #expect(try graph.get("/App/V.raw").wire == ["$parent": "x"])
         expectError(.invalidDeclaration) { try graph.mount(["parent": "/App", "name": "W", "state": ["x": ["$other": 1]]]) }
     }
 
@@ -247,7 +248,7 @@ import Testing
     @Test func changesComeInProtocolOrderAndVersionsStartAtTheScene() throws {
         let graph = try makeGraph()
         #expect(graph.version == Version(1))
-        #expect(try graph.get("login")["version"] == 1)
+        #expect(try graph.get("login").wire["version"] == 1)
         try graph.mount(["parent": "/App", "name": "P", "state": ["k": 1], "body": ["{k}"]])
         try graph.mount(["parent": "/App/P", "name": "C", "id": ["$parent": "k"], "stateObjects": ["m": ["type": "CounterObject"]]])
         let commit = try graph.set("/App/P.k", 2)
@@ -263,6 +264,6 @@ import Testing
             }
         }
         #expect(kinds == ["change", "create", "unmount", "mount", "update", "update", "destroy"])
-        #expect(try graph.get("/App/P/C[2]")["version"] == .int(commit.version.rawValue))
+        #expect(try graph.get("/App/P/C[2]").wire["version"] == .int(commit.version.rawValue))
     }
 }

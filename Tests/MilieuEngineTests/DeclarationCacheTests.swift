@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuProtocol
 import Testing
 
 @testable import MilieuEngine
@@ -153,7 +154,7 @@ import Testing
         try graph.set("/App/P/Box[1].x", 7)
         try graph.set("/App/P/Box[1]/Row[1].n", 99)
         let rebuilt = try graph.set("/App/P.sel", 2)
-        #expect(try graph.get("/App/P/Box[2]")["state"] == ["x": 5])
+        #expect(try graph.get("/App/P/Box[2]").wire["state"] == ["x": 5])
         #expect(rebuilt.body(of: "/App/P/Box[2]/Row[1]") == ["one 10 new"])
         #expect(rebuilt.body(of: "/App/P/Box[2]/Row[2]") == ["two 20 new"])
     }

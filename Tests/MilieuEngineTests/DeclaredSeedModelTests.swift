@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuProtocol
 import Testing
 
 @testable import MilieuEngine
@@ -138,7 +139,7 @@ import Testing
             Dictionary(commit.propertyChanges.map { (String($0.key.split(separator: ".").last ?? ""), $0.value) }, uniquingKeysWith: { $1 })
         }
 
-        func values(_ view: String) throws -> JSON? { try graph.get("\(view).vm")["values"] }
+        func values(_ view: String) throws -> JSON? { try graph.get("\(view).vm").wire["values"] }
     }
 
     @Test func declaredAppStateBehavesAsTheBuiltInOne() throws {
@@ -179,7 +180,7 @@ import Testing
         for email in emails {
             try pair.both { .set(path: "\($0).email", value: .string(email), ifVersion: nil) }
             try pair.both { .call(path: "\($0).login", arguments: []) }
-            #expect(try pair.graph.get("/App/Declared.vm.isValidEmail") == .bool(Login.isValidEmail(email)), "\(email)")
+            #expect(try pair.graph.get("/App/Declared.vm.isValidEmail").wire == .bool(Login.isValidEmail(email)), "\(email)")
         }
         try pair.both { .set(path: "\($0).password", value: "hunter2-secret", ifVersion: nil) }
     }

@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuProtocol
 import Testing
 
 @testable import MilieuEngine
@@ -19,7 +20,7 @@ import Testing
         ])
         #expect(name == "Profile")
         try graph.mount(["parent": "/App", "name": "P", "state": ["profile": ["$new": ["type": "Profile"]]]])
-        let snapshot = try graph.get("/App/P.profile")
+        let snapshot = try graph.get("/App/P.profile").wire
         #expect(
             snapshot["values"] == [
                 "name": "anon", "age": 0, "role": "user", "tags": [], "nick": .null, "address": ["city": "", "zip": ""],
@@ -31,7 +32,7 @@ import Testing
         expectError(.invalidValue) { try graph.set("/App/P.profile.role", "root") }
         expectError(.typeMismatch) { try graph.set("/App/P.profile.address", ["city": "Seoul"]) }
         try graph.set("/App/P.profile.address.city", "Seoul")
-        #expect(try graph.get("/App/P.profile.address") == ["city": "Seoul", "zip": ""])
+        #expect(try graph.get("/App/P.profile.address").wire == ["city": "Seoul", "zip": ""])
         let described = graph.typeDescriptions().first { $0["name"] == "Profile" }
         #expect(described?["style"] == "observableObject")
         let pin = described?["properties"]?.arrayValue?.first { $0["name"] == "pin" }
@@ -95,15 +96,15 @@ import Testing
         try graph.mount(["parent": "/App", "name": "V", "id": "a.b/c]", "state": ["list": [1, ["k": "v"]]]])
         let path = "/App/V[\"a.b/c]\"]"
         #expect(graph.viewPaths.contains(path))
-        #expect(try graph.get("\(path).list.1.k") == "v")
-        #expect(try graph.get("\(path).list.5") == .null)
+        #expect(try graph.get("\(path).list.1.k").wire == "v")
+        #expect(try graph.get("\(path).list.5").wire == .null)
         try graph.set("\(path).list.0", 9)
-        #expect(try graph.get("\(path).list") == [9, ["k": "v"]])
-        #expect(try graph.get("Login#3.email") == "")
-        #expect(try graph.get("login")["object"] == "Login#3")
-        #expect(try graph.get(path)["state"] == ["list": [9, ["k": "v"]]])
+        #expect(try graph.get("\(path).list").wire == [9, ["k": "v"]])
+        #expect(try graph.get("Login#3.email").wire == "")
+        #expect(try graph.get("login").wire["object"] == "Login#3")
+        #expect(try graph.get(path).wire["state"] == ["list": [9, ["k": "v"]]])
         expectError(.unknownPath) { try graph.set("\(path).list.7", 1) }
-        expectError(.unknownPath) { _ = try graph.get("/App/V[unclosed") }
+        expectError(.unknownPath) { _ = try graph.get("/App/V[unclosed").wire }
     }
 
     @Test func watchTargetsResolveThroughBindingsToTheirSource() throws {
@@ -127,7 +128,7 @@ import Testing
             "parent": "/App/Screen", "name": "Row", "bindings": ["on": ["$parent": "on"]], "environmentObjects": ["cart": "Cart"],
             "environment": ["colorScheme"],
         ])
-        let tree = try graph.tree()
+        let tree = try graph.tree().wire
         #expect(tree["path"] == "/App")
         #expect(tree["provides"]?["observables"] == ["Login": "Login#3", "Session": "Session#1", "Theme": "Theme#2"])
         #expect(tree["provides"]?["environmentObjects"] == [:])

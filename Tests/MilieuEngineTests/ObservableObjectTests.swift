@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuProtocol
 import Testing
 
 @testable import MilieuEngine
@@ -26,7 +27,7 @@ import Testing
         #expect(same.updates == ["/App/V": ["_form"]])
         #expect(same.version == before.next)
         #expect(same.propertyChanges["Form#4.title"] == .some(""))
-        #expect(try graph.get("/App/V.form")["version"] == .int(before.next.rawValue))
+        #expect(try graph.get("/App/V.form").wire["version"] == .int(before.next.rawValue))
     }
 
     @Test func aPlainVarChangesSilentlyAndShowsAtTheNextPublishedChange() throws {
@@ -34,7 +35,7 @@ import Testing
         let silent = try graph.set("/App/V.form.draft", "notes")
         #expect(silent.updates.isEmpty)
         #expect(silent.propertyChanges["Form#4.draft"] == .some("notes"))
-        #expect(try graph.get("/App/V.form.draft") == "notes")
+        #expect(try graph.get("/App/V.form.draft").wire == "notes")
         let announced = try graph.set("/App/V.form.title", "Plan")
         #expect(announced.updates == ["/App/V": ["_form"]])
         #expect(announced.body(of: "/App/V") == ["Plan notes"])
@@ -68,16 +69,16 @@ import Testing
             "parent": "/App", "name": "V", "stateObjects": ["team": ["type": "Team"], "person": ["type": "Person"]],
             "body": ["{person.name}"],
         ])
-        #expect(try graph.get("/App/V.team.manager") == .null)
-        #expect(try graph.get("/App/V.team.manager.name") == .null)
-        let person = try #require(graph.get("/App/V.person")["object"]?.stringValue)
+        #expect(try graph.get("/App/V.team.manager").wire == .null)
+        #expect(try graph.get("/App/V.team.manager.name").wire == .null)
+        let person = try #require(graph.get("/App/V.person").wire["object"]?.stringValue)
         try graph.set("/App/V.person.name", "Ann")
         try graph.set("/App/V.team.manager", .string(person))
-        #expect(try graph.get("/App/V.team.manager.name") == "Ann")
+        #expect(try graph.get("/App/V.team.manager.name").wire == "Ann")
         // The reference property itself is a property: its value is the object id (SPEC §9.4), and
         // a watch of it watches that property, not the object it refers to (§11.1).
-        #expect(try graph.get("/App/V.team.manager") == .string(person))
-        let team = try #require(graph.get("/App/V.team")["object"]?.stringValue)
+        #expect(try graph.get("/App/V.team.manager").wire == .string(person))
+        let team = try #require(graph.get("/App/V.team").wire["object"]?.stringValue)
         #expect(try graph.watchTarget("/App/V.team.manager") == .property(object: team, property: "manager"))
         #expect(try graph.watchTarget("/App/V.team.manager.name") == .property(object: person, property: "name"))
         let wrongType = expectError(.typeMismatch) { try graph.set("/App/V.team.manager", .string(team)) }
@@ -90,8 +91,8 @@ import Testing
         ])
         #expect(child.commit.body(of: "/App/V/TeamCard") == ["Ann"])
         let write = try graph.set("/App/V/TeamCard.team.manager.name", "Bo")
-        #expect(try graph.get("/App/V.person.name") == "Bo")
+        #expect(try graph.get("/App/V.person.name").wire == "Bo")
         #expect(write.updates == ["/App/V": ["_person"]])
-        #expect(try graph.tree("/App/V/TeamCard")["body"] == ["Ann"])
+        #expect(try graph.tree("/App/V/TeamCard").wire["body"] == ["Ann"])
     }
 }

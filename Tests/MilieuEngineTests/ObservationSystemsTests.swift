@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuProtocol
 import Testing
 
 @testable import MilieuEngine
@@ -62,11 +63,11 @@ import Testing
         ])
         #expect(mounted?.body == ["scheme: light"])  // /App provides the app's theme
         try graph.provide("/App", withdraw: ["Theme"])
-        #expect(try graph.tree("/App/Settings/Pane")["body"] == ["scheme: null"])
+        #expect(try graph.tree("/App/Settings/Pane").wire["body"] == ["scheme: null"])
         let appears = try graph.provide("/App/Settings", observables: ["prefs"])
         #expect(appears.updates["/App/Settings/Pane"] == ["_p"])
         #expect(appears.body(of: "/App/Settings/Pane") == ["scheme: light"])
-        #expect(try graph.tree("/App/Settings")["provides"]?["observables"] == ["Theme": "Theme#4"])
+        #expect(try graph.tree("/App/Settings").wire["provides"]?["observables"] == ["Theme": "Theme#4"])
         #expect(try graph.set("/App/Settings.prefs.colorScheme", "dark").updates["/App/Settings/Pane"] == ["p.colorScheme"])
     }
 
@@ -99,8 +100,8 @@ import Testing
         #expect(rerender.created.first?.owner == "/App/Parent/Child.vm")
         #expect(rerender.destroyed.map(\.reason) == ["discarded"])
         #expect(rerender.destroyed.first?.object == rerender.created.first?.object)
-        #expect(try graph.get("/App/Parent/Child.vm")["object"] == .string(kept))
-        #expect(try graph.get("/App/Parent/Child.vm.num") == 1)
+        #expect(try graph.get("/App/Parent/Child.vm").wire["object"] == .string(kept))
+        #expect(try graph.get("/App/Parent/Child.vm.num").wire == 1)
         // An ObservableObject held by @State is not observed: SwiftUI subscribes only through its wrappers.
         #expect(try graph.set("/App/Parent/Child.vm.num", 5).updates["/App/Parent/Child"] == nil)
         #expect(try graph.unmount("/App/Parent/Child").destroyed.map(\.reason) == ["ownerUnmounted"])
@@ -108,8 +109,8 @@ import Testing
 
     @Test func stateNewInTheRootIsMadeForTheApp() throws {
         let graph = try makeGraph()
-        #expect(try graph.get("/App.session")["owner"] == "/App.session")
-        #expect(try graph.tree()["objects"]?["session"]?["wrapper"] == "state")
+        #expect(try graph.get("/App.session").wire["owner"] == "/App.session")
+        #expect(try graph.tree().wire["objects"]?["session"]?["wrapper"] == "state")
     }
 
     @Test func newInAnInputIsConstructedAtEveryParentEvaluation() throws {
@@ -148,7 +149,7 @@ import Testing
         try graph.mount([
             "parent": "/App", "name": "V", "state": ["team": ["$new": ["type": "Team"]], "person": ["$new": ["type": "Person"]]],
         ])
-        try graph.set("/App/V.team.manager", try #require(graph.get("/App/V.person")["object"]))
+        try graph.set("/App/V.team.manager", try #require(graph.get("/App/V.person").wire["object"]))
         let (card, _) = try graph.mount([
             "parent": "/App/V", "name": "Card", "inputs": ["team": ["$parent": "team"]], "body": ["{team.manager.name}"],
         ])

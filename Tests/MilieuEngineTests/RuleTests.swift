@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuProtocol
 import Testing
 
 @testable import MilieuEngine
@@ -12,8 +13,8 @@ import Testing
             "parent": "/App/Form", "name": "EmailField", "bindings": ["email": ["$parent": "login.email"]], "body": ["{email}"],
         ])
         let write = try graph.set("/App/Form/EmailField.email", "kim@example.com")
-        #expect(try graph.get("login.email") == "kim@example.com")
-        #expect(try graph.get("/App.login.email") == "kim@example.com")
+        #expect(try graph.get("login.email").wire == "kim@example.com")
+        #expect(try graph.get("/App.login.email").wire == "kim@example.com")
         #expect(write.propertyChanges["Login#3.email"] == .some("kim@example.com"))
         #expect(write.updates == ["/App/Form": ["login.email"], "/App/Form/EmailField": ["_email"]])
     }
@@ -24,7 +25,7 @@ import Testing
         try graph.mount(["parent": "/App/Parent", "name": "Child", "inputs": ["title": ["$parent": "title"]]])
         let error = expectError(.readOnly) { try graph.set("/App/Parent/Child.title", "b") }
         #expect(error?.data["path"] == "/App/Parent/Child.title")
-        #expect(try graph.get("/App/Parent.title") == "a")
+        #expect(try graph.get("/App/Parent.title").wire == "a")
     }
 
     @Test func rule3StateIsKeptAcrossParentReRendersAndGoesWithTheIdentity() throws {
@@ -39,13 +40,13 @@ import Testing
         try graph.set("/App/Parent/Child.model.count", 7)
         let rerender = try graph.set("/App/Parent.start", 2)
         #expect(rerender.updates["/App/Parent/Child"] == ["@self"])
-        #expect(try graph.get("/App/Parent/Child.count") == 5)
-        #expect(try graph.get("/App/Parent/Child.model.count") == 7)
+        #expect(try graph.get("/App/Parent/Child.count").wire == 5)
+        #expect(try graph.get("/App/Parent/Child.model.count").wire == 7)
         let unmount = try graph.unmount("/App/Parent/Child")
         #expect(unmount.destroyed.map(\.reason) == ["ownerUnmounted"])
         try graph.mount(child)
-        #expect(try graph.get("/App/Parent/Child.count") == 2)
-        #expect(try graph.get("/App/Parent/Child.model.count") == 0)
+        #expect(try graph.get("/App/Parent/Child.count").wire == 2)
+        #expect(try graph.get("/App/Parent/Child.model.count").wire == 0)
     }
 
     @Test func rule4DroppedStateObjectInitializerIsReported() throws {
@@ -57,7 +58,7 @@ import Testing
         ])
         let commit = try graph.set("/App/Parent.n", 2)
         #expect(commit.diagnostics.map(\.ignored) == [["num": 2]])
-        #expect(try graph.get("/App/Parent/Child.model.num") == 1)
+        #expect(try graph.get("/App/Parent/Child.model.num").wire == 1)
         guard
             case .diagnostic(_, let message, _, _, _, let hint)? = commit.changes.first(where: {
                 $0.view != nil && $0.view == "/App/Parent/Child"
@@ -84,8 +85,8 @@ import Testing
         try graph.set("/App/Parent/Passed.model.count", 3)
         let tick = try graph.set("/App/Parent.tick", 1)
         #expect(tick.updates == ["/App/Parent": ["_tick"], "/App/Parent/Made": ["@self"]])
-        #expect(try graph.get("/App/Parent/Made.model.count") == 0)
-        #expect(try graph.get("/App/Parent/Passed.model.count") == 3)
+        #expect(try graph.get("/App/Parent/Made.model.count").wire == 0)
+        #expect(try graph.get("/App/Parent/Passed.model.count").wire == 3)
     }
 
     @Test func rule6NewIdentityResetsTheWholeSubtree() throws {
@@ -98,9 +99,9 @@ import Testing
         let change = try graph.set("/App/List.selected", "b")
         #expect(change.changes.contains(.viewUnmounted(view: "/App/List/Row[\"a\"]/Detail", reason: .identity)))
         #expect(change.changes.contains(.viewMounted(view: "/App/List/Row[\"b\"]/Detail", reason: .identity, body: [])))
-        #expect(try graph.get("/App/List/Row[\"b\"].expanded") == false)
-        #expect(try graph.get("/App/List/Row[\"b\"]/Detail.notes") == "")
-        expectError(.unknownPath) { _ = try graph.get("/App/List/Row[\"a\"].expanded") }
+        #expect(try graph.get("/App/List/Row[\"b\"].expanded").wire == false)
+        #expect(try graph.get("/App/List/Row[\"b\"]/Detail.notes").wire == "")
+        expectError(.unknownPath) { _ = try graph.get("/App/List/Row[\"a\"].expanded").wire }
     }
 
     @Test func rule7NearestProviderWins() throws {
@@ -117,9 +118,9 @@ import Testing
         let (top, _) = try graph.mount([
             "parent": "/App", "name": "TopReader", "environment": ["theme": ["type": "Theme"]], "body": ["{theme.colorScheme}"],
         ])
-        #expect(try graph.get("/App/Outer/Reader.theme.colorScheme") == "dark")
+        #expect(try graph.get("/App/Outer/Reader.theme.colorScheme").wire == "dark")
         // A key no ancestor provides reads its default (rule 21).
-        #expect(try graph.tree("/App/Outer/Reader")["body"] == ["dark ko_KR light"])
+        #expect(try graph.tree("/App/Outer/Reader").wire["body"] == ["dark ko_KR light"])
         #expect(top?.body == ["light"])
         // A value read under another name is still reported by its key.
         #expect(try graph.provide("/App/Outer", environment: ["colorScheme": "dark"]).updates["/App/Outer/Reader"] == ["env.colorScheme"])
@@ -241,7 +242,7 @@ import Testing
             ("a@b.co", true), ("a.b+c@d-e.org", true), ("x a@b.co", false), ("a@b.company", false), ("a@b.c", false), ("@b.co", false),
         ] {
             try graph.set("login.email", .string(email))
-            #expect(try graph.get("login.isValidEmail") == .bool(valid), "\(email)")
+            #expect(try graph.get("login.isValidEmail").wire == .bool(valid), "\(email)")
         }
     }
 
@@ -265,11 +266,11 @@ import Testing
         let write = try graph.set("login.password", "hunter2-secret")
         #expect(write.propertyChanges["Login#3.password"] == .some(nil))
         #expect(write.body(of: "/App/V") == ["pw: <secure>"])
-        expectError(.forbidden) { _ = try graph.get("login.password") }
-        let snapshot = try graph.get("login")
+        expectError(.forbidden) { _ = try graph.get("login.password").wire }
+        let snapshot = try graph.get("login").wire
         #expect(snapshot["redacted"] == ["password"])
         #expect(snapshot["values"]?["password"] == nil)
-        #expect(!(try graph.tree().jsonText.contains("hunter2")))
+        #expect(!(try graph.tree().wire.jsonText.contains("hunter2")))
         #expect(!write.changes.map { "\($0)" }.joined().contains("hunter2"))
         let start = try graph.call("session.start", ["kim"])
         #expect(start.propertyChanges["Session#1.token"] == .some(nil))

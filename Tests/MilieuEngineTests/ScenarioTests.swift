@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuProtocol
 import Testing
 
 @testable import MilieuEngine
@@ -38,8 +39,8 @@ import Testing
         #expect(flip.created.first?.owner == "/App/Container/LoginView2.loginVM")
         #expect(flip.destroyed.map(\.object) == ["LoginViewModel#5"])
         #expect(flip.destroyed.first?.reason == "replaced")
-        #expect(try graph.get("/App/Container/LoginView1.loginVM.email") == "kim@example.com")
-        #expect(try graph.get("/App/Container/LoginView2.loginVM.email") == "")
+        #expect(try graph.get("/App/Container/LoginView1.loginVM.email").wire == "kim@example.com")
+        #expect(try graph.get("/App/Container/LoginView2.loginVM.email").wire == "")
     }
 
     @Test func s1FixContainerOwnsTheLoginAndBothViewsKeepTheEmail() throws {
@@ -50,8 +51,8 @@ import Testing
 
         #expect(flip.updates == ["/App/Container": ["_toggle"]])
         #expect(flip.created.isEmpty && flip.destroyed.isEmpty)
-        #expect(try graph.get("/App/Container/LoginView1.loginVM.email") == "kim@example.com")
-        #expect(try graph.get("/App/Container/LoginView2.loginVM.email") == "kim@example.com")
+        #expect(try graph.get("/App/Container/LoginView1.loginVM.email").wire == "kim@example.com")
+        #expect(try graph.get("/App/Container/LoginView2.loginVM.email").wire == "kim@example.com")
     }
 
     // MARK: S2 — seed 001
@@ -107,7 +108,7 @@ import Testing
             #expect(commit.destroyed.first?.object == commit.created.first?.object)
             #expect(commit.diagnostics.map(\.kind) == ["StateObjectInitIgnored"])
         }
-        #expect(try graph.get("/App/StartView/ContentView.viewModel.num") == 10)
+        #expect(try graph.get("/App/StartView/ContentView.viewModel.num").wire == 10)
     }
 
     @Test func s2IdentityBoundToTheValueRecreatesTheStateObject() throws {
@@ -197,7 +198,7 @@ import Testing
         #expect(save.body(of: "/App/ContentView/FavoritePrimesView") == ["[2,3]"])
 
         // Remove 2 the way FavoritePrimesView's onDelete does: through its two bindings, in one transaction.
-        let feed = try graph.get("/App/ContentView/FavoritePrimesView.activityFeed").arrayValue ?? []
+        let feed = try graph.get("/App/ContentView/FavoritePrimesView.activityFeed").wire.arrayValue ?? []
         let removal: JSON = ["timestamp": "2026-01-01T00:00:00.000Z", "type": "removedFavoritePrime", "prime": 2]
         let (_, remove) = try graph.apply([
             .set(path: "/App/ContentView/FavoritePrimesView.favoritePrimes", value: [3], ifVersion: nil),
@@ -206,8 +207,8 @@ import Testing
         #expect(remove.updates["/App/ContentView/FavoritePrimesView"] == ["_favoritePrimes"])
         try graph.call("\(state).removeFavoritePrime", [3])
 
-        #expect(try graph.get("\(state).favoritePrimes") == [])
-        let entries = try graph.get("\(state).activityFeed").arrayValue ?? []
+        #expect(try graph.get("\(state).favoritePrimes").wire == [])
+        let entries = try graph.get("\(state).activityFeed").wire.arrayValue ?? []
         #expect(
             entries.map { $0["type"] ?? .null } == [
                 "addedFavoritePrime", "addedFavoritePrime", "removedFavoritePrime", "removedFavoritePrime",
@@ -224,7 +225,7 @@ import Testing
             "parent": "/App/ParentView", "name": "ToggleRow", "bindings": ["isOn": ["$parent": "isOn"]], "body": ["toggle: {isOn}"],
         ])
         let flip = try graph.set("/App/ParentView/ToggleRow.isOn", true)
-        #expect(try graph.get("/App/ParentView.isOn") == true)
+        #expect(try graph.get("/App/ParentView.isOn").wire == true)
         #expect(flip.updates == ["/App/ParentView": ["_isOn"], "/App/ParentView/ToggleRow": ["_isOn"]])
         #expect(flip.updatedViews == ["/App/ParentView", "/App/ParentView/ToggleRow"])
         #expect(flip.propertyChanges["/App/ParentView.isOn"] == .some(true))
@@ -248,7 +249,7 @@ import Testing
         let retitle = try graph.set("/App/CartScreen.title", "My cart")
         #expect(retitle.updates == ["/App/CartScreen": ["_title"]])
         #expect(retitle.created.isEmpty && retitle.destroyed.isEmpty)
-        #expect(try graph.get("/App/CartScreen/CartList.cart.items") == ["apple"])
+        #expect(try graph.get("/App/CartScreen/CartList.cart.items").wire == ["apple"])
     }
 
     // MARK: S7 — seed 004 and the design card

@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuProtocol
 import Testing
 
 @testable import MilieuEngine
@@ -50,7 +51,7 @@ extension Graph {
         let objectsText = objects.values.sorted { $0.serial < $1.serial }
             .map { "\($0.name)=\(JSON.array($0.values).jsonText)@\($0.version)/\($0.holders)" }.joined(separator: ";")
         let indexed = dependents.values.reduce(0) { count, readers in count + readers.sorted.count }
-        return "v\(version)|\(try tree().jsonText)|\(objectsText)|\(dependents.count)/\(indexed)"
+        return "v\(version)|\(try tree().wire.jsonText)|\(objectsText)|\(dependents.count)/\(indexed)"
     }
 }
 

@@ -37,12 +37,27 @@ import Testing
                 path: "/App/V", environmentObjects: ["vm"], observables: ["m"], environment: ["colorScheme": "dark"], withdraw: ["T"]),
             VersionResult(version: 8).wire
         ),
-        (ViewTreeRequest(path: "/App"), ViewTreeRequest.Result(root: ["path": "/App"], version: 8).wire),
+        (ViewTreeRequest(path: "/App"), ViewTreeRequest.Result(root: node, version: 8).wire),
         (WatchRequest(paths: ["login"], views: ["/App"], lifecycle: true, sinceVersion: 2), WatchRequest.Result(watch: 1, version: 8).wire),
         (UnwatchRequest(watch: 1), EmptyResult().wire),
         (ShutdownRequest(), EmptyResult().wire),
         (DiscoverRequest(), ["openrpc": "1.3.2"]),
     ]
+
+    /// A view with one of everything a view node holds, and a child.
+    static let node = ViewSnapshot(
+        path: "/App", name: "App", id: nil, inputs: ["title": "t"], state: ["n": 1],
+        bindings: [(name: "on", source: "/App.n", value: 1), (name: "pw", source: "login.password", value: nil)],
+        objects: [(name: "vm", held: HeldObject(object: "T#4", type: "T", wrapper: "stateObject")), (name: "p", held: nil)],
+        environment: ["colorScheme": "light"],
+        provides: Provides(environmentObjects: ["T": "T#4"], observables: ["Login": "Login#3"], environment: ["tone": "warm"]),
+        body: ["1"], retained: true, version: 3,
+        children: [
+            ViewSnapshot(
+                path: "/App/Row[2]", name: "Row", id: 2, inputs: [:], state: [:], bindings: [], objects: [], environment: [:],
+                provides: Provides(environmentObjects: [:], observables: [:], environment: [:]), body: [], retained: false,
+                version: 4, children: [])
+        ])
 
     static let stamp = WatchStamp(watch: 1, version: 2)
     static let event = ObjectEvent(object: "T#4", type: "T", owner: "/App/V.vm", reason: "stateObject")
@@ -86,6 +101,18 @@ import Testing
         for (request, wire) in Self.samples { check(request, wire) }
         #expect(VersionResult(wire: ["nope": 1]) == nil)
         #expect(ViewMountRequest.Result(wire: ["path": "/App/V"]) == nil)
+    }
+
+    @Test func snapshotsReadBackWhatTheySend() throws {
+        #expect(ViewSnapshot(wire: Self.node.wire) == Self.node)
+        let child = try #require(Self.node.children?.first)
+        #expect(child.wire["id"] == 2)
+        #expect(Self.node.wire["bindings"]?["pw"] == ["source": "login.password", "redacted": true])
+        #expect(Self.node.wire["objects"]?["p"] == .null)
+        let object = ObjectSnapshot(object: "Login#3", type: "Login", version: 2, owner: nil, values: ["email": ""], redacted: ["password"])
+        #expect(ObjectSnapshot(wire: object.wire) == object)
+        #expect(object.wire["owner"] == .null)
+        #expect(ViewSnapshot(wire: ["path": "/App"]) == nil)
     }
 
     @Test func everyNotificationReadsBackWhatItSends() {

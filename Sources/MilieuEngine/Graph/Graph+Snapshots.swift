@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuProtocol
 
 /// What a watch on a key path or view path is about, resolved when the watch is made.
 public enum WatchTarget: Sendable, Equatable {
@@ -13,24 +14,24 @@ public enum WatchTarget: Sendable, Equatable {
 extension Graph {
     /// `graph/get`: a property value, an object snapshot, a @State, or a view snapshot.
     /// Secure values are refused (rule 13).
-    public func get(_ path: String) throws(EngineError) -> JSON {
+    public func get(_ path: String) throws(EngineError) -> GraphReading {
         let keyPath = try parsedKeyPath(path)
         if case .view(let viewPath) = keyPath.root, keyPath.members.isEmpty {
             guard let node = views[viewPath] else { throw .unknownPath(path, "no view is mounted at \(viewPath)") }
-            return snapshot(of: node, children: false)
+            return .view(snapshot(of: node, children: false))
         }
         switch try resolve(keyPath, display: path) {
-        case .value(let value): return value
+        case .value(let value): return .value(value)
         case .object(let id):
-            if let (holder, slot) = endingReference(keyPath, display: path) { return holder.values[slot] }
+            if let (holder, slot) = endingReference(keyPath, display: path) { return .value(holder.values[slot]) }
             guard let record = objects[id] else { throw .unknownPath(path, "the object is gone") }
-            return snapshot(of: record)
+            return .object(snapshot(of: record))
         case .secure: throw .forbidden(path: path, .secure, "a secure value never leaves the daemon")
         }
     }
 
     /// `view/tree`: the tree from `path` (default `/App`) down.
-    public func tree(_ path: String? = nil) throws(EngineError) -> JSON {
+    public func tree(_ path: String? = nil) throws(EngineError) -> ViewSnapshot {
         let viewPath = try ViewPath.split(path ?? KeyPath.appPath).view
         guard let node = views[viewPath] else { throw .unknownPath(path ?? viewPath, "no view is mounted there") }
         return snapshot(of: node, children: true)
@@ -125,62 +126,56 @@ extension Graph {
     /// How many objects are alive.
     public var objectCount: Int { objects.count }
 
-    func snapshot(of record: ObjectRecord) -> JSON {
+    func snapshot(of record: ObjectRecord) -> ObjectSnapshot {
         var values = JSONObject()
-        var redacted: [JSON] = []
+        var redacted: [String] = []
         for slot in 0..<record.values.count {
             let name = record.type.propertyName(slot)
-            if record.type.isSecure(slot) { redacted.append(.string(name)) } else { values[name] = record.values[slot] }
+            if record.type.isSecure(slot) { redacted.append(name) } else { values[name] = record.values[slot] }
         }
-        return [
-            "object": .string(record.name), "type": .string(record.type.name), "version": .int(record.version.rawValue),
-            "owner": record.owner.map(JSON.string) ?? .null, "values": .object(values), "redacted": .array(redacted),
-        ]
+        return ObjectSnapshot(
+            object: record.name, type: record.type.name, version: record.version.rawValue, owner: record.owner, values: values,
+            redacted: redacted)
     }
 
-    func snapshot(of node: ViewNode, children: Bool) -> JSON {
+    func snapshot(of node: ViewNode, children: Bool) -> ViewSnapshot {
         var inputs = JSONObject()
         var state = JSONObject()
-        var bindings = JSONObject()
-        var held = JSONObject()
+        var bindings: [(name: String, source: String, value: JSON?)] = []
+        var held: [(name: String, held: HeldObject?)] = []
         var environment = JSONObject()
         for (name, variable) in node.variables {
             switch variable {
             case .input(let value): inputs[name] = value
-            case .inputObject(let id): held[name] = heldObject(id, wrapper: .input)
+            case .inputObject(let id): held.append((name, heldObject(id, wrapper: .input)))
             case .state(let value, _): state[name] = value
             case .binding(let location):
-                var entry: JSONObject = ["source": .string(describe(location))]
-                if case .value(let value) = boundValue(at: location) { entry["value"] = value } else { entry["redacted"] = true }
-                bindings[name] = .object(entry)
-            case .object(let id, let wrapper): held[name] = heldObject(id, wrapper: wrapper)
-            case .noObject: held[name] = .null
+                guard case .value(let value) = boundValue(at: location) else {
+                    bindings.append((name, describe(location), nil))
+                    continue
+                }
+                bindings.append((name, describe(location), value))
+            case .object(let id, let wrapper): held.append((name, heldObject(id, wrapper: wrapper)))
+            case .noObject: held.append((name, nil))
             case .environment(_, let value): environment[name] = value
             }
         }
         let provided = node.provided
-        func names(_ byType: [String: ObjectSerial]) -> JSON {
-            .object(JSONObject(byType.sorted { $0.key < $1.key }.map { (key: $0.key, value: .string(objects[$0.value]?.name ?? "")) }))
+        func names(_ byType: [String: ObjectSerial]) -> JSONObject {
+            JSONObject(byType.sorted { $0.key < $1.key }.map { (key: $0.key, value: .string(objects[$0.value]?.name ?? "")) })
         }
-        let providedValues = JSONObject(provided.environment.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) })
-        var result: JSONObject = [
-            "path": .string(node.path), "name": .string(node.declaration.name), "inputs": .object(inputs),
-            "state": .object(state), "bindings": .object(bindings), "objects": .object(held),
-            "environment": .object(environment),
-            "provides": [
-                "environmentObjects": names(provided.objects), "observables": names(provided.observables),
-                "environment": .object(providedValues),
-            ],
-            "body": .array(node.body.map(JSON.string)), "retained": .bool(node.retained), "version": .int(node.version.rawValue),
-        ]
-        if let id = node.explicitID { result["id"] = id }
-        if children { result["children"] = .array(node.children.map { snapshot(of: $0, children: true) }) }
-        return .object(result)
+        let provides = Provides(
+            environmentObjects: names(provided.objects), observables: names(provided.observables),
+            environment: JSONObject(provided.environment.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }))
+        return ViewSnapshot(
+            path: node.path, name: node.declaration.name, id: node.explicitID, inputs: inputs, state: state, bindings: bindings,
+            objects: held, environment: environment, provides: provides, body: node.body, retained: node.retained,
+            version: node.version.rawValue, children: children ? node.children.map { snapshot(of: $0, children: true) } : nil)
     }
 
-    private func heldObject(_ id: ObjectSerial, wrapper: ObjectWrapper) -> JSON {
-        guard let record = objects[id] else { return .null }
-        return ["object": .string(record.name), "type": .string(record.type.name), "wrapper": .string(wrapper.rawValue)]
+    private func heldObject(_ id: ObjectSerial, wrapper: ObjectWrapper) -> HeldObject? {
+        guard let record = objects[id] else { return nil }
+        return HeldObject(object: record.name, type: record.type.name, wrapper: wrapper.rawValue)
     }
 
     /// A location as a key path a client can use.

@@ -117,19 +117,19 @@ public struct ViewTreeRequest: RPCMethod {
     }
 
     public struct Result: WireResult, Equatable {
-        /// The subtree: `{path, name, id?, children, …}` (SPEC §9.11).
-        public var root: JSON
+        /// The subtree, its root's `children` filled in (SPEC §9.11).
+        public var root: ViewSnapshot
         public var version: Int
 
-        public init(root: JSON, version: Int) {
+        public init(root: ViewSnapshot, version: Int) {
             self.root = root
             self.version = version
         }
 
-        public var wire: JSON { ["root": root, "version": .int(version)] }
+        public var wire: JSON { ["root": root.wire, "version": .int(version)] }
 
         public init?(wire: JSON) {
-            guard let root = wire["root"], let version = wire["version"]?.intValue else { return nil }
+            guard let root = wire["root"].flatMap(ViewSnapshot.init(wire:)), let version = wire["version"]?.intValue else { return nil }
             self.init(root: root, version: version)
         }
     }
