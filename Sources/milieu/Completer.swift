@@ -34,7 +34,7 @@ struct Completer {
     }
 
     private func typeNames() -> [String] {
-        ((try? link.request(SchemaTypesRequest()))?.types ?? []).compactMap { $0["name"]?.stringValue }
+        ((try? link.request(SchemaTypesRequest()))?.types ?? []).map(\.name)
     }
 }
 
@@ -128,19 +128,17 @@ private struct GraphIndex {
     /// A type's properties (for `call`, only references to other objects) and actions.
     private func objectMembers(_ typeName: String, actions: Bool) -> [(name: String, terminal: Bool)] {
         let types = (try? link.request(SchemaTypesRequest()))?.types ?? []
-        guard let type = types.first(where: { $0["name"]?.stringValue == typeName }) else { return [] }
+        guard let type = types.first(where: { $0.name == typeName }) else { return [] }
         var found: [(name: String, terminal: Bool)] = []
-        for property in type["properties"]?.arrayValue ?? [] {
-            guard let name = property["name"]?.stringValue else { continue }
-            let propertyType = property["type"]?.stringValue ?? ""
+        for property in type.properties {
+            let name = property.name
+            let propertyType = property.type
             let isReference = propertyType.hasPrefix("@")
             let isLeaf = !isReference && !propertyType.hasPrefix("[") && !propertyType.hasPrefix("{") && !propertyType.hasPrefix("json")
             if !actions || isReference { found.append((name, isLeaf)) }
         }
         if actions {
-            for action in type["actions"]?.arrayValue ?? [] {
-                if let name = action["name"]?.stringValue { found.append((name, true)) }
-            }
+            for action in type.actions { found.append((action.name, true)) }
         }
         return found
     }

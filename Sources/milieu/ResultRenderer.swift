@@ -46,46 +46,37 @@ struct ResultRenderer {
     }
 
     /// `schema/types`, one line per type, then the environment keys with their defaults.
-    func typeList(_ types: [JSON], environmentKeys: [JSON]) -> String {
-        let keys = environmentKeys.map { key in "\(key["name"]?.stringValue ?? "?") = \(key["default"]?.jsonText ?? "null")" }
-        return typeLines(types) + "\n" + style.bold("environment keys") + "  " + keys.joined(separator: ", ")
-    }
-
-    private func typeLines(_ types: [JSON]) -> String {
-        types.map { type in
-            let properties = (type["properties"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
-            let actions = (type["actions"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue.map { "\($0)()" } }
-            var line =
-                "\(style.bold(type["name"]?.stringValue ?? "?")) \(style.dim("(" + kindNote(type) + ")"))  \(properties.joined(separator: ", "))"
-            if !actions.isEmpty { line += "; " + actions.joined(separator: ", ") }
+    func typeList(_ types: [TypeDescription], environmentKeys: [EnvironmentKeyDescription]) -> String {
+        let keys = environmentKeys.map { "\($0.name) = \($0.defaultValue.jsonText)" }
+        let lines = types.map { type in
+            var line = "\(style.bold(type.name)) \(style.dim("(" + kindNote(type) + ")"))  "
+            line += type.properties.map(\.name).joined(separator: ", ")
+            if !type.actions.isEmpty { line += "; " + type.actions.map { "\($0.name)()" }.joined(separator: ", ") }
             return line
-        }.joined(separator: "\n")
+        }
+        return (lines + [style.bold("environment keys") + "  " + keys.joined(separator: ", ")]).joined(separator: "\n")
     }
 
     /// One type in full: each property with its type, default and constraints; actions.
-    func type(_ type: JSON) -> String {
-        var lines = ["\(style.bold(type["name"]?.stringValue ?? "?"))  \(style.dim(kindNote(type)))"]
-        for property in type["properties"]?.arrayValue ?? [] {
-            var line = "  \(property["name"]?.stringValue ?? "?"): \(style.cyan(property["type"]?.stringValue ?? "?"))"
-            if let value = property["default"] { line += " = \(value.jsonText)" }
+    func type(_ type: TypeDescription) -> String {
+        var lines = ["\(style.bold(type.name))  \(style.dim(kindNote(type)))"]
+        for property in type.properties {
+            var line = "  \(property.name): \(style.cyan(property.type))"
+            if let value = property.defaultValue { line += " = \(value.jsonText)" }
             var notes: [String] = []
-            if property["computed"] == true { notes.append("computed") }
-            if property["secure"] == true { notes.append("secure") }
-            for key in ["oneOf", "min", "max", "pattern"] {
-                if let constraint = property[key] { notes.append("\(key) \(constraint.jsonText)") }
-            }
+            if property.computed { notes.append("computed") }
+            if property.secure { notes.append("secure") }
+            notes += property.constraints.notes
             if !notes.isEmpty { line += "  " + style.dim(notes.joined(separator: ", ")) }
             lines.append(line)
         }
-        for action in type["actions"]?.arrayValue ?? [] {
-            let params = (action["params"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: ", ")
-            lines.append("  \(style.magenta("action")) \(action["name"]?.stringValue ?? "?")(\(params))")
+        for action in type.actions {
+            lines.append("  \(style.magenta("action")) \(action.name)(\(action.params.joined(separator: ", ")))")
         }
         return lines.joined(separator: "\n")
     }
 
-    private func kindNote(_ type: JSON) -> String {
-        let style = type["style"]?.stringValue ?? "?"
-        return type["builtIn"] == true ? "\(style), built-in" : style
+    private func kindNote(_ type: TypeDescription) -> String {
+        type.builtIn ? "\(type.style), built-in" : type.style
     }
 }

@@ -64,7 +64,7 @@ struct SceneLoader {
         var registered: [String] = []
         var declared: [String] = []
         if !declarations.isEmpty {
-            let known = Set(try link.request(SchemaTypesRequest()).types.compactMap { $0["name"]?.stringValue })
+            let known = Set(try link.request(SchemaTypesRequest()).types.map(\.name))
             fresh = declarations.filter { declaration in
                 guard let typeName = declaration["name"]?.stringValue, known.contains(typeName) else { return true }
                 skipped.append(typeName)

@@ -113,12 +113,13 @@ final class Shell {
         let answer = try link.request(SchemaTypesRequest())
         let types = answer.types
         guard let name else {
-            return .success(text: results.typeList(types, environmentKeys: answer.environmentKeys), result: .array(types))
+            return .success(
+                text: results.typeList(types, environmentKeys: answer.environmentKeys), result: .array(types.map(\.wire)))
         }
-        guard let type = types.first(where: { $0["name"]?.stringValue == name }) else {
+        guard let type = types.first(where: { $0.name == name }) else {
             throw CommandError(message: "no type \(name); types lists them", usage: "types [<name>]")
         }
-        return .success(text: results.type(type), result: type)
+        return .success(text: results.type(type), result: type.wire)
     }
 
     /// A raw JSON-RPC line: the response as it came, failing if it holds an error.

@@ -502,9 +502,9 @@ import Testing
                     "add": ["parameters": [["name": "item", "type": "int"]], "steps": [["append": "list", "value": ["arg": "item"]]]]
                 ],
             ]))
-        let described = graph.typeDescriptions().first { $0["name"] == "T" }
-        #expect(described?["properties"]?.arrayValue?.last == ["name": "twice", "type": "int", "computed": true, "secure": false])
-        #expect(described?["actions"]?.arrayValue?.first == ["name": "add", "params": ["item: int"]])
+        let described = graph.typeDescriptions().first { $0.name == "T" }
+        #expect(described?.properties.last?.wire == ["name": "twice", "type": "int", "computed": true, "secure": false])
+        #expect(described?.actions.first?.wire == ["name": "add", "params": ["item: int"]])
     }
 
     @Test func aSecurePropertyCanBeUsedButNotShown() throws {

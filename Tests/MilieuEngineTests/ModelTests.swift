@@ -33,11 +33,11 @@ import Testing
         expectError(.typeMismatch) { try graph.set("/App/P.profile.address", ["city": "Seoul"]) }
         try graph.set("/App/P.profile.address.city", "Seoul")
         #expect(try graph.get("/App/P.profile.address").wire == ["city": "Seoul", "zip": ""])
-        let described = graph.typeDescriptions().first { $0["name"] == "Profile" }
-        #expect(described?["style"] == "observableObject")
-        let pin = described?["properties"]?.arrayValue?.first { $0["name"] == "pin" }
-        #expect(pin?["secure"] == true)
-        #expect(pin?["default"] == nil)
+        let described = graph.typeDescriptions().first { $0.name == "Profile" }
+        #expect(described?.style == "observableObject")
+        let pin = described?.properties.first { $0.name == "pin" }
+        #expect(pin?.secure == true)
+        #expect(pin?.wire["default"] == nil)
     }
 
     @Test func swiftTypesRegisterThroughModelDeclaring() throws {

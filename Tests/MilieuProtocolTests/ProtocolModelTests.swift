@@ -15,7 +15,7 @@ import Testing
                 serverName: "milieud", serverVersion: "0", protocolVersion: "1", maxLineBytes: 1, instance: "a", version: 1
             ).wire
         ),
-        (SchemaTypesRequest(), SchemaTypesRequest.Result(types: [["name": "T"]], environmentKeys: [["name": "tone"]]).wire),
+        (SchemaTypesRequest(), SchemaTypesRequest.Result(types: [described], environmentKeys: [key]).wire),
         (
             SchemaRegisterRequest(types: [["name": "T", "properties": [:]]], environmentKeys: ["k": ["type": "string", "default": ""]]),
             SchemaRegisterRequest.Result(types: ["T"], environmentKeys: ["k"], version: 2).wire
@@ -43,6 +43,23 @@ import Testing
         (ShutdownRequest(), EmptyResult().wire),
         (DiscoverRequest(), ["openrpc": "1.3.2"]),
     ]
+
+    /// A type with a stored, a computed and a constrained property, and an action.
+    static let described = TypeDescription(
+        name: "T", style: "observableObject", builtIn: false,
+        properties: [
+            PropertyDescription(
+                name: "n", type: "int", computed: false, secure: false, published: true, defaultValue: 0,
+                constraints: Constraints(min: 0, max: 9)),
+            PropertyDescription(
+                name: "pin", type: "string", computed: false, secure: true, published: false, defaultValue: nil,
+                constraints: Constraints(pattern: "[0-9]{4}")),
+            PropertyDescription(
+                name: "twice", type: "int", computed: true, secure: false, published: nil, defaultValue: nil, constraints: Constraints()),
+        ],
+        actions: [ActionDescription(name: "add", params: ["by: int"]), ActionDescription(name: "objectWillChange.send", params: [])])
+    static let key = EnvironmentKeyDescription(
+        name: "tone", type: "string", defaultValue: "warm", builtIn: false, constraints: Constraints(oneOf: ["warm", "cool"]))
 
     /// A view with one of everything a view node holds, and a child.
     static let node = ViewSnapshot(
@@ -113,6 +130,9 @@ import Testing
         #expect(ObjectSnapshot(wire: object.wire) == object)
         #expect(object.wire["owner"] == .null)
         #expect(ViewSnapshot(wire: ["path": "/App"]) == nil)
+        #expect(TypeDescription(wire: Self.described.wire) == Self.described)
+        #expect(Self.described.properties[1].wire["default"] == nil, "a secure property shows no default")
+        #expect(EnvironmentKeyDescription(wire: Self.key.wire) == Self.key)
     }
 
     @Test func everyNotificationReadsBackWhatItSends() {
@@ -163,6 +183,18 @@ import Testing
             guard case .object(let members) = wire, name != GraphGetRequest.name, name != DiscoverRequest.name else { continue }
             let file = name.replacingOccurrences(of: "/", with: "_") + ".response.schema.json"
             check(members, against: try Self.document("schemas/" + file)["$defs"]?["result"], file)
+        }
+        let common = try Self.document("schemas/common.schema.json")["$defs"]
+        let object = ObjectSnapshot(object: "T#4", type: "T", version: 1, owner: "/App.t", values: ["n": 1], redacted: ["pin"])
+        let snapshots: [(JSON, String)] = [
+            (Self.described.wire, "typeDescription"), (Self.described.properties[0].wire, "propertyDescription"),
+            (Self.described.actions[0].wire, "actionDescription"), (Self.key.wire, "environmentKeyDescription"),
+            (object.wire, "objectSnapshot"), (Self.node.wire, "viewNode"), (Self.node.provides.wire, "provides"),
+            (Self.node.objects[0].held?.wire ?? .null, "heldObject"),
+        ]
+        for (wire, definition) in snapshots {
+            guard case .object(let members) = wire else { continue }
+            check(members, against: common?[definition], definition)
         }
         for notification in Self.notifications {
             let file = notification.method.replacingOccurrences(of: "/", with: "_") + ".notification.schema.json"

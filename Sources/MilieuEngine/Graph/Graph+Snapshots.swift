@@ -38,47 +38,43 @@ extension Graph {
     }
 
     /// `schema/types`: every registered type with its properties and actions.
-    public func typeDescriptions() -> [JSON] {
+    public func typeDescriptions() -> [TypeDescription] {
         registry.names.sorted().compactMap { registry[$0] }.map { registered in
             let model = registered.model
-            var properties: [JSON] = model.stored.map { property in
-                var entry: JSONObject = ["name": .string(property.name), "type": .string(property.type.description), "computed": false]
-                entry["secure"] = .bool(property.secure)
-                if !property.secure { entry["default"] = property.defaultValue }
-                if model.style == .observableObject { entry["published"] = .bool(property.published) }
-                Self.describeConstraints(of: property, into: &entry)
-                return .object(entry)
+            var properties = model.stored.map { property in
+                PropertyDescription(
+                    name: property.name, type: property.type.description, computed: false, secure: property.secure,
+                    published: model.style == .observableObject ? property.published : nil,
+                    defaultValue: property.secure ? nil : property.defaultValue, constraints: Self.constraints(of: property))
             }
             properties += model.computed.map { computed in
-                ["name": .string(computed.name), "type": .string(computed.type.description), "computed": true, "secure": false]
+                PropertyDescription(
+                    name: computed.name, type: computed.type.description, computed: true, secure: false, published: nil,
+                    defaultValue: nil, constraints: Constraints())
             }
-            var actions: [JSON] = model.actions.map { action in
-                ["name": .string(action.name), "params": .array(action.parameters.map { .string("\($0.name): \($0.type)") })]
+            var actions = model.actions.map { action in
+                ActionDescription(name: action.name, params: action.parameters.map { "\($0.name): \($0.type)" })
             }
-            if model.style == .observableObject { actions.append(["name": .string(ObjectWillChange.action), "params": []]) }
-            return [
-                "name": .string(model.name), "style": .string(model.style.rawValue), "properties": .array(properties),
-                "actions": .array(actions), "builtIn": .bool(BuiltinTypes.all.contains { $0.name == model.name }),
-            ]
+            if model.style == .observableObject { actions.append(ActionDescription(name: ObjectWillChange.action, params: [])) }
+            return TypeDescription(
+                name: model.name, style: model.style.rawValue, builtIn: BuiltinTypes.all.contains { $0.name == model.name },
+                properties: properties, actions: actions)
         }
     }
 
     /// `schema/types`: every environment key, built-in and declared, by name, with its default (rule 21).
-    public func environmentKeyDescriptions() -> [JSON] {
+    public func environmentKeyDescriptions() -> [EnvironmentKeyDescription] {
         environmentKeys.all.map { key in
-            var entry: JSONObject = ["name": .string(key.name), "type": .string(key.type.description), "default": key.defaultValue]
-            entry["builtIn"] = .bool(EnvironmentKeys.builtIn.contains { $0.name == key.name })
-            Self.describeConstraints(of: key, into: &entry)
-            return .object(entry)
+            EnvironmentKeyDescription(
+                name: key.name, type: key.type.description, defaultValue: key.defaultValue,
+                builtIn: EnvironmentKeys.builtIn.contains { $0.name == key.name }, constraints: Self.constraints(of: key))
         }
     }
 
-    /// A property's or key's `oneOf`, `min`, `max` and `pattern`, those it has.
-    private static func describeConstraints(of property: StoredProperty, into entry: inout JSONObject) {
-        if let oneOf = property.validation.oneOf { entry["oneOf"] = .array(oneOf) }
-        if let min = property.validation.min { entry["min"] = .double(min) }
-        if let max = property.validation.max { entry["max"] = .double(max) }
-        if let pattern = property.validation.pattern { entry["pattern"] = .string(pattern) }
+    private static func constraints(of property: StoredProperty) -> Constraints {
+        Constraints(
+            oneOf: property.validation.oneOf, min: property.validation.min, max: property.validation.max,
+            pattern: property.validation.pattern)
     }
 
     /// What `path` watches: a binding watches its source; an object-valued variable its object.

@@ -8,20 +8,25 @@ public struct SchemaTypesRequest: RPCMethod {
     public var params: JSONObject { [:] }
 
     public struct Result: WireResult, Equatable {
-        /// One description per type: `{name, style, builtIn, properties, actions}` (SPEC §9.2).
-        public var types: [JSON]
-        /// One description per environment key: `{name, type, default, builtIn, oneOf?, min?, max?, pattern?}`.
-        public var environmentKeys: [JSON]
+        /// Every model type, sorted by name.
+        public var types: [TypeDescription]
+        /// Every environment key, sorted by name.
+        public var environmentKeys: [EnvironmentKeyDescription]
 
-        public init(types: [JSON], environmentKeys: [JSON]) {
+        public init(types: [TypeDescription], environmentKeys: [EnvironmentKeyDescription]) {
             self.types = types
             self.environmentKeys = environmentKeys
         }
 
-        public var wire: JSON { ["types": .array(types), "environmentKeys": .array(environmentKeys)] }
+        public var wire: JSON {
+            ["types": .array(types.map(\.wire)), "environmentKeys": .array(environmentKeys.map(\.wire))]
+        }
 
         public init?(wire: JSON) {
-            guard let types = wire["types"]?.arrayValue, let keys = wire["environmentKeys"]?.arrayValue else { return nil }
+            guard let typesWire = wire["types"]?.arrayValue, let keysWire = wire["environmentKeys"]?.arrayValue else { return nil }
+            let types = typesWire.compactMap(TypeDescription.init(wire:))
+            let keys = keysWire.compactMap(EnvironmentKeyDescription.init(wire:))
+            guard types.count == typesWire.count, keys.count == keysWire.count else { return nil }
             self.init(types: types, environmentKeys: keys)
         }
     }
