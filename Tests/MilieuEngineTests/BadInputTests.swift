@@ -40,6 +40,31 @@ import Testing
         _ = try expectRefused(graph, .unknownPath) { try graph.unmount("/App/Nowhere") }
     }
 
+    /// A key path costs what its length justifies: past 128 members or 8192 bytes it is refused
+    /// before anything is built from it, wherever it is written (SPEC §13).
+    @Test func longKeyPathsAreLimitExceededEverywhere() throws {
+        let graph = try makeGraph()
+        let members = String(repeating: ".a", count: 20_000)
+        for path in ["login" + members, "Login#3" + members, "/App.login" + members, "/App" + String(repeating: "/V", count: 5000)] {
+            let error = try expectRefused(graph, .limitExceeded) { _ = try graph.get(path) }
+            #expect(["keyPathMembers", "keyPathBytes"].contains(error?.data["limit"]?.stringValue ?? ""), "\(path.prefix(20))")
+            _ = try expectRefused(graph, .limitExceeded) { try graph.set(path, 1) }
+            _ = try expectRefused(graph, .limitExceeded) { _ = try graph.watchTarget(path) }
+        }
+        let justUnder = "login" + String(repeating: ".a", count: 127)
+        _ = try expectRefused(graph, .unknownPath) { _ = try graph.get(justUnder) }
+        let tooMany = "login" + String(repeating: ".a", count: 128)
+        _ = try expectRefused(graph, .limitExceeded) { _ = try graph.get(tooMany) }
+        _ = try expectRefused(graph, .limitExceeded) {
+            try graph.mount([
+                "parent": "/App", "name": "V", "environment": ["login": ["type": "Login"]], "body": .array([.string("{\(tooMany)}")]),
+            ])
+        }
+        _ = try expectRefused(graph, .limitExceeded) {
+            try graph.mount(["parent": "/App", "name": "V", "inputs": ["x": ["$parent": .string(tooMany)]]])
+        }
+    }
+
     @Test func unknownActionListsTheActionsThereAre() throws {
         let graph = try graphWithParent()
         let error = try expectRefused(graph, .unknownAction) { try graph.call("/App/Parent.cart.remove", ["x"]) }

@@ -83,7 +83,7 @@ extension Graph {
         case .noObject: bound = .value(.null)
         }
         for index in members.indices.dropFirst() {
-            bound = try member(members[index], of: bound, recorder: recorder, reason: path.prefixes[index], display: display())
+            bound = try member(members[index], of: bound, recorder: recorder, reason: path.reason(at: index), display: display())
         }
         return bound
     }
@@ -162,7 +162,7 @@ extension Graph {
         case .view(let path):
             guard let node = views[path] else { throw .unknownPath(display, "no view is mounted at \(path)") }
             guard !keyPath.members.isEmpty else { throw .unknownPath(display, "\(path) is a view, not a value") }
-            return try read(ReadPath(keyPath.members), in: node, recorder: nil, display: display)
+            return try read(try ReadPath(keyPath.members), in: node, recorder: nil, display: display)
         }
     }
 

@@ -20,8 +20,20 @@ struct KeyPath: Sendable, Equatable {
         self.members = members
     }
 
+    /// The longest key path, in UTF-8 bytes, and the most members after its root (SPEC §13):
+    /// what reading or watching one costs stays small however a client spells it.
+    static let maxBytes = 8192
+    static let maxMembers = 128
+
+    /// Refuses a path past the limits, before anything is built from it.
+    static func checkLimits(bytes: Int, members: Int) throws(EngineError) {
+        guard bytes <= maxBytes else { throw .limitExceeded(limit: "keyPathBytes", max: maxBytes) }
+        guard members <= maxMembers else { throw .limitExceeded(limit: "keyPathMembers", max: maxMembers) }
+    }
+
     /// Parses `"/App/Container/LoginView1.loginVM.email"`, `"login.email"`, `"Login#3.email"`.
     init(parsing text: String) throws(EngineError) {
+        try Self.checkLimits(bytes: text.utf8.count, members: 0)
         if text.hasPrefix("/") {
             let (view, rest) = try ViewPath.split(text)
             root = .view(view)
@@ -37,6 +49,7 @@ struct KeyPath: Sendable, Equatable {
                 members = parts
             }
         }
+        try Self.checkLimits(bytes: 0, members: members.count)
         for member in members where member.isEmpty {
             throw .unknownPath(text, "a key path has an empty member")
         }

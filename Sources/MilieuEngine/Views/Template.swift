@@ -3,27 +3,36 @@
 /// templates hold one pointer, not its four fields.
 final class ReadPath: Sendable, Equatable {
     let members: [String]
-    /// `members[0...i]` joined with dots: the reason for a property read at step i (`loginVM.email`).
-    let prefixes: [String]
+    /// The members joined with dots (`loginVM.email`).
+    let text: String
+    /// Where each member ends in `text`, in UTF-8 bytes: step i's reason is the text up to `ends[i]`.
+    private let ends: [Int]
     /// `_<var>`: the reason for a @State or @Binding read.
     let variableReason: String
     /// `env.<key>`: the reason for an environment value read.
     let environmentReason: String
 
-    init(_ members: [String]) {
+    /// Refuses a path past the key path limits (SPEC §13).
+    init(_ members: [String]) throws(EngineError) {
+        let text = members.joined(separator: ".")
+        try KeyPath.checkLimits(bytes: text.utf8.count, members: members.count)
         self.members = members
-        var prefixes: [String] = []
-        var joined = ""
+        self.text = text
+        var ends: [Int] = []
+        var end = -1
         for member in members {
-            joined = joined.isEmpty ? member : joined + "." + member
-            prefixes.append(joined)
+            end += 1 + member.utf8.count
+            ends.append(end)
         }
-        self.prefixes = prefixes
+        self.ends = ends
         variableReason = UpdateReason.variable(members[0])
         environmentReason = UpdateReason.environment(members[0])
     }
 
-    var text: String { prefixes.last ?? "" }
+    /// `members[0...step]` joined with dots: the reason for a property read at that step.
+    func reason(at step: Int) -> String {
+        String(decoding: text.utf8.prefix(ends[step]), as: UTF8.self)
+    }
 
     static func == (a: ReadPath, b: ReadPath) -> Bool { a.members == b.members }
 }
@@ -86,7 +95,7 @@ final class Template: Sendable {
                     throw .invalidDeclaration(field: "body", reason: "\"{\(path)}\" in \"\(source)\" is not a key path")
                 }
                 flush()
-                parts.append(.read(ReadPath(members.map(String.init))))
+                parts.append(.read(try ReadPath(members.map(String.init))))
                 index = end + 1
             } else if byte == close {
                 throw .invalidDeclaration(field: "body", reason: "\"\(source)\" has a \"}\" without its \"{\"; write }}")

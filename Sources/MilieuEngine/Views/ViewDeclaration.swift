@@ -41,7 +41,7 @@ indirect enum ValueExpression: Sendable, Equatable {
                 guard isIdentifier(members[0]), !members.contains(where: \.isEmpty) else {
                     throw .invalidDeclaration(field: field(), reason: "\"$parent\": \"\(path)\" is not a key path")
                 }
-                self = .parent(ReadPath(members))
+                self = .parent(try ReadPath(members))
                 return
             case ("$input", .string(let name)):
                 guard isIdentifier(name) else {
