@@ -5,6 +5,8 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -66,4 +68,10 @@ int milieu_stop_forwarding_signal(int signo) {
     memset(&action, 0, sizeof(action));
     action.sa_handler = SIG_DFL;
     return sigaction(signo, &action, NULL);
+}
+
+int milieu_disable_core_dumps(void) {
+    struct rlimit none = {0, 0};
+    if (setrlimit(RLIMIT_CORE, &none) != 0) return -1;
+    return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }

@@ -83,7 +83,9 @@ extension SchemaRegisterRequest: ServerMethod {
         let (names, newKeys, commit) = try server.engine { () throws(EngineError) in
             try server.graph.register(declarations: types, environmentKeys: environmentKeys)
         }
-        for (name, declaration) in zip(names, types) { server.store?.stageType(name: name, declaration: declaration) }
+        for (name, declaration) in zip(names, types) {
+            server.store?.stageType(name: name, declaration: Graph.withoutSecureDefaults(declaration))
+        }
         for key in newKeys {
             server.store?.stageType(
                 name: Persistence.environmentKeyEntry + "." + key,

@@ -27,6 +27,8 @@ do {
         exit(0)
     case .serve(let parsed): configuration = parsed
     }
+    // Secrets live in this process's memory: keep them out of core files and debuggers.
+    try CoreDumps.disable()
     let inherited = SystemdActivation.listenFDs()
     let listener = try inherited.first.map { try UnixListener(adopting: $0) } ?? UnixListener(path: configuration.socketPath)
     let loop = try EventLoop()

@@ -26,6 +26,10 @@ import Testing
             [
                 "parent": "/App/Form", "name": "Field", "bindings": ["pw": ["$parent": "login.password"]], "body": ["{pw}"],
             ])
+        // A secure property's declared default is a secret too: it is never written to disk.
+        _ = try client.call(
+            "schema/register",
+            ["types": [["name": "Vault", "style": "observable", "properties": ["pin": ["type": "string", "secure": true, "default": .string(secret)]]]]])
         _ = try client.call("graph/set", ["path": "/App/Form/Field.pw", "value": .string(secret)])
         _ = try client.call("graph/call", ["path": "login.login"])
         _ = try client.call("graph/call", ["path": "session.start", "args": ["kim"]])
@@ -47,5 +51,31 @@ import Testing
         }
         // And the watcher did see that the password changed, without its value.
         #expect(String(decoding: watcher.received, as: UTF8.self).contains(#""path":"login.password","redacted":true"#))
+    }
+
+    /// Writing a guess of a secret tells nothing: an equal write takes a version and is
+    /// announced exactly as a different one is (no oracle).
+    @Test func anEqualSecureWriteLooksLikeAnyOther() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let watcher = try daemon.connect()
+        _ = try watcher.call("watch", ["paths": ["login"]])
+        let client = try daemon.connect()
+        var versions: [JSON] = []
+        for guess in ["right", "right", "wrong"] {
+            versions.append(try client.call("graph/set", ["path": "login.password", "value": .string(guess)])["version"] ?? .null)
+        }
+        #expect(versions == [2, 3, 4], "every write takes a version")
+        let seen = try (0..<3).map { _ in try watcher.nextNotification()["params"] }
+        #expect(seen.map { $0?["changes"] } == Array(repeating: [["path": "login.password", "redacted": true]], count: 3))
+    }
+
+    /// The daemon keeps secrets in memory only: no core file may copy them out.
+    @Test func theDaemonDumpsNoCore() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let limits = try String(contentsOfFile: "/proc/\(daemon.process.processIdentifier)/limits", encoding: .utf8)
+        let core = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") } ?? ""
+        #expect(core.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"], "\(core)")
     }
 }

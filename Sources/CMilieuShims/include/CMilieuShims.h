@@ -30,4 +30,9 @@ int milieu_forward_signal(int signo, int32_t tid);
 /// Undoes milieu_forward_signal: the default disposition again. Returns 0 or -1.
 int milieu_stop_forwarding_signal(int signo);
 
+/// Keeps secrets out of core files: RLIMIT_CORE 0 and prctl(PR_SET_DUMPABLE, 0), as
+/// ssh-agent does (which also stops other processes of the user from ptrace-attaching).
+/// prctl is variadic, so Swift cannot call it directly. Returns 0, or -1 with errno set.
+int milieu_disable_core_dumps(void);
+
 #endif

@@ -48,6 +48,19 @@ extension Graph {
         return .object(object)
     }
 
+    /// A type declaration as it may be written to disk: a secure property's `default` is left
+    /// out, so a restarted daemon gives it its type's zero value (rule 13: secrets never persist).
+    public static func withoutSecureDefaults(_ declaration: JSON) -> JSON {
+        guard case .object(var type) = declaration, case .object(var properties)? = type["properties"] else { return declaration }
+        for (name, spec) in properties {
+            guard case .object(var property) = spec, property["secure"] == true, property["default"] != nil else { continue }
+            property["default"] = nil
+            properties[name] = .object(property)
+        }
+        type["properties"] = .object(properties)
+        return .object(type)
+    }
+
     /// Whether a view's state and owned objects outlive a restart.
     private func isDurable(_ node: ViewNode) -> Bool {
         node.isMounted && (node.parent == nil || node.retained || node.owner == nil)

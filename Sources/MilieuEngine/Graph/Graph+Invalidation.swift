@@ -13,7 +13,8 @@ extension Graph {
             switch location {
             case .property(let id, let slot):
                 guard let record = objects[id] else { continue }
-                let changed = record.values[slot] != original
+                // A secure value counts as changed, equal or not: no oracle for guessing it (rule 13).
+                let changed = record.values[slot] != original || record.type.isSecure(slot)
                 guard changed || record.type.announcesEveryWrite(slot) else { continue }
                 if written[id] == nil { objectOrder.append(id) }
                 written[id, default: []].append((slot, changed))
