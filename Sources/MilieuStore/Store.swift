@@ -28,6 +28,8 @@ public final class Store {
     private var db: OpaquePointer?
     private var staged: [Staged] = []
     private var statements: [String: OpaquePointer] = [:]
+    /// The data directory's lock, held while the store is open; -1 for a store opened by path.
+    private var lockDescriptor: Int32 = -1
 
     private enum Staged {
         case type(name: String, declaration: String)
@@ -56,20 +58,25 @@ public final class Store {
         try migrate()
     }
 
-    /// Opens `milieu.db` in `directory`, creating the directory (0700) and its parents if needed.
+    /// Opens `milieu.db` in `directory`, creating the directory (0700) and its parents if needed;
+    /// refuses a directory of another user, and one another daemon holds (SPEC §12.3). The
+    /// database files are the user's alone (0600), whatever made them.
     public convenience init(directory: String, fsync: Bool) throws(StoreError) {
-        var components: [String] = []
-        for part in directory.split(separator: "/") {
-            components.append(String(part))
-            let path = "/" + components.joined(separator: "/")
-            if mkdir(path, 0o700) != 0 && errno != EEXIST {
-                throw StoreError(path: path, "cannot create the data directory: \(String(cString: strerror(errno)))")
-            }
+        try DataDirectory.prepare(directory)
+        let lock = try DataDirectory.lock(directory)
+        let path = directory + "/milieu.db"
+        do throws(StoreError) {
+            try self.init(path: path, fsync: fsync)
+        } catch {
+            close(lock)
+            throw error
         }
-        try self.init(path: directory + "/milieu.db", fsync: fsync)
+        lockDescriptor = lock
+        for file in [path, path + "-wal", path + "-shm"] { _ = chmod(file, 0o600) }
     }
 
     deinit {
+        if lockDescriptor >= 0 { close(lockDescriptor) }
         for statement in statements.values { sqlite3_finalize(statement) }
         sqlite3_close(db)
     }

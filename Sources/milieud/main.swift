@@ -27,8 +27,10 @@ do {
         exit(0)
     case .serve(let parsed): configuration = parsed
     }
-    // Secrets live in this process's memory: keep them out of core files and debuggers.
+    // Secrets live in this process's memory and its files: keep them out of core files and
+    // debuggers, and make every file it creates the user's alone.
     try CoreDumps.disable()
+    umask(0o077)
     let inherited = SystemdActivation.listenFDs()
     let listener = try inherited.first.map { try UnixListener(adopting: $0) } ?? UnixListener(path: configuration.socketPath)
     let loop = try EventLoop()

@@ -29,7 +29,14 @@ import Testing
         // A secure property's declared default is a secret too: it is never written to disk.
         _ = try client.call(
             "schema/register",
-            ["types": [["name": "Vault", "style": "observable", "properties": ["pin": ["type": "string", "secure": true, "default": .string(secret)]]]]])
+            [
+                "types": [
+                    [
+                        "name": "Vault", "style": "observable",
+                        "properties": ["pin": ["type": "string", "secure": true, "default": .string(secret)]],
+                    ]
+                ]
+            ])
         _ = try client.call("graph/set", ["path": "/App/Form/Field.pw", "value": .string(secret)])
         _ = try client.call("graph/call", ["path": "login.login"])
         _ = try client.call("graph/call", ["path": "session.start", "args": ["kim"]])
