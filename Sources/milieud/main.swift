@@ -31,6 +31,8 @@ do {
     // debuggers, and make every file it creates the user's alone.
     try CoreDumps.disable()
     umask(0o077)
+    // One descriptor per client: serve as many as the hard limit allows.
+    DescriptorLimit.raiseToHardLimit()
     let inherited = SystemdActivation.listenFDs()
     let listener = try inherited.first.map { try UnixListener(adopting: $0) } ?? UnixListener(path: configuration.socketPath)
     let loop = try EventLoop()

@@ -183,4 +183,21 @@ import Testing
         }
         #expect(try daemon.connect().call("graph/get", ["path": "theme.fontScale"]) == .double(1))
     }
+
+    /// Each client holds a descriptor: the daemon raises its soft limit to the hard one at start.
+    @Test func theDaemonRaisesItsDescriptorLimit() throws {
+        var limit = rlimit()
+        getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+        try #require(limit.rlim_max > 2048, "the hard limit leaves no room to raise")
+        var lowered = limit
+        lowered.rlim_cur = 2048
+        setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &lowered)
+        let daemon = try Daemon()  // inherits the lowered soft limit
+        setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+        defer { daemon.stop() }
+        let limits = try String(contentsOfFile: "/proc/\(daemon.process.processIdentifier)/limits", encoding: .utf8)
+        let files = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") } ?? ""
+        let values = files.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).prefix(2)
+        #expect(values.first == values.last && values.first != "2048", "\(files)")
+    }
 }

@@ -40,6 +40,8 @@ import Glibc
         chmod("\(data)/milieu.db", 0o644)
         daemon = try Daemon(arguments: ["--data-dir", data])
         defer { daemon.stop() }
+        // The socket accepts before the daemon has opened its store; an answer comes after.
+        _ = try daemon.connect().call("initialize")
         #expect(mode("\(data)/milieu.db") == 0o600)
     }
 
