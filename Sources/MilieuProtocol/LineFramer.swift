@@ -65,7 +65,9 @@ public struct LineFramer: Sendable {
 
     private func emit(_ line: UnsafeRawBufferPointer, _ handle: (Frame) -> Void) {
         let length = Self.contentLength(line)
-        guard line[0..<length].contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else { return }
+        // JSON whitespace alone (RFC 8259: space, tab, CR, LF) is no message.
+        guard line[0..<length].contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "\r") })
+        else { return }
         handle(.line(UnsafeRawBufferPointer(rebasing: line[0..<length])))
     }
 

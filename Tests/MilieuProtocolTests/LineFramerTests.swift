@@ -42,6 +42,11 @@ import Testing
         #expect(frames(["a\r\n\r\n\n", "b\r", "\n"]) == ["a", "b"])
     }
 
+    /// A line of JSON whitespace alone (space, tab, CR) is no message, however it ends.
+    @Test func whitespaceOnlyLinesAreIgnored() {
+        #expect(frames(["\r\r\n", " \t\r \r\n", "\t\n", "x\r\r\n"]) == ["x\r"])
+    }
+
     @Test func aLineOverTheLimitIsReportedOnceAndNothingFollows() {
         #expect(frames([String(repeating: "x", count: 65) + "\nok\n"]) == ["<too large: 65>"])
         #expect(frames([String(repeating: "x", count: 40), String(repeating: "y", count: 40), "\nok\n"]) == ["<too large: 80>"])
