@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import socket
 import time
 from collections import deque
 from typing import TYPE_CHECKING, Any, Callable, Coroutine, Deque, TypeVar, Union
@@ -23,6 +24,7 @@ from ._core import (
     IDLE, Call, ClientBase, Connection, Deadline, Done, Framer, Pending, Plan, ReconnectPolicy, WatchBase,
     WatchState, advance,
 )
+from ._trust import check_directory, check_peer
 from .errors import ConnectionLost, MilieuError, Timeout
 from .notifications import Notification
 
@@ -222,12 +224,25 @@ class AsyncClient(ClientBase[AsyncWatch]):
         """Opens a new connection, read by a :class:`_Protocol` of its own."""
         generation = self._core.attached()
         loop = asyncio.get_running_loop()
+        check_directory(self.path)
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.setblocking(False)
         try:
-            transport, _ = await asyncio.wait_for(
-                loop.create_unix_connection(lambda: _Protocol(self, generation), self.path), self.timeout
-            )
+            await asyncio.wait_for(loop.sock_connect(sock, self.path), self.timeout)
         except (OSError, asyncio.TimeoutError) as e:
+            sock.close()
             raise ConnectionLost(f"cannot connect to {self.path}: {e!r}") from e
+        try:
+            check_peer(sock, self.path)
+            transport, _ = await loop.create_unix_connection(lambda: _Protocol(self, generation), sock=sock)
+        except OSError as e:
+            sock.close()
+            if isinstance(e, ConnectionLost):
+                raise
+            raise ConnectionLost(f"cannot connect to {self.path}: {e!r}") from e
+        except BaseException:
+            sock.close()
+            raise
         assert isinstance(transport, asyncio.Transport)
         self._transport = transport
 

@@ -25,6 +25,7 @@ from ._core import (
     IDLE, Call, ClientBase, Connection, Deadline, Done, Framer, Pending, Plan, ReconnectPolicy, WatchBase,
     WatchState, advance,
 )
+from ._trust import check_directory, check_peer
 from .errors import ConnectionLost, MilieuError, Timeout
 from .notifications import Notification
 
@@ -212,6 +213,7 @@ class Client(ClientBase[Watch]):
         self.close()
 
     def _open(self) -> socket.socket:
+        check_directory(self.path)
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.settimeout(self.timeout)
         try:
@@ -219,6 +221,11 @@ class Client(ClientBase[Watch]):
         except OSError as e:
             sock.close()
             raise ConnectionLost(f"cannot connect to {self.path}: {e}") from e
+        try:
+            check_peer(sock, self.path)
+        except BaseException:
+            sock.close()
+            raise
         sock.settimeout(None)
         return sock
 
