@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { EventEmitter } from 'node:events';
 import { LineDecoder } from './framing.js';
 import { stringify } from './json.js';
-import { resolveSocketPath } from './socket-path.js';
+import { checkSocketDirectory, resolveSocketPath } from './socket-path.js';
 import { Watch } from './watch.js';
 import { ops } from './ops.js';
 import { Compacted, ConnectionLost, MessageTooLarge, TimeoutError, errorFromWire } from './errors.js';
@@ -367,6 +367,7 @@ export class Client extends EventEmitter {
 
   #connectSocket() {
     return new Promise((resolve, reject) => {
+      checkSocketDirectory(this.#socketPath); // a throw here rejects the promise
       const socket = net.createConnection(this.#socketPath);
       const onError = (error) => {
         socket.destroy();
