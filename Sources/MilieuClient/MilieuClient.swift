@@ -41,17 +41,76 @@ public final class MilieuClient {
     private var notifications: [ClientNotification] = []
 
     /// Connects to the daemon at `socketPath` (default: `MILIEU_SOCKET`, else the
-    /// per-user default path). Throws `.notListening` when no daemon answers there.
+    /// per-user default path). Throws `.notListening` when no daemon answers there, and
+    /// `.untrustedSocket`, before anything is sent, when the socket's directory is not owned by
+    /// this process's euid or is group- or world-writable, or its server runs as another uid.
     public init(socketPath: String = SocketPath.defaultPath()) throws(MilieuClientError) {
         self.socketPath = socketPath
+        try Self.checkDirectory(of: socketPath)
+        let fd: Int32
         do {
-            fileDescriptor = try UnixSocket.connect(path: socketPath)
+            fd = try UnixSocket.connect(path: socketPath)
         } catch let error as TransportError where error.code == .notListening {
             throw MilieuClientError(.notListening, "no milieud is answering at \(socketPath)")
         } catch {
             throw MilieuClientError(.systemError, "cannot connect to \(socketPath): \(error)")
         }
+        do {
+            try Self.checkPeer(fd, socketPath: socketPath)
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+        fileDescriptor = fd
         input = SocketInput(fd: fileDescriptor)
+    }
+
+    private static let trustFix = "remove it or set MILIEU_SOCKET"
+
+    /// Refuses a socket whose directory another uid owns (or its symlink), or others may write to.
+    /// A directory that is not there is left to `connect`, which then reports `.notListening`.
+    private static func checkDirectory(of socketPath: String) throws(MilieuClientError) {
+        let directory: String
+        if let slash = socketPath.lastIndex(of: "/") {
+            directory = slash == socketPath.startIndex ? "/" : String(socketPath[..<slash])
+        } else {
+            directory = "."
+        }
+        var link = stat()
+        var target = stat()
+        guard lstat(directory, &link) == 0, stat(directory, &target) == 0 else { return }
+        let me = geteuid()
+        for found in [link, target] where found.st_uid != me {
+            throw MilieuClientError(
+                .untrustedSocket,
+                "refusing \(socketPath): its directory \(directory) belongs to uid \(found.st_uid), "
+                    + "not to you (uid \(me)); \(trustFix)")
+        }
+        let mode = target.st_mode & 0o7777
+        if mode & 0o022 != 0 {
+            let octal = String(mode, radix: 8)
+            throw MilieuClientError(
+                .untrustedSocket,
+                "refusing \(socketPath): its directory \(directory) has mode "
+                    + "\(String(repeating: "0", count: max(0, 4 - octal.count)) + octal), writable by others; "
+                    + "chmod go-w it, \(trustFix)")
+        }
+    }
+
+    /// Refuses a connected socket whose server runs as another uid (SO_PEERCRED).
+    private static func checkPeer(_ fd: Int32, socketPath: String) throws(MilieuClientError) {
+        let peer: PeerCredentials
+        do {
+            peer = try PeerCredentials.of(socket: fd)
+        } catch {
+            throw MilieuClientError(.systemError, "cannot ask who serves \(socketPath): \(error)")
+        }
+        let me = geteuid()
+        guard peer.uid == me else {
+            throw MilieuClientError(
+                .untrustedSocket,
+                "refusing \(socketPath): the process serving it runs as uid \(peer.uid), not as you (uid \(me)); \(trustFix)")
+        }
     }
 
     deinit {

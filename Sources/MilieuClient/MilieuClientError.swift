@@ -5,7 +5,7 @@ public struct MilieuClientError: Error, Sendable, Hashable, CustomStringConverti
     /// What went wrong, as a value to compare against (`error.code == .notListening`).
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
-            case notListening, connectionClosed, timedOut, invalidMessage, systemError
+            case notListening, connectionClosed, timedOut, invalidMessage, systemError, untrustedSocket
         }
 
         private let base: Base
@@ -21,6 +21,9 @@ public struct MilieuClientError: Error, Sendable, Hashable, CustomStringConverti
         public static let invalidMessage = Code(.invalidMessage)
         /// A system call failed; `message` names it and the errno text.
         public static let systemError = Code(.systemError)
+        /// The socket may not be this user's daemon's: its directory belongs to another uid or
+        /// others may write to it, or the process serving it runs as another uid. Nothing was sent.
+        public static let untrustedSocket = Code(.untrustedSocket)
 
         public var description: String { base.rawValue }
     }

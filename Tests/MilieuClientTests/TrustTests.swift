@@ -1,0 +1,79 @@
+import Foundation
+import MilieuClient
+import MilieuTestSupport
+import Testing
+
+/// The client trusts only its own daemon: a socket in a directory another uid owns, or anyone
+/// may write to, is refused before a byte is sent (issue #15, item 12).
+@Suite(.serialized)
+struct TrustTests {
+    /// A listening socket at `directory/milieu.sock` that never accepts: a connection the
+    /// client made would wait in its backlog, where `accepted()` finds it.
+    final class FakeServer {
+        let path: String
+        let fd: Int32
+
+        init(directory: String) throws {
+            path = "\(directory)/milieu.sock"
+            fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+                buffer.copyBytes(from: path.utf8.prefix(buffer.count - 1))
+            }
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            guard fd >= 0, bound == 0, listen(fd, 4) == 0 else {
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
+        }
+
+        /// Whether a client connected (whatever it sent, it was sent to a stranger).
+        func accepted() -> Bool {
+            let connection = accept(fd, nil, nil)
+            guard connection >= 0 else { return false }
+            close(connection)
+            return true
+        }
+
+        deinit { close(fd) }
+    }
+
+    private func squatted(mode: mode_t, owner: uid_t? = nil) throws -> (parent: String, directory: String, server: FakeServer) {
+        let parent = try Daemon.makeDirectory()
+        let directory = "\(parent)/milieu-squat"
+        #expect(mkdir(directory, 0o700) == 0)
+        let server = try FakeServer(directory: directory)
+        #expect(chmod(directory, mode) == 0)
+        if let owner { #expect(chown(directory, owner, gid_t.max) == 0) }
+        return (parent, directory, server)
+    }
+
+    @Test func aWorldWritableSocketDirectoryIsRefusedBeforeConnecting() throws {
+        let (parent, directory, server) = try squatted(mode: 0o777)
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        let error = #expect(throws: MilieuClientError.self) { try MilieuClient(socketPath: server.path) }
+        #expect(error?.code == .untrustedSocket)
+        #expect(
+            error?.message
+                == "refusing \(server.path): its directory \(directory) has mode 0777, writable by others; "
+                + "chmod go-w it, remove it or set MILIEU_SOCKET")
+        #expect(!server.accepted())
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "chown to another uid needs root"))
+    func aSocketDirectoryOfAnotherUIDIsRefusedBeforeConnecting() throws {
+        let (parent, directory, server) = try squatted(mode: 0o700, owner: 65534)
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        let error = #expect(throws: MilieuClientError.self) { try MilieuClient(socketPath: server.path) }
+        #expect(error?.code == .untrustedSocket)
+        #expect(
+            error?.message
+                == "refusing \(server.path): its directory \(directory) belongs to uid 65534, not to you (uid 0); "
+                + "remove it or set MILIEU_SOCKET")
+        #expect(!server.accepted())
+    }
+}
