@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuProtocol
 
 /// An error the engine reports: a stable kind, a message a person can act on, and
 /// the fields that name the culprit (they become `error.data` on the wire).
@@ -143,7 +144,7 @@ extension EngineError {
     }
 
     /// `value` is nil for a secure property, whose value is never shown (rule 13): `redacted` says so.
-    static func invalidValue(path: String, violation: Validation.Violation, value: JSON?) -> EngineError {
+    static func invalidValue(path: String, violation: Constraints.Violation, value: JSON?) -> EngineError {
         var data: JSONObject = ["path": .string(path), "constraint": .string(violation.constraint)]
         if let value { data["value"] = value } else { data["redacted"] = true }
         return EngineError(kind: .invalidValue, message: "\(path) must satisfy \(violation.description)", data: data)

@@ -304,7 +304,7 @@ import Testing
                     }
                 ]))
         try graph.register(
-            ModelType(name: "Account", style: .observable, stored: [StoredProperty("balance", .int, validation: Validation(min: 0))]))
+            ModelType(name: "Account", style: .observable, stored: [StoredProperty("balance", .int, validation: Constraints(min: 0))]))
         try graph.mount(["parent": "/App", "name": "Bank", "state": ["wallet": ["$new": ["type": "Wallet", "init": ["balance": 5]]]]])
         let before = try graph.fingerprint()
         // The action writes its log, then the transaction's next op fails: neither write stays.

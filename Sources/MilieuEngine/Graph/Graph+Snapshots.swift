@@ -45,7 +45,7 @@ extension Graph {
                 PropertyDescription(
                     name: property.name, type: property.type.description, computed: false, secure: property.secure,
                     published: model.style == .observableObject ? property.published : nil,
-                    defaultValue: property.secure ? nil : property.defaultValue, constraints: Self.constraints(of: property))
+                    defaultValue: property.secure ? nil : property.defaultValue, constraints: property.validation)
             }
             properties += model.computed.map { computed in
                 PropertyDescription(
@@ -67,14 +67,8 @@ extension Graph {
         environmentKeys.all.map { key in
             EnvironmentKeyDescription(
                 name: key.name, type: key.type.description, defaultValue: key.defaultValue,
-                builtIn: EnvironmentKeys.builtIn.contains { $0.name == key.name }, constraints: Self.constraints(of: key))
+                builtIn: EnvironmentKeys.builtIn.contains { $0.name == key.name }, constraints: key.validation)
         }
-    }
-
-    private static func constraints(of property: StoredProperty) -> Constraints {
-        Constraints(
-            oneOf: property.validation.oneOf, min: property.validation.min, max: property.validation.max,
-            pattern: property.validation.pattern)
     }
 
     /// What `path` watches: a binding watches its source; an object-valued variable its object.

@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuProtocol
 
 /// The model types every daemon knows (semantics.md, "Built-in types").
 public enum BuiltinTypes {
@@ -47,9 +48,9 @@ public enum Theme: ModelDeclaring {
     public static let modelType = ModelType(
         name: "Theme", style: .observable,
         stored: [
-            StoredProperty("colorScheme", .string, default: "light", validation: Validation(oneOf: ["light", "dark"])),
+            StoredProperty("colorScheme", .string, default: "light", validation: Constraints(oneOf: ["light", "dark"])),
             StoredProperty("accentColor", .string, default: "blue"),
-            StoredProperty("fontScale", .double, default: 1.0, validation: Validation(min: 0.5, max: 3.0)),
+            StoredProperty("fontScale", .double, default: 1.0, validation: Constraints(min: 0.5, max: 3.0)),
         ])
 }
 

@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuProtocol
 
 /// The keys of `EnvironmentValues` a view can read or provide, each with its type and its
 /// default (rule 21): SwiftUI's built-in keys, and custom keys declared as an
@@ -10,14 +11,14 @@ public struct EnvironmentKeys: Sendable {
     /// the device (`locale`, `timeZone`, `calendar`, `displayScale`), Milieu fixes one so that every
     /// run gives the same answer.
     public static let builtIn: [StoredProperty] = [
-        StoredProperty("colorScheme", .string, default: "light", validation: Validation(oneOf: ["light", "dark"])),
+        StoredProperty("colorScheme", .string, default: "light", validation: Constraints(oneOf: ["light", "dark"])),
         StoredProperty(
-            "colorSchemeContrast", .string, default: "standard", validation: Validation(oneOf: ["standard", "increased"])),
+            "colorSchemeContrast", .string, default: "standard", validation: Constraints(oneOf: ["standard", "increased"])),
         StoredProperty(
-            "layoutDirection", .string, default: "leftToRight", validation: Validation(oneOf: ["leftToRight", "rightToLeft"])),
+            "layoutDirection", .string, default: "leftToRight", validation: Constraints(oneOf: ["leftToRight", "rightToLeft"])),
         StoredProperty(
             "dynamicTypeSize", .string, default: "large",
-            validation: Validation(oneOf: [
+            validation: Constraints(oneOf: [
                 "xSmall", "small", "medium", "large", "xLarge", "xxLarge", "xxxLarge", "accessibility1", "accessibility2",
                 "accessibility3", "accessibility4", "accessibility5",
             ])),
@@ -25,8 +26,8 @@ public struct EnvironmentKeys: Sendable {
         StoredProperty("locale", .string, default: "en_US"),
         StoredProperty("calendar", .string, default: "gregorian"),
         StoredProperty("timeZone", .string, default: "UTC"),
-        StoredProperty("displayScale", .double, default: 1.0, validation: Validation(min: 0)),
-        StoredProperty("scenePhase", .string, default: "active", validation: Validation(oneOf: ["active", "inactive", "background"])),
+        StoredProperty("displayScale", .double, default: 1.0, validation: Constraints(min: 0)),
+        StoredProperty("scenePhase", .string, default: "active", validation: Constraints(oneOf: ["active", "inactive", "background"])),
         StoredProperty("accessibilityReduceMotion", .bool, default: false),
         StoredProperty("accessibilityReduceTransparency", .bool, default: false),
         StoredProperty("accessibilityDifferentiateWithoutColor", .bool, default: false),

@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuProtocol
 
 /// How a model type tells views about its changes (semantics.md rule 10).
 public enum ObservationStyle: String, Sendable, CaseIterable {
@@ -8,21 +9,9 @@ public enum ObservationStyle: String, Sendable, CaseIterable {
     case observableObject
 }
 
-/// A declared constraint on a stored property's values, beyond its type.
-public struct Validation: Sendable, Equatable {
-    public var oneOf: [JSON]?
-    public var min: Double?
-    public var max: Double?
-    /// A regular expression the whole string must match.
-    public var pattern: String?
-
-    public init(oneOf: [JSON]? = nil, min: Double? = nil, max: Double? = nil, pattern: String? = nil) {
-        self.oneOf = oneOf
-        self.min = min
-        self.max = max
-        self.pattern = pattern
-    }
-
+/// Checking a value against a property's declared constraints (`Constraints`, the protocol's
+/// description of them, is the one type for both).
+extension Constraints {
     /// A broken constraint: its name (`oneOf`, `min`, `max`, `pattern`) and what it demands.
     struct Violation {
         let constraint: String
@@ -43,7 +32,6 @@ public struct Validation: Sendable, Equatable {
         }
         return nil
     }
-
 }
 
 extension Double {
@@ -58,14 +46,14 @@ public struct StoredProperty: Sendable {
     public var defaultValue: JSON
     /// Rule 13: written and used inside the daemon, never shown outside it.
     public var secure: Bool
-    public var validation: Validation
+    public var validation: Constraints
     /// For an `ObservableObject`: `@Published var` (true) or a plain `var` (false), whose writes
     /// change the value without telling holders (rule 19). `@Observable` types ignore it.
     public var published: Bool
 
     public init(
         _ name: String, _ type: PropertyType, default defaultValue: JSON? = nil, secure: Bool = false,
-        validation: Validation = Validation(), published: Bool = true
+        validation: Constraints = Constraints(), published: Bool = true
     ) {
         self.name = name
         self.type = type

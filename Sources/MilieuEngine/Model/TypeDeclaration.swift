@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuProtocol
 
 extension ModelType {
     /// A model type declared in JSON, without writing Swift (SPEC §9.3):
@@ -64,7 +65,7 @@ extension StoredProperty {
             throw .invalidDeclaration(field: field, reason: "a property needs a \"type\"")
         }
         let type = try PropertyType(declaration: typeDeclaration)
-        var validation = Validation()
+        var validation = Constraints()
         if let oneOf = spec["oneOf"] {
             guard case .array(let values) = oneOf, !values.isEmpty else {
                 throw .invalidDeclaration(field: "\(field).oneOf", reason: "oneOf is a non-empty array of values")
@@ -101,7 +102,7 @@ extension StoredProperty {
     }
 
     /// The declared default; else the first allowed value, else the minimum when zero is below it.
-    private static func defaultValue(_ declared: JSON?, type: PropertyType, validation: Validation) -> JSON? {
+    private static func defaultValue(_ declared: JSON?, type: PropertyType, validation: Constraints) -> JSON? {
         if let declared { return type.conform(declared) ?? declared }
         if let first = validation.oneOf?.first { return first }
         if let min = validation.min, min > 0 { return type == .int ? .int(Int(min.rounded(.up))) : .double(min) }

@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuProtocol
 
 /// A model type with its members indexed: stored properties first, then computed ones.
 public final class RegisteredType: Sendable {
