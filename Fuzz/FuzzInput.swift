@@ -31,27 +31,12 @@ private func handle(_ message: RequestOrError) {
         if let get = call as? GraphGetRequest {
             _ = try? current.get(get.path)
         } else if let transaction = call as? GraphTransactionRequest {
-            _ = try? current.apply(transaction.operations.compactMap(operation))
-        } else if let op = call as? any TransactionMethod, let operation = operation(op) {
-            _ = try? current.apply([operation])
+            _ = try? current.apply(transaction.operations.compactMap { ($0 as? any EngineOperation)?.operation(owner: ConnectionID(1)) })
+        } else if let op = call as? any EngineOperation {
+            _ = try? current.apply([op.operation(owner: ConnectionID(1))])
         }
     } catch {
         check(Envelope.errorLine(id: request.id ?? .null, error))
-    }
-}
-
-/// The engine operation a transaction method asks for (the server's mapping, for the methods fuzzed).
-private func operation(_ method: any TransactionMethod) -> Operation? {
-    switch method {
-    case let mount as ViewMountRequest: .mount(declaration: .object(mount.declaration), owner: ConnectionID(1))
-    case let set as GraphSetRequest: .set(path: set.path, value: set.value, ifVersion: set.ifVersion.map(Version.init))
-    case let call as GraphCallRequest: .call(path: call.path, arguments: call.arguments)
-    case let unmount as ViewUnmountRequest: .unmount(path: unmount.path)
-    case let provide as ViewProvideRequest:
-        .provide(
-            path: provide.path, environmentObjects: provide.environmentObjects, observables: provide.observables,
-            environment: provide.environment, withdraw: provide.withdraw)
-    default: nil
     }
 }
 

@@ -9,11 +9,8 @@ protocol ServerMethod: RPCMethod {
     func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply
 }
 
-/// A method that is one engine operation, alone or as an op of `graph/transaction`.
-protocol ServerOperation: TransactionMethod, ServerMethod {
-    /// The engine operation it asks for; `owner` is the connection that sent it.
-    func operation(owner: ConnectionID) -> Operation
-}
+/// A method that is one engine operation (`EngineOperation`), alone or as an op of `graph/transaction`.
+protocol ServerOperation: EngineOperation, ServerMethod {}
 
 extension Server {
     /// Decodes a request and runs it.
@@ -103,27 +100,15 @@ extension GraphGetRequest: ServerMethod {
     }
 }
 
-extension GraphSetRequest: ServerOperation {
-    func operation(owner: ConnectionID) -> Operation { .set(path: path, value: value, ifVersion: ifVersion.map(Version.init)) }
-}
+extension GraphSetRequest: ServerOperation {}
 
-extension GraphCallRequest: ServerOperation {
-    func operation(owner: ConnectionID) -> Operation { .call(path: path, arguments: arguments) }
-}
+extension GraphCallRequest: ServerOperation {}
 
-extension ViewMountRequest: ServerOperation {
-    func operation(owner: ConnectionID) -> Operation { .mount(declaration: .object(declaration), owner: owner) }
-}
+extension ViewMountRequest: ServerOperation {}
 
-extension ViewUnmountRequest: ServerOperation {
-    func operation(owner: ConnectionID) -> Operation { .unmount(path: path) }
-}
+extension ViewUnmountRequest: ServerOperation {}
 
-extension ViewProvideRequest: ServerOperation {
-    func operation(owner: ConnectionID) -> Operation {
-        .provide(path: path, environmentObjects: environmentObjects, observables: observables, environment: environment, withdraw: withdraw)
-    }
-}
+extension ViewProvideRequest: ServerOperation {}
 
 extension GraphTransactionRequest: ServerMethod {
     func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
