@@ -158,4 +158,24 @@ import Testing
         #expect(rename.updates == ["/App/V/Card": ["team.manager.name"]])
         #expect(rename.body(of: "/App/V/Card") == ["Ann"])
     }
+
+    /// A read through a long chain of references is tracked with its whole path as the reason,
+    /// however long (a path's step reasons are kept precomputed only while they are small).
+    @Test func aLongChainOfReferencesGivesItsWholePathAsTheReason() throws {
+        let graph = try makeGraph()
+        try graph.register(
+            ModelType(
+                name: "Person", style: .observable,
+                stored: [StoredProperty("name", .string), StoredProperty("manager", .optional(.reference("Person")))]))
+        try graph.mount(["parent": "/App", "name": "V", "state": ["boss": ["$new": ["type": "Person"]]]])
+        // The boss manages herself: boss.manager.manager… is the boss again, as far as one likes.
+        try graph.set("/App/V.boss.manager", try #require(graph.get("/App/V.boss").wire["object"]))
+        let path = "boss" + String(repeating: ".manager", count: 100) + ".name"
+        try graph.mount([
+            "parent": "/App/V", "name": "Card", "inputs": ["boss": ["$parent": "boss"]], "body": .array([.string("{\(path)}")]),
+        ])
+        let rename = try graph.set("/App/V.boss.name", "Ann")
+        #expect(rename.updates["/App/V/Card"] == [path])
+        #expect(rename.body(of: "/App/V/Card") == ["Ann"])
+    }
 }

@@ -7,6 +7,11 @@ final class ReadPath: Sendable, Equatable {
     let text: String
     /// Where each member ends in `text`, in UTF-8 bytes: step i's reason is the text up to `ends[i]`.
     private let ends: [Int]
+    /// Each step's reason made once, so that evaluating a body allocates none; left out (and
+    /// each made when asked) for a path whose prefixes would together pass `maxPrefixBytes`,
+    /// so that what a path keeps stays linear in its length.
+    private let prefixes: [String]?
+    private static let maxPrefixBytes = 16_384
     /// `_<var>`: the reason for a @State or @Binding read.
     let variableReason: String
     /// `env.<key>`: the reason for an environment value read.
@@ -25,13 +30,15 @@ final class ReadPath: Sendable, Equatable {
             ends.append(end)
         }
         self.ends = ends
+        let prefixBytes = ends.reduce(0, +)
+        prefixes = prefixBytes <= Self.maxPrefixBytes ? ends.map { String(decoding: text.utf8.prefix($0), as: UTF8.self) } : nil
         variableReason = UpdateReason.variable(members[0])
         environmentReason = UpdateReason.environment(members[0])
     }
 
     /// `members[0...step]` joined with dots: the reason for a property read at that step.
     func reason(at step: Int) -> String {
-        String(decoding: text.utf8.prefix(ends[step]), as: UTF8.self)
+        prefixes?[step] ?? String(decoding: text.utf8.prefix(ends[step]), as: UTF8.self)
     }
 
     static func == (a: ReadPath, b: ReadPath) -> Bool { a.members == b.members }
