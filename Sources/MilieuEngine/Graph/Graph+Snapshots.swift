@@ -79,11 +79,11 @@ extension Graph {
             guard views[viewPath] != nil else { throw .unknownPath(path, "no view is mounted at \(viewPath)") }
             return .view(viewPath)
         }
-        if let (holder, slot) = endingReference(keyPath, display: path) {
-            return .property(object: holder.name, property: holder.type.propertyName(slot))
-        }
-        if case .object(let id) = try resolve(keyPath, display: path), let record = objects[id] {
-            return .object(record.name)
+        if case .object(let id) = try resolve(keyPath, display: path) {
+            if let (holder, slot) = endingReference(keyPath, display: path) {
+                return .property(object: holder.name, property: holder.type.propertyName(slot))
+            }
+            if let record = objects[id] { return .object(record.name) }
         }
         let (location, members) = try writeTarget(keyPath, display: path)
         guard members.isEmpty else { return nil }
