@@ -260,6 +260,24 @@ import Testing
         }
     }
 
+    /// Rule 13: a secure write is never compared with the value it replaces, so a right guess
+    /// and a wrong one commit alike: a version, the same redacted change, the same re-render.
+    @Test func rule13AnEqualSecureWriteCommitsLikeADifferentOne() throws {
+        let graph = try makeGraph()
+        try graph.mount([
+            "parent": "/App", "name": "Form", "environment": ["login": ["type": "Login"]], "body": ["{login.password}"],
+        ])
+        try graph.set("login.password", "right")
+        var commits: [Commit] = []
+        for guess: JSON in ["right", "wrong"] { commits.append(try graph.set("login.password", guess)) }
+        for commit in commits {
+            #expect(commit.changes.first == .property(object: "Login#3", type: "Login", property: "password", value: nil))
+            #expect(commit.updates == ["/App/Form": ["login.password"]])
+            #expect(commit.body(of: "/App/Form") == ["<secure>"])
+        }
+        #expect(commits[1].version == commits[0].version.next)
+    }
+
     @Test func rule13SecureValuesNeverLeaveTheEngine() throws {
         let graph = try makeGraph()
         try graph.mount(["parent": "/App", "name": "V", "environment": ["login": ["type": "Login"]], "body": ["pw: {login.password}"]])
