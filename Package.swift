@@ -21,7 +21,9 @@ let package = Package(
     ],
     targets: [
         .target(name: "MilieuJSON", swiftSettings: strict),
-        .target(name: "MilieuEngine", dependencies: ["MilieuJSON", "MilieuProtocol"], swiftSettings: strict),
+        .target(name: "MilieuEngine", dependencies: ["CMilieuRegex", "MilieuJSON", "MilieuProtocol"], swiftSettings: strict),
+        // RE2 (Debian's libre2-dev) behind a C header: linear-time matching for declared patterns.
+        .target(name: "CMilieuRegex"),
         .target(name: "CMilieuShims"),
         .target(name: "MilieuTransport", dependencies: ["CMilieuShims"], swiftSettings: strict),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),

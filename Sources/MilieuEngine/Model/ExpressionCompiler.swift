@@ -276,9 +276,7 @@ struct ExpressionCompiler {
             guard case .string(let pattern) = arguments[1].json else {
                 throw .invalidParams(pointer: pointers[1].description, "the pattern of matches is a string written in the declaration")
             }
-            guard WholeMatch.isValid(pattern) else {
-                throw .invalidParams(pointer: pointers[1].description, "\(pattern) is not a regular expression")
-            }
+            if let reason = WholeMatch.refusal(of: pattern) { throw .invalidParams(pointer: pointers[1].description, reason) }
             return StaticValue(kinds: .bool)
         }
     }

@@ -127,15 +127,15 @@ func isIdentifier(_ name: some StringProtocol) -> Bool {
 }
 
 extension StoredProperty {
-    /// Checks what a declaration can get wrong beyond its shape: a pattern that is not a regular
-    /// expression, a default that is not of the type or breaks the property's own constraints.
+    /// Checks what a declaration can get wrong beyond its shape: a pattern RE2 refuses or that is
+    /// past its bounds, a default that is not of the type or breaks the property's own constraints.
     /// `field` names the property in errors (`properties.age`, `environmentKeys.tone`).
     func checkConstraints(field: String) throws(EngineError) {
         guard type.conform(defaultValue) != nil else {
             throw .invalidDeclaration(field: "\(field).default", reason: "\(defaultValue.jsonText) is not a \(type)")
         }
-        if let pattern = validation.pattern, !WholeMatch.isValid(pattern) {
-            throw .invalidDeclaration(field: "\(field).pattern", reason: "\(pattern) is not a regular expression")
+        if let pattern = validation.pattern, let reason = WholeMatch.refusal(of: pattern) {
+            throw .invalidDeclaration(field: "\(field).pattern", reason: reason)
         }
         if validation.violation(of: defaultValue) != nil {
             throw .invalidDeclaration(field: "\(field).default", reason: "the default breaks the property's own validation")

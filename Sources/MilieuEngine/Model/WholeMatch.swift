@@ -1,28 +1,99 @@
+import CMilieuRegex
 import Synchronization
 
-/// Whole-string regular expression matching with compiled patterns cached,
-/// for validation `pattern`s and `Login.isValidEmail`.
+/// Whole-string matching of declared `pattern`s and the `matches` operator (SPEC §5.3) with
+/// RE2: time linear in the text whatever the pattern, a pattern's length and compiled size
+/// bounded, compiled patterns kept in a least-recently-used cache of fixed size.
 enum WholeMatch {
-    /// Compiled expressions by pattern. `Regex` is not marked Sendable, but a compiled
-    /// expression is never mutated after it is stored; the mutex guards the dictionary.
-    private struct Cache: @unchecked Sendable {
-        var compiled: [String: Regex<AnyRegexOutput>] = [:]
-    }
+    /// The longest pattern, in UTF-8 bytes (SPEC §5.3).
+    static let maxPatternBytes = 1024
+    /// The most memory one compiled pattern may take, RE2's matching caches included (SPEC §5.3):
+    /// with `cacheCapacity`, what the cache can hold at most.
+    static let maxProgramBytes = 1 << 20
+    /// How many compiled patterns are kept. A refused pattern is never kept, so patterns that
+    /// fail cost nothing once answered.
+    static let cacheCapacity = 64
 
-    private static let cache = Mutex(Cache())
+    private static let cache = Mutex(LeastRecentlyUsed<String, CompiledPattern>(capacity: cacheCapacity))
 
+    /// Whether the whole of `text` matches `pattern`; false for a pattern that is refused (which
+    /// a declaration never holds: it is checked with `refusal(of:)` when registered).
     static func matches(_ text: String, pattern: String) -> Bool {
-        guard let regex = compiled(pattern) else { return false }
-        return (try? regex.wholeMatch(in: text)) != nil
+        guard case .success(let compiled) = compiled(pattern) else { return false }
+        return compiled.matches(text)
     }
 
-    /// Whether `pattern` is a regular expression this engine can compile.
-    static func isValid(_ pattern: String) -> Bool { compiled(pattern) != nil }
+    /// Why `pattern` cannot be used, for a declaration's `reason`; nil if it can.
+    static func refusal(of pattern: String) -> String? {
+        guard case .failure(let refusal) = compiled(pattern) else { return nil }
+        return refusal.reason
+    }
 
-    private static func compiled(_ pattern: String) -> Regex<AnyRegexOutput>? {
-        if let hit = cache.withLock({ $0.compiled[pattern] }) { return hit }
-        guard let regex = try? Regex(pattern) else { return nil }
-        cache.withLock { $0.compiled[pattern] = regex }
-        return regex
+    /// How many compiled patterns the cache holds (for tests).
+    static var cachedCount: Int { cache.withLock { $0.count } }
+
+    /// Whether the cache holds `pattern`, without counting as a use (for tests).
+    static func isCached(_ pattern: String) -> Bool { cache.withLock { $0.contains(pattern) } }
+
+    private struct Refusal: Error {
+        let reason: String
+    }
+
+    /// Compiles outside the lock, so a slow compilation holds up no other thread's match.
+    private static func compiled(_ pattern: String) -> Result<CompiledPattern, Refusal> {
+        if let hit = cache.withLock({ $0.value(for: pattern) }) { return .success(hit) }
+        let result = compile(pattern)
+        if case .success(let compiled) = result { cache.withLock { $0.insert(compiled, for: pattern) } }
+        return result
+    }
+
+    private static func compile(_ pattern: String) -> Result<CompiledPattern, Refusal> {
+        let length = pattern.utf8.count
+        guard length <= maxPatternBytes else {
+            return .failure(Refusal(reason: "a pattern has at most \(maxPatternBytes) UTF-8 bytes; this one has \(length) UTF-8 bytes"))
+        }
+        var error = MILIEU_REGEX_OK
+        let capacity = 256
+        var message = [UInt8](repeating: 0, count: capacity)
+        var text = pattern
+        let regex = text.withUTF8 { bytes in
+            milieu_regex_compile(bytes.baseAddress, bytes.count, Int64(maxProgramBytes), &error, &message, capacity)
+        }
+        if let regex { return .success(CompiledPattern(regex)) }
+        let detail = String(decoding: message.prefix { $0 != 0 }, as: UTF8.self)
+        return .failure(Refusal(reason: explanation(of: error) + ": " + detail))
+    }
+
+    /// What a pattern refused with `error` needs to change, before RE2's own words.
+    private static func explanation(of error: milieu_regex_error) -> String {
+        switch error {
+        case MILIEU_REGEX_BACKREFERENCE:
+            "backreferences are not supported: patterns are RE2 syntax, which matches in time linear in the text"
+        case MILIEU_REGEX_UNSUPPORTED_GROUP:
+            "patterns are RE2 syntax, which has no lookaround ((?=, (?!, (?<=, (?<!) and no backreferences; "
+                + "a named group is (?P<name>…)"
+        case MILIEU_REGEX_REPEAT_SIZE:
+            "a repetition count is at most 1000, counts nested inside one another multiplied"
+        case MILIEU_REGEX_TOO_LARGE:
+            "the pattern compiles to more than \(maxProgramBytes / 1024) KiB, the most one pattern may take"
+        default:
+            "not a regular expression (RE2 syntax)"
+        }
+    }
+}
+
+/// One compiled RE2 program, freed when the cache and every match using it have let go of it.
+/// Unchecked Sendable: the program is never changed after it is compiled, and RE2 matches
+/// through one program from several threads at once safely.
+private final class CompiledPattern: @unchecked Sendable {
+    private let regex: OpaquePointer
+
+    init(_ regex: OpaquePointer) { self.regex = regex }
+
+    deinit { milieu_regex_free(regex) }
+
+    func matches(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in milieu_regex_full_match(regex, bytes.baseAddress, bytes.count) != 0 }
     }
 }
