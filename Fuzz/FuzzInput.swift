@@ -3,7 +3,8 @@ import MilieuJSON
 import MilieuProtocol
 
 /// libFuzzer's entry point: bytes as they would arrive on a connection go through the framer,
-/// the JSON-RPC envelope checks, the method registry and, for mounts and writes, the engine.
+/// the JSON-RPC envelope checks, the method registry and, for registrations, mounts and writes,
+/// the engine.
 /// Any crash, or an error reply that is not valid JSON, is a finding.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
@@ -19,17 +20,25 @@ public func fuzzOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     return 0
 }
 
-/// One graph for the whole run, as a daemon keeps one; reset when it grows large.
+/// One graph for the whole run, as a daemon keeps one; reset when it grows large: past 5000
+/// views, or 1000 registrations (each name registers once, so the registry would grow without end).
 nonisolated(unsafe) var graph = try? Graph()
+nonisolated(unsafe) var registrations = 0
 
 private func handle(_ message: RequestOrError) {
     guard case .request(let request) = message else { return }
     do {
         let call = try Methods.decode(method: request.method, params: request.params)
         guard let current = graph else { return }
-        if current.viewCount > 5000 { graph = try? Graph() }
+        if current.viewCount > 5000 || registrations > 1000 {
+            graph = try? Graph()
+            registrations = 0
+        }
         if let get = call as? GraphGetRequest {
             _ = try? current.get(get.path)
+        } else if let register = call as? SchemaRegisterRequest {
+            registrations += 1
+            _ = try? current.register(declarations: register.types, environmentKeys: register.environmentKeys)
         } else if let transaction = call as? GraphTransactionRequest {
             _ = try? current.apply(transaction.operations.compactMap { ($0 as? any EngineOperation)?.operation(owner: ConnectionID(1)) })
         } else if let op = call as? any EngineOperation {
