@@ -1226,7 +1226,7 @@ extension OpenRPCDocument {
             "type": "number"
           },
           "pattern": {
-            "description": "An I-Regexp (RFC 9485) the whole string must match.",
+            "description": "A regular expression in RE2 syntax the whole string must match, at most 1024 UTF-8 bytes (SPEC 5.3: backreferences and lookaround are refused).",
             "type": "string"
           }
         },
@@ -1485,7 +1485,7 @@ extension OpenRPCDocument {
             "type": "number"
           },
           "pattern": {
-            "description": "An I-Regexp (RFC 9485) the whole string must match.",
+            "description": "A regular expression in RE2 syntax the whole string must match, at most 1024 UTF-8 bytes (SPEC 5.3: backreferences and lookaround are refused).",
             "type": "string"
           }
         },
@@ -1530,7 +1530,7 @@ extension OpenRPCDocument {
             "type": "number"
           },
           "pattern": {
-            "description": "An I-Regexp (RFC 9485) the whole string must match.",
+            "description": "A regular expression in RE2 syntax the whole string must match, at most 1024 UTF-8 bytes (SPEC 5.3: backreferences and lookaround are refused).",
             "type": "string"
           }
         },
@@ -1632,7 +1632,7 @@ extension OpenRPCDocument {
             "type": "number"
           },
           "pattern": {
-            "description": "An I-Regexp (RFC 9485) the whole string must match.",
+            "description": "A regular expression in RE2 syntax the whole string must match, at most 1024 UTF-8 bytes (SPEC 5.3: backreferences and lookaround are refused).",
             "type": "string"
           }
         },
