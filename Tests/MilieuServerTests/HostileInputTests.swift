@@ -59,6 +59,26 @@ import Testing
             name: "unknown path", bytes: line(#"{"jsonrpc":"2.0","id":1,"method":"graph/get","params":{"path":"/App/No/Such.view"}}"#),
             code: -32001),
         Hostile(
+            name: "a catastrophic pattern checking its default",
+            bytes: line(
+                #"{"jsonrpc":"2.0","id":1,"method":"schema/register","params":{"types":[{"name":"T","style":"observable","properties":{"s":{"type":"string","pattern":"(a|a)*b","default":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}}}]}}"#
+            ), code: -32008),
+        Hostile(
+            name: "nested repetition counts",
+            bytes: line(
+                #"{"jsonrpc":"2.0","id":1,"method":"schema/register","params":{"types":[{"name":"T","style":"observable","properties":{"s":{"type":"string","pattern":"(((a{0,1000}){0,1000}){0,1000}){0,1000}"}}}]}}"#
+            ), code: -32008),
+        Hostile(
+            name: "a pattern past 1024 bytes",
+            bytes: line(
+                #"{"jsonrpc":"2.0","id":1,"method":"schema/register","params":{"types":[{"name":"T","style":"observable","properties":{"s":{"type":"string","pattern":""#
+                    + String(repeating: "a?", count: 513) + #""}}}]}}"#), code: -32008),
+        Hostile(
+            name: "a backreference in matches",
+            bytes: line(
+                #"{"jsonrpc":"2.0","id":1,"method":"schema/register","params":{"types":[{"name":"T","style":"observable","properties":{"s":{"type":"string"}},"computed":{"c":{"type":"bool","get":{"matches":[{"get":"s"},"(a)\\1"]}}}}]}}"#
+            ), code: -32602),
+        Hostile(
             name: "a notification that fails", bytes: line(#"{"jsonrpc":"2.0","method":"graph/set","params":{"path":"x"}}"#), code: nil,
             silent: true),
     ]
