@@ -4,6 +4,11 @@ import Synchronization
 /// Whole-string matching of declared `pattern`s and the `matches` operator (SPEC §5.3) with
 /// RE2: time linear in the text whatever the pattern, a pattern's length and compiled size
 /// bounded, compiled patterns kept in a least-recently-used cache of fixed size.
+///
+/// Linear, with a factor that grows with the compiled program: where RE2's DFA would need more
+/// states than its memory allows it falls back to its NFA, which steps every live instruction
+/// per byte. Measured near the bounds (2026-12-02, this project's 2-core machine): about 4 µs per
+/// byte of text for `[ab]*a[ab]{1000}`, 13 µs for `(.*){1000}`; a typical pattern, 1–2 ns.
 enum WholeMatch {
     /// The longest pattern, in UTF-8 bytes (SPEC §5.3).
     static let maxPatternBytes = 1024
