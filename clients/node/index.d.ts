@@ -10,8 +10,11 @@ export type JSONValue = null | boolean | number | bigint | string | Double | JSO
 
 /** A number sent as a double: `double(1)` is written `1.0` (JavaScript would write `1`, an integer). */
 export class Double {
-  constructor(value: number);
+  /** `text`: the number as it was read (`1.50`, `1e400`), written back as is; such a value may be out of range. */
+  constructor(value: number, text?: string);
   readonly value: number;
+  /** The number as it was read, when it was; `toString` writes it. */
+  readonly text?: string;
   toString(): string;
 }
 
