@@ -84,7 +84,7 @@ public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func resultTooLarge(method: String, size: Int, limit: Int) -> RPCError {
         let hint =
             method == ViewTreeRequest.name
-            ? "ask for the tree in pages: view/tree with limit (and then cursor), or less of it with depth or path"
+            ? "ask for the tree in pages: view/tree with a limit (a smaller one, if one was given) and then cursor, or less of it with depth or path"
             : "ask for less: a narrower path"
         return RPCError(
             .resultTooLarge, message: "the result of \(method) is \(size) bytes, over the output limit of \(limit) bytes; \(hint)",

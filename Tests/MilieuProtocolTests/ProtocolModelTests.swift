@@ -37,7 +37,6 @@ import Testing
                 path: "/App/V", environmentObjects: ["vm"], observables: ["m"], environment: ["colorScheme": "dark"], withdraw: ["T"]),
             VersionResult(version: 8).wire
         ),
-        (ViewTreeRequest(path: "/App", depth: 3), ViewTreeRequest.Result.tree(root: node, version: 8).wire),
         (
             ViewTreeRequest(path: "/App", depth: 3, limit: 2, cursor: "t1.5.3"),
             ViewTreeRequest.Result.page(page, version: 8).wire
@@ -139,6 +138,7 @@ import Testing
             #expect(M.Result(wire: wire)?.wire == wire, "\(M.name)")
         }
         for (request, wire) in Self.samples { check(request, wire) }
+        check(ViewTreeRequest(path: "/App", depth: 3), ViewTreeRequest.Result.tree(root: Self.node, version: 8).wire)
         #expect(VersionResult(wire: ["nope": 1]) == nil)
         #expect(ViewMountRequest.Result(wire: ["path": "/App/V"]) == nil)
     }

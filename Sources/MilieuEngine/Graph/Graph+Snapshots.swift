@@ -18,7 +18,7 @@ extension Graph {
         let keyPath = try parsedKeyPath(path)
         if case .view(let viewPath) = keyPath.root, keyPath.members.isEmpty {
             guard let node = views[viewPath] else { throw .unknownPath(path, "no view is mounted at \(viewPath)") }
-            return .view(snapshot(of: node, children: false))
+            return .view(snapshot(of: node))
         }
         switch try resolve(keyPath, display: path) {
         case .value(let value): return .value(value)
@@ -57,7 +57,7 @@ extension Graph {
         nodes.reserveCapacity(min(limit, 1024))
         var next: (node: ViewNode, level: Int)? = walk.next
         while let (node, level) = next, nodes.count < limit {
-            let view = snapshot(of: node, children: false, childCount: walk.depth == level ? childCount(node) : nil)
+            let view = snapshot(of: node, childCount: walk.depth == level ? childCount(node) : nil)
             nodes.append(ViewTreePage.Node(parent: node === walk.root ? nil : node.parent?.path, view: view))
             next = walk.after(node, level: level)
         }
@@ -90,7 +90,9 @@ extension Graph {
         return TreeWalk(root: root, depth: cursor.depth, next: (next, level))
     }
 
-    /// How many children a view has; for a view whose children a depth limit leaves out.
+    /// How many children a view has; for a view whose children a depth limit leaves out. Counted
+    /// when asked rather than kept: a count on every view would cost every view memory for what
+    /// only depth-limited reads use.
     private func childCount(_ node: ViewNode) -> Int {
         var count = 0
         for _ in node.children { count += 1 }
@@ -191,13 +193,14 @@ extension Graph {
     /// A view and its subtree, `levels` below it at most; a view whose children that leaves out
     /// says how many it has.
     func snapshot(of node: ViewNode, below levels: Int?) -> ViewSnapshot {
-        guard levels != 0 else { return snapshot(of: node, children: false, childCount: childCount(node)) }
-        var view = snapshot(of: node, children: false)
+        guard levels != 0 else { return snapshot(of: node, childCount: childCount(node)) }
+        var view = snapshot(of: node)
         view.children = node.children.map { snapshot(of: $0, below: levels.map { $0 - 1 }) }
         return view
     }
 
-    func snapshot(of node: ViewNode, children: Bool, childCount: Int? = nil) -> ViewSnapshot {
+    /// A view without its children; `childCount` where a depth limit leaves them out.
+    func snapshot(of node: ViewNode, childCount: Int? = nil) -> ViewSnapshot {
         var inputs = JSONObject()
         var state = JSONObject()
         var bindings: [(name: String, source: String, value: JSON?)] = []
@@ -229,8 +232,7 @@ extension Graph {
         return ViewSnapshot(
             path: node.path, name: node.declaration.name, id: node.explicitID, inputs: inputs, state: state, bindings: bindings,
             objects: held, environment: environment, provides: provides, body: node.body, retained: node.retained,
-            version: node.version.rawValue, children: children ? node.children.map { snapshot(of: $0, children: true) } : nil,
-            childCount: childCount)
+            version: node.version.rawValue, children: nil, childCount: childCount)
     }
 
     private func heldObject(_ id: ObjectSerial, wrapper: ObjectWrapper) -> HeldObject? {
