@@ -281,7 +281,8 @@ public final class MilieuClient {
     /// Files one line as an answer, an unmatched reply or a notification; returns a
     /// description of the line if it is not a JSON-RPC message.
     private func file(_ line: UnsafeRawBufferPointer) -> String? {
-        guard let message = try? JSON(parsing: line) else { return String(decoding: line.prefix(200), as: UTF8.self) }
+        // Read as the daemon reads requests: a raw line's id may be a number no double holds (1e400).
+        guard let message = try? JSON.parsingMessage(line).message else { return String(decoding: line.prefix(200), as: UTF8.self) }
         guard case .object(let object) = message else {
             guard case .array = message else { return message.jsonText }
             unmatched.append(message)

@@ -83,6 +83,14 @@ struct MilieuClientTests {
         #expect(try client.nextUnmatchedReply(timeout: 5)["error"]?["code"] == -32700)
     }
 
+    @Test func aRawLineWithAnIDPastADoublesRangeGetsItsReply() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let client = try MilieuClient(socketPath: daemon.socketPath)
+        try client.sendLine(#"{"jsonrpc":"2.0","id":1e400,"method":"graph/get","params":{"path":"theme.colorScheme"}}"#)
+        #expect(try client.nextUnmatchedReply(timeout: 5)["result"] == "light")
+    }
+
     @Test func aPollLoopReadsWhatIsAvailableWithoutBlocking() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }
