@@ -130,6 +130,27 @@ public final class MilieuClient {
         try result(of: send(method), as: M.self, timeout: timeout)
     }
 
+    /// The view tree from `path` (nil: `/App`), `depth` levels below it at most, asked for
+    /// `pageSize` views at a time and put together: a tree of any size arrives without any one
+    /// answer passing the daemon's output limit (SPEC §9.11). Pages are each consistent at their
+    /// own version; a tree that changes meanwhile may come back as a mix of them.
+    public func tree(
+        path: String? = nil, depth: Int? = nil, pageSize: Int = ViewTreeRequest.defaultLimit, timeout: Double? = nil
+    ) throws -> ViewSnapshot {
+        var nodes: [ViewTreePage.Node] = []
+        var request = ViewTreeRequest(path: path, depth: depth, limit: pageSize)
+        while true {
+            guard case .page(let page, _) = try self.request(request, timeout: timeout) else {
+                throw MilieuClientError(.invalidMessage, "view/tree with a limit answered with a whole tree")
+            }
+            nodes += page.nodes
+            guard let cursor = page.nextCursor else { break }
+            request = ViewTreeRequest(limit: pageSize, cursor: cursor)
+        }
+        guard let root = ViewTreePage.tree(of: nodes) else { throw MilieuClientError(.invalidMessage, "view/tree sent no root") }
+        return root
+    }
+
     /// Sends a request without waiting; returns its id for `result(of:as:)`. Several may be
     /// in flight at once: the daemon answers them in order.
     public func send(_ method: some RPCMethod) throws(MilieuClientError) -> Int {
@@ -260,7 +281,8 @@ public final class MilieuClient {
     /// Files one line as an answer, an unmatched reply or a notification; returns a
     /// description of the line if it is not a JSON-RPC message.
     private func file(_ line: UnsafeRawBufferPointer) -> String? {
-        guard let message = try? JSON(parsing: line) else { return String(decoding: line.prefix(200), as: UTF8.self) }
+        // Read as the daemon reads requests: a raw line's id may be a number no double holds (1e400).
+        guard let message = try? JSON.parsingMessage(line).message else { return String(decoding: line.prefix(200), as: UTF8.self) }
         guard case .object(let object) = message else {
             guard case .array = message else { return message.jsonText }
             unmatched.append(message)

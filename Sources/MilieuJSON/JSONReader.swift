@@ -49,6 +49,17 @@ extension JSON {
         self = try result.get()
     }
 
+    /// Parses one JSON-RPC message (a request object or a batch array of them) as `init(parsing:)`
+    /// does, except for each message's `id`: a number there that is not an `.int` — `2^63`,
+    /// `1e400`, `1.50`, `-0` — is any number RFC 8259 allows, never out of range, and comes back
+    /// in `idTexts` as written, one for each such id in the order they appear, so that it can be
+    /// echoed exactly; in the value it is a `.double` (infinite past a double's range).
+    public static func parsingMessage(
+        _ bytes: UnsafeRawBufferPointer, limits: JSONLimits = .default
+    ) throws(JSONParseError) -> (message: JSON, idTexts: [String]) {
+        try JSONParser.parseMessage(bytes, limits: limits).get()
+    }
+
     /// Parses one JSON value from any collection of UTF-8 bytes (`Data`, `UnsafeBufferPointer`, …).
     /// Contiguous collections are read in place; others are copied first.
     public init(parsing bytes: some Collection<UInt8>, limits: JSONLimits = .default) throws(JSONParseError) {
@@ -109,6 +120,10 @@ struct JSONParser {
     private let inputIsValidUTF8: Bool
     /// Reused buffer for strings with escapes.
     private var scratch: [UInt8] = []
+    /// The depth of the objects whose `id` is a JSON-RPC message id (`parseMessage`); 0 otherwise.
+    private var messageDepth = 0
+    /// The text of each message id that is a number but not an `.int`, in order.
+    private var idTexts: [String] = []
 
     private init(base: UnsafePointer<UInt8>, count: Int, limits: JSONLimits, inputIsValidUTF8: Bool) {
         self.base = base
@@ -126,6 +141,26 @@ struct JSONParser {
             }
             var parser = JSONParser(base: base, count: buffer.count, limits: limits, inputIsValidUTF8: inputIsValidUTF8)
             return Result { () throws(JSONParseError) -> JSON in try parser.parseDocument() }
+        }
+    }
+
+    static func parseMessage(
+        _ bytes: UnsafeRawBufferPointer, limits: JSONLimits
+    ) -> Result<(message: JSON, idTexts: [String]), JSONParseError> {
+        bytes.withMemoryRebound(to: UInt8.self) { buffer in
+            guard let base = buffer.baseAddress, buffer.count > 0 else {
+                return .failure(JSONParseError(offset: 0, reason: "unexpected end of input"))
+            }
+            var parser = JSONParser(base: base, count: buffer.count, limits: limits, inputIsValidUTF8: false)
+            // A batch's requests are one level down. The first byte that is not whitespace says
+            // which; anything else is an error parseDocument reports.
+            var first = 0
+            while first < buffer.count, buffer[first] <= ASCII.space { first += 1 }
+            parser.messageDepth = first < buffer.count && buffer[first] == ASCII.openBracket ? 2 : 1
+            return Result { () throws(JSONParseError) in
+                let message = try parser.parseDocument()
+                return (message, parser.idTexts)
+            }
         }
     }
 
@@ -235,7 +270,11 @@ struct JSONParser {
         var keySet: Set<String>? = nil
         var key = try parseKey(afterComma: false)
         while true {
-            members.append((key: key, value: try parseValueRecursively(depth: depth)))
+            if depth == messageDepth, key == "id" {
+                members.append((key: key, value: try parseMessageID()))
+            } else {
+                members.append((key: key, value: try parseValueRecursively(depth: depth)))
+            }
             skipWhitespace()
             guard pos < end else { throw endOfInput() }
             let b = base[pos]
@@ -651,7 +690,19 @@ struct JSONParser {
     @inline(__always)
     private static func isDigit(_ b: UInt8) -> Bool { b &- ASCII.zero < 10 }
 
-    private mutating func parseNumber() throws(JSONParseError) -> JSON {
+    /// A message's `id`: any value, but a number that is not an `.int` is also kept as written.
+    private mutating func parseMessageID() throws(JSONParseError) -> JSON {
+        skipWhitespace()
+        guard pos < end, base[pos] == ASCII.minus || Self.isDigit(base[pos]) else { return try parseValueRecursively(depth: messageDepth) }
+        let start = pos
+        let number = try parseNumber(anyMagnitude: true)
+        if case .int = number { return number }
+        idTexts.append(String(decoding: UnsafeBufferPointer(start: base + start, count: pos - start), as: UTF8.self))
+        return number
+    }
+
+    /// A number; past a double's range it is an error, or with `anyMagnitude` an infinite double.
+    private mutating func parseNumber(anyMagnitude: Bool = false) throws(JSONParseError) -> JSON {
         let start = pos
         let negative = base[pos] == ASCII.minus
         if negative { pos &+= 1 }
@@ -708,7 +759,7 @@ struct JSONParser {
             }
         }
         let double = fastDouble(from: integerStart, negative: negative) ?? slowDouble(from: start)
-        guard let double, double.isFinite else {
+        guard let double, double.isFinite || anyMagnitude else {
             throw JSONParseError(offset: start, reason: "number out of range")
         }
         return .double(double)

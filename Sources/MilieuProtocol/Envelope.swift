@@ -2,17 +2,17 @@ import MilieuJSON
 
 /// Writes JSON-RPC responses and notifications as single lines, straight into a byte buffer.
 public enum Envelope {
-    public static func result(id: JSON, _ result: JSON, into writer: inout JSONWriter) {
+    public static func result(id: RequestID, _ result: JSON, into writer: inout JSONWriter) {
         writer.writeRaw(#"{"jsonrpc":"2.0","id":"#)
-        writer.write(id)
+        id.write(into: &writer)
         writer.writeRaw(#","result":"#)
         writer.write(result)
         writer.writeRaw(UInt8(ascii: "}"))
     }
 
-    public static func error(id: JSON, _ error: RPCError, into writer: inout JSONWriter) {
+    public static func error(id: RequestID, _ error: RPCError, into writer: inout JSONWriter) {
         writer.writeRaw(#"{"jsonrpc":"2.0","id":"#)
-        writer.write(id)
+        id.write(into: &writer)
         writer.writeRaw(#","error":{"code":"#)
         writer.writeInt(error.code)
         writer.writeRaw(#","message":"#)
@@ -31,7 +31,7 @@ public enum Envelope {
     }
 
     /// One line holding a single error, for replies outside any request (parse errors, refusals).
-    public static func errorLine(id: JSON, _ error: RPCError) -> [UInt8] {
+    public static func errorLine(id: RequestID, _ error: RPCError) -> [UInt8] {
         var writer = JSONWriter()
         Self.error(id: id, error, into: &writer)
         writer.writeRaw(UInt8(ascii: "\n"))

@@ -22,6 +22,7 @@ public enum ErrorKind: String, Sendable, CaseIterable {
     case invalidValue = "InvalidValue"
     case compacted = "Compacted"
     case limitExceeded = "LimitExceeded"
+    case resultTooLarge = "ResultTooLarge"
 
     /// The `error.code` of this kind.
     public var code: Int {
@@ -46,6 +47,7 @@ public enum ErrorKind: String, Sendable, CaseIterable {
         case .invalidValue: -32012
         case .compacted: -32013
         case .limitExceeded: -32014
+        case .resultTooLarge: -32015
         }
     }
 }

@@ -78,4 +78,16 @@ public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {
             .limitExceeded, message: "limit reached: at most \(max) \(limit)",
             data: ["limit": .string(limit), "max": .int(max)])
     }
+
+    /// A result whose encoding (`size` bytes) would pass the connection's output hard limit:
+    /// sent instead of it, so that asking for a big answer never gets the reader dropped (SPEC §1.5).
+    public static func resultTooLarge(method: String, size: Int, limit: Int) -> RPCError {
+        let hint =
+            method == ViewTreeRequest.name
+            ? "ask for the tree in pages: view/tree with a limit (a smaller one, if one was given) and then cursor, or less of it with depth or path"
+            : "ask for less: a narrower path"
+        return RPCError(
+            .resultTooLarge, message: "the result of \(method) is \(size) bytes, over the output limit of \(limit) bytes; \(hint)",
+            data: ["method": .string(method), "size": .int(size), "limit": .int(limit), "hint": .string(hint)])
+    }
 }

@@ -1,9 +1,29 @@
 import MilieuJSON
 
+/// A request's `id`, kept so that it is echoed exactly as it was sent (SPEC §2.1).
+public enum RequestID: Sendable, Hashable {
+    case null
+    case int(Int)
+    case string(String)
+    /// Any other number, as written (`9223372036854775808`, `1e400`, `1.50`, `-0`): as a double
+    /// it would come back changed, or not at all.
+    case number(String)
+
+    /// Writes the id as it was sent.
+    public func write(into writer: inout JSONWriter) {
+        switch self {
+        case .null: writer.writeNull()
+        case .int(let value): writer.writeInt(value)
+        case .string(let value): writer.writeString(value)
+        case .number(let text): writer.writeRaw(text)
+        }
+    }
+}
+
 /// One JSON-RPC 2.0 request or notification as read from the wire.
 public struct Request: Sendable {
     /// nil for a notification, which never gets a response.
-    public let id: JSON?
+    public let id: RequestID?
     public let method: String
     public let params: JSONObject
     /// Set when `params` was given in a form Milieu does not take (by position).
@@ -22,7 +42,7 @@ public enum IncomingMessage: Sendable {
 public enum RequestOrError: Sendable {
     case request(Request)
     /// The envelope is not a valid request; the error goes back with `id` (null if unknown).
-    case invalid(id: JSON, error: RPCError)
+    case invalid(id: RequestID, error: RPCError)
 }
 
 extension IncomingMessage {
@@ -30,28 +50,36 @@ extension IncomingMessage {
     /// an empty batch is one invalid request.
     public static func parse(_ line: UnsafeRawBufferPointer, limits: JSONLimits = .default) -> Result<IncomingMessage, RPCError> {
         let json: JSON
+        var idTexts: IndexingIterator<[String]>
         do {
-            json = try JSON(parsing: line, limits: limits)
+            let parsed = try JSON.parsingMessage(line, limits: limits)
+            json = parsed.message
+            idTexts = parsed.idTexts.makeIterator()
         } catch {
             return .failure(.parseError(error.description))
         }
         switch json {
         case .array(let elements):
             guard !elements.isEmpty else { return .failure(.invalidRequest("an empty batch")) }
-            return .success(.batch(elements.map(envelope)))
+            return .success(.batch(elements.map { envelope($0, idTexts: &idTexts) }))
         default:
-            return .success(.single(envelope(json)))
+            return .success(.single(envelope(json, idTexts: &idTexts)))
         }
     }
 
-    /// Checks the JSON-RPC 2.0 envelope of one message.
-    static func envelope(_ json: JSON) -> RequestOrError {
+    /// Checks the JSON-RPC 2.0 envelope of one message. A numeric id that is not an `.int` takes
+    /// the next of `idTexts`, the reader's texts of such ids in message order.
+    static func envelope(_ json: JSON, idTexts: inout IndexingIterator<[String]>) -> RequestOrError {
         guard case .object(let object) = json else {
             return .invalid(id: .null, error: .invalidRequest("a request is a JSON object, not \(json.kindName)"))
         }
-        let id = object["id"]
-        switch id {
-        case nil, .string?, .int?, .double?, .null?: break
+        let id: RequestID?
+        switch object["id"] {
+        case nil: id = nil
+        case .string(let value)?: id = .string(value)
+        case .int(let value)?: id = .int(value)
+        case .double?: id = .number(idTexts.next() ?? "null")
+        case .null?: id = .null
         default: return .invalid(id: .null, error: .invalidRequest("id must be a string, a number or null"))
         }
         let replyID = id ?? .null

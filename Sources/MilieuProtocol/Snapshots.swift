@@ -68,13 +68,17 @@ public struct ViewSnapshot: Sendable, Equatable {
     public var body: [String]
     public var retained: Bool
     public var version: Int
-    /// The subtree, in mount order; nil in a `graph/get` snapshot.
+    /// The subtree, in mount order; nil in a `graph/get` snapshot, in a page of `view/tree`,
+    /// and at the depth limit of `view/tree`.
     public var children: [ViewSnapshot]?
+    /// How many children the view has, when `view/tree`'s depth limit leaves them out.
+    public var childCount: Int?
 
     public init(
         path: String, name: String, id: JSON?, inputs: JSONObject, state: JSONObject,
         bindings: [(name: String, source: String, value: JSON?)], objects: [(name: String, held: HeldObject?)],
-        environment: JSONObject, provides: Provides, body: [String], retained: Bool, version: Int, children: [ViewSnapshot]?
+        environment: JSONObject, provides: Provides, body: [String], retained: Bool, version: Int, children: [ViewSnapshot]?,
+        childCount: Int? = nil
     ) {
         self.path = path
         self.name = name
@@ -89,6 +93,7 @@ public struct ViewSnapshot: Sendable, Equatable {
         self.retained = retained
         self.version = version
         self.children = children
+        self.childCount = childCount
     }
 
     public var wire: JSON {
@@ -107,6 +112,7 @@ public struct ViewSnapshot: Sendable, Equatable {
         ]
         if let id { node["id"] = id }
         if let children { node["children"] = .array(children.map(\.wire)) }
+        if let childCount { node["childCount"] = .int(childCount) }
         return .object(node)
     }
 
@@ -141,10 +147,69 @@ public struct ViewSnapshot: Sendable, Equatable {
         }
         self.init(
             path: path, name: name, id: wire["id"], inputs: inputs, state: state, bindings: bindings, objects: objects,
-            environment: environment, provides: provides, body: body, retained: retained, version: version, children: children)
+            environment: environment, provides: provides, body: body, retained: retained, version: version, children: children,
+            childCount: wire["childCount"]?.intValue)
     }
 
     public static func == (a: ViewSnapshot, b: ViewSnapshot) -> Bool { a.wire == b.wire }
+}
+
+/// A page of `view/tree` (SPEC §9.11): views in pre-order, each without its children but
+/// with its parent's path, and where the next page starts.
+public struct ViewTreePage: Sendable, Equatable {
+    /// A view of the page and its parent's path: nil for the root of the walk.
+    public struct Node: Sendable, Equatable {
+        public var parent: String?
+        public var view: ViewSnapshot
+
+        public init(parent: String?, view: ViewSnapshot) {
+            self.parent = parent
+            self.view = view
+        }
+
+        public var wire: JSON {
+            guard case .object(var node) = view.wire else { return view.wire }
+            node["parent"] = parent.map(JSON.string) ?? .null
+            return .object(node)
+        }
+
+        public init?(wire: JSON) {
+            guard let view = ViewSnapshot(wire: wire), let parent = wire["parent"], parent.isNull || parent.stringValue != nil
+            else { return nil }
+            self.init(parent: parent.stringValue, view: view)
+        }
+    }
+
+    public var nodes: [Node]
+    /// The cursor of the next page; nil on the last.
+    public var nextCursor: String?
+
+    public init(nodes: [Node], nextCursor: String?) {
+        self.nodes = nodes
+        self.nextCursor = nextCursor
+    }
+
+    /// The tree the nodes of a walk's pages make, in order: each view under its parent, the
+    /// root the one without a parent. Nil when there is no root.
+    public static func tree(of nodes: [Node]) -> ViewSnapshot? {
+        var children = [[Int]](repeating: [], count: nodes.count)
+        var byPath: [String: Int] = [:]
+        var root: Int?
+        for (index, node) in nodes.enumerated() {
+            byPath[node.view.path] = index
+            if let parent = node.parent {
+                if let parentIndex = byPath[parent] { children[parentIndex].append(index) }
+            } else if root == nil {
+                root = index
+            }
+        }
+        func assembled(_ index: Int) -> ViewSnapshot {
+            var view = nodes[index].view
+            if view.childCount == nil { view.children = children[index].map(assembled) }
+            return view
+        }
+        return root.map(assembled)
+    }
 }
 
 /// An object a view variable holds, and the wrapper it holds it with (`stateObject`, `input`, …).

@@ -62,6 +62,9 @@ extension OpenRPCDocument {
       "errors": [
         {
           "$ref": "#/components/errors/InvalidParams"
+        },
+        {
+          "$ref": "#/components/errors/ResultTooLarge"
         }
       ]
     },
@@ -80,6 +83,9 @@ extension OpenRPCDocument {
       "errors": [
         {
           "$ref": "#/components/errors/InvalidParams"
+        },
+        {
+          "$ref": "#/components/errors/ResultTooLarge"
         }
       ]
     },
@@ -133,6 +139,9 @@ extension OpenRPCDocument {
         },
         {
           "$ref": "#/components/errors/LimitExceeded"
+        },
+        {
+          "$ref": "#/components/errors/ResultTooLarge"
         }
       ]
     },
@@ -165,6 +174,9 @@ extension OpenRPCDocument {
         },
         {
           "$ref": "#/components/errors/Forbidden"
+        },
+        {
+          "$ref": "#/components/errors/ResultTooLarge"
         }
       ]
     },
@@ -229,6 +241,9 @@ extension OpenRPCDocument {
         },
         {
           "$ref": "#/components/errors/LimitExceeded"
+        },
+        {
+          "$ref": "#/components/errors/ResultTooLarge"
         }
       ]
     },
@@ -286,6 +301,9 @@ extension OpenRPCDocument {
         },
         {
           "$ref": "#/components/errors/LimitExceeded"
+        },
+        {
+          "$ref": "#/components/errors/ResultTooLarge"
         }
       ]
     },
@@ -435,6 +453,9 @@ extension OpenRPCDocument {
         },
         {
           "$ref": "#/components/errors/LimitExceeded"
+        },
+        {
+          "$ref": "#/components/errors/ResultTooLarge"
         }
       ]
     },
@@ -766,6 +787,9 @@ extension OpenRPCDocument {
         },
         {
           "$ref": "#/components/errors/LimitExceeded"
+        },
+        {
+          "$ref": "#/components/errors/ResultTooLarge"
         }
       ]
     },
@@ -798,6 +822,9 @@ extension OpenRPCDocument {
         },
         {
           "$ref": "#/components/errors/Forbidden"
+        },
+        {
+          "$ref": "#/components/errors/ResultTooLarge"
         }
       ]
     },
@@ -893,12 +920,15 @@ extension OpenRPCDocument {
         },
         {
           "$ref": "#/components/errors/EnvironmentObjectMissing"
+        },
+        {
+          "$ref": "#/components/errors/ResultTooLarge"
         }
       ]
     },
     {
       "name": "view/tree",
-      "summary": "The view tree from a path (default /App).",
+      "summary": "The view tree from a path (default /App): whole, or a page at a time, to a depth.",
       "description": "Specified in protocol/SPEC.md section 9.11. Any method may also fail with ParseError (-32700), InvalidRequest (-32600), MethodNotFound (-32601) and InternalError (-32603).",
       "paramStructure": "by-name",
       "params": [
@@ -907,6 +937,32 @@ extension OpenRPCDocument {
           "required": false,
           "schema": {
             "$ref": "#/components/schemas/viewPath"
+          }
+        },
+        {
+          "name": "depth",
+          "required": false,
+          "schema": {
+            "description": "Levels below path to include (0: the view alone); children past it are left out and counted. Default: all.",
+            "type": "integer",
+            "minimum": 0
+          }
+        },
+        {
+          "name": "limit",
+          "required": false,
+          "schema": {
+            "description": "Views per page (1 to 10000); given, the answer is a page (nodes, nextCursor). Default with a cursor: 1000.",
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 10000
+          }
+        },
+        {
+          "name": "cursor",
+          "required": false,
+          "schema": {
+            "$ref": "#/components/schemas/treeCursor"
           }
         }
       ],
@@ -922,6 +978,9 @@ extension OpenRPCDocument {
         },
         {
           "$ref": "#/components/errors/UnknownPath"
+        },
+        {
+          "$ref": "#/components/errors/ResultTooLarge"
         }
       ]
     },
@@ -984,6 +1043,9 @@ extension OpenRPCDocument {
         },
         {
           "$ref": "#/components/errors/LimitExceeded"
+        },
+        {
+          "$ref": "#/components/errors/ResultTooLarge"
         }
       ]
     },
@@ -1010,6 +1072,9 @@ extension OpenRPCDocument {
       "errors": [
         {
           "$ref": "#/components/errors/InvalidParams"
+        },
+        {
+          "$ref": "#/components/errors/ResultTooLarge"
         }
       ]
     },
@@ -1046,6 +1111,9 @@ extension OpenRPCDocument {
       "errors": [
         {
           "$ref": "#/components/errors/InvalidParams"
+        },
+        {
+          "$ref": "#/components/errors/ResultTooLarge"
         }
       ]
     }
@@ -2262,7 +2330,7 @@ extension OpenRPCDocument {
       },
       "viewNode": {
         "type": "object",
-        "description": "A view and its subtree (view/tree).",
+        "description": "A view and its subtree (view/tree): children, or at the depth limit childCount instead.",
         "properties": {
           "path": {
             "$ref": "#/components/schemas/viewPath"
@@ -2348,11 +2416,147 @@ extension OpenRPCDocument {
             "type": "boolean"
           },
           "children": {
-            "description": "Child views in mount order.",
+            "description": "Child views in mount order; left out at the depth limit, where childCount says how many there are.",
             "type": "array",
             "items": {
               "$ref": "#/components/schemas/viewNode"
             }
+          },
+          "childCount": {
+            "description": "How many children the view has, at the depth limit (view/tree's depth), where they are left out.",
+            "type": "integer",
+            "minimum": 0
+          }
+        },
+        "required": [
+          "path",
+          "name",
+          "version",
+          "inputs",
+          "state",
+          "bindings",
+          "objects",
+          "environment",
+          "provides",
+          "body",
+          "retained"
+        ],
+        "additionalProperties": false,
+        "oneOf": [
+          {
+            "required": [
+              "children"
+            ]
+          },
+          {
+            "required": [
+              "childCount"
+            ]
+          }
+        ]
+      },
+      "viewPageNode": {
+        "type": "object",
+        "description": "A view in a page of view/tree: a view node without children, with its parent's path (null for the root of the walk); childCount at the depth limit.",
+        "properties": {
+          "path": {
+            "$ref": "#/components/schemas/viewPath"
+          },
+          "name": {
+            "$ref": "#/components/schemas/name"
+          },
+          "id": {
+            "description": "The evaluated explicit id, when the view has one.",
+            "type": [
+              "string",
+              "integer",
+              "boolean"
+            ]
+          },
+          "version": {
+            "$ref": "#/components/schemas/version",
+            "description": "The version of the transaction that last mounted this view or changed one of its @State values."
+          },
+          "inputs": {
+            "type": "object",
+            "description": "Inputs holding values (inputs holding objects are listed in objects).",
+            "propertyNames": {
+              "$ref": "#/components/schemas/name"
+            },
+            "additionalProperties": {
+              "$ref": "#/components/schemas/value"
+            }
+          },
+          "state": {
+            "type": "object",
+            "propertyNames": {
+              "$ref": "#/components/schemas/name"
+            },
+            "additionalProperties": {
+              "$ref": "#/components/schemas/value"
+            }
+          },
+          "bindings": {
+            "type": "object",
+            "propertyNames": {
+              "$ref": "#/components/schemas/name"
+            },
+            "additionalProperties": {
+              "$ref": "#/components/schemas/bindingEntry"
+            }
+          },
+          "objects": {
+            "type": "object",
+            "description": "Every object variable and what it holds; null for an optional `@Environment(T.self)` that no ancestor provides.",
+            "propertyNames": {
+              "$ref": "#/components/schemas/name"
+            },
+            "additionalProperties": {
+              "anyOf": [
+                {
+                  "$ref": "#/components/schemas/heldObject"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          },
+          "environment": {
+            "type": "object",
+            "description": "The environment values this view reads, as resolved.",
+            "propertyNames": {
+              "$ref": "#/components/schemas/name"
+            },
+            "additionalProperties": {
+              "$ref": "#/components/schemas/value"
+            }
+          },
+          "provides": {
+            "$ref": "#/components/schemas/provides"
+          },
+          "body": {
+            "$ref": "#/components/schemas/body"
+          },
+          "retained": {
+            "description": "True when the view outlives its connection (retain: true, or part of the scene).",
+            "type": "boolean"
+          },
+          "childCount": {
+            "description": "How many children the view has, at the depth limit (view/tree's depth), where they are left out.",
+            "type": "integer",
+            "minimum": 0
+          },
+          "parent": {
+            "description": "The parent view's path; null for the view the walk started at (params.path).",
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/viewPath"
+              },
+              {
+                "type": "null"
+              }
+            ]
           }
         },
         "required": [
@@ -2367,9 +2571,14 @@ extension OpenRPCDocument {
           "provides",
           "body",
           "retained",
-          "children"
+          "parent"
         ],
         "additionalProperties": false
+      },
+      "treeCursor": {
+        "description": "Where the next page of view/tree starts: opaque, valid while the daemon runs and the view it names is mounted.",
+        "type": "string",
+        "minLength": 1
       },
       "change": {
         "oneOf": [
@@ -2975,23 +3184,77 @@ extension OpenRPCDocument {
         "properties": {
           "path": {
             "$ref": "#/components/schemas/viewPath"
+          },
+          "depth": {
+            "description": "Levels below path to include (0: the view alone); children past it are left out and counted. Default: all.",
+            "type": "integer",
+            "minimum": 0
+          },
+          "limit": {
+            "description": "Views per page (1 to 10000); given, the answer is a page (nodes, nextCursor). Default with a cursor: 1000.",
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 10000
+          },
+          "cursor": {
+            "$ref": "#/components/schemas/treeCursor"
           }
         },
         "additionalProperties": false
       },
       "viewTreeResult": {
         "type": "object",
+        "description": "Without limit and cursor, the tree (root); with either, a page: views in pre-order (nodes) and, unless it is the last, nextCursor.",
         "properties": {
           "root": {
             "$ref": "#/components/schemas/viewNode"
+          },
+          "nodes": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/viewPageNode"
+            }
+          },
+          "nextCursor": {
+            "$ref": "#/components/schemas/treeCursor"
           },
           "version": {
             "$ref": "#/components/schemas/version"
           }
         },
         "required": [
-          "root",
           "version"
+        ],
+        "oneOf": [
+          {
+            "required": [
+              "root"
+            ],
+            "not": {
+              "anyOf": [
+                {
+                  "required": [
+                    "nodes"
+                  ]
+                },
+                {
+                  "required": [
+                    "nextCursor"
+                  ]
+                }
+              ]
+            }
+          },
+          {
+            "required": [
+              "nodes"
+            ],
+            "not": {
+              "required": [
+                "root"
+              ]
+            }
+          }
         ],
         "additionalProperties": false
       },
@@ -3608,6 +3871,20 @@ extension OpenRPCDocument {
             "limit",
             "max",
             "op?"
+          ]
+        }
+      },
+      "ResultTooLarge": {
+        "code": -32015,
+        "message": "Result too large",
+        "data": {
+          "kind": "ResultTooLarge",
+          "fields": [
+            "kind",
+            "method",
+            "size",
+            "limit",
+            "hint"
           ]
         }
       }

@@ -128,8 +128,15 @@ extension GraphTransactionRequest: ServerMethod {
 
 extension ViewTreeRequest: ServerMethod {
     func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
-        let root = try server.engine { () throws(EngineError) in try server.graph.tree(path) }
-        return Reply(result: Result(root: root, version: server.graph.version.rawValue).wire)
+        let version = server.graph.version.rawValue
+        guard isPaged else {
+            let root = try server.engine { () throws(EngineError) in try server.graph.tree(path, depth: depth) }
+            return Reply(result: Result.tree(root: root, version: version).wire)
+        }
+        let page = try server.engine { () throws(EngineError) in
+            try server.graph.treePage(path, depth: depth, limit: limit ?? Self.defaultLimit, cursor: cursor)
+        }
+        return Reply(result: Result.page(page, version: version).wire)
     }
 }
 

@@ -196,12 +196,14 @@ public final class Server: ConnectionHandler {
         var writer = JSONWriter()
         var commits: [Commit] = []
         var followUps = JSONWriter(capacity: 0)  // only a resumed watch writes here
-        var ids: [JSON] = []
+        var ids: [RequestID] = []
         switch IncomingMessage.parse(line) {
         case .failure(let error):
             Envelope.error(id: .null, error, into: &writer)
         case .success(.single(let message)):
-            respond(to: message, session: session, into: &writer, commits: &commits, followUps: &followUps)
+            respond(
+                to: message, session: session, into: &writer, room: configuration.outputLimits.hard, commits: &commits,
+                followUps: &followUps)
             if case .request(let request) = message, let id = request.id { ids.append(id) }
         case .success(.batch(let messages)):
             isBatch = true
@@ -209,7 +211,9 @@ public final class Server: ConnectionHandler {
             var first = true
             for message in messages {
                 var element = JSONWriter()
-                respond(to: message, session: session, into: &element, commits: &commits, followUps: &followUps)
+                respond(
+                    to: message, session: session, into: &element, room: configuration.outputLimits.hard - elements.count,
+                    commits: &commits, followUps: &followUps)
                 if case .request(let request) = message, let id = request.id { ids.append(id) }
                 guard element.count > 0 else { continue }
                 elements.writeRaw(first ? UInt8(ascii: "[") : UInt8(ascii: ","))
@@ -230,9 +234,12 @@ public final class Server: ConnectionHandler {
                 wrote: wrote, closeAfter: false))
     }
 
-    /// Answers one message into `writer` (nothing for a notification) and collects its commit.
+    /// Answers one message into `writer`, which is empty (nothing for a notification), and collects
+    /// its commit. A result whose response would take more than `room` bytes is answered with
+    /// `ResultTooLarge` instead: queued, it would pass the output hard limit and get its reader
+    /// dropped as a slow consumer (SPEC §1.5). What the request committed stays committed.
     private func respond(
-        to message: RequestOrError, session: ClientSession, into writer: inout JSONWriter, commits: inout [Commit],
+        to message: RequestOrError, session: ClientSession, into writer: inout JSONWriter, room: Int, commits: inout [Commit],
         followUps: inout JSONWriter
     ) {
         let request: Request
@@ -256,7 +263,15 @@ public final class Server: ConnectionHandler {
         }
         guard let id = request.id else { return }
         switch reply {
-        case .success(let done): Envelope.result(id: id, done.result, into: &writer)
+        case .success(let done):
+            Envelope.result(id: id, done.result, into: &writer)
+            if writer.count > room {
+                let size = writer.count
+                writer.removeAll(keepingCapacity: false)
+                log.info("connection \(session.id): the result of \(request.method) is \(size) bytes, over the output limit; refused")
+                Envelope.error(
+                    id: id, .resultTooLarge(method: request.method, size: size, limit: configuration.outputLimits.hard), into: &writer)
+            }
         case .failure(let error): Envelope.error(id: id, error, into: &writer)
         }
     }
@@ -312,7 +327,7 @@ struct TurnOutput {
     let response: JSONWriter
     let followUps: JSONWriter
     let commits: [Commit]
-    let failureIDs: [JSON]
+    let failureIDs: [RequestID]
     let isBatch: Bool
     /// Whether it staged writes to the store: only those answers depend on the commit.
     let wrote: Bool

@@ -9,7 +9,8 @@ enum Command: Equatable {
     case mount(declaration: JSONObject)
     case unmount(path: String)
     case provide(path: String, changes: JSONObject)
-    case tree(path: String?)
+    /// `depth`: levels below the path to draw; nil for all.
+    case tree(path: String?, depth: Int?)
     /// No targets and no lifecycle: list the watches.
     case watch(targets: [String], lifecycle: Bool)
     /// No numbers: every watch.
@@ -54,7 +55,20 @@ extension Command {
         case "provide":
             let path = try arguments.word("a view path")
             command = .provide(path: path, changes: try arguments.jsonObject("a JSON object of changes"))
-        case "tree": command = .tree(path: arguments.optionalWord())
+        case "tree":
+            var path: String?
+            var depth: Int?
+            while let word = arguments.optionalWord() {
+                guard word == "--depth" else {
+                    path = word
+                    continue
+                }
+                guard let levels = arguments.optionalWord().flatMap({ Int($0) }), levels >= 0 else {
+                    throw arguments.failure("--depth needs a number of levels, 0 or more")
+                }
+                depth = levels
+            }
+            command = .tree(path: path, depth: depth)
         case "watch":
             var targets: [String] = []
             var lifecycle = false

@@ -59,8 +59,13 @@ enum CommandCatalog {
                   provide /App/Level1 {"withdraw": ["Cart"]}
                 """, kinds: [.viewPath, .json]),
         CommandSpec(
-            name: "tree", arguments: "[<path>]", summary: "draw the view tree: wrappers, objects, what each view provides, bodies",
-            details: "  tree        tree /App/Container", kinds: [.viewPath]),
+            name: "tree", arguments: "[<path>] [--depth <levels>]",
+            summary: "draw the view tree: wrappers, objects, what each view provides, bodies",
+            details: """
+                The tree is fetched a page at a time, so a tree of any size can be drawn; --depth
+                draws that many levels below the path, and says how many children it leaves out.
+                  tree        tree /App/Container        tree --depth 1
+                """, kinds: [.viewPath]),
         CommandSpec(
             name: "watch", arguments: "[--lifecycle] <keypath or view path>...",
             summary: "print notifications for these as they happen",

@@ -51,7 +51,7 @@ private struct GraphIndex {
             views.append((node.path, node))
             for child in node.children ?? [] { walk(child) }
         }
-        if let root = (try? link.request(ViewTreeRequest()))?.root { walk(root) }
+        if let root = try? link.tree(path: nil, depth: nil) { walk(root) }
         self.views = views
     }
 

@@ -102,6 +102,12 @@ final class Link {
         return try client.request(method, timeout: requestTimeout)
     }
 
+    /// The view tree, fetched a page at a time (`MilieuClient.tree`).
+    func tree(path: String?, depth: Int?) throws -> ViewSnapshot {
+        guard let client, client.isConnected else { throw notConnected() }
+        return try client.tree(path: path, depth: depth, timeout: requestTimeout)
+    }
+
     /// Sends a line as typed; returns the daemon's response, or nil when the line is a
     /// notification (which gets none).
     func exchange(rawLine line: String) throws -> JSON? {

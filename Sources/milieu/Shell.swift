@@ -57,9 +57,9 @@ final class Shell {
             changes["path"] = .string(path)
             let result = try link.request(try Methods.decode(ViewProvideRequest.self, params: changes))
             return .success(text: results.version(result), result: result.wire)
-        case .tree(let path):
-            let result = try link.request(ViewTreeRequest(path: path))
-            return .success(text: TreeRenderer(style: style).render(result.root), result: result.wire)
+        case .tree(let path, let depth):
+            let root = try link.tree(path: path, depth: depth)
+            return .success(text: TreeRenderer(style: style).render(root), result: ["root": root.wire])
         case .watch(let targets, let lifecycle):
             guard !targets.isEmpty || lifecycle else {
                 let records = link.watches.records

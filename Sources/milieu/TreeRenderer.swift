@@ -24,6 +24,7 @@ struct TreeRenderer {
         let title = isRoot ? node.path : displayName(node)
         var notes = ["v\(node.version)"]
         if node.retained { notes.append("retained") }
+        if let left = node.childCount, left > 0 { notes.append(left == 1 ? "1 child not shown" : "\(left) children not shown") }
         lines.append(connector + style.bold(title) + "  " + style.dim(notes.joined(separator: " ")))
         let detailPrefix = childPrefix + (children.isEmpty ? "    " : "│   ")
         for detail in details(node) { lines.append(detailPrefix + detail) }

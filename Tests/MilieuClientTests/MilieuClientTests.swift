@@ -17,6 +17,22 @@ struct MilieuClientTests {
         #expect(try client.request(GraphSetRequest(path: "login.email", value: "kim@example.com"), timeout: 5).version == 2)
     }
 
+    @Test func aTreeComesInPagesPutTogetherInMountOrder() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let client = try MilieuClient(socketPath: daemon.socketPath)
+        try client.request(ViewMountRequest(declaration: ["parent": "/App", "name": "List"]), timeout: 5)
+        for n in 0..<30 {
+            try client.request(ViewMountRequest(declaration: ["parent": "/App/List", "name": "Row", "id": .int(n)]), timeout: 5)
+        }
+        try client.request(ViewMountRequest(declaration: ["parent": "/App/List/Row[3]", "name": "Detail"]), timeout: 5)
+        let list = try client.tree(path: "/App/List", pageSize: 7, timeout: 5)
+        #expect(list.children?.map(\.path) == (0..<30).map { "/App/List/Row[\($0)]" })
+        #expect(list.children?[3].children?.map(\.path) == ["/App/List/Row[3]/Detail"])
+        let shallow = try client.tree(depth: 1, timeout: 5)
+        #expect(shallow.children?.map(\.childCount) == [30])
+    }
+
     @Test func theDaemonsRefusalIsThrownAsRPCErrorWithItsKindAndData() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }
@@ -65,6 +81,14 @@ struct MilieuClientTests {
         #expect(try client.nextUnmatchedReply(timeout: 5) == [["jsonrpc": "2.0", "id": "a", "result": "light"]])
         try client.sendLine("not json")
         #expect(try client.nextUnmatchedReply(timeout: 5)["error"]?["code"] == -32700)
+    }
+
+    @Test func aRawLineWithAnIDPastADoublesRangeGetsItsReply() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let client = try MilieuClient(socketPath: daemon.socketPath)
+        try client.sendLine(#"{"jsonrpc":"2.0","id":1e400,"method":"graph/get","params":{"path":"theme.colorScheme"}}"#)
+        #expect(try client.nextUnmatchedReply(timeout: 5)["result"] == "light")
     }
 
     @Test func aPollLoopReadsWhatIsAvailableWithoutBlocking() throws {

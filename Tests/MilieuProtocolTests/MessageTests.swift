@@ -45,7 +45,48 @@ import Testing
 
     @Test func anInvalidRequestKeepsItsIDWhenItHasAValidOne() {
         guard case .invalid(let id, _)? = single(#"{"jsonrpc":"2.0","id":"abc","method":7}"#) else { Issue.record("valid"); return }
-        #expect(id == "abc")
+        #expect(id == .string("abc"))
+    }
+
+    /// Writes the response to `text`'s request and returns its id as written.
+    private func echoedID(_ text: String) -> String? {
+        guard case .request(let request)? = single(text), let id = request.id else { return nil }
+        var writer = JSONWriter()
+        Envelope.result(id: id, .null, into: &writer)
+        let line = writer.text
+        guard let start = line.range(of: #""id":"#)?.upperBound, let end = line.range(of: #","result""#)?.lowerBound else { return nil }
+        return String(line[start..<end])
+    }
+
+    @Test(arguments: ["9223372036854775808", "1e400", "1.50", "-0", "-1E-400", "12345678901234567890123", "0.1e+2"])
+    func aNumericIDIsEchoedAsItWasWritten(id: String) {
+        #expect(echoedID(#"{"jsonrpc":"2.0","id":"# + id + #","method":"graph/get","params":{"path":"x"}}"#) == id)
+    }
+
+    @Test func aSmallIntegerIDIsKeptAsAnInteger() {
+        guard case .request(let request)? = single(#"{"jsonrpc":"2.0","id":42,"method":"x"}"#) else { Issue.record("invalid"); return }
+        #expect(request.id == .int(42))
+    }
+
+    @Test func theIDsOfABatchAreEachEchoedAsWritten() {
+        let text =
+            #"[{"jsonrpc":"2.0","id":1.50,"method":"a"},{"jsonrpc":"2.0","id":7,"method":"b"},"#
+            + #"{"jsonrpc":"1.0","id":2e400,"method":"c"},{"jsonrpc":"2.0","id":-0,"method":"d","params":{"id":1.0}}]"#
+        guard case .success(.batch(let items)) = parse(text) else { Issue.record("not a batch"); return }
+        let ids = items.map { item -> RequestID? in
+            switch item {
+            case .request(let request): request.id
+            case .invalid(let id, _): id
+            }
+        }
+        #expect(ids == [.number("1.50"), .int(7), .number("2e400"), .number("-0")])
+    }
+
+    @Test func aNumberOutOfRangeOutsideTheIDIsStillAParseError() {
+        guard case .failure(let error) = parse(#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"id":1e400}}"#) else {
+            Issue.record("parsed"); return
+        }
+        #expect(error.code == -32700)
     }
 
     @Test func positionalParamsAreInvalidParams() {
@@ -121,7 +162,7 @@ import Testing
 
     @Test func envelopesAreSingleLinesOfJSON() throws {
         var writer = JSONWriter()
-        Envelope.result(id: 7, ["version": 2], into: &writer)
+        Envelope.result(id: .int(7), ["version": 2], into: &writer)
         #expect(writer.text == #"{"jsonrpc":"2.0","id":7,"result":{"version":2}}"#)
         let line = Envelope.errorLine(id: .null, .methodNotFound("x"))
         let parsed = try JSON(parsing: Array(line.dropLast()))

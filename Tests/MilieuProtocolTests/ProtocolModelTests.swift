@@ -37,7 +37,10 @@ import Testing
                 path: "/App/V", environmentObjects: ["vm"], observables: ["m"], environment: ["colorScheme": "dark"], withdraw: ["T"]),
             VersionResult(version: 8).wire
         ),
-        (ViewTreeRequest(path: "/App"), ViewTreeRequest.Result(root: node, version: 8).wire),
+        (
+            ViewTreeRequest(path: "/App", depth: 3, limit: 2, cursor: "t1.5.3"),
+            ViewTreeRequest.Result.page(page, version: 8).wire
+        ),
         (WatchRequest(paths: ["login"], views: ["/App"], lifecycle: true, sinceVersion: 2), WatchRequest.Result(watch: 1, version: 8).wire),
         (UnwatchRequest(watch: 1), EmptyResult().wire),
         (ShutdownRequest(), EmptyResult().wire),
@@ -75,6 +78,25 @@ import Testing
                 provides: Provides(environmentObjects: [:], observables: [:], environment: [:]), body: [], retained: false,
                 version: 4, children: [])
         ])
+
+    /// A page of two views: the root of the walk and a child at the depth limit.
+    static let page = ViewTreePage(
+        nodes: [
+            ViewTreePage.Node(parent: nil, view: withoutChildren(node)),
+            ViewTreePage.Node(
+                parent: "/App",
+                view: ViewSnapshot(
+                    path: "/App/Row[2]", name: "Row", id: 2, inputs: [:], state: [:], bindings: [], objects: [], environment: [:],
+                    provides: Provides(environmentObjects: [:], observables: [:], environment: [:]), body: [], retained: false,
+                    version: 4, children: nil, childCount: 7)),
+        ],
+        nextCursor: "t1.9.3")
+
+    private static func withoutChildren(_ view: ViewSnapshot) -> ViewSnapshot {
+        var alone = view
+        alone.children = nil
+        return alone
+    }
 
     static let stamp = WatchStamp(watch: 1, version: 2)
     static let event = ObjectEvent(object: "T#4", type: "T", owner: "/App/V.vm", reason: "stateObject")
@@ -116,6 +138,7 @@ import Testing
             #expect(M.Result(wire: wire)?.wire == wire, "\(M.name)")
         }
         for (request, wire) in Self.samples { check(request, wire) }
+        check(ViewTreeRequest(path: "/App", depth: 3), ViewTreeRequest.Result.tree(root: Self.node, version: 8).wire)
         #expect(VersionResult(wire: ["nope": 1]) == nil)
         #expect(ViewMountRequest.Result(wire: ["path": "/App/V"]) == nil)
     }

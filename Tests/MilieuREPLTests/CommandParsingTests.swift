@@ -32,6 +32,14 @@ struct CommandParsingTests {
         #expect(try Command.parse("watch login /App --lifecycle") == .watch(targets: ["login", "/App"], lifecycle: true))
     }
 
+    @Test func treeTakesAPathAndADepthInEitherOrder() throws {
+        #expect(try Command.parse("tree") == .tree(path: nil, depth: nil))
+        #expect(try Command.parse("tree /App/List --depth 2") == .tree(path: "/App/List", depth: 2))
+        #expect(try Command.parse("tree --depth 0 /App") == .tree(path: "/App", depth: 0))
+        #expect(throws: CommandError.self) { try Command.parse("tree --depth -1") }
+        #expect(throws: CommandError.self) { try Command.parse("tree --depth") }
+    }
+
     @Test func blankLinesAndCommentsAreNotCommands() throws {
         #expect(try Command.parse("   ") == nil)
         #expect(try Command.parse("# set up the cart") == nil)

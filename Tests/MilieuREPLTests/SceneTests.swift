@@ -82,8 +82,8 @@ struct SceneTests {
         #expect(run.status == 1)
         #expect(run.stderr.contains("error: EnvironmentObjectMissing"))
         #expect(run.stderr.contains("while mounting /App/Shop/CheckoutView, view 1 of the scene \(file)"))
-        let tree = try MilieuClient(socketPath: daemon.socketPath).request(ViewTreeRequest(), timeout: 5)
-        #expect(tree.root.children?.isEmpty == true, "all or nothing")
+        let tree = try MilieuClient(socketPath: daemon.socketPath).tree(timeout: 5)
+        #expect(tree.children?.isEmpty == true, "all or nothing")
     }
 
     @Test func loadWithoutASceneListsThem() throws {

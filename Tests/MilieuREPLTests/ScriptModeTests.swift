@@ -257,4 +257,13 @@ struct ScriptModeTests {
                 """), "\(tree)")
         #expect(tree.contains("@ObservedObject loginVM: LoginViewModel#5"))
     }
+
+    @Test func treeWithADepthSaysHowManyChildrenItLeavesOut() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let run = try MilieuRun.run(["--socket", daemon.socketPath, "-c", "load s1", "-c", "tree --depth 1"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("ContainerView  v2 retained 2 children not shown"), "\(run.stdout)")
+        #expect(!run.stdout.contains("── LoginView1"))
+    }
 }

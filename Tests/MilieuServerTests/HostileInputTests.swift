@@ -29,7 +29,9 @@ import Testing
             code: -32700),
         Hostile(
             name: "deep nesting", bytes: line(String(repeating: "[", count: 50_000) + String(repeating: "]", count: 50_000)), code: -32700),
-        Hostile(name: "huge number", bytes: line(#"{"jsonrpc":"2.0","id":1e400,"method":"graph/get"}"#), code: -32700),
+        Hostile(
+            name: "huge number", bytes: line(#"{"jsonrpc":"2.0","id":1,"method":"graph/set","params":{"value":1e400}}"#),
+            code: -32700),
         Hostile(
             name: "huge integer id",
             bytes: line(#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"graph/get","params":{"path":"login.email"}}"#),

@@ -13,8 +13,9 @@
 //   {"open": name} / {"close": name}
 // Patterns: objects need the same keys unless "$partial": true; arrays the same length; strings
 // starting with "$" are matchers ($any $int $number $string $bool $null $object $array
-// $capture:NAME $ref:NAME $ref:NAME+K $contains:TEXT); "$$x" is the literal "$x"; numbers
-// compare by value. Captures count once the whole message matched; a $ref refers to a capture
+// $capture:NAME $ref:NAME $ref:NAME+K $contains:TEXT $text:TEXT); "$$x" is the literal "$x";
+// numbers compare by value, and $text:TEXT matches a number written exactly TEXT. In a "send",
+// a string "$ref:NAME" is replaced by the captured value. Captures count once the whole message matched; a $ref refers to a capture
 // of an earlier step. A message no step expected, still unread when a connection is closed,
 // fails the case. protocol/conformance/README.md is the definition; this runner reads it as
 // the Python runner does, and also reads every line strictly (duplicate members, \r, UTF-8)
@@ -24,7 +25,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Daemon, findMilieud } from './lib/daemon.js';
-import { stringify } from './lib/json.js';
+import { Double, stringify } from './lib/json.js';
 import { findCases, parseCase } from './lib/conformance/case-file.js';
 import { match } from './lib/conformance/match.js';
 import { Connection, received } from './lib/conformance/connection.js';
@@ -125,6 +126,20 @@ async function finish({ connections }, name) {
   }
 }
 
+/** `value` with each string "$ref:NAME" replaced by the value captured as NAME (README, "Steps"). */
+function substituted(value, captures) {
+  if (Array.isArray(value)) return value.map((item) => substituted(item, captures));
+  if (value !== null && typeof value === 'object' && !(value instanceof Double)) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substituted(item, captures)]));
+  }
+  if (typeof value === 'string' && value.startsWith('$ref:')) {
+    const name = value.slice('$ref:'.length);
+    if (!captures.has(name)) throw new Error(`case error: ${value} refers to nothing captured in an earlier step`);
+    return captures.get(name);
+  }
+  return value;
+}
+
 async function runStep({ action, argument, conn }, run) {
   const { connections } = run;
   if (action === 'open') {
@@ -139,7 +154,7 @@ async function runStep({ action, argument, conn }, run) {
     case 'close':
       return finish(run, name);
     case 'send':
-      return connection.write(Buffer.from(`${stringify(argument)}\n`, 'utf8'));
+      return connection.write(Buffer.from(`${stringify(substituted(argument, run.captures))}\n`, 'utf8'));
     case 'sendRaw':
       return connection.write(Buffer.from(argument, 'utf8'));
     case 'sendHex':

@@ -10,8 +10,11 @@ export type JSONValue = null | boolean | number | bigint | string | Double | JSO
 
 /** A number sent as a double: `double(1)` is written `1.0` (JavaScript would write `1`, an integer). */
 export class Double {
-  constructor(value: number);
+  /** `text`: the number as it was read (`1.50`, `1e400`), written back as is; such a value may be out of range. */
+  constructor(value: number, text?: string);
   readonly value: number;
+  /** The number as it was read, when it was; `toString` writes it. */
+  readonly text?: string;
   toString(): string;
 }
 
@@ -164,7 +167,29 @@ export interface ViewNode {
   provides: Provides;
   body: string[];
   retained: boolean;
-  children: ViewNode[];
+  /** In mount order; absent at the depth limit, where `childCount` says how many there are. */
+  children?: ViewNode[];
+  /** How many children the view has, at the depth limit of `view/tree`. */
+  childCount?: number;
+}
+
+/** A view in a page of `view/tree` (`limit` or `cursor`): without `children`, with its parent's path (null for the walk's first view). */
+export interface PageNode extends Omit<ViewNode, 'children'> {
+  parent: string | null;
+}
+
+/** A page of `view/tree`: views in pre-order; `nextCursor` unless it is the last page. */
+export interface TreePage {
+  nodes: PageNode[];
+  nextCursor?: string;
+  version: number;
+}
+
+export interface TreeOptions extends CallOptions {
+  /** Levels below the path to include (0: the view alone); default all. */
+  depth?: number;
+  /** Views per request, 1 to 10000; default 1000. */
+  pageSize?: number;
 }
 
 /**
@@ -381,7 +406,8 @@ export class Client extends EventEmitter {
   mount(declaration: ViewDeclaration, options?: CallOptions): Promise<MountResult>;
   unmount(path: string, options?: CallOptions): Promise<{ version: number }>;
   provide(path: string, provision: Provision, options?: CallOptions): Promise<{ version: number }>;
-  tree(path?: string, options?: CallOptions): Promise<{ root: ViewNode; version: number }>;
+  /** The tree from `path`, fetched a page at a time by following cursors and put together. */
+  tree(path?: string, options?: TreeOptions): Promise<{ root: ViewNode; version: number }>;
   discover(options?: CallOptions): Promise<Record<string, unknown>>;
   watch(params: WatchParams, options?: CallOptions): Promise<Watch>;
   unwatch(watch: Watch | number, options?: CallOptions): Promise<object>;
@@ -506,6 +532,13 @@ export class LimitExceeded extends MilieuError {
   readonly limit: string;
   readonly max: number;
   readonly op?: number;
+}
+/** The response would pass the connection's output hard limit, so it was not sent; the connection goes on. */
+export class ResultTooLarge extends MilieuError {
+  readonly method: string;
+  readonly size: number;
+  readonly limit: number;
+  readonly hint: string;
 }
 
 /** The connection closed, or could not be made, before a response came; `cause` says why, if known. */

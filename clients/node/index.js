@@ -25,4 +25,5 @@ export {
   InvalidValue,
   Compacted,
   LimitExceeded,
+  ResultTooLarge,
 } from './lib/errors.js';

@@ -18,7 +18,7 @@ extension Graph {
         let keyPath = try parsedKeyPath(path)
         if case .view(let viewPath) = keyPath.root, keyPath.members.isEmpty {
             guard let node = views[viewPath] else { throw .unknownPath(path, "no view is mounted at \(viewPath)") }
-            return .view(snapshot(of: node, children: false))
+            return .view(snapshot(of: node))
         }
         switch try resolve(keyPath, display: path) {
         case .value(let value): return .value(value)
@@ -30,11 +30,73 @@ extension Graph {
         }
     }
 
-    /// `view/tree`: the tree from `path` (default `/App`) down.
-    public func tree(_ path: String? = nil) throws(EngineError) -> ViewSnapshot {
+    /// `view/tree`: the tree from `path` (default `/App`) down, `depth` levels below it at most.
+    public func tree(_ path: String? = nil, depth: Int? = nil) throws(EngineError) -> ViewSnapshot {
+        snapshot(of: try treeRoot(path), below: depth)
+    }
+
+    /// `view/tree` a page at a time: at most `limit` views in pre-order from `path` (default
+    /// `/App`), `depth` levels below it at most, or from where `cursor` — the previous page's
+    /// `nextCursor` — says. The cursor names the view to resume at by serial, so a page costs
+    /// what its views do, wherever it starts.
+    public func treePage(_ path: String?, depth: Int?, limit: Int, cursor: String?) throws(EngineError) -> ViewTreePage {
+        let walk: TreeWalk
+        if let cursor {
+            walk = try resumedWalk(cursor)
+            if let path, try treeRoot(path) !== walk.root {
+                throw .invalidParams(pointer: "/path", "this cursor continues the tree of another path; leave path out")
+            }
+            if let depth, depth != walk.depth {
+                throw .invalidParams(pointer: "/depth", "this cursor continues a walk of another depth; leave depth out")
+            }
+        } else {
+            let root = try treeRoot(path)
+            walk = TreeWalk(root: root, depth: depth, next: (root, 0))
+        }
+        var nodes: [ViewTreePage.Node] = []
+        nodes.reserveCapacity(min(limit, 1024))
+        var next: (node: ViewNode, level: Int)? = walk.next
+        while let (node, level) = next, nodes.count < limit {
+            let view = snapshot(of: node, childCount: walk.depth == level ? childCount(node) : nil)
+            nodes.append(ViewTreePage.Node(parent: node === walk.root ? nil : node.parent?.path, view: view))
+            next = walk.after(node, level: level)
+        }
+        let nextCursor = next.map { TreeCursor(root: walk.root.serial, next: $0.node.serial, depth: walk.depth).text }
+        return ViewTreePage(nodes: nodes, nextCursor: nextCursor)
+    }
+
+    private func treeRoot(_ path: String?) throws(EngineError) -> ViewNode {
         let viewPath = try ViewPath.split(path ?? KeyPath.appPath).view
         guard let node = views[viewPath] else { throw .unknownPath(path ?? viewPath, "no view is mounted there") }
-        return snapshot(of: node, children: true)
+        return node
+    }
+
+    /// The walk a cursor continues; refused when its views are gone or were never one walk's.
+    private func resumedWalk(_ text: String) throws(EngineError) -> TreeWalk {
+        guard let cursor = TreeCursor(text: text) else {
+            throw .invalidParams(pointer: "/cursor", "not a cursor view/tree gave; pass nextCursor as it came")
+        }
+        guard let root = viewsBySerial[cursor.root], let next = viewsBySerial[cursor.next] else {
+            throw .invalidParams(
+                pointer: "/cursor",
+                "the view this cursor resumes at, or the root of its walk, is no longer mounted; ask again without a cursor")
+        }
+        let level = next.depth - root.depth
+        var ancestor: ViewNode? = next
+        for _ in 0..<max(level, 0) { ancestor = ancestor?.parent }
+        guard level >= 0, level <= cursor.depth ?? level, ancestor === root else {
+            throw .invalidParams(pointer: "/cursor", "not a cursor view/tree gave; pass nextCursor as it came")
+        }
+        return TreeWalk(root: root, depth: cursor.depth, next: (next, level))
+    }
+
+    /// How many children a view has; for a view whose children a depth limit leaves out. Counted
+    /// when asked rather than kept: a count on every view would cost every view memory for what
+    /// only depth-limited reads use.
+    private func childCount(_ node: ViewNode) -> Int {
+        var count = 0
+        for _ in node.children { count += 1 }
+        return count
     }
 
     /// `schema/types`: every registered type with its properties and actions.
@@ -128,7 +190,17 @@ extension Graph {
             redacted: redacted)
     }
 
-    func snapshot(of node: ViewNode, children: Bool) -> ViewSnapshot {
+    /// A view and its subtree, `levels` below it at most; a view whose children that leaves out
+    /// says how many it has.
+    func snapshot(of node: ViewNode, below levels: Int?) -> ViewSnapshot {
+        guard levels != 0 else { return snapshot(of: node, childCount: childCount(node)) }
+        var view = snapshot(of: node)
+        view.children = node.children.map { snapshot(of: $0, below: levels.map { $0 - 1 }) }
+        return view
+    }
+
+    /// A view without its children; `childCount` where a depth limit leaves them out.
+    func snapshot(of node: ViewNode, childCount: Int? = nil) -> ViewSnapshot {
         var inputs = JSONObject()
         var state = JSONObject()
         var bindings: [(name: String, source: String, value: JSON?)] = []
@@ -160,7 +232,7 @@ extension Graph {
         return ViewSnapshot(
             path: node.path, name: node.declaration.name, id: node.explicitID, inputs: inputs, state: state, bindings: bindings,
             objects: held, environment: environment, provides: provides, body: node.body, retained: node.retained,
-            version: node.version.rawValue, children: children ? node.children.map { snapshot(of: $0, children: true) } : nil)
+            version: node.version.rawValue, children: nil, childCount: childCount)
     }
 
     private func heldObject(_ id: ObjectSerial, wrapper: ObjectWrapper) -> HeldObject? {
@@ -178,5 +250,53 @@ extension Graph {
             guard let node = viewsBySerial[serial] else { return "" }
             return "\(node.path).\(node.variables[at: index].name)"
         }
+    }
+}
+
+/// A pre-order walk of a subtree, `depth` levels below its root at most, and where it stands.
+struct TreeWalk {
+    let root: ViewNode
+    let depth: Int?
+    /// The view the walk is at, and its level below `root`.
+    let next: (node: ViewNode, level: Int)?
+
+    /// The view after `node` (at `level`) in pre-order within the walk, nil at its end.
+    func after(_ node: ViewNode, level: Int) -> (node: ViewNode, level: Int)? {
+        if level < depth ?? Int.max, let child = node.firstChild { return (child, level + 1) }
+        var current = node
+        var currentLevel = level
+        while current !== root {
+            if let sibling = current.nextSibling { return (sibling, currentLevel) }
+            guard let parent = current.parent else { return nil }
+            current = parent
+            currentLevel -= 1
+        }
+        return nil
+    }
+}
+
+/// `view/tree`'s `nextCursor`: the walk's root, the view the next page starts at, and the depth
+/// limit — serials, which are never reused, so a cursor can only ever name the views it named.
+/// Opaque to clients: `t<root>.<next>.<depth or *>`.
+struct TreeCursor {
+    let root: ViewSerial
+    let next: ViewSerial
+    let depth: Int?
+
+    var text: String { "t\(root.rawValue).\(next.rawValue).\(depth.map(String.init) ?? "*")" }
+
+    init(root: ViewSerial, next: ViewSerial, depth: Int?) {
+        self.root = root
+        self.next = next
+        self.depth = depth
+    }
+
+    init?(text: String) {
+        guard text.first == "t" else { return nil }
+        let parts = text.dropFirst().split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let root = Int(parts[0]), let next = Int(parts[1]) else { return nil }
+        let depth = parts[2] == "*" ? nil : Int(parts[2])
+        guard parts[2] == "*" || (depth ?? -1) >= 0 else { return nil }
+        self.init(root: ViewSerial(rawValue: root), next: ViewSerial(rawValue: next), depth: depth)
     }
 }

@@ -101,36 +101,89 @@ public struct ViewProvideRequest: TransactionMethod {
     }
 }
 
-/// `view/tree` (SPEC §9.11): the mounted views under a path, with what each holds.
+/// `view/tree` (SPEC §9.11): the mounted views under a path, with what each holds — as one
+/// tree, or with `limit` or `cursor` a page at a time.
 public struct ViewTreeRequest: RPCMethod {
     public static let name = "view/tree"
+    /// Views in a page when `cursor` comes without `limit`, and the most a page may hold.
+    public static let defaultLimit = 1000
+    public static let maxLimit = 10000
+
     /// The subtree's root; nil for `/App`.
     public var path: String?
+    /// Levels below `path` to include; nil for all.
+    public var depth: Int?
+    /// Views per page; nil (and no `cursor`) for the whole tree in one answer.
+    public var limit: Int?
+    /// The previous page's `nextCursor`; it carries the path and depth, which may be left out.
+    public var cursor: String?
 
-    public init(path: String? = nil) { self.path = path }
-    public init(params: inout ParamsReader) throws(RPCError) { path = try params.optionalString("path") }
+    public init(path: String? = nil, depth: Int? = nil, limit: Int? = nil, cursor: String? = nil) {
+        self.path = path
+        self.depth = depth
+        self.limit = limit
+        self.cursor = cursor
+    }
+
+    public init(params: inout ParamsReader) throws(RPCError) {
+        path = try params.optionalString("path")
+        depth = try params.optionalInt("depth")
+        limit = try params.optionalInt("limit")
+        cursor = try params.optionalString("cursor")
+        if let depth, depth < 0 { throw .invalidParams(field: "/depth", "depth is 0 (the view alone) or more") }
+        if let limit, !(1...Self.maxLimit).contains(limit) {
+            throw .invalidParams(field: "/limit", "limit is from 1 to \(Self.maxLimit) views")
+        }
+    }
 
     public var params: JSONObject {
         var params = JSONObject()
         params.set("path", path.map(JSON.string))
+        params.set("depth", depth.map(JSON.int))
+        params.set("limit", limit.map(JSON.int))
+        params.set("cursor", cursor.map(JSON.string))
         return params
     }
 
-    public struct Result: WireResult, Equatable {
-        /// The subtree, its root's `children` filled in (SPEC §9.11).
-        public var root: ViewSnapshot
-        public var version: Int
+    /// Whether the answer is a page (`nodes`) rather than one tree (`root`).
+    public var isPaged: Bool { limit != nil || cursor != nil }
 
-        public init(root: ViewSnapshot, version: Int) {
-            self.root = root
-            self.version = version
+    /// One tree, or a page of one.
+    public enum Result: WireResult, Equatable {
+        /// The subtree, its root's `children` filled in down to the depth limit.
+        case tree(root: ViewSnapshot, version: Int)
+        case page(ViewTreePage, version: Int)
+
+        public var version: Int {
+            switch self {
+            case .tree(_, let version), .page(_, let version): version
+            }
         }
 
-        public var wire: JSON { ["root": root.wire, "version": .int(version)] }
+        public var wire: JSON {
+            switch self {
+            case .tree(let root, let version): return ["root": root.wire, "version": .int(version)]
+            case .page(let page, let version):
+                var result: JSONObject = ["nodes": .array(page.nodes.map(\.wire)), "version": .int(version)]
+                result.set("nextCursor", page.nextCursor.map(JSON.string))
+                return .object(result)
+            }
+        }
 
         public init?(wire: JSON) {
-            guard let root = wire["root"].flatMap(ViewSnapshot.init(wire:)), let version = wire["version"]?.intValue else { return nil }
-            self.init(root: root, version: version)
+            guard let version = wire["version"]?.intValue else { return nil }
+            if let root = wire["root"] {
+                guard let root = ViewSnapshot(wire: root) else { return nil }
+                self = .tree(root: root, version: version)
+                return
+            }
+            guard let items = wire["nodes"]?.arrayValue else { return nil }
+            var nodes: [ViewTreePage.Node] = []
+            for item in items {
+                guard let node = ViewTreePage.Node(wire: item) else { return nil }
+                nodes.append(node)
+            }
+            self = .page(ViewTreePage(nodes: nodes, nextCursor: wire["nextCursor"]?.stringValue), version: version)
         }
     }
 }

@@ -8,7 +8,7 @@ import { stringify } from './json.js';
 import { checkSocketDirectory, resolveSocketPath } from './socket-path.js';
 import { Watch } from './watch.js';
 import { ops } from './ops.js';
-import { Compacted, ConnectionLost, MessageTooLarge, TimeoutError, errorFromWire } from './errors.js';
+import { Compacted, ConnectionLost, MessageTooLarge, ProtocolError, TimeoutError, errorFromWire } from './errors.js';
 
 const { version: VERSION } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const RECONNECT_DEFAULTS = Object.freeze({ initialDelay: 50, maxDelay: 2000, maxAttempts: 30 });
@@ -153,6 +153,27 @@ export class Client extends EventEmitter {
     } finally {
       if (this.#watches.get(id) === watch) this.#watches.delete(id);
       watch._end();
+    }
+  }
+
+  /**
+   * `view/tree` → `{root, version}`: the views from `path` (default `/App`), `options.depth`
+   * levels below it at most (a view at the limit has `childCount`), asked for
+   * `options.pageSize` (default 1000) views at a time, following each page's cursor, and put
+   * together — a tree of any size arrives without one answer passing the daemon's output limit
+   * (SPEC §9.11). Each page is the tree as of its own version; `version` is the last page's.
+   * `timeout` and `signal` apply to each page.
+   */
+  async tree(path, { depth, pageSize = 1000, ...options } = {}) {
+    let params = { limit: pageSize };
+    if (path !== undefined) params.path = path;
+    if (depth !== undefined) params.depth = depth;
+    const nodes = [];
+    for (;;) {
+      const page = await this.request('view/tree', params, options);
+      nodes.push(...page.nodes);
+      if (page.nextCursor === undefined) return { root: assembleTree(nodes), version: page.version };
+      params = { cursor: page.nextCursor, limit: pageSize };
     }
   }
 
@@ -530,6 +551,20 @@ export class Client extends EventEmitter {
   }
 }
 
+/** The tree the nodes of a walk's pages make, in order: each view under its parent, without `parent`. */
+export function assembleTree(nodes) {
+  const byPath = new Map();
+  let root;
+  for (const { parent, ...node } of nodes) {
+    if (node.childCount === undefined) node.children = [];
+    byPath.set(node.path, node);
+    if (parent === null) root ??= node;
+    else byPath.get(parent)?.children?.push(node);
+  }
+  if (root === undefined) throw new ProtocolError('view/tree sent no root', { data: { kind: 'InternalError' } });
+  return root;
+}
+
 /** The request of a transaction op made alone: `[method, params, options]`. */
 const alone = ({ method, params }, options) => [method, params, options];
 
@@ -565,8 +600,6 @@ const REQUESTS = Object.freeze({
   unmount: (path, options) => alone(ops.unmount(path), options),
   /** `view/provide` with `{environmentObjects?, observables?, environment?, withdraw?}` → `{version}`. */
   provide: (path, provision, options) => alone(ops.provide(path, provision), options),
-  /** `view/tree` → `{root, version}`, from `/App` unless a path is given. */
-  tree: (path, options) => ['view/tree', path === undefined ? {} : { path }, options],
   /** `rpc.discover` → the OpenRPC document. */
   discover: (options) => ['rpc.discover', {}, options],
 });

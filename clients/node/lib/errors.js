@@ -53,6 +53,8 @@ export const Forbidden = kind('Forbidden', ['reason', 'path', 'op']);
 export const InvalidValue = kind('InvalidValue', ['path', 'constraint', 'value', 'redacted', 'op']);
 export const Compacted = kind('Compacted', ['oldest']);
 export const LimitExceeded = kind('LimitExceeded', ['limit', 'max', 'op']);
+/** The response would pass the output hard limit, so it was not sent; the connection goes on. */
+export const ResultTooLarge = kind('ResultTooLarge', ['method', 'size', 'limit', 'hint']);
 
 /**
  * The connection closed, or could not be made, before a response came. A
@@ -80,7 +82,7 @@ const byCode = new Map([
   [-32000, EnvironmentObjectMissing], [-32001, UnknownPath], [-32002, UnknownType], [-32003, UnknownAction],
   [-32004, TypeMismatch], [-32005, ReadOnly], [-32006, VersionConflict], [-32007, DuplicateView],
   [-32008, InvalidDeclaration], [-32009, InUse], [-32010, MessageTooLarge], [-32011, Forbidden],
-  [-32012, InvalidValue], [-32013, Compacted], [-32014, LimitExceeded],
+  [-32012, InvalidValue], [-32013, Compacted], [-32014, LimitExceeded], [-32015, ResultTooLarge],
 ]);
 const byKind = new Map([...byCode.values()].map((errorClass) => [errorClass.name, errorClass]));
 

@@ -5,7 +5,9 @@ import { Double } from './json.js';
 
 /**
  * Parses strict JSON (RFC 8259). An integer (no fraction, no exponent, not
- * `-0`) becomes a `bigint`, any other number a `Double`; objects have a null
+ * `-0`) that fits 64 bits becomes a `bigint`, any other number a `Double` that
+ * keeps the number's text (of any magnitude: a request id may be `1e400`, and
+ * is echoed as written, SPEC §2.1); objects have a null
  * prototype, so a member named `__proto__` is an ordinary member. A duplicate
  * member name is an error. `stringify` from json.js writes such values back.
  * @param {string} text
@@ -75,9 +77,7 @@ class Parser {
       const integer = BigInt(token);
       if (integer >= -(2n ** 63n) && integer < 2n ** 63n) return integer;
     }
-    const number = Number(token);
-    if (!Number.isFinite(number)) this.fail(`${token} is too large for a double`);
-    return new Double(number);
+    return new Double(Number(token), token);
   }
 
   string() {

@@ -7,14 +7,20 @@
  * `double(1)` is written `1.0`. Non-integral numbers are doubles anyway.
  */
 export class Double {
-  /** @param {number} value */
-  constructor(value) {
-    if (typeof value !== 'number' || !Number.isFinite(value)) throw new TypeError(`double() takes a finite number, not ${value}`);
+  /**
+   * @param {number} value
+   * @param {string} [text] the number as it was written, when it was read (`1.50`, `1e400`):
+   *   written back as is, so that an id is echoed exactly; such a value may be out of range.
+   */
+  constructor(value, text) {
+    if (typeof value !== 'number' || (!Number.isFinite(value) && text === undefined)) throw new TypeError(`double() takes a finite number, not ${value}`);
     this.value = value;
+    if (text !== undefined) this.text = text;
     Object.freeze(this);
   }
 
   toString() {
+    if (this.text !== undefined) return this.text;
     if (Object.is(this.value, -0)) return '-0.0';
     const text = String(this.value);
     return /[.e]/.test(text) ? text : `${text}.0`;

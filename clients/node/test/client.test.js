@@ -1,7 +1,7 @@
 // Every method of the client against a real milieud.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect, double, ops, Client, TypeMismatch, ConnectionLost } from '../index.js';
+import { connect, double, ops, Client, TypeMismatch, ConnectionLost, ResultTooLarge } from '../index.js';
 import { clientFor, daemonFor, needsDaemon } from '../testing/helpers.js';
 
 test('connect sends initialize; initialize answers again', needsDaemon, async (t) => {
@@ -208,4 +208,45 @@ test('close fails pending calls and ends watches cleanly', needsDaemon, async (t
   assert.equal(await ended, undefined);
   assert.equal(client.state, 'closed');
   await client.close();
+});
+
+/** `/App/List` and `count` rows under it, each with `body`, mounted in transactions of 50. */
+async function mountRows(client, count, body) {
+  await client.mount({ parent: '/App', name: 'List' });
+  for (let first = 0; first < count; first += 50) {
+    const rows = [];
+    for (let n = first; n < Math.min(first + 50, count); n++) rows.push(ops.mount({ parent: '/App/List', name: 'Row', id: n, body: [body] }));
+    await client.transaction(rows);
+  }
+}
+
+test('tree follows cursors and puts the pages together', needsDaemon, async (t) => {
+  const client = await clientFor(t, await daemonFor(t));
+  await mountRows(client, 120, 'row');
+  await client.mount({ parent: '/App/List/Row[7]', name: 'Detail' });
+  const { root, version } = await client.tree('/App/List', { pageSize: 25 });
+  assert.equal(root.path, '/App/List');
+  assert.equal('parent' in root, false);
+  assert.deepEqual(root.children.map((row) => row.path), Array.from({ length: 120 }, (_, n) => `/App/List/Row[${n}]`));
+  assert.deepEqual(root.children[7].children.map((child) => child.path), ['/App/List/Row[7]/Detail']);
+  assert.equal(version, (await client.initialize()).version);
+});
+
+test('tree with a depth counts the children it leaves out', needsDaemon, async (t) => {
+  const client = await clientFor(t, await daemonFor(t));
+  await mountRows(client, 3, 'row');
+  const { root } = await client.tree(undefined, { depth: 1 });
+  const [list] = root.children;
+  assert.equal(list.childCount, 3);
+  assert.equal(list.children, undefined);
+});
+
+test('a tree over the output limit is ResultTooLarge whole and comes in pages', needsDaemon, async (t) => {
+  const client = await clientFor(t, await daemonFor(t, ['--output-limit', '65536,32768,30']));
+  await mountRows(client, 400, 'b'.repeat(200));
+  const refused = await client.request('view/tree', { path: '/App/List' }).catch((error) => error);
+  assert.ok(refused instanceof ResultTooLarge, String(refused));
+  assert.equal(refused.limit, 65536);
+  assert.equal(refused.method, 'view/tree');
+  assert.equal((await client.tree('/App/List', { pageSize: 100 })).root.children.length, 400);
 });

@@ -42,6 +42,14 @@ test('match: numbers compare by value, as the case format defines (1 matches 1.0
   assert.equal(check('"$ref:v"', '3', captures).mismatch, null);
 });
 
+test('match: $text matches a number written exactly so, the ids the daemon echoes verbatim', () => {
+  for (const text of ['1.50', '-0', '1e400', '9223372036854775808', '7', '1E+2']) assert.equal(check(`"$text:${text}"`, text).mismatch, null, text);
+  for (const [text, written] of [['1.50', '1.5'], ['-0', '0'], ['1e400', '1E400'], ['7', '7.0']]) {
+    assert.match(check(`"$text:${text}"`, written).mismatch, /expected a number written/, text);
+  }
+  assert.notEqual(check('"$text:1.50"', '"1.50"').mismatch, null);
+});
+
 test('match: type matchers, $contains and $$', () => {
   for (const [pattern, good, bad] of [
     ['$any', 'null', null],

@@ -99,7 +99,7 @@ test('client: a 3 MiB response line is read whole', async (t) => {
   await peer.handshake();
   const client = await connecting;
   t.after(() => client.close());
-  const pending = client.tree();
+  const pending = client.request('view/tree');
   const request = await peer.read();
   const body = Array.from({ length: 30000 }, (_, index) => `line ${index} ${'·'.repeat(40)}`);
   await peer.write(`${JSON.stringify({ jsonrpc: '2.0', id: request.id, result: { root: { body }, version: 1 } })}\n`);

@@ -240,3 +240,42 @@ def test_shutdown_stops_the_daemon_and_closes_the_client(daemon: Daemon) -> None
     assert daemon.process is not None and daemon.process.wait(10) == 0
     assert not c.connected and c.reconnects == 0
     assert list(watch) == []
+
+
+
+def _mount_rows(client: milieu.Client, count: int, body: str) -> None:
+    client.mount(parent="/App", name="List")
+    for first in range(0, count, 50):
+        client.transaction(
+            [ops.mount(parent="/App/List", name="Row", id=n, body=[body]) for n in range(first, min(first + 50, count))]
+        )
+
+
+def test_tree_follows_cursors_and_puts_the_pages_together(client: milieu.Client) -> None:
+    _mount_rows(client, 120, "row")
+    client.mount(parent="/App/List/Row[7]", name="Detail")
+    tree = client.tree("/App/List", page_size=25)
+    root = tree["root"]
+    assert root["path"] == "/App/List" and "parent" not in root
+    assert [row["path"] for row in root["children"]] == [f"/App/List/Row[{n}]" for n in range(120)]
+    assert [child["path"] for child in root["children"][7]["children"]] == ["/App/List/Row[7]/Detail"]
+    assert tree["version"] == client.initialize()["version"]
+
+
+def test_tree_with_a_depth_counts_the_children_it_leaves_out(client: milieu.Client) -> None:
+    _mount_rows(client, 3, "row")
+    root = client.tree(depth=1)["root"]
+    (listing,) = root["children"]
+    assert listing["path"] == "/App/List" and listing["childCount"] == 3 and "children" not in listing
+
+
+def test_a_tree_over_the_output_limit_is_result_too_large_whole_and_comes_in_pages(
+    make_daemon: Callable[..., Daemon],
+) -> None:
+    daemon = make_daemon("--output-limit", "65536,32768,30")
+    with milieu.Client(daemon.socket) as client:
+        _mount_rows(client, 400, "b" * 200)
+        with pytest.raises(milieu.ResultTooLarge) as refused:
+            client.request("view/tree", {"path": "/App/List"})
+        assert refused.value.limit == 65536 and refused.value.method == "view/tree"
+        assert len(client.tree("/App/List", page_size=100)["root"]["children"]) == 400

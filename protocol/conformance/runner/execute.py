@@ -121,7 +121,7 @@ class CaseRun:
         connection, checks = self._connection(step)
         value = step.step[kind]
         if kind == "send":
-            data = (_compact(value) + "\n").encode("utf-8")
+            data = (_compact(self._substituted(step, value)) + "\n").encode("utf-8")
         elif kind == "sendRaw":
             try:
                 data = value.encode("utf-8")
@@ -132,6 +132,19 @@ class CaseRun:
         self._log(step.conn, "-->", data.decode("utf-8", "backslashreplace").removesuffix("\n"))
         checks.sent(data)
         connection.send(data)
+
+    def _substituted(self, step, value):
+        """`value` with each string "$ref:NAME" replaced by the value captured as NAME."""
+        if isinstance(value, list):
+            return [self._substituted(step, item) for item in value]
+        if isinstance(value, dict):
+            return {key: self._substituted(step, item) for key, item in value.items()}
+        if isinstance(value, str) and value.startswith("$ref:"):
+            name = value[len("$ref:"):]
+            if name not in self.captures:
+                self.fail(step, f"case error: {value} refers to nothing captured in an earlier step")
+            return self.captures[name]
+        return value
 
     def _receive(self, step, timeout):
         connection, checks = self._connection(step)

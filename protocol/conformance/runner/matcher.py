@@ -113,6 +113,12 @@ def _match_matcher(pattern, value, where, captures, made):
         if not check(value):
             raise Mismatch(where, f"expected {pattern}, got {_show(value)}")
         return
+    if pattern.startswith("$text:"):
+        text = pattern[len("$text:"):]
+        written = getattr(value, "text", None)
+        if not is_number(value) or written != text:
+            raise Mismatch(where, f"expected a number written {text}, got {written or _show(value)}")
+        return
     if pattern.startswith("$contains:"):
         text = pattern[len("$contains:"):]
         if not isinstance(value, str) or text not in value:

@@ -153,3 +153,18 @@ def test_mismatches_point_at_the_offending_member():
     error = mismatch({"result": {"items": [{"a~b/c": 1}]}}, {"result": {"items": [{"a~b/c": 2}]}})
     assert error.where == "/result/items/0/a~0b~1c"
     assert "expected 1, got 2" in str(error)
+
+
+@pytest.mark.parametrize("text", ["1.50", "-0", "1e400", "9223372036854775808", "7", "1E+2"])
+def test_text_matches_a_number_written_so(text):
+    from runner.wire import parse_strict
+
+    assert matches(f"$text:{text}", parse_strict(text)) == {}
+
+
+@pytest.mark.parametrize("pattern, written", [("$text:1.50", "1.5"), ("$text:-0", "0"), ("$text:1e400", "1E400"), ("$text:7", "7.0")])
+def test_text_does_not_match_another_spelling_of_the_value(pattern, written):
+    from runner.wire import parse_strict
+
+    mismatch(pattern, parse_strict(written))
+    mismatch(pattern, '"' + pattern[len("$text:"):] + '"')

@@ -29,9 +29,36 @@ def _no_constant(name):
     raise ValueError(f"{name} is not JSON")
 
 
+class WrittenInt(int):
+    """An integer that remembers how it was written, for the `$text:` matcher."""
+
+    text: str
+
+
+class WrittenFloat(float):
+    """A non-integer number that remembers how it was written (`1.50`, `-0`, `1e400`)."""
+
+    text: str
+
+
+def _written(kind):
+    def make(text):
+        number = kind(text)
+        number.text = text
+        return number
+
+    return make
+
+
 def parse_strict(text):
-    """Parse one line as strict JSON; raise ValueError otherwise."""
-    return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+    """Parse one line as strict JSON; raise ValueError otherwise. Numbers keep their text."""
+    return json.loads(
+        text,
+        object_pairs_hook=_no_duplicates,
+        parse_constant=_no_constant,
+        parse_int=_written(WrittenInt),
+        parse_float=_written(WrittenFloat),
+    )
 
 
 class Connection:

@@ -76,6 +76,10 @@ function matcher(pattern, actual, captures, made, differ) {
     case '$array':
       return Array.isArray(actual) ? null : differ('expected an array');
   }
+  if (pattern.startsWith('$text:')) {
+    const text = pattern.slice('$text:'.length);
+    return isNumber(actual) && stringify(actual) === text ? null : differ(`expected a number written ${text}`);
+  }
   if (pattern.startsWith('$contains:')) {
     const text = pattern.slice('$contains:'.length);
     return typeof actual === 'string' && actual.includes(text) ? null : differ(`expected a string containing ${JSON.stringify(text)}`);

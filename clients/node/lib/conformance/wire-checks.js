@@ -185,7 +185,7 @@ function errorProblems(error, id) {
 function idKey(id) {
   if (typeof id === 'string') return JSON.stringify(id);
   if (typeof id === 'bigint') return String(id);
-  if (id instanceof Double) return String(id.value);
+  if (id instanceof Double) return id.text ?? String(id.value);
   return null;
 }
 

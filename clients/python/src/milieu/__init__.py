@@ -19,8 +19,8 @@ from .client import Client, Watch
 from .errors import (
     Compacted, ConnectionLost, DuplicateView, EnvironmentObjectMissing, Forbidden, InternalError, InUse,
     InvalidDeclaration, InvalidParams, InvalidRequest, InvalidValue, LimitExceeded, MessageTooLarge, MethodNotFound,
-    MilieuError, ParseError, ProtocolError, ReadOnly, Resync, Timeout, TypeMismatch, UnknownAction, UnknownPath,
-    UnknownType, VersionConflict,
+    MilieuError, ParseError, ProtocolError, ReadOnly, Resync, ResultTooLarge, Timeout, TypeMismatch, UnknownAction,
+    UnknownPath, UnknownType, VersionConflict,
 )
 from .notifications import (
     Change, Diagnostic, DidChange, DidMount, DidUnmount, DidUpdate, Notification, ObjectCreated, ObjectDestroyed,
@@ -31,6 +31,6 @@ __all__ = [
     "DidMount", "DidUnmount", "DidUpdate", "DuplicateView", "EnvironmentObjectMissing", "Forbidden", "InUse",
     "InternalError", "InvalidDeclaration", "InvalidParams", "InvalidRequest", "InvalidValue", "LimitExceeded",
     "MessageTooLarge", "MethodNotFound", "MilieuError", "Notification", "ObjectCreated", "ObjectDestroyed",
-    "ParseError", "ProtocolError", "ReadOnly", "ReconnectPolicy", "Resync", "Timeout", "TypeMismatch",
+    "ParseError", "ProtocolError", "ReadOnly", "ReconnectPolicy", "Resync", "ResultTooLarge", "Timeout", "TypeMismatch",
     "UnknownAction", "UnknownPath", "UnknownType", "VersionConflict", "Watch", "__version__", "ops", "socket_path",
 ]

@@ -12,13 +12,13 @@ from __future__ import annotations
 import functools
 import inspect
 import re
-from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Sequence, TypeVar, cast
 
 from . import ops
 from ._core import Call, Connection, Plan, W, WatchState, initialize_params, names
 from .results import (
-    CallResult, InitializeResult, MountResult, RegisterResult, TransactionResult, TreeResult, TypesResult,
-    VersionResult,
+    CallResult, InitializeResult, MountResult, PageNode, RegisterResult, TransactionResult, TreePage, TreeResult,
+    TypesResult, VersionResult, ViewNode,
 )
 
 if TYPE_CHECKING:  # typing_extensions is needed by type checkers only, not at run time
@@ -159,10 +159,51 @@ def provide(
     return result
 
 
-def tree(core: Connection[Any], path: str | None = None, *, timeout: float | None = None) -> Plan[TreeResult]:
-    """``view/tree``: the views from ``path`` (default ``/App``)."""
-    result: TreeResult = yield Call("view/tree", {} if path is None else {"path": path}, timeout)
-    return result
+def tree(
+    core: Connection[Any],
+    path: str | None = None,
+    *,
+    depth: int | None = None,
+    page_size: int = 1000,
+    timeout: float | None = None,
+) -> Plan[TreeResult]:
+    """``view/tree``: the views from ``path`` (default ``/App``), ``depth`` levels below it at most
+    (a view at the limit has ``childCount``), fetched ``page_size`` views at a time by following
+    each page's cursor and put together, so that a tree of any size arrives without one answer
+    passing the daemon's output limit (SPEC §9.11). Each page is the tree as of its own version;
+    ``version`` is the last page's. ``timeout`` is per page."""
+    params: Dict[str, Any] = {"limit": page_size}
+    if path is not None:
+        params["path"] = path
+    if depth is not None:
+        params["depth"] = depth
+    nodes: List[PageNode] = []
+    while True:
+        page: TreePage = yield Call("view/tree", params, timeout)
+        nodes += page["nodes"]
+        cursor = page.get("nextCursor")
+        if cursor is None:
+            return {"root": assemble_tree(nodes), "version": page["version"]}
+        params = {"cursor": cursor, "limit": page_size}
+
+
+def assemble_tree(nodes: Sequence[PageNode]) -> ViewNode:
+    """The tree that the nodes of a walk's pages make, in order: each view under its parent."""
+    by_path: Dict[str, ViewNode] = {}
+    root: ViewNode | None = None
+    for page_node in nodes:
+        node = cast(ViewNode, {key: value for key, value in page_node.items() if key != "parent"})
+        if "childCount" not in node:
+            node["children"] = []
+        by_path[node["path"]] = node
+        parent = page_node["parent"]
+        if parent is None:
+            root = root or node
+        elif parent in by_path:
+            by_path[parent].setdefault("children", []).append(node)
+    if root is None:
+        raise ValueError("view/tree sent no root")
+    return root
 
 
 def watch(

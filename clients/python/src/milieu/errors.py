@@ -211,6 +211,16 @@ class LimitExceeded(MilieuError):
     max = _Field[Optional[int]]("max", None)
 
 
+class ResultTooLarge(MilieuError):
+    """-32015: the response would pass the connection's output hard limit, so it was not sent;
+    the connection goes on. ``hint`` says how to ask for less (for a tree: ``tree()`` pages)."""
+
+    method = _Field[Optional[str]]("method", None)
+    size = _Field[Optional[int]]("size", None)
+    limit = _Field[Optional[int]]("limit", None)
+    hint = _Field[Optional[str]]("hint", None)
+
+
 # --- client-side errors ------------------------------------------------------------------
 
 
@@ -272,7 +282,7 @@ _BY_KIND: Dict[str, Type[MilieuError]] = {
         ParseError, InvalidRequest, MethodNotFound, InvalidParams, InternalError,
         EnvironmentObjectMissing, UnknownPath, UnknownType, UnknownAction, TypeMismatch,
         ReadOnly, VersionConflict, DuplicateView, InvalidDeclaration, InUse, MessageTooLarge,
-        Forbidden, InvalidValue, Compacted, LimitExceeded,
+        Forbidden, InvalidValue, Compacted, LimitExceeded, ResultTooLarge,
     )
 }
 
@@ -282,7 +292,7 @@ _BY_CODE: Dict[int, Type[MilieuError]] = {
     -32000: EnvironmentObjectMissing, -32001: UnknownPath, -32002: UnknownType,
     -32003: UnknownAction, -32004: TypeMismatch, -32005: ReadOnly, -32006: VersionConflict,
     -32007: DuplicateView, -32008: InvalidDeclaration, -32009: InUse, -32010: MessageTooLarge,
-    -32011: Forbidden, -32012: InvalidValue, -32013: Compacted, -32014: LimitExceeded,
+    -32011: Forbidden, -32012: InvalidValue, -32013: Compacted, -32014: LimitExceeded, -32015: ResultTooLarge,
 }
 
 

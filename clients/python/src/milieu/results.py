@@ -90,16 +90,44 @@ class ViewSnapshot(_ViewId):
     retained: bool
 
 
-class ViewNode(ViewSnapshot):
-    """A view node of ``view/tree`` (SPEC §9.11): the view and its children, in mount order."""
-
+class _Subtree(TypedDict, total=False):
     children: List[ViewNode]
+    childCount: int
+
+
+class ViewNode(ViewSnapshot, _Subtree):
+    """A view node of ``view/tree`` (SPEC §9.11): the view and its children, in mount order; at
+    the depth limit ``childCount`` (how many children it has) instead of ``children``."""
 
 
 class TreeResult(TypedDict):
-    """``view/tree``: the view node at the root of the asked subtree, and the version."""
+    """``view/tree``: the view node at the root of the asked subtree, and the version (that of
+    the last page, when the tree came in pages)."""
 
     root: ViewNode
+    version: int
+
+
+class _PageNodeCount(TypedDict, total=False):
+    childCount: int
+
+
+class PageNode(ViewSnapshot, _PageNodeCount):
+    """A view in a page of ``view/tree``: a view node without ``children``, with ``parent`` (its
+    parent's path; ``None`` for the view the walk started at)."""
+
+    parent: Optional[str]
+
+
+class _NextCursor(TypedDict, total=False):
+    nextCursor: str
+
+
+class TreePage(_NextCursor):
+    """A page of ``view/tree`` (``limit`` or ``cursor`` given): views in pre-order, and
+    ``nextCursor`` unless it is the last page."""
+
+    nodes: List[PageNode]
     version: int
 
 
