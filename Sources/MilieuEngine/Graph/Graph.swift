@@ -71,6 +71,12 @@ public final class Graph {
     /// Parsed key paths by text: clients write the same few paths over and over.
     @exclusivity(unchecked) var keyPaths: [String: KeyPath] = [:]
     public let limits: GraphLimits
+    /// The views each connection's close unmounts with their subtrees (rule 15): those it mounted
+    /// without `retain` under a view it does not own. Kept as views are linked and unlinked, so
+    /// that a close costs what that connection mounted, not what the tree holds.
+    @exclusivity(unchecked) var closeRoots: [ConnectionID: Set<ViewSerial>] = [:]
+    /// Views `connectionClosed` has looked at: what the tests hold a close's cost to.
+    private(set) var viewsVisitedClosing = 0
 
     // The transaction in progress.
     @exclusivity(unchecked) var journal = Journal()
@@ -191,9 +197,8 @@ public final class Graph {
 
     /// Unmounts every view `connection` mounted, except retained ones (rule 15).
     public func connectionClosed(_ connection: ConnectionID) -> Commit {
-        let tops = viewsBySerial.values.filter { node in
-            node.owner == connection && !node.retained && node.parent?.owner != connection
-        }.sorted { $0.serial < $1.serial }
+        let tops = (closeRoots[connection] ?? []).sorted().compactMap { viewsBySerial[$0] }
+        viewsVisitedClosing += tops.count
         transaction += 1
         pending.queue.transaction = transaction
         for node in tops where node.isMounted { teardown(node, reason: .connectionClosed) }
