@@ -100,6 +100,13 @@ public final class Server: ConnectionHandler {
     /// A connection closed: its watches go, and the views it mounted without `retain` (rule 15).
     public func connectionClosed(_ connection: Connection, reason: ConnectionCloseReason) { closed(connection, reason: reason) }
 
+    /// A client accepted on the reserve descriptor at the descriptor limit is told so before it is closed.
+    public func refusalAtDescriptorLimit() -> [UInt8] {
+        let limit = DescriptorLimit.current
+        log.warning("refused a connection: all \(limit) descriptors are in use")
+        return Envelope.errorLine(id: .null, .limitExceeded("descriptors", max: limit))
+    }
+
     // MARK: Connections
 
     /// A client connected: it gets a session, or is refused with a reason.

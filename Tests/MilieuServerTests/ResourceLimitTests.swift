@@ -1,0 +1,39 @@
+import Foundation
+import MilieuJSON
+import MilieuTestSupport
+import Testing
+
+/// The daemon under pressure on its descriptors and memory: a client over a limit is told which
+/// limit and closed, and everyone else goes on being served (issue #15 items 5 and 6).
+@Suite(.serialized) struct ResourceLimitTests {
+    /// Lowers a running daemon's descriptor limit to its lowest free descriptor number, so
+    /// that the next descriptor it opens is over the limit (those it holds stay open).
+    private func exhaustDescriptors(of daemon: Daemon) throws {
+        let pid = daemon.process.processIdentifier
+        let numbers = Set(try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").compactMap { Int($0) })
+        let lowestFree = (0...).first { !numbers.contains($0) } ?? 0
+        // prlimit(1) (util-linux): Glibc's module does not expose prlimit(2).
+        let tool = Process()
+        tool.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+        tool.arguments = ["--pid", "\(pid)", "--nofile=\(lowestFree):\(lowestFree)"]
+        try tool.run()
+        tool.waitUntilExit()
+        try #require(tool.terminationStatus == 0, "prlimit failed")
+    }
+
+    @Test func aClientPastTheDescriptorLimitIsToldAndClosed() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let first = try daemon.connect()
+        #expect(try first.call("graph/get", ["path": "theme.fontScale"]) == .double(1))
+        try exhaustDescriptors(of: daemon)
+        for _ in 0..<3 {
+            let refused = try daemon.connect()
+            let error = try #require(try refused.readMessage(timeout: 5)?["error"], "a refused client is told why")
+            #expect(error["data"]?["kind"] == "LimitExceeded")
+            #expect(error["data"]?["limit"] == "descriptors")
+            #expect(try refused.readMessage(timeout: 5) == nil, "and closed")
+        }
+        #expect(try first.call("graph/get", ["path": "theme.fontScale"]) == .double(1))
+    }
+}
