@@ -19,13 +19,17 @@ public final class Server: ConnectionHandler {
     let loop: EventLoop
     var sessions: [Int: ClientSession] = [:]
     let watches = WatchRegistry()
+    /// The bytes of unfinished lines held for each session, against `maxBufferedInputBytes`.
+    var bufferedInput = BufferedBytes()
+    /// The unsent output of each session holding at least `OutputLimits.tracked`, against `OutputLimits.budget`.
+    var bufferedOutput = BufferedBytes()
     var history: History
     /// New at every start, so that clients can tell a restarted daemon.
     let instance: String
     /// The durable state; nil with --ephemeral.
     let store: Store?
     /// What this loop turn will send once its changes are committed to the store.
-    private var turn: [TurnOutput] = []
+    var turn: [TurnOutput] = []
     private var listener: UnixListener?
     private var shuttingDown = false
     /// Set by the `shutdown` method: nothing after it is executed (SPEC §9.14).
@@ -60,6 +64,7 @@ public final class Server: ConnectionHandler {
             requestShutdown()
         }
         try loop.serve(listener: listener, handler: self)
+        scheduleHousekeeping()
         log.info("listening on \(listener.path ?? "an inherited socket") (protocol \(ProtocolInfo.version), pid \(getpid()))")
         try? notifier.ready()
         try loop.run()
@@ -134,6 +139,8 @@ public final class Server: ConnectionHandler {
     /// Bytes arrived: each complete line is answered in this turn.
     func received(_ bytes: UnsafeRawBufferPointer, from connection: any PeerConnection) {
         guard let session = sessions[connection.id] else { return }
+        let linesBefore = session.framer.completedLines
+        defer { noteUnfinishedLine(of: session, restarted: session.framer.completedLines != linesBefore) }
         session.framer.feed(bytes) { frame in
             guard !stopping else { return }
             switch frame {
@@ -155,6 +162,8 @@ public final class Server: ConnectionHandler {
     func closed(_ connection: any PeerConnection, reason: ConnectionCloseReason) {
         guard sessions.removeValue(forKey: connection.id) != nil else { return }
         log.debug("connection \(connection.id) closed: \(reason)")
+        bufferedInput.set(0, for: connection.id)
+        bufferedOutput.set(0, for: connection.id)
         watches.removeAll(connection: connection.id)
         let commit = graph.connectionClosed(ConnectionID(connection.id))
         if let store, !commit.isEmpty { Persistence.stage(commit, of: graph, in: store) }
@@ -282,7 +291,8 @@ public final class Server: ConnectionHandler {
     }
 
     /// Drops a client that does not read what it is sent (SPEC §1.5), with a last notice saying why,
-    /// so that one slow reader cannot hold the daemon's memory.
+    /// so that one slow reader cannot hold the daemon's memory; and, past the daemon-wide budget,
+    /// the clients with the most unsent output. Called when output is queued and by the timer.
     func enforceOutputLimits(_ session: ClientSession) {
         guard !session.dropped else { return }
         let pending = session.connection.pendingOutputBytes
@@ -292,17 +302,25 @@ public final class Server: ConnectionHandler {
             reason = "its unsent output passed the hard limit of \(limits.hard) bytes"
         } else if pending > limits.soft {
             let now = ContinuousClock.now
-            guard let since = session.overSoftLimitSince else {
-                session.overSoftLimitSince = now
+            if let since = session.overSoftLimitSince, now - since > .seconds(limits.softSeconds) {
+                reason = "its unsent output stayed over \(limits.soft) bytes for \(limits.softSeconds) s"
+            } else {
+                if session.overSoftLimitSince == nil { session.overSoftLimitSince = now }
+                trackOutput(of: session, pending)
                 return
             }
-            guard now - since > .seconds(limits.softSeconds) else { return }
-            reason = "its unsent output stayed over \(limits.soft) bytes for \(limits.softSeconds) s"
         } else {
             session.overSoftLimitSince = nil
+            trackOutput(of: session, pending)
             return
         }
+        drop(session, because: reason, pending: pending)
+    }
+
+    /// Ends a session that does not read, after a last `connection/dropped` notice.
+    func drop(_ session: ClientSession, because reason: String, pending: Int) {
         session.dropped = true
+        bufferedOutput.set(0, for: session.id)
         log.warning("dropping connection \(session.id): it does not read; \(reason)")
         var notice = JSONWriter()
         ServerNotification.connectionDropped(reason: "slowConsumer", message: "dropped: \(reason)", pendingBytes: pending).write(

@@ -36,4 +36,56 @@ import Testing
         }
         #expect(try first.call("graph/get", ["path": "theme.fontScale"]) == .double(1))
     }
+
+    @Test func aLineLeftUnfinishedPastTheTimeoutGetsAnErrorAndACLose() throws {
+        let daemon = try Daemon(arguments: ["--line-timeout", "1"])
+        defer { daemon.stop() }
+        let idle = try daemon.connect()
+        try idle.sendRaw(Array(#"{"jsonrpc":"2.0","id":1,"method":"graph/get","#.utf8))
+        let error = try #require(try idle.readMessage(timeout: 10)?["error"], "told why")
+        #expect(error["data"]?["kind"] == "LimitExceeded")
+        #expect(error["data"]?["limit"] == "lineSeconds")
+        #expect(error["data"]?["max"] == 1)
+        #expect(try idle.readMessage(timeout: 5) == nil, "and closed")
+        #expect(try daemon.connect().call("graph/get", ["path": "theme.fontScale"]) == .double(1))
+    }
+
+    @Test func pastTheInputBudgetTheLargestUnfinishedLineIsRefused() throws {
+        let daemon = try Daemon(arguments: ["--input-budget", "1048576"])
+        defer { daemon.stop() }
+        let chunk =
+            Array(#"{"jsonrpc":"2.0","id":1,"method":"graph/get","params":{"path":""#.utf8)
+            + Array(repeating: UInt8(ascii: "a"), count: 300_000)
+        let small = try daemon.connect()
+        try small.sendRaw(chunk)
+        let large = try daemon.connect()
+        try large.sendRaw(chunk + chunk)
+        // Held so far: 0.9 MB of the 1 MiB. Another 300 kB passes the budget: the largest line goes.
+        let third = try daemon.connect()
+        try third.sendRaw(chunk)
+        let error = try #require(try large.readMessage(timeout: 5)?["error"], "the largest holder is told why")
+        #expect(error["data"]?["limit"] == "bufferedInput")
+        #expect(try large.readMessage(timeout: 5) == nil, "and closed")
+        // The others' lines still fit, and are answered once they end, as any line is.
+        try small.sendRaw(Array(#""}}"#.utf8) + [10])
+        #expect(try small.readMessage()?["id"] == 1)
+    }
+
+    @Test func aReaderOverTheSoftLimitIsDroppedOnTimeThoughNothingMoreIsQueued() throws {
+        let daemon = try Daemon(arguments: ["--output-limit", "67108864,262144,1"])
+        defer { daemon.stop() }
+        let slow = try daemon.connect()
+        var small: Int32 = 4096
+        setsockopt(slow.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        _ = try slow.call("watch", ["paths": ["theme.accentColor"]])
+        let writer = try daemon.connect()
+        let big = String(repeating: "x", count: 32 << 10)
+        for n in 0..<30 { _ = try writer.call("graph/set", ["path": "theme.accentColor", "value": .string("\(n)\(big)")]) }
+        // Nothing more is written: only the timer can see the reader stay over the soft limit.
+        usleep(2_500_000)
+        var last: JSON?
+        while let message = try slow.readMessage(timeout: 5) { last = message }
+        #expect(last?["method"] == "connection/dropped")
+        #expect(last?["params"]?["message"]?.stringValue?.contains("for 1.0 s") == true)
+    }
 }
