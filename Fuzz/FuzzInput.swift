@@ -4,9 +4,12 @@ import MilieuProtocol
 
 /// libFuzzer's entry point: bytes as they would arrive on a connection go through the framer,
 /// the JSON-RPC envelope checks, the method registry and, for mounts and writes, the engine.
+/// Requests with an odd id mount for connection 1, the others for connection 2, which closes
+/// after each input: teardown runs on what the input mounted, among what earlier ones left.
 /// Any crash, or an error reply that is not valid JSON, is a finding.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+    defer { _ = graph?.connectionClosed(ConnectionID(2)) }
     var framer = LineFramer(maxLineBytes: 4096)
     framer.feed(UnsafeRawBufferPointer(start: start, count: count)) { frame in
         guard case .line(let line) = frame else { return }
@@ -27,13 +30,14 @@ private func handle(_ message: RequestOrError) {
     do {
         let call = try Methods.decode(method: request.method, params: request.params)
         guard let current = graph else { return }
+        let owner = ConnectionID(request.id?.intValue.map { $0 & 1 == 1 ? 1 : 2 } ?? 1)
         if current.viewCount > 5000 { graph = try? Graph() }
         if let get = call as? GraphGetRequest {
             _ = try? current.get(get.path)
         } else if let transaction = call as? GraphTransactionRequest {
-            _ = try? current.apply(transaction.operations.compactMap { ($0 as? any EngineOperation)?.operation(owner: ConnectionID(1)) })
+            _ = try? current.apply(transaction.operations.compactMap { ($0 as? any EngineOperation)?.operation(owner: owner) })
         } else if let op = call as? any EngineOperation {
-            _ = try? current.apply([op.operation(owner: ConnectionID(1))])
+            _ = try? current.apply([op.operation(owner: owner)])
         }
     } catch {
         check(Envelope.errorLine(id: request.id ?? .null, error))
