@@ -26,3 +26,43 @@ import Testing
         #expect(graph.viewsVisitedClosing <= 100)
     }
 }
+
+/// A close spread over several calls: each takes at most its share, in the order one call would.
+@Suite struct SpreadTeardownTests {
+    @Test func aCloseInPartsUnmountsAtMostItsShareEachTimeUntilNoneAreLeft() throws {
+        let graph = try makeGraph()
+        for i in 0..<250 {
+            try graph.mount(
+                ["parent": "/App", "name": "Row", "id": .int(i), "state": ["n": .int(i)], "body": ["{n}"]], owner: ConnectionID(1))
+        }
+        var parts: [[String]] = []
+        repeat {
+            parts.append(graph.connectionClosed(ConnectionID(1), upTo: 100).unmountedPaths)
+        } while graph.isClosing(ConnectionID(1))
+        #expect(parts.map(\.count) == [100, 100, 50])
+        #expect(parts.joined().elementsEqual((0..<250).map { "/App/Row[\($0)]" }), "in mount order")
+    }
+
+    @Test func aLargeSubtreeGoesChildrenFirstOverSeveralParts() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "List"], owner: ConnectionID(1))
+        for i in 0..<150 {
+            try graph.mount(
+                ["parent": "/App/List", "name": "Row", "id": .int(i), "state": ["n": .int(i)], "body": ["{n}"]], owner: ConnectionID(1))
+        }
+        let first = graph.connectionClosed(ConnectionID(1), upTo: 100).unmountedPaths
+        #expect(first == (0..<100).map { "/App/List/Row[\($0)]" })
+        #expect(graph.isClosing(ConnectionID(1)))
+        let rest = graph.connectionClosed(ConnectionID(1), upTo: 100).unmountedPaths
+        #expect(rest.count == 51)
+        #expect(rest.last == "/App/List")
+        #expect(!graph.isClosing(ConnectionID(1)))
+    }
+}
+
+extension Commit {
+    /// The views this commit unmounted, in order.
+    fileprivate var unmountedPaths: [String] {
+        changes.compactMap { change in if case .viewUnmounted(let view, _) = change { view } else { nil } }
+    }
+}

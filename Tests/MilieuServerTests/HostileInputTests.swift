@@ -145,6 +145,30 @@ import Testing
         #expect(try observer.call("graph/get", ["path": "login.email"]) == "")
     }
 
+    /// A close of 5,000 views is spread over turns, one commit each, so that other clients are
+    /// answered in between: a watcher sees the unmounts under several versions.
+    @Test func aLargeCloseIsSpreadOverSeveralVersions() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let watcher = try daemon.connect()
+        let mounts = (0..<5_000).map { i in
+            #"{"jsonrpc":"2.0","id":\#(i),"method":"view/mount","params":{"parent":"/App","name":"R","id":\#(i),"state":{"n":\#(i)}}}"#
+        }
+        do {
+            let client = try daemon.connect()
+            try client.sendLine("[" + mounts.joined(separator: ",") + "]")
+            #expect(try client.readMessage(timeout: 60)?.arrayValue?.count == 5_000)
+            _ = try watcher.call("watch", ["views": ["/App"]])
+        }
+        var versions: Set<Int> = []
+        for _ in 0..<5_000 {
+            let note = try watcher.nextNotification(timeout: 30)
+            #expect(note["method"] == "view/didUnmount")
+            if let version = note["params"]?["version"]?.intValue { versions.insert(version) }
+        }
+        #expect(versions.count >= 5, "\(versions.count) versions")
+    }
+
     @Test func randomBytesNeverStopTheDaemon() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }
