@@ -4,10 +4,12 @@ import MilieuProtocol
 
 /// libFuzzer's entry point: bytes as they would arrive on a connection go through the framer,
 /// the JSON-RPC envelope checks, the method registry and, for registrations, mounts and writes,
-/// the engine.
+/// the engine. Requests with an odd id mount for connection 1, the others for connection 2, which
+/// closes after each input: teardown runs on what the input mounted, among what earlier ones left.
 /// Any crash, or an error reply that is not valid JSON, is a finding.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+    defer { _ = graph?.connectionClosed(ConnectionID(2)) }
     var framer = LineFramer(maxLineBytes: 4096)
     framer.feed(UnsafeRawBufferPointer(start: start, count: count)) { frame in
         guard case .line(let line) = frame else { return }
@@ -30,6 +32,8 @@ private func handle(_ message: RequestOrError) {
     do {
         let call = try Methods.decode(method: request.method, params: request.params)
         guard let current = graph else { return }
+        let owner: ConnectionID
+        if case .int(let number)? = request.id, number & 1 == 0 { owner = ConnectionID(2) } else { owner = ConnectionID(1) }
         if current.viewCount > 5000 || registrations > 1000 {
             graph = try? Graph()
             registrations = 0
@@ -40,9 +44,9 @@ private func handle(_ message: RequestOrError) {
             registrations += 1
             _ = try? current.register(declarations: register.types, environmentKeys: register.environmentKeys)
         } else if let transaction = call as? GraphTransactionRequest {
-            _ = try? current.apply(transaction.operations.compactMap { ($0 as? any EngineOperation)?.operation(owner: ConnectionID(1)) })
+            _ = try? current.apply(transaction.operations.compactMap { ($0 as? any EngineOperation)?.operation(owner: owner) })
         } else if let op = call as? any EngineOperation {
-            _ = try? current.apply([op.operation(owner: ConnectionID(1))])
+            _ = try? current.apply([op.operation(owner: owner)])
         }
     } catch {
         check(Envelope.errorLine(id: request.id ?? .null, error))

@@ -14,6 +14,11 @@ public struct LineFramer: Sendable {
     private var partial: [UInt8] = []
     /// Set once a line was too long; the framer yields nothing after that.
     public private(set) var overflowed = false
+    /// Newlines seen so far: when it moved, an unfinished line that remains is a new one.
+    public private(set) var completedLines = 0
+    /// A line buffer grown past this is let go once its line is handed out, so that one long
+    /// line does not pin its memory for the connection's life.
+    private static let retainedCapacity = 64 << 10
 
     public init(maxLineBytes: Int) { self.maxLineBytes = maxLineBytes }
 
@@ -39,6 +44,7 @@ public struct LineFramer: Sendable {
                 return
             }
             let end = UnsafeRawPointer(found) - base
+            completedLines += 1
             if partial.isEmpty {
                 let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
                 guard Self.contentLength(line) <= maxLineBytes else { return overflow(line.count, handle) }
@@ -48,11 +54,17 @@ public struct LineFramer: Sendable {
                 let length = partial.withUnsafeBytes(Self.contentLength)
                 guard length <= maxLineBytes else { return overflow(partial.count, handle) }
                 let line = partial
-                partial.removeAll(keepingCapacity: true)
+                partial.removeAll(keepingCapacity: partial.capacity <= Self.retainedCapacity)
                 line.withUnsafeBytes { emit($0, handle) }
             }
             start = end + 1
         }
+    }
+
+    /// Lets go of the unfinished line and yields nothing more: its connection is being closed.
+    public mutating func stop() {
+        overflowed = true
+        partial = []
     }
 
     /// Bytes held for a line not yet ended.

@@ -11,6 +11,8 @@ final class ClientSession {
     var overSoftLimitSince: ContinuousClock.Instant?
     /// Set once it is being dropped for not reading; nothing more is sent to it.
     var dropped = false
+    /// When the line not yet ended began to arrive, if one has.
+    var lineStartedAt: ContinuousClock.Instant?
 
     init(connection: any PeerConnection, maxLineBytes: Int) {
         self.connection = connection

@@ -7,8 +7,15 @@ public struct OutputLimits: Sendable {
     public var hard = 32 << 20
     public var soft = 8 << 20
     public var softSeconds = 10.0
+    /// The unsent output of all clients together; past it, the client with the most is dropped
+    /// as a slow consumer, then the next, until the rest fits.
+    public var budget = 512 << 20
 
     public init() {}
+
+    /// The least unsent output a client is counted for against `budget`: below it, output is
+    /// what one turn queued, written at the end of the turn, and counting it would cost every send.
+    var tracked: Int { min(64 << 10, soft) }
 }
 
 /// How a server runs: where it listens, what it loads, its limits.
@@ -30,6 +37,13 @@ public struct ServerConfiguration: Sendable {
     public var dataDirectory: String?
     /// Commit with fsync, so that acknowledged changes survive power loss, not only kill -9.
     public var fsync = false
+    /// How long a line may stay unfinished (bytes received, no newline) before its connection is
+    /// told `LimitExceeded` (`lineSeconds`) and closed: otherwise a client pins up to
+    /// `maxLineBytes` for ever.
+    public var incompleteLineSeconds = 30
+    /// The bytes of unfinished lines of all clients together; past it, the client holding the
+    /// most is told `LimitExceeded` (`bufferedInput`) and closed, then the next, until the rest fits.
+    public var maxBufferedInputBytes = 256 << 20
 
     public init(socketPath: String, dataDirectory: String? = nil) {
         self.socketPath = socketPath

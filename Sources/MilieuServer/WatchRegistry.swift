@@ -12,60 +12,79 @@ struct WatchKey: Hashable, Comparable {
 
 /// What each watch asked for, indexed so that a commit is matched against only the watches
 /// it concerns, and the notifications each of them gets (SPEC §10, §11).
+///
+/// Removing a watch costs what it registered, and closing a connection what that connection
+/// registered: many watches share one object or view, so each index keeps its watches in a
+/// `WatchGroups`, where one watch's entries come out in one step, whoever else is there.
 final class WatchRegistry {
     private struct PropertyWatch {
-        let key: WatchKey
         /// nil: every property of the object.
         let property: String?
         /// The watched key path as the client spelled it.
         let spelled: String
     }
 
-    private var byObject: [String: [PropertyWatch]] = [:]
-    private var byState: [String: [(key: WatchKey, spelled: String)]] = [:]
-    private var byView: [String: [WatchKey]] = [:]
-    private var lifecycle: [WatchKey] = []
+    private var byObject: [String: WatchGroups<PropertyWatch>] = [:]
+    /// Each watched @State's spelled path.
+    private var byState: [String: WatchGroups<String>] = [:]
+    private var byView: [String: WatchGroups<Void>] = [:]
+    private var lifecycle = WatchGroups<Void>()
     /// What each watch registered, to take it out again.
     private var registrations: [WatchKey: (targets: [WatchTarget], lifecycle: Bool)] = [:]
+    /// Each connection's watch ids, so that closing it does not look at anyone else's.
+    private var byConnection: [Int: Set<Int>] = [:]
+    /// Index entries taken out so far: what the tests hold removal proportional to.
+    private(set) var removalSteps = 0
 
-    func count(connection: Int) -> Int { registrations.keys.filter { $0.connection == connection }.count }
+    func count(connection: Int) -> Int { byConnection[connection]?.count ?? 0 }
 
     func contains(_ key: WatchKey) -> Bool { registrations[key] != nil }
 
     func add(_ key: WatchKey, targets: [(target: WatchTarget, spelled: String)], lifecycle wantsLifecycle: Bool) {
         for (target, spelled) in targets {
             switch target {
-            case .object(let object): byObject[object, default: []].append(PropertyWatch(key: key, property: nil, spelled: spelled))
+            case .object(let object):
+                byObject[object, default: WatchGroups()].append(PropertyWatch(property: nil, spelled: spelled), for: key)
             case .property(let object, let property):
-                byObject[object, default: []].append(PropertyWatch(key: key, property: property, spelled: spelled))
-            case .state(let view, let variable): byState[Self.stateKey(view, variable), default: []].append((key, spelled))
-            case .view(let path): byView[path, default: []].append(key)
+                byObject[object, default: WatchGroups()].append(PropertyWatch(property: property, spelled: spelled), for: key)
+            case .state(let view, let variable): byState[Self.stateKey(view, variable), default: WatchGroups()].append(spelled, for: key)
+            case .view(let path): byView[path, default: WatchGroups()].append((), for: key)
             }
         }
-        if wantsLifecycle { lifecycle.append(key) }
+        if wantsLifecycle { lifecycle.append((), for: key) }
         registrations[key] = (targets.map(\.target), wantsLifecycle)
+        byConnection[key.connection, default: []].insert(key.watch)
     }
 
     func remove(_ key: WatchKey) {
         guard let registration = registrations.removeValue(forKey: key) else { return }
+        if byConnection[key.connection]?.remove(key.watch) != nil, byConnection[key.connection]?.isEmpty == true {
+            byConnection[key.connection] = nil
+        }
         for target in registration.targets {
+            removalSteps += 1
             switch target {
-            case .object(let object), .property(let object, _):
-                byObject[object]?.removeAll { $0.key == key }
-                if byObject[object]?.isEmpty == true { byObject[object] = nil }
-            case .state(let view, let variable):
-                byState[Self.stateKey(view, variable)]?.removeAll { $0.key == key }
-                if byState[Self.stateKey(view, variable)]?.isEmpty == true { byState[Self.stateKey(view, variable)] = nil }
-            case .view(let path):
-                byView[path]?.removeAll { $0 == key }
-                if byView[path]?.isEmpty == true { byView[path] = nil }
+            case .object(let object), .property(let object, _): Self.remove(key, from: object, in: &byObject)
+            case .state(let view, let variable): Self.remove(key, from: Self.stateKey(view, variable), in: &byState)
+            case .view(let path): Self.remove(key, from: path, in: &byView)
             }
         }
-        if registration.lifecycle { lifecycle.removeAll { $0 == key } }
+        if registration.lifecycle {
+            removalSteps += 1
+            lifecycle.remove(key)
+        }
     }
 
     func removeAll(connection: Int) {
-        for key in registrations.keys where key.connection == connection { remove(key) }
+        guard let watches = byConnection[connection] else { return }
+        for watch in watches { remove(WatchKey(connection: connection, watch: watch)) }
+    }
+
+    /// Takes `key`'s entries out of `index[name]`, and the entry itself once nobody is left.
+    private static func remove<Entry>(_ key: WatchKey, from name: String, in index: inout [String: WatchGroups<Entry>]) {
+        // A watch lists a target once per spelling: the group may already be gone.
+        guard index[name]?.remove(key) == true, index[name]?.isEmpty == true else { return }
+        index[name] = nil
     }
 
     private static func stateKey(_ view: String, _ variable: String) -> String { view + "." + variable }
@@ -82,13 +101,14 @@ final class WatchRegistry {
         for change in commit.changes {
             switch change {
             case .property(let object, _, let property, let value):
-                for entry in byObject[object] ?? [] where entry.property == nil || entry.property == property {
+                byObject[object]?.forEach { key, entry in
+                    guard entry.property == nil || entry.property == property else { return }
                     let path = entry.property == nil ? entry.spelled + "." + property : entry.spelled
-                    add(entry.key) { pending, _ in pending.changes.append(ValueChange(path: path, value: value)) }
+                    add(key) { pending, _ in pending.changes.append(ValueChange(path: path, value: value)) }
                 }
             case .state(let view, let variable, let value):
                 let path = Self.stateKey(view, variable)
-                for (key, spelled) in byState[path] ?? [] {
+                byState[path]?.forEach { key, spelled in
                     add(key) { pending, _ in pending.changes.append(ValueChange(path: spelled, value: value)) }
                 }
                 if watchesViews {
@@ -117,13 +137,16 @@ final class WatchRegistry {
                 for key in viewWatchers(of: view) { add(key) { pending, stamp in pending.events.append(.diagnostic(stamp, diagnostic)) } }
             case .objectCreated(let object, let type, let owner, let reason):
                 let event = ObjectEvent(object: object, type: type, owner: owner, reason: reason.rawValue)
-                for key in lifecycle { add(key) { pending, stamp in pending.events.append(.objectDidCreate(stamp, event)) } }
+                lifecycle.forEach { key, _ in add(key) { pending, stamp in pending.events.append(.objectDidCreate(stamp, event)) } }
             case .objectDestroyed(let object, let type, let owner, let reason):
                 let event = ObjectEvent(object: object, type: type, owner: owner, reason: reason.rawValue)
                 var told = Set<WatchKey>()
-                for key in lifecycle + (byObject[object] ?? []).filter({ $0.property == nil }).map(\.key) where told.insert(key).inserted {
+                func tell(_ key: WatchKey) {
+                    guard told.insert(key).inserted else { return }
                     add(key) { pending, stamp in pending.events.append(.objectDidDestroy(stamp, event)) }
                 }
+                lifecycle.forEach { key, _ in tell(key) }
+                byObject[object]?.forEach { key, entry in if entry.property == nil { tell(key) } }
             }
         }
         var output: [Int: JSONWriter] = [:]
@@ -138,7 +161,7 @@ final class WatchRegistry {
     /// The watches on `view` or on any of its ancestors.
     private func viewWatchers(of view: String) -> [WatchKey] {
         var keys: [WatchKey] = []
-        for prefix in ViewPathPrefixes.of(view) { keys += byView[prefix] ?? [] }
+        for prefix in ViewPathPrefixes.of(view) { byView[prefix]?.forEach { key, _ in keys.append(key) } }
         return keys
     }
 
@@ -158,5 +181,49 @@ final class WatchRegistry {
 enum ViewPathPrefixes {
     static func of(_ path: String) -> [String] {
         EmbeddedJSONScanner.topLevelIndices(of: "/", in: path).dropFirst().map { String(path[..<$0]) } + [path]
+    }
+}
+
+/// The watches on one thing, each with its entries in the order it registered them. A watch's
+/// entries are added and taken out in one step whoever else watches the same thing: the
+/// last group moves into the hole (watches are reported sorted by key, so their order here
+/// does not show), and a watch's own entries stay in order.
+struct WatchGroups<Entry> {
+    private var keys: [WatchKey] = []
+    private var groups: [[Entry]] = []
+    private var positions: [WatchKey: Int] = [:]
+
+    var isEmpty: Bool { keys.isEmpty }
+
+    mutating func append(_ entry: Entry, for key: WatchKey) {
+        if let position = positions[key] {
+            groups[position].append(entry)
+            return
+        }
+        positions[key] = keys.count
+        keys.append(key)
+        groups.append([entry])
+    }
+
+    /// Takes out every entry of `key`; false when it had none.
+    @discardableResult
+    mutating func remove(_ key: WatchKey) -> Bool {
+        guard let position = positions.removeValue(forKey: key) else { return false }
+        let last = keys.count - 1
+        if position != last {
+            keys.swapAt(position, last)
+            groups.swapAt(position, last)
+            positions[keys[position]] = position
+        }
+        keys.removeLast()
+        groups.removeLast()
+        return true
+    }
+
+    /// Each entry with its watch, a watch's entries in the order they were added.
+    func forEach(_ body: (WatchKey, Entry) -> Void) {
+        for (key, entries) in zip(keys, groups) {
+            for entry in entries { body(key, entry) }
+        }
     }
 }

@@ -43,10 +43,16 @@ public protocol ConnectionHandler: AnyObject {
     /// accept() failed; when descriptors ran out the loop stops accepting for
     /// ~100 ms instead of spinning. The default writes a line to stderr.
     func acceptFailed(_ error: TransportError)
+
+    /// The process is out of descriptors: a client was accepted on the one the loop keeps in
+    /// reserve, and is sent the bytes returned here, then closed. The default sends nothing.
+    func refusalAtDescriptorLimit() -> [UInt8]
 }
 
 extension ConnectionHandler {
     public func loopTurnEnded() {}
+
+    public func refusalAtDescriptorLimit() -> [UInt8] { [] }
 
     public func acceptFailed(_ error: TransportError) {
         let line = Array("milieu transport: accept failed: \(error)\n".utf8)

@@ -8,12 +8,20 @@ final class ListenerRegistration {
     let handler: any ConnectionHandler
     var isPolling = true
     var retryTimer: TimerID?
+    /// A descriptor held open (on /dev/null) so that, when the process runs out, one client at a
+    /// time can still be accepted on it, told why and closed, instead of waiting in the backlog
+    /// for ever. -1 while it is in use, or if it could not be opened.
+    var reserve = ListenerRegistration.openReserve()
 
     init(token: UInt64, listener: UnixListener, handler: any ConnectionHandler) {
         self.token = token
         self.listener = listener
         self.handler = handler
     }
+
+    deinit { if reserve >= 0 { Syscall.close(reserve) } }
+
+    static func openReserve() -> Int32 { open("/dev/null", O_RDONLY | O_CLOEXEC) }
 }
 
 extension EventLoop {
@@ -62,8 +70,10 @@ extension EventLoop {
                 }
             } catch let error as TransportError {
                 if error.errno == ECONNABORTED { continue }
-                // Out of descriptors or memory, or worse: a level-triggered listener
-                // would report readable again at once, so rest it instead of spinning.
+                if error.errno == EMFILE || error.errno == ENFILE, refuseOnReserve(entry) { continue }
+                // Out of memory, or out of descriptors with none in reserve, or worse: a
+                // level-triggered listener would report readable again at once, so rest it
+                // instead of spinning.
                 pauseAccepting(entry, because: error)
                 return
             } catch {
@@ -71,6 +81,22 @@ extension EventLoop {
             }
             openConnection(fd: fd, handler: entry.handler)
         }
+    }
+
+    /// At the descriptor limit: frees the reserve descriptor, accepts one client on it, sends
+    /// it the handler's refusal and closes it, then takes the reserve back. False when there
+    /// was no reserve, or no client to accept after all.
+    private func refuseOnReserve(_ entry: ListenerRegistration) -> Bool {
+        guard entry.reserve >= 0 else { return false }
+        Syscall.close(entry.reserve)
+        defer { entry.reserve = ListenerRegistration.openReserve() }
+        let fd = milieu_accept4(entry.listener.fileDescriptor, nil, nil, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
+        guard fd >= 0 else { return false }
+        let refusal = entry.handler.refusalAtDescriptorLimit()
+        // A fresh socket's buffer takes a line at once; what it does not take is lost with the client.
+        _ = refusal.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        Syscall.close(fd)
+        return true
     }
 
     func pauseAccepting(_ entry: ListenerRegistration, because error: TransportError) {

@@ -14,6 +14,13 @@ public enum CoreDumps {
 
 /// The process's limit on open descriptors, which bounds how many clients it can serve.
 public enum DescriptorLimit {
+    /// The soft limit in force.
+    public static var current: Int {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
+        return Int(clamping: limit.rlim_cur)
+    }
+
     /// Raises the soft limit to the hard one, as far as the system allows; returns the soft
     /// limit now in force.
     @discardableResult

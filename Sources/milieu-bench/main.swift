@@ -1,7 +1,7 @@
 import Foundation
 import MilieuEngine
 
-/// `milieu-bench engine`: the engine's invalidation scaling and mount cost, in process.
+/// `milieu-bench engine`: the engine's invalidation scaling, mount cost and teardown cost, in process.
 /// `milieu-bench compare`: milieud against Redis over their sockets (scripts/bench).
 let usage = """
     usage: milieu-bench engine
@@ -19,6 +19,11 @@ case "engine", nil:
             row.style.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0),
             String(row.views).leftPadded(7), String(format: "%9.3f", row.mountSeconds),
             String(format: "%10.2f", row.writeMicros), String(format: "%12.3f", row.broadcastSeconds))
+    }
+    print("\nclosing a connection that mounted N views, beside N of another connection")
+    print("  views   close(s)")
+    for row in try TeardownBenchmark.run(sizes: [40_000, 80_000]) {
+        print(String(row.views).leftPadded(7), String(format: "%10.3f", row.closeSeconds))
     }
 case "compare":
     let options = Array(arguments.dropFirst())

@@ -56,6 +56,18 @@ enum Options {
             configuration.outputLimits.soft = Int(parts[1])
             configuration.outputLimits.softSeconds = parts[2]
         },
+        Option(
+            name: "--output-budget", value: "BYTES",
+            help: "the unsent output of all clients together; past it the client with the most is dropped (default 536870912)"
+        ) { $0.outputLimits.budget = try positive($1, "--output-budget") },
+        Option(
+            name: "--input-budget", value: "BYTES",
+            help: "the unfinished lines of all clients together; past it the client with the largest is closed (default 268435456)"
+        ) { $0.maxBufferedInputBytes = try positive($1, "--input-budget") },
+        Option(
+            name: "--line-timeout", value: "SECONDS",
+            help: "how long a line may stay unfinished before its connection is closed (default 30)"
+        ) { $0.incompleteLineSeconds = try positive($1, "--line-timeout") },
         Option(name: "--history", value: "N", help: "versions kept for resumable watches (default 10000)") {
             $0.historyLength = try positive($1, "--history")
         },

@@ -56,4 +56,20 @@ import Testing
     @Test func aLongLineWithoutNewlineIsCaughtBeforeItEnds() {
         #expect(frames([String(repeating: "z", count: 100)]) == ["<too large: 100>"])
     }
+
+    /// Whitespace lines count too: a server tells a new unfinished line from one still arriving.
+    @Test func everyNewlineCountsAsACompletedLine() {
+        var framer = LineFramer(maxLineBytes: 64)
+        Array("a\n \nb".utf8).withUnsafeBytes { framer.feed($0) { _ in } }
+        #expect(framer.completedLines == 2 && framer.pendingBytes == 1)
+    }
+
+    @Test func aStoppedFramerLetsItsLineGoAndYieldsNothingMore() {
+        var framer = LineFramer(maxLineBytes: 64)
+        var lines = 0
+        Array("abc".utf8).withUnsafeBytes { framer.feed($0) { _ in lines += 1 } }
+        framer.stop()
+        Array("def\nok\n".utf8).withUnsafeBytes { framer.feed($0) { _ in lines += 1 } }
+        #expect(lines == 0 && framer.pendingBytes == 0)
+    }
 }

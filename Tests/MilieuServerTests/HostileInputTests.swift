@@ -139,6 +139,58 @@ import Testing
         #expect(reply?.arrayValue?.allSatisfy { $0["error"]?["code"] == -32600 } == true)
     }
 
+    /// 8,000 mounts in one line (just under the 1 MiB line limit), then the connection goes: its views all go with it, and
+    /// another client is served throughout (issue #15 item 3).
+    @Test func aHugeBatchOfMountsIsAnsweredAndGoesWithItsConnection() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let observer = try daemon.connect()
+        let mounts = (0..<8_000).map { i in
+            #"{"jsonrpc":"2.0","id":\#(i),"method":"view/mount","params":{"parent":"/App","name":"R","id":\#(i),"state":{"n":\#(i)}}}"#
+        }
+        do {
+            let client = try daemon.connect()
+            try client.sendLine("[" + mounts.joined(separator: ",") + "]")
+            let reply = try client.readMessage(timeout: 60)
+            #expect(reply?.arrayValue?.count == 8_000)
+            #expect(reply?.arrayValue?.allSatisfy { $0["result"] != nil } == true)
+            #expect(try observer.call("graph/get", ["path": "/App/R[7999].n"]) == 7999)
+        }
+        // The client is gone: its close takes every view it mounted, and nothing else.
+        var gone = false
+        for _ in 0..<500 where !gone {
+            gone = try observer.request("graph/get", ["path": "/App/R[7999]"])["error"]?["data"]?["kind"] == "UnknownPath"
+            if !gone { usleep(10_000) }
+        }
+        #expect(gone)
+        #expect(try observer.failure("graph/get", ["path": "/App/R[0]"])["data"]?["kind"] == "UnknownPath")
+        #expect(try observer.call("graph/get", ["path": "login.email"]) == "")
+    }
+
+    /// A close of 5,000 views is spread over turns, one commit each, so that other clients are
+    /// answered in between: a watcher sees the unmounts under several versions.
+    @Test func aLargeCloseIsSpreadOverSeveralVersions() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let watcher = try daemon.connect()
+        let mounts = (0..<5_000).map { i in
+            #"{"jsonrpc":"2.0","id":\#(i),"method":"view/mount","params":{"parent":"/App","name":"R","id":\#(i),"state":{"n":\#(i)}}}"#
+        }
+        do {
+            let client = try daemon.connect()
+            try client.sendLine("[" + mounts.joined(separator: ",") + "]")
+            #expect(try client.readMessage(timeout: 60)?.arrayValue?.count == 5_000)
+            _ = try watcher.call("watch", ["views": ["/App"]])
+        }
+        var versions: Set<Int> = []
+        for _ in 0..<5_000 {
+            let note = try watcher.nextNotification(timeout: 30)
+            #expect(note["method"] == "view/didUnmount")
+            if let version = note["params"]?["version"]?.intValue { versions.insert(version) }
+        }
+        #expect(versions.count >= 5, "\(versions.count) versions")
+    }
+
     @Test func randomBytesNeverStopTheDaemon() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }

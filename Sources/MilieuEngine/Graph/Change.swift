@@ -55,10 +55,17 @@ extension Change {
         if zip(changes, changes.dropFirst()).allSatisfy({ rank($0) < rank($1) || (rank($0) == rank($1) && rank($0) != 6) }) {
             return changes
         }
-        return changes.enumerated().sorted { a, b in
-            let (ra, rb) = (rank(a.element), rank(b.element))
-            return ra != rb ? ra < rb : order(a.element, a.offset) < order(b.element, b.offset)
-        }.map(\.element)
+        // Each kind keeps arrival order, so a pass puts them in their places; only destructions
+        // are sorted, by a number read once each: a large teardown costs a sort of its objects,
+        // not a comparison sort of everything with an id parsed at every comparison.
+        var kinds = [[Change]](repeating: [], count: 6)
+        var destructions: [(order: Int, offset: Int, change: Change)] = []
+        for (offset, change) in changes.enumerated() {
+            let kind = rank(change)
+            if kind == 6 { destructions.append((order(change, offset), offset, change)) } else { kinds[kind].append(change) }
+        }
+        destructions.sort { a, b in a.order != b.order ? a.order < b.order : a.offset < b.offset }
+        return Array(kinds.joined()) + destructions.map(\.change)
     }
 }
 

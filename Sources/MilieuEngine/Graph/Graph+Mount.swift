@@ -338,10 +338,18 @@ extension Graph {
         teardown(node, reason: .unmounted)
     }
 
-    /// Removes `node` and its subtree, children first, releasing what they hold (rules 3 and 15).
-    func teardown(_ node: ViewNode, reason: UnmountReason) {
+    /// Removes `node` and its subtree, children first and siblings in mount order, releasing
+    /// what they hold (rules 3 and 15): all of it, or the first `limit` views of that order, so
+    /// that a large subtree can go over several transactions. Returns how many views went.
+    @discardableResult
+    func teardown(_ node: ViewNode, reason: UnmountReason, upTo limit: Int = .max) -> Int {
         let objectReason: DestructionReason = reason == .identity ? .identity : .ownerUnmounted
-        for current in node.subtreeChildrenFirst {
+        var removed = 0
+        while removed < limit, node.isMounted {
+            // The deepest first descendant is the next in children-first order: found from the
+            // top each time (at most the tree's depth), so nothing of the subtree is listed first.
+            var current = node
+            while let child = current.firstChild { current = child }
             for (name, variable) in current.variables {
                 switch variable {
                 case .object(let id, .stateObject), .object(let id, .observedObject), .object(let id, .state), .inputObject(let id):
@@ -352,11 +360,13 @@ extension Graph {
             for id in current.provided.heldObjects { release(id, reason: .released) }
             setDependencies(current, DependencySet())
             remove(current)
+            removed += 1
             if current.hasEvaluated {
                 let viewReason: UnmountReason = current === node ? reason : (reason == .identity ? .identity : .parentUnmounted)
                 pending.events.append(.viewUnmounted(view: current.path, reason: viewReason))
             }
         }
+        return removed
     }
 
     /// Lets go of an object a view variable holds: as its owner when the variable made it

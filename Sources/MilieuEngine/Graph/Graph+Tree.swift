@@ -8,6 +8,7 @@ extension Graph {
         guard views.insert(node) == nil else { throw .duplicateView(node.path) }
         viewsBySerial[node.serial] = node
         node.isMounted = true
+        if let owner = node.closeOwner { closeRoots[owner, default: []].insert(node.serial) }
         if let parent = node.parent {
             let before = atEnd ? parent.lastChild : previous
             let after = before == nil ? parent.firstChild : before?.nextSibling
@@ -30,6 +31,9 @@ extension Graph {
         views.remove(node.path)
         viewsBySerial[node.serial] = nil
         node.isMounted = false
+        if let owner = node.closeOwner, closeRoots[owner]?.remove(node.serial) != nil, closeRoots[owner]?.isEmpty == true {
+            closeRoots[owner] = nil
+        }
         guard let parent = node.parent else { return }
         if let previous = node.previousSibling { previous.nextSibling = node.nextSibling } else { parent.firstChild = node.nextSibling }
         if let next = node.nextSibling { next.previousSibling = node.previousSibling } else { parent.lastChild = node.previousSibling }
@@ -110,6 +114,16 @@ extension Graph {
         case .one(let reason): pending.queue.add(node, reason: reason)
         case .many(let all): for reason in all { pending.queue.add(node, reason: reason) }
         }
+    }
+}
+
+extension ViewNode {
+    /// The connection whose close unmounts this view with its subtree (rule 15): the one that
+    /// mounted it without `retain`, unless it also owns the parent, whose teardown takes this one.
+    /// Fixed for the view's life: its owner, flag and parent never change.
+    var closeOwner: ConnectionID? {
+        guard let owner, !retained, parent?.owner != owner else { return nil }
+        return owner
     }
 }
 

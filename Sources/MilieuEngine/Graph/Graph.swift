@@ -71,6 +71,15 @@ public final class Graph {
     /// Parsed key paths by text: clients write the same few paths over and over.
     @exclusivity(unchecked) var keyPaths: [String: KeyPath] = [:]
     public let limits: GraphLimits
+    /// The views each connection's close unmounts with their subtrees (rule 15): those it mounted
+    /// without `retain` under a view it does not own. Kept as views are linked and unlinked, so
+    /// that a close costs what that connection mounted, not what the tree holds.
+    @exclusivity(unchecked) var closeRoots: [ConnectionID: Set<ViewSerial>] = [:]
+    /// The views still to unmount for connections whose close is spread over several calls of
+    /// `connectionClosed`, the next one last.
+    @exclusivity(unchecked) private var closing: [ConnectionID: [ViewSerial]] = [:]
+    /// Views `connectionClosed` has looked at: what the tests hold a close's cost to.
+    private(set) var viewsVisitedClosing = 0
 
     // The transaction in progress.
     @exclusivity(unchecked) var journal = Journal()
@@ -189,14 +198,28 @@ public final class Graph {
         )
     }
 
-    /// Unmounts every view `connection` mounted, except retained ones (rule 15).
-    public func connectionClosed(_ connection: ConnectionID) -> Commit {
-        let tops = viewsBySerial.values.filter { node in
-            node.owner == connection && !node.retained && node.parent?.owner != connection
-        }.sorted { $0.serial < $1.serial }
+    /// Unmounts the views `connection` mounted, except retained ones (rule 15), with their
+    /// subtrees: all of them, or at most `limit` views, in one transaction. After a partial
+    /// close `isClosing` is true, and the next call goes on where this one stopped, so that a
+    /// large teardown can be spread over loop turns without stalling other clients.
+    public func connectionClosed(_ connection: ConnectionID, upTo limit: Int = .max) -> Commit {
+        if closing[connection] == nil {
+            // Sorted once, at the first call: mount order, the next one last.
+            closing[connection] = (closeRoots[connection] ?? []).sorted(by: >)
+        }
         transaction += 1
         pending.queue.transaction = transaction
-        for node in tops where node.isMounted { teardown(node, reason: .connectionClosed) }
+        var budget = limit
+        while budget > 0, let serial = closing[connection]?.last {
+            viewsVisitedClosing += 1
+            guard let node = viewsBySerial[serial], node.isMounted else {
+                closing[connection]?.removeLast()
+                continue
+            }
+            budget -= teardown(node, reason: .connectionClosed, upTo: budget)
+            if !node.isMounted { closing[connection]?.removeLast() }
+        }
+        if closing[connection]?.isEmpty == true { closing[connection] = nil }
         do {
             try propagate()
         } catch {
@@ -207,6 +230,9 @@ public final class Graph {
         journal.discard()
         return finishCommit()
     }
+
+    /// Whether views of `connection` are left to unmount after a partial `connectionClosed`.
+    public func isClosing(_ connection: ConnectionID) -> Bool { closing[connection] != nil }
 
     /// Takes back everything the failed transaction did; what the undo steps record is dropped.
     private func rollBack() {

@@ -214,16 +214,5 @@ final class ViewNode {
         return result
     }
 
-    /// This view and all its descendants, children before their parent, siblings in mount order.
-    var subtreeChildrenFirst: [ViewNode] {
-        var result: [ViewNode] = []
-        func visit(_ node: ViewNode) {
-            for child in node.children { visit(child) }
-            result.append(node)
-        }
-        visit(self)
-        return result
-    }
-
     var ancestorsAndSelf: some Sequence<ViewNode> { sequence(first: self) { $0.parent } }
 }
