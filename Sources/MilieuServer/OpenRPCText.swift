@@ -893,6 +893,9 @@ extension OpenRPCDocument {
         },
         {
           "$ref": "#/components/errors/EnvironmentObjectMissing"
+        },
+        {
+          "$ref": "#/components/errors/LimitExceeded"
         }
       ]
     },
@@ -1226,7 +1229,7 @@ extension OpenRPCDocument {
             "type": "number"
           },
           "pattern": {
-            "description": "A regular expression in RE2 syntax the whole string must match, at most 1024 UTF-8 bytes (SPEC 5.3: backreferences and lookaround are refused).",
+            "description": "A regular expression in RE2 syntax the whole string must match, at most 1024 UTF-8 bytes (SPEC 5.3: backreferences and lookaround are refused; a string whose UTF-8 bytes times the pattern's compiled instructions pass 262144 is refused with LimitExceeded patternWork).",
             "type": "string"
           }
         },
@@ -1485,7 +1488,7 @@ extension OpenRPCDocument {
             "type": "number"
           },
           "pattern": {
-            "description": "A regular expression in RE2 syntax the whole string must match, at most 1024 UTF-8 bytes (SPEC 5.3: backreferences and lookaround are refused).",
+            "description": "A regular expression in RE2 syntax the whole string must match, at most 1024 UTF-8 bytes (SPEC 5.3: backreferences and lookaround are refused; a string whose UTF-8 bytes times the pattern's compiled instructions pass 262144 is refused with LimitExceeded patternWork).",
             "type": "string"
           }
         },
@@ -1530,7 +1533,7 @@ extension OpenRPCDocument {
             "type": "number"
           },
           "pattern": {
-            "description": "A regular expression in RE2 syntax the whole string must match, at most 1024 UTF-8 bytes (SPEC 5.3: backreferences and lookaround are refused).",
+            "description": "A regular expression in RE2 syntax the whole string must match, at most 1024 UTF-8 bytes (SPEC 5.3: backreferences and lookaround are refused; a string whose UTF-8 bytes times the pattern's compiled instructions pass 262144 is refused with LimitExceeded patternWork).",
             "type": "string"
           }
         },
@@ -1632,7 +1635,7 @@ extension OpenRPCDocument {
             "type": "number"
           },
           "pattern": {
-            "description": "A regular expression in RE2 syntax the whole string must match, at most 1024 UTF-8 bytes (SPEC 5.3: backreferences and lookaround are refused).",
+            "description": "A regular expression in RE2 syntax the whole string must match, at most 1024 UTF-8 bytes (SPEC 5.3: backreferences and lookaround are refused; a string whose UTF-8 bytes times the pattern's compiled instructions pass 262144 is refused with LimitExceeded patternWork).",
             "type": "string"
           }
         },
