@@ -70,6 +70,19 @@ import Testing
         try graph.set("/App/V.t.s", .string(String(repeating: "a", count: 29)))
     }
 
+    /// Rule 13: even a secure value's length stays in the daemon.
+    @Test func aRefusedSecureValueIsNotDescribed() throws {
+        let graph = try makeGraph()
+        _ = try graph.register(declaration: [
+            "name": "T", "style": "observableObject",
+            "properties": ["s": ["type": "string", "pattern": "(.*){1000}", "secure": true]],
+        ])
+        try graph.mount(["parent": "/App", "name": "V", "stateObjects": ["t": ["type": "T"]]])
+        let error = expectError(.limitExceeded) { try graph.set("/App/V.t.s", .string(String(repeating: "a", count: 65_536))) }
+        #expect(error?.data["limit"] == "patternWork")
+        #expect(error?.message.contains("/App/V.t.s") == true && error?.message.contains("65536") == false, "\(error?.message ?? "")")
+    }
+
     @Test func anInitialValueAgainstALargePatternIsRefusedBeforeMatching() throws {
         let graph = try makeGraph()
         _ = try graph.register(declaration: declaration(pattern: "(.*){1000}"))
