@@ -51,4 +51,6 @@ extern "C" int milieu_regex_full_match(const milieu_regex *regex, const uint8_t 
     return RE2::FullMatch(re2::StringPiece(reinterpret_cast<const char *>(text), length), regex->re2) ? 1 : 0;
 }
 
+extern "C" int milieu_regex_program_size(const milieu_regex *regex) { return regex->re2.ProgramSize(); }
+
 extern "C" void milieu_regex_free(milieu_regex *regex) { delete regex; }

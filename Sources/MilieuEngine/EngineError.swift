@@ -156,6 +156,19 @@ extension EngineError {
             data: ["field": .string(pointer), "reason": .string(reason)])
     }
 
+    /// A string not matched against its pattern: the match could cost more than
+    /// `WholeMatch.maxWork` (SPEC §5.3). `subject` says which string (`Login#3.email`, or a
+    /// `matches` in a declaration); `bytes` is its length, nil where the string may be secret.
+    static func patternWork(_ subject: String, bytes: Int?, _ exceeded: WholeMatch.WorkExceeded) -> EngineError {
+        let length = bytes.map { "its \($0) UTF-8 bytes" } ?? "its UTF-8 bytes"
+        return EngineError(
+            kind: .limitExceeded,
+            message: "limit reached: \(subject) was not matched: \(length) × its pattern's \(exceeded.instructions) "
+                + "compiled instructions exceed \(WholeMatch.maxWork), the most work one match may take; "
+                + "use a shorter string or a simpler pattern",
+            data: ["limit": "patternWork", "max": .int(WholeMatch.maxWork)])
+    }
+
     static func limitExceeded(limit: String, max: Int) -> EngineError {
         EngineError(
             kind: .limitExceeded, message: "limit reached: at most \(max) \(limit)",

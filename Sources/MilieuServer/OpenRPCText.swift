@@ -923,6 +923,9 @@ extension OpenRPCDocument {
         },
         {
           "$ref": "#/components/errors/ResultTooLarge"
+        },
+        {
+          "$ref": "#/components/errors/LimitExceeded"
         }
       ]
     },
@@ -1294,7 +1297,7 @@ extension OpenRPCDocument {
             "type": "number"
           },
           "pattern": {
-            "description": "A regular expression in RE2 syntax the whole string must match, at most 1024 UTF-8 bytes (SPEC 5.3: backreferences and lookaround are refused).",
+            "description": "A regular expression in RE2 syntax the whole string must match, at most 1024 UTF-8 bytes (SPEC 5.3: backreferences and lookaround are refused; a string whose UTF-8 bytes times the pattern's compiled instructions pass 262144 is refused with LimitExceeded patternWork).",
             "type": "string"
           }
         },
@@ -1553,7 +1556,7 @@ extension OpenRPCDocument {
             "type": "number"
           },
           "pattern": {
-            "description": "A regular expression in RE2 syntax the whole string must match, at most 1024 UTF-8 bytes (SPEC 5.3: backreferences and lookaround are refused).",
+            "description": "A regular expression in RE2 syntax the whole string must match, at most 1024 UTF-8 bytes (SPEC 5.3: backreferences and lookaround are refused; a string whose UTF-8 bytes times the pattern's compiled instructions pass 262144 is refused with LimitExceeded patternWork).",
             "type": "string"
           }
         },
@@ -1598,7 +1601,7 @@ extension OpenRPCDocument {
             "type": "number"
           },
           "pattern": {
-            "description": "A regular expression in RE2 syntax the whole string must match, at most 1024 UTF-8 bytes (SPEC 5.3: backreferences and lookaround are refused).",
+            "description": "A regular expression in RE2 syntax the whole string must match, at most 1024 UTF-8 bytes (SPEC 5.3: backreferences and lookaround are refused; a string whose UTF-8 bytes times the pattern's compiled instructions pass 262144 is refused with LimitExceeded patternWork).",
             "type": "string"
           }
         },
@@ -1700,7 +1703,7 @@ extension OpenRPCDocument {
             "type": "number"
           },
           "pattern": {
-            "description": "A regular expression in RE2 syntax the whole string must match, at most 1024 UTF-8 bytes (SPEC 5.3: backreferences and lookaround are refused).",
+            "description": "A regular expression in RE2 syntax the whole string must match, at most 1024 UTF-8 bytes (SPEC 5.3: backreferences and lookaround are refused; a string whose UTF-8 bytes times the pattern's compiled instructions pass 262144 is refused with LimitExceeded patternWork).",
             "type": "string"
           }
         },

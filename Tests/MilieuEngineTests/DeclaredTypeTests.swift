@@ -258,6 +258,17 @@ import Testing
         #expect((try? evaluate(["cat": ["hello", "!"]], limits: limits)) == "hello!")
     }
 
+    /// RE2's NFA steps every instruction of `(.*){1000}` (9003) per byte: 64 KiB would take about 1 s.
+    @Test func aMatchPastTheWorkBudgetStopsTheEvaluation() {
+        let text = JSON.string(String(repeating: "a", count: 65_536))
+        let error = expectError(.limitExceeded) { _ = try evaluate(["matches": [text, "(.*){1000}"]]) }
+        #expect(error?.data["limit"] == "patternWork")
+        #expect(error?.data["max"] == .int(WholeMatch.maxWork))
+        #expect(error?.message.contains("T.run: matches at /e") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("65536") == false, "the string may be secret: no length")
+        #expect((try? evaluate(["matches": ["aaaa", "(.*){1000}"]])) == true)
+    }
+
     @Test func aComputedGetterThatFailsReadsNull() throws {
         let graph = try graphHolding(
             declaration([

@@ -76,6 +76,11 @@ import Testing
                 #"{"jsonrpc":"2.0","id":1,"method":"schema/register","params":{"types":[{"name":"T","style":"observable","properties":{"s":{"type":"string","pattern":""#
                     + String(repeating: "a?", count: 513) + #""}}}]}}"#), code: -32008),
         Hostile(
+            name: "a default of nearly a line against a pattern of 9003 instructions",
+            bytes: line(
+                #"{"jsonrpc":"2.0","id":1,"method":"schema/register","params":{"types":[{"name":"T","style":"observable","properties":{"s":{"type":"string","pattern":"(.*){1000}","default":""#
+                    + String(repeating: "a", count: 1_000_000) + #""}}}]}}"#), code: -32014),
+        Hostile(
             name: "a backreference in matches",
             bytes: line(
                 #"{"jsonrpc":"2.0","id":1,"method":"schema/register","params":{"types":[{"name":"T","style":"observable","properties":{"s":{"type":"string"}},"computed":{"c":{"type":"bool","get":{"matches":[{"get":"s"},"(a)\\1"]}}}}]}}"#

@@ -43,6 +43,10 @@ milieu_regex *milieu_regex_compile(
 /// `length` is 0).
 int milieu_regex_full_match(const milieu_regex *regex, const uint8_t *text, size_t length);
 
+/// The number of instructions in the compiled program (RE2's `ProgramSize()`): what one byte of
+/// text costs at most, when RE2's DFA gives way to its NFA, which steps every live instruction.
+int milieu_regex_program_size(const milieu_regex *regex);
+
 /// Frees a compiled pattern; NULL is ignored.
 void milieu_regex_free(milieu_regex *regex);
 

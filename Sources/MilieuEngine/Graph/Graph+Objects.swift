@@ -75,8 +75,8 @@ extension Graph {
                 throw .typeMismatch(path: path, expected: "@\(type)", actual: "string", detail: "\(name), which is no object")
             }
         }
-        if let violated = property.validation.violation(of: conformed) {
-            throw .invalidValue(path: path, violation: violated, value: property.secure ? nil : value)
+        if let violation = try property.validation.violation(of: conformed, subject: path, secure: property.secure) {
+            throw .invalidValue(path: path, violation: violation, value: property.secure ? nil : value)
         }
         return conformed
     }

@@ -14,10 +14,11 @@ struct ExpressionScope {
 /// the elements its iterations have bound.
 ///
 /// Every node evaluated, step run and element visited costs one step; a string `matches` or `in`
-/// examines costs one per byte. Past `maxSteps`, or building a string or array over its limit,
-/// the evaluation stops with `LimitExceeded`. A value of the wrong kind, a division by zero or an
-/// int overflow stops it with `TypeMismatch`, whose `path` is `Type.member`. Messages name kinds,
-/// never values: an operand may come from a secure property (rule 13).
+/// examines costs one per byte. Past `maxSteps`, building a string or array over its limit, or
+/// matching a string that could cost more than `WholeMatch.maxWork`, the evaluation stops with
+/// `LimitExceeded`. A value of the wrong kind, a division by zero or an int overflow stops it with
+/// `TypeMismatch`, whose `path` is `Type.member`. Messages name kinds, never values: an operand
+/// may come from a secure property (rule 13).
 struct ExpressionEvaluation {
     let scope: ExpressionScope
     let limits: ExpressionLimits
@@ -111,7 +112,12 @@ struct ExpressionEvaluation {
             }
             try checkLength(text)
             try spend(text.utf8.count)
-            return .bool(WholeMatch.matches(text, pattern: pattern))
+            do throws(WholeMatch.WorkExceeded) {
+                return .bool(try WholeMatch.matches(text, pattern: pattern))
+            } catch {
+                // No length: the string may come from a secure property (rule 13).
+                throw .patternWork("\(place): matches at \(pointer)", bytes: nil, error)
+            }
         case .in:
             let element = try evaluate(arguments[0])
             return .bool(try contains(try evaluate(arguments[1]), element, at: pointer))

@@ -18,8 +18,10 @@ extension Constraints {
         let description: String
     }
 
-    /// The first constraint `value` breaks, or nil.
-    func violation(of value: JSON) -> Violation? {
+    /// The first constraint `value` breaks, or nil. A string whose pattern would cost too much to
+    /// check (past `WholeMatch.maxWork`) is `LimitExceeded` naming `subject`, and its length unless
+    /// it is `secure`.
+    func violation(of value: JSON, subject: String, secure: Bool) throws(EngineError) -> Violation? {
         if let oneOf, !oneOf.contains(value) {
             return Violation(constraint: "oneOf", description: "oneOf [" + oneOf.map(\.jsonText).joined(separator: ", ") + "]")
         }
@@ -27,8 +29,14 @@ extension Constraints {
             if let min, number < min { return Violation(constraint: "min", description: "min \(min.compactText)") }
             if let max, number > max { return Violation(constraint: "max", description: "max \(max.compactText)") }
         }
-        if let pattern, case .string(let text) = value, !WholeMatch.matches(text, pattern: pattern) {
-            return Violation(constraint: "pattern", description: "pattern \(pattern)")
+        if let pattern, case .string(let text) = value {
+            do throws(WholeMatch.WorkExceeded) {
+                if !(try WholeMatch.matches(text, pattern: pattern)) {
+                    return Violation(constraint: "pattern", description: "pattern \(pattern)")
+                }
+            } catch {
+                throw .patternWork(subject, bytes: secure ? nil : error.bytes, error)
+            }
         }
         return nil
     }

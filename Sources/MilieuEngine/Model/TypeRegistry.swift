@@ -137,7 +137,7 @@ extension StoredProperty {
         if let pattern = validation.pattern, let reason = WholeMatch.refusal(of: pattern) {
             throw .invalidDeclaration(field: "\(field).pattern", reason: reason)
         }
-        if validation.violation(of: defaultValue) != nil {
+        if try validation.violation(of: defaultValue, subject: "\(field).default", secure: secure) != nil {
             throw .invalidDeclaration(field: "\(field).default", reason: "the default breaks the property's own validation")
         }
     }

@@ -7,24 +7,45 @@ import Synchronization
 ///
 /// Linear, with a factor that grows with the compiled program: where RE2's DFA would need more
 /// states than its memory allows it falls back to its NFA, which steps every live instruction
-/// per byte. Measured near the bounds (2026-12-02, this project's 2-core machine): about 4 µs per
-/// byte of text for `[ab]*a[ab]{1000}`, 13 µs for `(.*){1000}`; a typical pattern, 1–2 ns.
+/// per byte, and RE2 offers no way to know beforehand which it will run. So one match may cost at
+/// most `maxWork` bytes × instructions, refused before it starts past that (`WorkExceeded`).
+/// Measured (2026-12-02, this project's shared 2-core machine, RE2 2022-06-01): the NFA costs
+/// 2–8 ns per byte × instruction on long texts, and on a text about as long as the program is
+/// large the DFA first builds a state per byte before it gives up, so the worst grows faster than
+/// the product: 47 ms at 2^20 (`[ab]*a[ab]{700}` on 1485 `a`s), 2.8 ms at 2^18, 0.9 ms at 2^17.
+/// The DFA, when it copes, takes about 1.5 ms per MiB whatever the pattern.
 enum WholeMatch {
     /// The longest pattern, in UTF-8 bytes (SPEC §5.3).
     static let maxPatternBytes = 1024
     /// The most memory one compiled pattern may take, RE2's matching caches included (SPEC §5.3):
     /// with `cacheCapacity`, what the cache can hold at most.
     static let maxProgramBytes = 1 << 20
+    /// The most work one match may take: UTF-8 bytes of text × instructions of the compiled
+    /// program (SPEC §5.3): a few milliseconds at worst. The seed's e-mail pattern (23
+    /// instructions) matches strings of up to 11397 bytes; `(.*){1000}` (9003), of up to 29.
+    static let maxWork = 1 << 18
     /// How many compiled patterns are kept. A refused pattern is never kept, so patterns that
     /// fail cost nothing once answered.
     static let cacheCapacity = 64
 
     private static let cache = Mutex(LeastRecentlyUsed<String, CompiledPattern>(capacity: cacheCapacity))
 
+    /// Matching would cost more than `maxWork`: `bytes` of text × the program's `instructions`.
+    struct WorkExceeded: Error {
+        let bytes: Int
+        let instructions: Int
+    }
+
     /// Whether the whole of `text` matches `pattern`; false for a pattern that is refused (which
-    /// a declaration never holds: it is checked with `refusal(of:)` when registered).
-    static func matches(_ text: String, pattern: String) -> Bool {
+    /// a declaration never holds: it is checked with `refusal(of:)` when registered). Refuses,
+    /// without matching, a text whose match could cost more than `maxWork`.
+    static func matches(_ text: String, pattern: String) throws(WorkExceeded) -> Bool {
         guard case .success(let compiled) = compiled(pattern) else { return false }
+        let bytes = text.utf8.count
+        let (work, overflow) = bytes.multipliedReportingOverflow(by: compiled.instructions)
+        guard !overflow, work <= maxWork else {
+            throw WorkExceeded(bytes: bytes, instructions: compiled.instructions)
+        }
         return compiled.matches(text)
     }
 
@@ -92,8 +113,13 @@ enum WholeMatch {
 /// through one program from several threads at once safely.
 private final class CompiledPattern: @unchecked Sendable {
     private let regex: OpaquePointer
+    /// The program's size: at most what each byte of text costs.
+    let instructions: Int
 
-    init(_ regex: OpaquePointer) { self.regex = regex }
+    init(_ regex: OpaquePointer) {
+        self.regex = regex
+        instructions = Int(milieu_regex_program_size(regex))
+    }
 
     deinit { milieu_regex_free(regex) }
 
