@@ -2,7 +2,8 @@ import MilieuEngine
 import MilieuJSON
 import MilieuStore
 
-/// Opening the store at start-up and bringing its state back into a new graph.
+/// Opening the store at start-up and bringing its state back into a new graph; what each
+/// commit puts in the log: its durable writes, and its changes for resumed watches.
 enum Persistence {
     /// A declared environment key is kept among the stored types as
     /// `{"environmentKey": key, "declaration": spec}` under the name `environmentKey.<key>`: no type
@@ -44,14 +45,104 @@ enum Persistence {
         log.info("restored \(restored.types) types, \(restored.views) retained views and \(restored.values) values")
     }
 
-    /// Stages what `commit` changed of the durable state.
-    static func stage(_ commit: Commit, of graph: Graph, in store: Store) {
-        for write in graph.durableWrites(for: commit) {
+    /// Stages `commit`'s record: what it changed of the durable state, and its changes for the
+    /// history. Returns whether it changed durable state (only then does its answer wait for the disk).
+    @discardableResult
+    static func stage(_ commit: Commit, of graph: Graph, in store: Store) -> Bool {
+        let writes = graph.durableWrites(for: commit).map { write -> StoredWrite in
             switch write {
-            case .value(let view, let name, let value): store.stageValue(view: view, name: name, value: value)
-            case .view(let path, let declaration): store.stageView(path: path, declaration: declaration)
-            case .removeView(let path): store.stageRemoval(ofView: path)
+            case .value(let view, let name, let value): .value(view: view, name: name, value: value)
+            case .view(let path, let declaration): .view(path: path, declaration: declaration)
+            case .removeView(let path): .removeView(path: path)
             }
+        }
+        return store.stage(version: commit.version.rawValue, writes: writes, history: historyBytes(commit.changes, graph))
+    }
+
+    // MARK: History records
+
+    /// `commit`'s changes as a JSON array, one short array per change. A secure property's change
+    /// carries the property's position in its type, not its name: nothing of a secret is written.
+    static func historyBytes(_ changes: [Change], _ graph: Graph) -> [UInt8] {
+        var entries: [JSON] = []
+        entries.reserveCapacity(changes.count)
+        func text(_ strings: [String]) -> JSON { .array(strings.map { .string($0) }) }
+        for change in changes {
+            switch change {
+            case .property(let object, let type, let property, let value?):
+                entries.append(["p", .string(object), .string(type), .string(property), value])
+            case .property(let object, let type, let property, nil):
+                let index = graph.registry[type]?.model.stored.firstIndex { $0.name == property } ?? -1
+                entries.append(["q", .string(object), .string(type), .int(index)])
+            case .state(let view, let variable, let value): entries.append(["s", .string(view), .string(variable), value])
+            case .viewUpdated(let view, let reasons, let body): entries.append(["u", .string(view), text(reasons), text(body)])
+            case .viewMounted(let view, let reason, let body): entries.append(["m", .string(view), .string(reason.rawValue), text(body)])
+            case .viewUnmounted(let view, let reason): entries.append(["x", .string(view), .string(reason.rawValue)])
+            case .objectCreated(let object, let type, let owner, let reason):
+                entries.append(["c", .string(object), .string(type), owner.map(JSON.string) ?? .null, .string(reason.rawValue)])
+            case .objectDestroyed(let object, let type, let owner, let reason):
+                entries.append(["d", .string(object), .string(type), owner.map(JSON.string) ?? .null, .string(reason.rawValue)])
+            case .diagnostic(let kind, let message, let view, let variable, let ignored, let hint):
+                entries.append(["g", .string(kind), .string(message), .string(view), .string(variable), ignored, .string(hint)])
+            }
+        }
+        var writer = JSONWriter()
+        writer.write(.array(entries))
+        return writer.takeBytes()
+    }
+
+    /// The commit a record's history bytes describe; nil when they do not read (then the history
+    /// stops short of it).
+    static func commit(version: Int, historyBytes bytes: [UInt8], _ graph: Graph) -> Commit? {
+        guard case .array(let entries)? = try? JSON(parsing: bytes, limits: JSONLimits(maxDepth: JSONLimits.default.maxDepth + 2))
+        else { return nil }
+        var changes: [Change] = []
+        changes.reserveCapacity(entries.count)
+        for entry in entries {
+            guard let change = change(entry, graph) else { return nil }
+            changes.append(change)
+        }
+        return Commit(version: Version(version), changes: changes)
+    }
+
+    private static func change(_ entry: JSON, _ graph: Graph) -> Change? {
+        guard case .array(let f) = entry, let tag = f.first?.stringValue else { return nil }
+        func s(_ i: Int) -> String? { i < f.count ? f[i].stringValue : nil }
+        func list(_ i: Int) -> [String]? { i < f.count ? f[i].arrayValue?.compactMap(\.stringValue) : nil }
+        func owner(_ i: Int) -> String?? { i < f.count ? (f[i].isNull ? .some(nil) : f[i].stringValue.map { .some($0) }) : nil }
+        switch (tag, f.count) {
+        case ("p", 5):
+            guard let object = s(1), let type = s(2), let property = s(3) else { return nil }
+            return .property(object: object, type: type, property: property, value: f[4])
+        case ("q", 4):
+            guard let object = s(1), let type = s(2), let index = f[3].intValue, let stored = graph.registry[type]?.model.stored,
+                stored.indices.contains(index)
+            else { return nil }
+            return .property(object: object, type: type, property: stored[index].name, value: nil)
+        case ("s", 4):
+            guard let view = s(1), let variable = s(2) else { return nil }
+            return .state(view: view, variable: variable, value: f[3])
+        case ("u", 4):
+            guard let view = s(1), let reasons = list(2), let body = list(3) else { return nil }
+            return .viewUpdated(view: view, reasons: reasons, body: body)
+        case ("m", 4):
+            guard let view = s(1), let reason = s(2).flatMap(MountReason.init(rawValue:)), let body = list(3) else { return nil }
+            return .viewMounted(view: view, reason: reason, body: body)
+        case ("x", 3):
+            guard let view = s(1), let reason = s(2).flatMap(UnmountReason.init(rawValue:)) else { return nil }
+            return .viewUnmounted(view: view, reason: reason)
+        case ("c", 5):
+            guard let object = s(1), let type = s(2), let owner = owner(3), let reason = s(4).flatMap(CreationReason.init(rawValue:))
+            else { return nil }
+            return .objectCreated(object: object, type: type, owner: owner, reason: reason)
+        case ("d", 5):
+            guard let object = s(1), let type = s(2), let owner = owner(3), let reason = s(4).flatMap(DestructionReason.init(rawValue:))
+            else { return nil }
+            return .objectDestroyed(object: object, type: type, owner: owner, reason: reason)
+        case ("g", 7):
+            guard let kind = s(1), let message = s(2), let view = s(3), let variable = s(4), let hint = s(6) else { return nil }
+            return .diagnostic(kind: kind, message: message, view: view, variable: variable, ignored: f[5], hint: hint)
+        default: return nil
         }
     }
 }

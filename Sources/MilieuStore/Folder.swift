@@ -1,0 +1,79 @@
+import Synchronization
+
+/// The fold: a thread with the snapshot's connection that applies written log records to
+/// SQLite in batches, off the event loop, records the version folded through and the
+/// newest segment in `meta`, then checkpoints the WAL.
+final class Folder: Sendable {
+    private struct Shared {
+        var queue: [(version: Int, writes: [StoredWrite])] = []
+        /// The first version of the newest segment, for `meta` (a missing newest segment is then noticed).
+        var head = 0
+        /// Why the last fold failed, until one succeeds; the records stay queued.
+        var failure: String?
+    }
+
+    /// Records folded per transaction at most, so that one fold holds the database briefly.
+    static let batch = 4096
+
+    /// What the loop thread and the fold thread share.
+    private final class Work: Sendable {
+        let shared = Mutex(Shared())
+        let folded: Atomic<Int>
+        let snapshot: Snapshot
+
+        init(snapshot: Snapshot, folded: Int, head: Int) {
+            self.snapshot = snapshot
+            self.folded = Atomic(folded)
+            shared.withLock { $0.head = head }
+        }
+
+        /// Folds everything queued, a batch per transaction; a failed batch stays queued.
+        func run() {
+            while true {
+                let (records, head) = shared.withLock { state in (Array(state.queue.prefix(Folder.batch)), state.head) }
+                guard !records.isEmpty else { return }
+                do throws(StoreError) {
+                    try snapshot.fold(records, meta: ["head": String(head)])
+                } catch {
+                    shared.withLock { $0.failure = error.description }
+                    return
+                }
+                snapshot.checkpoint()
+                shared.withLock { state in
+                    state.queue.removeFirst(records.count)
+                    state.failure = nil
+                }
+                folded.store(records[records.count - 1].version, ordering: .releasing)
+            }
+        }
+    }
+
+    private let work: Work
+    private let thread: BackgroundThread
+
+    init(snapshot: Snapshot, folded: Int, head: Int) {
+        let work = Work(snapshot: snapshot, folded: folded, head: head)
+        self.work = work
+        thread = BackgroundThread(interval: 0.1) { work.run() }
+        thread.start()
+    }
+
+    /// Queues records that are in the log, to be folded.
+    func enqueue(_ records: [(version: Int, writes: [StoredWrite])], head: Int) {
+        let backlog = work.shared.withLock { state in
+            state.queue += records
+            state.head = head
+            return state.queue.count
+        }
+        if backlog >= Self.batch { thread.wake() }
+    }
+
+    /// The version the snapshot holds everything through.
+    var foldedVersion: Int { work.folded.load(ordering: .acquiring) }
+
+    /// Why folding fails, while it does.
+    var failure: String? { work.shared.withLock { $0.failure } }
+
+    /// Folds what is queued and ends the thread.
+    func stop() { thread.stop() }
+}
