@@ -132,10 +132,10 @@ public final class Store {
             let lost = "the \(damage.bytesAfter) bytes from byte \(damage.offset) on (versions after \(after)) cannot be read"
             problems.append((damage.path, "\(damage.reason): \(lost)"))
         }
-        if !problems.isEmpty && !options.recover {
-            let what = problems.map { "\($0.path) \($0.what)" }.joined(separator: "; ")
+        if let first = problems.first, !options.recover {
+            let what = ([first.what] + problems.dropFirst().map { "\($0.path) \($0.what)" }).joined(separator: "; ")
             throw StoreError(
-                path: problems[0].path == path ? path : directory,
+                path: first.path,
                 "\(what). Nothing was changed. Start milieud with --recover to keep what is intact (the snapshot and the log up to the damage) and drop the rest, or move \(directory) away to start afresh"
             )
         }
@@ -203,6 +203,8 @@ public final class Store {
             segments: scanned.filter { $0.firstVersion < nextVersion || $0.lastVersion == nil })
         try log.open(nextVersion: nextVersion)
         try snapshot.setMeta(["head": String(log.head), "folded": String(nextVersion - 1)])
+        // Into the main file at once: a lost WAL must not hide that this store has a log.
+        snapshot.checkpoint()
         log.prune(folded: nextVersion - 1, versions: options.retainedVersions, bytes: options.retainedBytes)
         self.log = log
         folder = Folder(snapshot: snapshot, folded: nextVersion - 1, head: log.head)
