@@ -26,23 +26,40 @@ enum Persistence {
                 log.warning("not restoring a stored type: \(error)")
             }
         }
-        for (path, declaration) in state.views {
-            do {
-                _ = try graph.apply([.mount(declaration: declaration, owner: nil)])
-                restored.views += 1
-            } catch {
-                log.warning("not restoring the retained view \(path): \(error)")
+        // In transactions of up to 1000, as clients mount many views: the restore takes few
+        // versions and little time. A chunk that fails is tried one by one, to skip what no
+        // longer fits and keep the rest.
+        for chunk in state.views.chunked(by: restoreChunk) {
+            restored.views += apply(chunk.map { .mount(declaration: $0.declaration, owner: nil) }, to: graph) { index, error in
+                log.warning("not restoring the retained view \(chunk[chunk.startIndex + index].path): \(error)")
             }
         }
-        for (keyPath, value) in state.values {
-            do {
-                _ = try graph.apply([.set(path: keyPath, value: value, ifVersion: nil)])
-                restored.values += 1
-            } catch {
-                log.warning("not restoring \(keyPath): \(error.kind)")
+        for chunk in state.values.chunked(by: restoreChunk) {
+            restored.values += apply(chunk.map { .set(path: $0.keyPath, value: $0.value, ifVersion: nil) }, to: graph) { index, error in
+                log.warning("not restoring \(chunk[chunk.startIndex + index].keyPath): \(error.kind)")
             }
         }
         log.info("restored \(restored.types) types, \(restored.views) retained views and \(restored.values) values")
+    }
+
+    static let restoreChunk = 1000
+
+    /// Applies `operations` in one transaction, or, if that fails, each alone; returns how many
+    /// were applied and reports each that failed.
+    private static func apply(
+        _ operations: [Operation], to graph: Graph, failed: (Int, EngineError) -> Void
+    ) -> Int {
+        if (try? graph.apply(operations)) != nil { return operations.count }
+        var applied = 0
+        for (index, operation) in operations.enumerated() {
+            do {
+                _ = try graph.apply([operation])
+                applied += 1
+            } catch {
+                failed(index, error)
+            }
+        }
+        return applied
     }
 
     /// Stages `commit`'s record: what it changed of the durable state, and its changes for the
@@ -144,5 +161,12 @@ enum Persistence {
             return .diagnostic(kind: kind, message: message, view: view, variable: variable, ignored: f[5], hint: hint)
         default: return nil
         }
+    }
+}
+
+extension Array {
+    /// The elements in consecutive slices of at most `size`.
+    fileprivate func chunked(by size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
     }
 }

@@ -49,7 +49,7 @@ public final class Store {
     private var folder: Folder?
     private var scanned: [Segment] = []
     /// Lock on the data directory, held while the store is open.
-    private let lockDescriptor: Int32
+    private var lockDescriptor: Int32
 
     // The turn being staged, and earlier turns that could not be written yet, oldest first.
     private var turn: [UInt8] = []
@@ -200,7 +200,7 @@ public final class Store {
     public func start(nextVersion: Int) throws(StoreError) {
         let log = ChangeLog(
             directory: directory, logID: logID, policy: options.fsync, segmentBytes: options.segmentBytes,
-            segments: scanned.filter { $0.firstVersion < nextVersion || $0.lastVersion == nil })
+            segments: scanned)
         try log.open(nextVersion: nextVersion)
         try snapshot.setMeta(["head": String(log.head), "folded": String(nextVersion - 1)])
         // Into the main file at once: a lost WAL must not hide that this store has a log.
@@ -311,6 +311,7 @@ public final class Store {
         log?.close()
         log = nil
         if lockDescriptor >= 0 { Glibc.close(lockDescriptor) }
+        lockDescriptor = -1
     }
 }
 
