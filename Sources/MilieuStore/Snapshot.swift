@@ -106,10 +106,30 @@ final class Snapshot: @unchecked Sendable {
         do throws(StoreError) {
             try transaction { () throws(StoreError) in
                 var last = folded
+                // A batch writes the same few values over and over: between writes of other
+                // kinds, only the last value of each key is written.
+                var values: [ValueKey: JSON] = [:]
+                var order: [ValueKey] = []
+                func flush() throws(StoreError) {
+                    for key in order {
+                        try run("INSERT OR REPLACE INTO vals VALUES (?1, ?2, ?3)", [key.view, key.name, values[key]!.jsonText])
+                    }
+                    values.removeAll(keepingCapacity: true)
+                    order.removeAll(keepingCapacity: true)
+                }
                 for record in records where record.version > folded {
-                    for write in record.writes { try apply(write) }
+                    for write in record.writes {
+                        if case .value(let view, let name, let value) = write {
+                            let key = ValueKey(view: view, name: name)
+                            if values.updateValue(value, forKey: key) == nil { order.append(key) }
+                        } else {
+                            try flush()
+                            try apply(write)
+                        }
+                    }
                     last = record.version
                 }
+                try flush()
                 try run("INSERT OR REPLACE INTO meta VALUES ('folded', ?1)", [String(last)])
                 for (key, value) in extra { try run("INSERT OR REPLACE INTO meta VALUES (?1, ?2)", [key, value]) }
             }
@@ -117,6 +137,11 @@ final class Snapshot: @unchecked Sendable {
             (nextTypeSeq, nextViewSeq) = (typeSeq, viewSeq)
             throw error
         }
+    }
+
+    private struct ValueKey: Hashable {
+        let view: String
+        let name: String
     }
 
     private func apply(_ write: StoredWrite) throws(StoreError) {
