@@ -78,33 +78,76 @@ enum Persistence {
 
     // MARK: History records
 
-    /// `commit`'s changes as a JSON array, one short array per change. A secure property's change
-    /// carries the property's position in its type, not its name: nothing of a secret is written.
+    /// `commit`'s changes as a JSON array, one short array per change, written straight out
+    /// (this runs for every commit). A secure property's change carries the property's position
+    /// in its type, not its name: nothing of a secret is written.
     static func historyBytes(_ changes: [Change], _ graph: Graph) -> [UInt8] {
-        var entries: [JSON] = []
-        entries.reserveCapacity(changes.count)
-        func text(_ strings: [String]) -> JSON { .array(strings.map { .string($0) }) }
-        for change in changes {
-            switch change {
-            case .property(let object, let type, let property, let value?):
-                entries.append(["p", .string(object), .string(type), .string(property), value])
-            case .property(let object, let type, let property, nil):
-                let index = graph.registry[type]?.model.stored.firstIndex { $0.name == property } ?? -1
-                entries.append(["q", .string(object), .string(type), .int(index)])
-            case .state(let view, let variable, let value): entries.append(["s", .string(view), .string(variable), value])
-            case .viewUpdated(let view, let reasons, let body): entries.append(["u", .string(view), text(reasons), text(body)])
-            case .viewMounted(let view, let reason, let body): entries.append(["m", .string(view), .string(reason.rawValue), text(body)])
-            case .viewUnmounted(let view, let reason): entries.append(["x", .string(view), .string(reason.rawValue)])
-            case .objectCreated(let object, let type, let owner, let reason):
-                entries.append(["c", .string(object), .string(type), owner.map(JSON.string) ?? .null, .string(reason.rawValue)])
-            case .objectDestroyed(let object, let type, let owner, let reason):
-                entries.append(["d", .string(object), .string(type), owner.map(JSON.string) ?? .null, .string(reason.rawValue)])
-            case .diagnostic(let kind, let message, let view, let variable, let ignored, let hint):
-                entries.append(["g", .string(kind), .string(message), .string(view), .string(variable), ignored, .string(hint)])
+        var writer = JSONWriter(capacity: 16 + 96 * changes.count)
+        func entry(_ tag: String, _ strings: String...) {
+            writer.writeRaw(#"[""#)
+            writer.writeRaw(tag)
+            writer.writeRaw(UInt8(ascii: "\""))
+            for string in strings {
+                writer.writeRaw(UInt8(ascii: ","))
+                writer.writeString(string)
             }
         }
-        var writer = JSONWriter()
-        writer.write(.array(entries))
+        func value(_ json: JSON) {
+            writer.writeRaw(UInt8(ascii: ","))
+            writer.write(json)
+        }
+        func list(_ strings: [String]) {
+            writer.writeRaw(",[")
+            for (index, string) in strings.enumerated() {
+                if index > 0 { writer.writeRaw(UInt8(ascii: ",")) }
+                writer.writeString(string)
+            }
+            writer.writeRaw(UInt8(ascii: "]"))
+        }
+        func owner(_ owner: String?) {
+            if let owner { writer.writeRaw(UInt8(ascii: ",")); writer.writeString(owner) } else { writer.writeRaw(",null") }
+        }
+        writer.writeRaw(UInt8(ascii: "["))
+        for (index, change) in changes.enumerated() {
+            if index > 0 { writer.writeRaw(UInt8(ascii: ",")) }
+            switch change {
+            case .property(let object, let type, let property, let newValue?):
+                entry("p", object, type, property)
+                value(newValue)
+            case .property(let object, let type, let property, nil):
+                entry("q", object, type)
+                writer.writeRaw(UInt8(ascii: ","))
+                writer.writeInt(graph.registry[type]?.model.stored.firstIndex { $0.name == property } ?? -1)
+            case .state(let view, let variable, let newValue):
+                entry("s", view, variable)
+                value(newValue)
+            case .viewUpdated(let view, let reasons, let body):
+                entry("u", view)
+                list(reasons)
+                list(body)
+            case .viewMounted(let view, let reason, let body):
+                entry("m", view, reason.rawValue)
+                list(body)
+            case .viewUnmounted(let view, let reason): entry("x", view, reason.rawValue)
+            case .objectCreated(let object, let type, let by, let reason):
+                entry("c", object, type)
+                owner(by)
+                writer.writeRaw(UInt8(ascii: ","))
+                writer.writeString(reason.rawValue)
+            case .objectDestroyed(let object, let type, let by, let reason):
+                entry("d", object, type)
+                owner(by)
+                writer.writeRaw(UInt8(ascii: ","))
+                writer.writeString(reason.rawValue)
+            case .diagnostic(let kind, let message, let view, let variable, let ignored, let hint):
+                entry("g", kind, message, view, variable)
+                value(ignored)
+                writer.writeRaw(UInt8(ascii: ","))
+                writer.writeString(hint)
+            }
+            writer.writeRaw(UInt8(ascii: "]"))
+        }
+        writer.writeRaw(UInt8(ascii: "]"))
         return writer.takeBytes()
     }
 

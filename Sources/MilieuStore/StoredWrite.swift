@@ -20,11 +20,28 @@ extension StoredWrite {
         for (index, write) in writes.enumerated() {
             if index > 0 { writer.writeRaw(UInt8(ascii: ",")) }
             switch write {
-            case .type(let name, let declaration): writer.write(["t", .string(name), declaration])
-            case .view(let path, let declaration): writer.write(["v", .string(path), declaration])
-            case .value(let view, let name, let value): writer.write(["s", .string(view), .string(name), value])
-            case .removeView(let path): writer.write(["r", .string(path)])
+            case .type(let name, let declaration):
+                writer.writeRaw(#"["t","#)
+                writer.writeString(name)
+                writer.writeRaw(UInt8(ascii: ","))
+                writer.write(declaration)
+            case .view(let path, let declaration):
+                writer.writeRaw(#"["v","#)
+                writer.writeString(path)
+                writer.writeRaw(UInt8(ascii: ","))
+                writer.write(declaration)
+            case .value(let view, let name, let value):
+                writer.writeRaw(#"["s","#)
+                writer.writeString(view)
+                writer.writeRaw(UInt8(ascii: ","))
+                writer.writeString(name)
+                writer.writeRaw(UInt8(ascii: ","))
+                writer.write(value)
+            case .removeView(let path):
+                writer.writeRaw(#"["r","#)
+                writer.writeString(path)
             }
+            writer.writeRaw(UInt8(ascii: "]"))
         }
         writer.writeRaw(UInt8(ascii: "]"))
     }
