@@ -14,6 +14,7 @@ struct Segment {
 /// One record read back from the log.
 public struct LogRecord: Sendable {
     public let version: Int
+    /// The writes to fold; empty for versions the snapshot holds already.
     public let writes: [StoredWrite]
     /// The server's bytes for this version, as it gave them to `stage`.
     public let history: [UInt8]
@@ -119,8 +120,9 @@ struct LogScan {
                     }
                     let writesLength = length >= 4 ? Int(LogFormat.load(UInt32.self, bytes, at: offset + 16)) : Int.max
                     guard found == nil else { break }
+                    // The snapshot holds the writes of folded versions already: only later ones are read.
                     guard writesLength <= length - 4,
-                        let writes = StoredWrite.decode(bytes[(offset + 20)..<(offset + 20 + writesLength)])
+                        let writes = version <= folded ? [] : StoredWrite.decode(bytes[(offset + 20)..<(offset + 20 + writesLength)])
                     else {
                         found = damage(offset, "the record of version \(version) does not read")
                         break
