@@ -8,8 +8,6 @@ final class Folder: Sendable {
         var queue: [(version: Int, writes: [StoredWrite])] = []
         /// The first version of the newest segment, for `meta` (a missing newest segment is then noticed).
         var head = 0
-        /// Why the last fold failed, until one succeeds; the records stay queued.
-        var failure: String?
     }
 
     /// Records folded per transaction at most; a fuller queue wakes the thread early.
@@ -36,17 +34,11 @@ final class Folder: Sendable {
             while true {
                 let (records, head) = shared.withLock { state in (Array(state.queue.prefix(Folder.batch)), state.head) }
                 guard !records.isEmpty else { return }
-                do throws(StoreError) {
-                    try snapshot.fold(records, meta: ["head": String(head)])
-                } catch {
-                    shared.withLock { $0.failure = error.description }
-                    return
-                }
+                // A fold that fails (a full disk) leaves the records queued for the next
+                // round; the log holds them meanwhile, and start-up folds them in any case.
+                guard (try? snapshot.fold(records, meta: ["head": String(head)])) != nil else { return }
                 let synced = snapshot.checkpoint()
-                shared.withLock { state in
-                    state.queue.removeFirst(records.count)
-                    state.failure = nil
-                }
+                shared.withLock { $0.queue.removeFirst(records.count) }
                 // Only what is synced in the main file may be dropped from the log.
                 if synced { folded.store(records[records.count - 1].version, ordering: .releasing) }
             }
@@ -75,9 +67,6 @@ final class Folder: Sendable {
 
     /// The version the snapshot holds everything through, synced.
     var foldedVersion: Int { work.folded.load(ordering: .acquiring) }
-
-    /// Why folding fails, while it does.
-    var failure: String? { work.shared.withLock { $0.failure } }
 
     /// Folds what is queued and ends the thread.
     func stop() { thread.stop() }

@@ -158,10 +158,11 @@ public final class Store {
             // so clients resynchronise rather than trust a history that may have lost versions.
             var generator = SystemRandomNumberGenerator()
             logID = generator.next() | 1
+            // What the old files held that reads well is folded above; they go, so that no
+            // file of another id stays beside the new log.
+            for segment in try LogScan.segmentNames(in: directory) { unlink(directory + "/" + segment.name) }
+            ChangeLog.syncDirectory(directory)
             if !problems.isEmpty {
-                if let damage = scan.damage { try dropLog(from: damage, segments: scan.segments) }
-                for segment in try LogScan.segmentNames(in: directory) { unlink(directory + "/" + segment.name) }
-                ChangeLog.syncDirectory(directory)
                 notices.append(
                     "recovered \(directory): kept milieu.db and the log through version \(lastVersion); lost: "
                         + problems.map { "\($0.path) \($0.what)" }.joined(separator: "; "))
@@ -169,18 +170,6 @@ public final class Store {
             try snapshot.setMeta(["log": String(logID, radix: 16), "folded": String(lastVersion)])
         }
         state = try snapshot.load()
-    }
-
-    /// Cuts the damaged file at the damage and drops the files after it.
-    private func dropLog(from damage: LogDamage, segments: [Segment]) throws(StoreError) {
-        var after = false
-        for segment in segments {
-            if after { unlink(segment.path) }
-            if segment.path == damage.path {
-                after = true
-                if damage.offset < LogFormat.headerSize { unlink(segment.path) } else { _ = truncate(segment.path, off_t(damage.offset)) }
-            }
-        }
     }
 
     /// The newest records that fit the retention, with contiguous versions.
@@ -301,11 +290,10 @@ public final class Store {
         }
     }
 
-    /// Why folding into the snapshot fails, while it does.
-    public var foldFailure: String? { folder?.failure }
-
-    /// Folds what is written, syncs the log and lets the data directory go.
+    /// Writes what waits for the disk if it can, folds what is written, syncs the log and lets
+    /// the data directory go.
     public func close() {
+        while (try? writeBacklog(maxBytes: 1 << 20)) == false {}
         folder?.stop()
         folder = nil
         log?.close()
