@@ -51,7 +51,9 @@ let package = Package(
         .testTarget(name: "MilieuProtocolTests", dependencies: ["MilieuProtocol", "MilieuJSON"], swiftSettings: strict),
         .testTarget(
             name: "MilieuServerTests",
-            dependencies: ["MilieuTestSupport", "MilieuProtocol", "MilieuJSON", "MilieuTransport", "MilieuServer", "MilieuEngine"],
+            dependencies: [
+                "MilieuTestSupport", "MilieuProtocol", "MilieuJSON", "MilieuTransport", "MilieuServer", "MilieuEngine", "MilieuStore",
+            ],
             swiftSettings: strict),
     ]
 )
