@@ -61,16 +61,16 @@ enum Options {
             $0.historyLength = try positive($1, "--history")
         },
         Option(
+            name: "--history-bytes", value: "BYTES",
+            help: "bytes of log records kept for resumable watches, across restarts (default 67108864)"
+        ) { $0.historyBytes = try positive($1, "--history-bytes") },
+        Option(
             name: "--data-dir", value: "DIR",
             help: "where state survives restarts (default $XDG_STATE_HOME/milieu, else ~/.local/state/milieu)"
         ) { $0.dataDirectory = $1 },
         Option(name: "--ephemeral", value: nil, help: "keep nothing across restarts") { configuration, _ in
             configuration.dataDirectory = nil
         },
-        Option(
-            name: "--history-bytes", value: "BYTES",
-            help: "bytes of log records kept for resumable watches, across restarts (default 67108864)"
-        ) { $0.historyBytes = try positive($1, "--history-bytes") },
         Option(
             name: "--fsync", value: "MODE",
             help: "when the log is synced: always (before each answer: power loss loses nothing acknowledged), "
