@@ -37,6 +37,33 @@ import Testing
         #expect(kept.last == "milieu-00000000000000000041.log")
     }
 
+    @Test func aGapInTheUnfoldedVersionsIsRefusedNamingThem() throws {
+        let directory = try Daemon.makeDirectory()
+        let copy = try Daemon.makeDirectory()
+        defer {
+            try? FileManager.default.removeItem(atPath: directory)
+            try? FileManager.default.removeItem(atPath: copy)
+        }
+        var options = StoreOptions()
+        options.segmentBytes = 256
+        let store = try Store(directory: directory, options: options)
+        try store.start(nextVersion: 1)
+        for version in 1...20 {
+            store.stage(version: version, writes: [.value(view: "/App", name: "n", value: .int(version))], history: Array("[]".utf8))
+            try store.commit()
+        }
+        // As a crash would leave it: the log written, the snapshot not folded yet (a fold is due
+        // once a second).
+        for file in try FileManager.default.contentsOfDirectory(atPath: directory) where file != "milieu.lock" {
+            try FileManager.default.copyItem(atPath: "\(directory)/\(file)", toPath: "\(copy)/\(file)")
+        }
+        store.close()
+        let files = try segments(copy)
+        try FileManager.default.removeItem(atPath: "\(copy)/\(files[1])")
+        let error = #expect(throws: StoreError.self) { _ = try Store(directory: copy, options: options) }
+        #expect(error?.reason.contains("are missing before version") == true && error?.reason.contains("--recover") == true)
+    }
+
     @Test(arguments: ["always", "everysec", "no"])
     func everyFsyncModeKeepsAcknowledgedWritesThroughKill9(mode: String) throws {
         let data = try Daemon.makeDirectory()
