@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "CMilieuShims"),
         .target(name: "MilieuTransport", dependencies: ["CMilieuShims"], swiftSettings: strict),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "MilieuStore", dependencies: ["CSQLite", "MilieuJSON"], swiftSettings: strict),
+        .target(name: "MilieuStore", dependencies: ["CSQLite", "CMilieuShims", "MilieuJSON"], swiftSettings: strict),
         .target(name: "MilieuProtocol", dependencies: ["MilieuJSON"], swiftSettings: strict),
         .target(
             name: "MilieuServer", dependencies: ["MilieuEngine", "MilieuProtocol", "MilieuTransport", "MilieuStore"],
@@ -53,7 +53,9 @@ let package = Package(
         .testTarget(name: "MilieuProtocolTests", dependencies: ["MilieuProtocol", "MilieuJSON"], swiftSettings: strict),
         .testTarget(
             name: "MilieuServerTests",
-            dependencies: ["MilieuTestSupport", "MilieuProtocol", "MilieuJSON", "MilieuTransport", "MilieuServer", "MilieuEngine"],
+            dependencies: [
+                "MilieuTestSupport", "MilieuProtocol", "MilieuJSON", "MilieuTransport", "MilieuServer", "MilieuEngine", "MilieuStore",
+            ],
             swiftSettings: strict),
     ]
 )

@@ -2,6 +2,7 @@
 #include "CMilieuShims.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -74,4 +75,46 @@ int milieu_disable_core_dumps(void) {
     struct rlimit none = {0, 0};
     if (setrlimit(RLIMIT_CORE, &none) != 0) return -1;
     return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}
+
+// CRC32C (Castagnoli): the SSE4.2 crc32 instruction where the CPU has it, else a table.
+static uint32_t milieu_crc32c_table[256];
+
+static void milieu_crc32c_make_table(void) {
+    for (uint32_t n = 0; n < 256; n++) {
+        uint32_t c = n;
+        for (int k = 0; k < 8; k++) c = (c & 1) ? 0x82F63B78u ^ (c >> 1) : c >> 1;
+        milieu_crc32c_table[n] = c;
+    }
+}
+
+static uint32_t milieu_crc32c_software(uint32_t crc, const uint8_t *bytes, size_t count) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, milieu_crc32c_make_table);
+    for (size_t i = 0; i < count; i++) crc = milieu_crc32c_table[(crc ^ bytes[i]) & 0xFF] ^ (crc >> 8);
+    return crc;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("sse4.2"))) static uint32_t milieu_crc32c_hardware(uint32_t crc, const uint8_t *bytes, size_t count) {
+    uint64_t c = crc;
+    while (count >= 8) {
+        uint64_t word;
+        memcpy(&word, bytes, 8);
+        c = __builtin_ia32_crc32di(c, word);
+        bytes += 8;
+        count -= 8;
+    }
+    uint32_t c32 = (uint32_t)c;
+    while (count-- > 0) c32 = __builtin_ia32_crc32qi(c32, *bytes++);
+    return c32;
+}
+#endif
+
+uint32_t milieu_crc32c(uint32_t crc, const void *bytes, size_t count) {
+    crc = ~crc;
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("sse4.2")) return ~milieu_crc32c_hardware(crc, bytes, count);
+#endif
+    return ~milieu_crc32c_software(crc, bytes, count);
 }

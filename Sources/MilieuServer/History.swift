@@ -1,38 +1,56 @@
 import MilieuEngine
 
 /// The last committed transactions, so that a watch can resume from a version it saw
-/// (`watch` with `sinceVersion`) instead of reading everything again.
+/// (`watch` with `sinceVersion`) instead of reading everything again. With a data directory
+/// it is fed from the log at start, so it reaches back across restarts (SPEC §11.4). It keeps
+/// the newest `capacity` versions, and of those no more than `maxBytes` of log records.
 struct History {
     private var commits: [Commit] = []
+    private var sizes: [Int] = []
+    /// Index of the oldest commit held; the ones before it are dropped lazily.
     private var start = 0
+    private var bytes = 0
     let capacity: Int
+    let maxBytes: Int
 
-    init(capacity: Int) { self.capacity = max(0, capacity) }
+    init(capacity: Int, maxBytes: Int = .max) {
+        self.capacity = max(0, capacity)
+        self.maxBytes = maxBytes
+    }
 
-    mutating func append(_ commit: Commit) {
+    /// Adds the newest commit; `size` is its log record's size (0 without a log).
+    mutating func append(_ commit: Commit, size: Int = 0) {
         guard capacity > 0 else { return }
-        if commits.count < capacity {
-            commits.append(commit)
-        } else {
-            commits[start] = commit
-            start = (start + 1) % capacity
+        commits.append(commit)
+        sizes.append(size)
+        bytes += size
+        while commits.count - start > capacity || (bytes > maxBytes && commits.count - start > 1) {
+            bytes -= sizes[start]
+            start += 1
+        }
+        if start > 1024 && start * 2 > commits.count {
+            commits.removeFirst(start)
+            sizes.removeFirst(start)
+            start = 0
         }
     }
 
     /// The newest version held, if any.
-    var newest: Version? {
-        guard !commits.isEmpty else { return nil }
-        return commits[(start + commits.count - 1) % commits.count].version
-    }
+    var newest: Version? { commits.count > start ? commits[commits.count - 1].version : nil }
 
     /// The oldest version still held, if any.
-    var oldest: Version? { commits.isEmpty ? nil : commits[start].version }
+    var oldest: Version? { commits.count > start ? commits[start].version : nil }
 
     /// The commits after `version`, oldest first; nil when some of them are no longer held.
     func commits(after version: Version, current: Version) -> [Commit]? {
         guard version < current else { return [] }
-        let ordered = Array(commits[start...] + commits[..<start])
-        guard let first = ordered.first, first.version <= version.next else { return nil }
-        return ordered.filter { $0.version > version }
+        guard let oldest, oldest <= version.next else { return nil }
+        var low = start
+        var high = commits.count
+        while low < high {
+            let middle = (low + high) / 2
+            if commits[middle].version <= version { low = middle + 1 } else { high = middle }
+        }
+        return Array(commits[low...])
     }
 }

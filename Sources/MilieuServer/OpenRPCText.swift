@@ -2739,7 +2739,7 @@ extension OpenRPCDocument {
             "additionalProperties": false
           },
           "instance": {
-            "description": "Opaque id of this run of the daemon; a new value after every restart.",
+            "description": "Opaque id of the daemon's versions: with a data directory the id of its log, the same across restarts while versions continue (new when the store is new or recovered); with --ephemeral new at every start (SPEC 8.1).",
             "type": "string",
             "minLength": 1
           },

@@ -2,7 +2,8 @@ import MilieuEngine
 import MilieuJSON
 import MilieuStore
 
-/// Opening the store at start-up and bringing its state back into a new graph.
+/// Opening the store at start-up and bringing its state back into a new graph; what each
+/// commit puts in the log: its durable writes, and its changes for resumed watches.
 enum Persistence {
     /// A declared environment key is kept among the stored types as
     /// `{"environmentKey": key, "declaration": spec}` under the name `environmentKey.<key>`: no type
@@ -25,33 +26,190 @@ enum Persistence {
                 log.warning("not restoring a stored type: \(error)")
             }
         }
-        for (path, declaration) in state.views {
-            do {
-                _ = try graph.apply([.mount(declaration: declaration, owner: nil)])
-                restored.views += 1
-            } catch {
-                log.warning("not restoring the retained view \(path): \(error)")
+        // In transactions of up to 1000, as clients mount many views: the restore takes few
+        // versions and little time. A chunk that fails is tried one by one, to skip what no
+        // longer fits and keep the rest.
+        for chunk in state.views.chunked(by: restoreChunk) {
+            restored.views += apply(chunk.map { .mount(declaration: $0.declaration, owner: nil) }, to: graph) { index, error in
+                log.warning("not restoring the retained view \(chunk[chunk.startIndex + index].path): \(error)")
             }
         }
-        for (keyPath, value) in state.values {
-            do {
-                _ = try graph.apply([.set(path: keyPath, value: value, ifVersion: nil)])
-                restored.values += 1
-            } catch {
-                log.warning("not restoring \(keyPath): \(error.kind)")
+        for chunk in state.values.chunked(by: restoreChunk) {
+            restored.values += apply(chunk.map { .set(path: $0.keyPath, value: $0.value, ifVersion: nil) }, to: graph) { index, error in
+                log.warning("not restoring \(chunk[chunk.startIndex + index].keyPath): \(error.kind)")
             }
         }
         log.info("restored \(restored.types) types, \(restored.views) retained views and \(restored.values) values")
     }
 
-    /// Stages what `commit` changed of the durable state.
-    static func stage(_ commit: Commit, of graph: Graph, in store: Store) {
-        for write in graph.durableWrites(for: commit) {
-            switch write {
-            case .value(let view, let name, let value): store.stageValue(view: view, name: name, value: value)
-            case .view(let path, let declaration): store.stageView(path: path, declaration: declaration)
-            case .removeView(let path): store.stageRemoval(ofView: path)
+    static let restoreChunk = 1000
+
+    /// Applies `operations` in one transaction, or, if that fails, each alone; returns how many
+    /// were applied and reports each that failed.
+    private static func apply(
+        _ operations: [Operation], to graph: Graph, failed: (Int, EngineError) -> Void
+    ) -> Int {
+        if (try? graph.apply(operations)) != nil { return operations.count }
+        var applied = 0
+        for (index, operation) in operations.enumerated() {
+            do {
+                _ = try graph.apply([operation])
+                applied += 1
+            } catch {
+                failed(index, error)
             }
         }
+        return applied
+    }
+
+    /// Stages `commit`'s record: what it changed of the durable state, and its changes for the
+    /// history. Returns whether it changed durable state (only then does its answer wait for the disk).
+    @discardableResult
+    static func stage(_ commit: Commit, of graph: Graph, in store: Store) -> Bool {
+        let writes = graph.durableWrites(for: commit).map { write -> StoredWrite in
+            switch write {
+            case .value(let view, let name, let value): .value(view: view, name: name, value: value)
+            case .view(let path, let declaration): .view(path: path, declaration: declaration)
+            case .removeView(let path): .removeView(path: path)
+            }
+        }
+        return store.stage(version: commit.version.rawValue, writes: writes, history: historyBytes(commit.changes, graph))
+    }
+
+    // MARK: History records
+
+    /// `commit`'s changes as a JSON array, one short array per change, written straight out
+    /// (this runs for every commit). A secure property's change carries the property's position
+    /// in its type, not its name: nothing of a secret is written.
+    static func historyBytes(_ changes: [Change], _ graph: Graph) -> [UInt8] {
+        var writer = JSONWriter(capacity: 16 + 96 * changes.count)
+        func entry(_ tag: String, _ strings: String...) {
+            writer.writeRaw(#"[""#)
+            writer.writeRaw(tag)
+            writer.writeRaw(UInt8(ascii: "\""))
+            for string in strings {
+                writer.writeRaw(UInt8(ascii: ","))
+                writer.writeString(string)
+            }
+        }
+        func value(_ json: JSON) {
+            writer.writeRaw(UInt8(ascii: ","))
+            writer.write(json)
+        }
+        func list(_ strings: [String]) {
+            writer.writeRaw(",[")
+            for (index, string) in strings.enumerated() {
+                if index > 0 { writer.writeRaw(UInt8(ascii: ",")) }
+                writer.writeString(string)
+            }
+            writer.writeRaw(UInt8(ascii: "]"))
+        }
+        func owner(_ owner: String?) {
+            if let owner { writer.writeRaw(UInt8(ascii: ",")); writer.writeString(owner) } else { writer.writeRaw(",null") }
+        }
+        writer.writeRaw(UInt8(ascii: "["))
+        for (index, change) in changes.enumerated() {
+            if index > 0 { writer.writeRaw(UInt8(ascii: ",")) }
+            switch change {
+            case .property(let object, let type, let property, let newValue?):
+                entry("p", object, type, property)
+                value(newValue)
+            case .property(let object, let type, let property, nil):
+                entry("q", object, type)
+                writer.writeRaw(UInt8(ascii: ","))
+                writer.writeInt(graph.registry[type]?.model.stored.firstIndex { $0.name == property } ?? -1)
+            case .state(let view, let variable, let newValue):
+                entry("s", view, variable)
+                value(newValue)
+            case .viewUpdated(let view, let reasons, let body):
+                entry("u", view)
+                list(reasons)
+                list(body)
+            case .viewMounted(let view, let reason, let body):
+                entry("m", view, reason.rawValue)
+                list(body)
+            case .viewUnmounted(let view, let reason): entry("x", view, reason.rawValue)
+            case .objectCreated(let object, let type, let by, let reason):
+                entry("c", object, type)
+                owner(by)
+                writer.writeRaw(UInt8(ascii: ","))
+                writer.writeString(reason.rawValue)
+            case .objectDestroyed(let object, let type, let by, let reason):
+                entry("d", object, type)
+                owner(by)
+                writer.writeRaw(UInt8(ascii: ","))
+                writer.writeString(reason.rawValue)
+            case .diagnostic(let kind, let message, let view, let variable, let ignored, let hint):
+                entry("g", kind, message, view, variable)
+                value(ignored)
+                writer.writeRaw(UInt8(ascii: ","))
+                writer.writeString(hint)
+            }
+            writer.writeRaw(UInt8(ascii: "]"))
+        }
+        writer.writeRaw(UInt8(ascii: "]"))
+        return writer.takeBytes()
+    }
+
+    /// The commit a record's history bytes describe; nil when they do not read (then the history
+    /// stops short of it).
+    static func commit(version: Int, historyBytes bytes: [UInt8], _ graph: Graph) -> Commit? {
+        guard case .array(let entries)? = try? JSON(parsing: bytes, limits: JSONLimits(maxDepth: JSONLimits.default.maxDepth + 2))
+        else { return nil }
+        var changes: [Change] = []
+        changes.reserveCapacity(entries.count)
+        for entry in entries {
+            guard let change = change(entry, graph) else { return nil }
+            changes.append(change)
+        }
+        return Commit(version: Version(version), changes: changes)
+    }
+
+    private static func change(_ entry: JSON, _ graph: Graph) -> Change? {
+        guard case .array(let f) = entry, let tag = f.first?.stringValue else { return nil }
+        func s(_ i: Int) -> String? { i < f.count ? f[i].stringValue : nil }
+        func list(_ i: Int) -> [String]? { i < f.count ? f[i].arrayValue?.compactMap(\.stringValue) : nil }
+        func owner(_ i: Int) -> String?? { i < f.count ? (f[i].isNull ? .some(nil) : f[i].stringValue.map { .some($0) }) : nil }
+        switch (tag, f.count) {
+        case ("p", 5):
+            guard let object = s(1), let type = s(2), let property = s(3) else { return nil }
+            return .property(object: object, type: type, property: property, value: f[4])
+        case ("q", 4):
+            guard let object = s(1), let type = s(2), let index = f[3].intValue, let stored = graph.registry[type]?.model.stored,
+                stored.indices.contains(index)
+            else { return nil }
+            return .property(object: object, type: type, property: stored[index].name, value: nil)
+        case ("s", 4):
+            guard let view = s(1), let variable = s(2) else { return nil }
+            return .state(view: view, variable: variable, value: f[3])
+        case ("u", 4):
+            guard let view = s(1), let reasons = list(2), let body = list(3) else { return nil }
+            return .viewUpdated(view: view, reasons: reasons, body: body)
+        case ("m", 4):
+            guard let view = s(1), let reason = s(2).flatMap(MountReason.init(rawValue:)), let body = list(3) else { return nil }
+            return .viewMounted(view: view, reason: reason, body: body)
+        case ("x", 3):
+            guard let view = s(1), let reason = s(2).flatMap(UnmountReason.init(rawValue:)) else { return nil }
+            return .viewUnmounted(view: view, reason: reason)
+        case ("c", 5):
+            guard let object = s(1), let type = s(2), let owner = owner(3), let reason = s(4).flatMap(CreationReason.init(rawValue:))
+            else { return nil }
+            return .objectCreated(object: object, type: type, owner: owner, reason: reason)
+        case ("d", 5):
+            guard let object = s(1), let type = s(2), let owner = owner(3), let reason = s(4).flatMap(DestructionReason.init(rawValue:))
+            else { return nil }
+            return .objectDestroyed(object: object, type: type, owner: owner, reason: reason)
+        case ("g", 7):
+            guard let kind = s(1), let message = s(2), let view = s(3), let variable = s(4), let hint = s(6) else { return nil }
+            return .diagnostic(kind: kind, message: message, view: view, variable: variable, ignored: f[5], hint: hint)
+        default: return nil
+        }
+    }
+}
+
+extension Array {
+    /// The elements in consecutive slices of at most `size`.
+    fileprivate func chunked(by size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
     }
 }

@@ -24,35 +24,56 @@ public final class Server: ConnectionHandler {
     /// The unsent output of each session holding at least `OutputLimits.tracked`, against `OutputLimits.budget`.
     var bufferedOutput = BufferedBytes()
     var history: History
-    /// New at every start, so that clients can tell a restarted daemon.
+    /// The log's id with a data directory (new when the store is new or recovered), else new at
+    /// every start: a client resumes watches while it stays the same.
     let instance: String
     /// The durable state; nil with --ephemeral.
     let store: Store?
     /// What this loop turn will send once its changes are committed to the store.
     var turn: [TurnOutput] = []
     private var listener: UnixListener?
+    /// While the log cannot be written: the wait before the next attempt at the backlog.
+    private var retryDelay: Double?
     private var shuttingDown = false
     /// Set by the `shutdown` method: nothing after it is executed (SPEC §9.14).
     var stopping = false
     private let notifier = SystemdNotifier()
     var log: Logger { configuration.logger }
 
-    /// A server on `loop`; with a data directory, the stored state is opened and brought back first.
+    /// A server on `loop`; with a data directory, the stored state is opened and brought back
+    /// first, versions continue after the last one logged, and the history the log retains is
+    /// read back, so that a watch resumes across the restart.
     public init(configuration: ServerConfiguration, loop: EventLoop) throws {
         self.configuration = configuration
         self.loop = loop
         self.graph = try Graph(scene: configuration.scene, limits: configuration.limits)
-        self.history = History(capacity: configuration.historyLength)
+        self.history = History(capacity: configuration.historyLength, maxBytes: configuration.historyBytes)
+        let log = configuration.logger
         if let directory = configuration.dataDirectory {
-            let store = try Store(directory: directory, fsync: configuration.fsync)
-            Persistence.restore(try store.load(), into: graph, log: configuration.logger)
+            var options = StoreOptions()
+            options.fsync = configuration.fsync
+            options.recover = configuration.recover
+            options.retainedVersions = configuration.historyLength
+            options.retainedBytes = configuration.historyBytes
+            let store = try Store(directory: directory, options: options)
+            for notice in store.notices { log.warning(notice) }
+            Persistence.restore(store.state, into: graph, log: log)
+            graph.continueVersions(after: Version(store.lastVersion))
+            for record in store.history where record.version <= graph.version.rawValue {
+                guard let commit = Persistence.commit(version: record.version, historyBytes: record.history, graph) else { break }
+                history.append(commit, size: record.size)
+            }
+            try store.start(nextVersion: graph.version.rawValue + 1)
             self.store = store
-            configuration.logger.info("state kept in \(store.path)\(configuration.fsync ? " (fsync on every commit)" : "")")
+            // The log's id: the same while versions continue, so clients resume across a restart.
+            self.instance = String(store.logID, radix: 16)
+            let kept = history.oldest.map { ", history from version \($0)" } ?? ""
+            log.info("state kept in \(store.path) and its log (fsync \(configuration.fsync.rawValue)), at version \(graph.version)\(kept)")
         } else {
             self.store = nil
+            var generator = SystemRandomNumberGenerator()
+            self.instance = String(generator.next() as UInt64, radix: 16)
         }
-        var generator = SystemRandomNumberGenerator()
-        self.instance = String(generator.next() as UInt64, radix: 16)
     }
 
     /// Serves `listener` until `shutdown`, SIGTERM or SIGINT; then closes every connection
@@ -70,6 +91,7 @@ public final class Server: ConnectionHandler {
         try loop.run()
         loop.close()
         listener.close()
+        store?.close()
         log.info("stopped")
     }
 
@@ -186,9 +208,9 @@ public final class Server: ConnectionHandler {
         loop.schedule(after: 0) { [weak self] in self?.unmountViews(of: connection) }
     }
 
-    /// The end of a loop turn: the turn's changes are committed to the store in one transaction,
+    /// The end of a loop turn: the turn's records are appended to the log with one `write()`,
     /// then its responses and notifications are handed to the connections, which write them out
-    /// right after. So a response is only sent once what it acknowledges is durable.
+    /// right after. So a response is only sent once what it acknowledges is in the log.
     public func loopTurnEnded() {
         guard !turn.isEmpty else { return }
         var durable = true
@@ -197,7 +219,7 @@ public final class Server: ConnectionHandler {
                 try store.commit()
             } catch {
                 durable = false
-                log.error("could not write to the database, changes are kept in memory and will be retried: \(error)")
+                diskFailed(error)
             }
         }
         let output = turn
@@ -217,10 +239,45 @@ public final class Server: ConnectionHandler {
         }
     }
 
+    // MARK: A full disk
+
+    /// The log could not be written: the records wait in the store's backlog and are retried
+    /// with backoff (10 ms, doubling to 1 s), in chunks, between turns. One line per episode.
+    private func diskFailed(_ error: StoreError) {
+        guard retryDelay == nil else { return }
+        log.error("could not write the log, changes are kept in memory and retried until the disk allows: \(error)")
+        retryDelay = Self.firstRetryDelay
+        scheduleBacklogRetry()
+    }
+
+    private static let firstRetryDelay = 0.01
+    private static let lastRetryDelay = 1.0
+    /// Bytes of waiting records written per attempt, so that one attempt stays short.
+    private static let backlogChunk = 1 << 20
+
+    private func scheduleBacklogRetry() {
+        guard let delay = retryDelay else { return }
+        _ = loop.schedule(after: delay) { [unowned self] in retryBacklog() }
+    }
+
+    private func retryBacklog() {
+        guard let store, let delay = retryDelay else { return }
+        do {
+            if try store.writeBacklog(maxBytes: Self.backlogChunk) {
+                retryDelay = nil
+                log.info("the log is written again: every change kept in memory is on disk")
+                return
+            }
+            retryDelay = 0
+        } catch {
+            retryDelay = min(max(delay * 2, Self.firstRetryDelay), Self.lastRetryDelay)
+        }
+        scheduleBacklogRetry()
+    }
+
     // MARK: Requests
 
     private func handleLine(_ line: UnsafeRawBufferPointer, session: ClientSession) {
-        let stagedBefore = store?.stagedCount ?? 0
         var isBatch = false
         var writer = JSONWriter()
         var commits: [Commit] = []
@@ -255,8 +312,8 @@ public final class Server: ConnectionHandler {
             }
         }
         if writer.count > 0 { writer.writeRaw(UInt8(ascii: "\n")) }
-        if let store { for commit in commits { Persistence.stage(commit, of: graph, in: store) } }
-        let wrote = (store?.stagedCount ?? 0) > stagedBefore
+        var wrote = false
+        if let store { for commit in commits where Persistence.stage(commit, of: graph, in: store) { wrote = true } }
         turn.append(
             TurnOutput(
                 session: session, response: writer, followUps: followUps, commits: commits, failureIDs: ids, isBatch: isBatch,
@@ -309,7 +366,7 @@ public final class Server: ConnectionHandler {
     /// (a registration, a change of what a view provides) took a version all the same.
     func publish(_ commit: Commit) {
         guard commit.version > (history.newest ?? Version(0)) else { return }
-        history.append(commit)
+        history.append(commit, size: store?.stagedSize(of: commit.version.rawValue) ?? 0)
         guard !commit.isEmpty else { return }
         for (connection, writer) in watches.notifications(for: commit) {
             guard let session = sessions[connection], !session.dropped else { continue }

@@ -1,5 +1,6 @@
 import MilieuEngine
 import MilieuProtocol
+import MilieuStore
 
 /// How much unsent output a client may let pile up before it is dropped, as Redis's
 /// client-output-buffer-limit: past `hard` at once, or past `soft` for `softSeconds` on end.
@@ -26,6 +27,8 @@ public struct ServerConfiguration: Sendable {
     public var limits = GraphLimits()
     /// Committed versions kept for `watch` with `sinceVersion`.
     public var historyLength = 10_000
+    /// Bytes of log records kept for `watch` with `sinceVersion` (with a data directory).
+    public var historyBytes = 64 << 20
     public var maxWatchesPerConnection = 1024
     public var maxTargetsPerWatch = 4096
     public var maxTransactionOps = 10_000
@@ -35,8 +38,11 @@ public struct ServerConfiguration: Sendable {
     public var logger = Logger()
     /// Where the durable state lives (`milieu.db`); nil keeps nothing across restarts.
     public var dataDirectory: String?
-    /// Commit with fsync, so that acknowledged changes survive power loss, not only kill -9.
-    public var fsync = false
+    /// When the log is synced: `always` before each turn's responses (power loss loses nothing
+    /// acknowledged), `everysec` once a second on a thread of its own, `no` never.
+    public var fsync = FsyncPolicy.everysec
+    /// Start from a damaged store by keeping what is intact and dropping the rest (SPEC §12.3).
+    public var recover = false
     /// How long a line may stay unfinished (bytes received, no newline) before its connection is
     /// told `LimitExceeded` (`lineSeconds`) and closed: otherwise a client pins up to
     /// `maxLineBytes` for ever.

@@ -1,236 +1,319 @@
-import CSQLite
 import MilieuJSON
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// What a `Store` holds: the state a restarted daemon brings back.
-public struct StoredState: Sendable {
-    /// JSON type declarations registered at run time, in registration order.
-    public var types: [JSON] = []
-    /// Declarations of retained views clients mounted, in mount order (parents before children).
-    public var views: [(path: String, declaration: JSON)] = []
-    /// Durable values: a key path (`/App.login.email`, `/App/Form.toggle`) and its value.
-    public var values: [(keyPath: String, value: JSON)] = []
+/// How the store keeps the log: its fsync policy, how much history it retains, and whether a
+/// damaged store is recovered instead of refused.
+public struct StoreOptions: Sendable {
+    public var fsync = FsyncPolicy.everysec
+    /// Keep what is intact of a damaged store and drop the rest, instead of refusing to start.
+    public var recover = false
+    /// Versions of history the log keeps (at least) once folded, for resumed watches.
+    public var retainedVersions = 10_000
+    /// Bytes of history the log keeps (at least) once folded.
+    public var retainedBytes = 64 << 20
+    /// A segment file is closed and a new one started past this size.
+    public var segmentBytes = 16 << 20
+
+    public init() {}
 }
 
-/// Milieu's durable state in SQLite (WAL). Writes are grouped: `stage` collects them and
-/// `commit` writes them in one transaction — once per event-loop turn, before the turn's
-/// responses go out, so an acknowledged change survives kill -9 (and power loss with `fsync`).
+/// Milieu's durable state (SPEC §12.3): a change log of framed, checksummed records, one per
+/// version, appended once per event-loop turn before the turn's responses go out, and an
+/// SQLite snapshot the log is folded into off the hot path. Opening it checks both, cuts a
+/// torn tail, refuses damage (or, with `recover`, keeps what is intact), folds the log's tail
+/// into the snapshot and reads the state and the retained history back.
 ///
-/// Not thread-safe: used from the event loop's thread only.
+/// Not thread-safe: used from the event loop's thread only; the fold and the once-a-second
+/// fsync run on threads of their own.
 public final class Store {
-    /// The format this build writes; a database from a newer one is refused rather than misread.
-    public static let formatVersion = 1
-
+    /// `milieu.db`.
     public let path: String
-    private var db: OpaquePointer?
-    private var staged: [Staged] = []
-    private var statements: [String: OpaquePointer] = [:]
-    /// The data directory's lock, held while the store is open; -1 for a store opened by path.
-    private var lockDescriptor: Int32 = -1
+    public let directory: String
+    /// The state to bring back, read at open.
+    public private(set) var state = StoredState()
+    /// The retained records, oldest first, their versions contiguous up to `lastVersion`.
+    public private(set) var history: [LogRecord] = []
+    /// The last version the snapshot or the log holds; versions continue after it.
+    public private(set) var lastVersion = 0
+    /// The log's id: the same for as long as versions continue, new in a new or recovered store.
+    public private(set) var logID: UInt64 = 0
+    /// What opening found and did that a person should hear of (a torn tail cut, a recovery).
+    public private(set) var notices: [String] = []
 
-    private enum Staged {
-        case type(name: String, declaration: String)
-        case view(path: String, declaration: String)
-        case value(view: String, name: String, value: String)
-        case removeView(path: String)
+    private let options: StoreOptions
+    private let snapshot: Snapshot
+    private var log: ChangeLog?
+    private var folder: Folder?
+    private var scanned: [Segment] = []
+    /// Lock on the data directory, held while the store is open.
+    private var lockDescriptor: Int32
+
+    // The turn being staged, and earlier turns that could not be written yet, oldest first.
+    private var turn: [UInt8] = []
+    private var turnRecords: [(version: Int, writes: [StoredWrite])] = []
+    private var backlog: [Pending] = []
+    private var pendingTypes: [StoredWrite] = []
+    /// The last version staged: commits that took no new version are not logged twice.
+    private var stagedThrough = 0
+    private var stagedSizes: [(version: Int, size: Int)] = []
+    private var sizesRead = 0
+    private var commits = 0
+
+    private struct Pending {
+        var bytes: [UInt8]
+        var records: [(version: Int, writes: [StoredWrite])]
     }
 
-    /// Opens (creating if needed) the database at `path`. `fsync: true` makes each commit
-    /// durable against power loss, not only against the process dying.
-    public init(path: String, fsync: Bool) throws(StoreError) {
-        self.path = path
-        var handle: OpaquePointer?
-        let opened = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nil)
-        db = handle
-        guard opened == SQLITE_OK else {
-            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
-            sqlite3_close(handle)
-            db = nil
-            throw StoreError(path: path, "cannot open the database: \(message)")
-        }
-        sqlite3_busy_timeout(db, 2000)
-        try execute("PRAGMA journal_mode=WAL")
-        try execute(fsync ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
-        try checkIntegrity()
-        try migrate()
-    }
-
-    /// Opens `milieu.db` in `directory`, creating the directory (0700) and its parents if needed;
-    /// refuses a directory of another user, and one another daemon holds (SPEC §12.3). The
-    /// database files are the user's alone (0600), whatever made them.
-    public convenience init(directory: String, fsync: Bool) throws(StoreError) {
+    /// Opens the store in `directory`, creating the directory (0700) and its parents if needed;
+    /// refuses a directory of another user, and one another daemon holds (SPEC §12.3).
+    public init(directory: String, options: StoreOptions) throws(StoreError) {
         try DataDirectory.prepare(directory)
-        let lock = try DataDirectory.lock(directory)
-        let path = directory + "/milieu.db"
+        lockDescriptor = try DataDirectory.lock(directory)
+        self.directory = directory
+        self.options = options
+        path = directory + "/milieu.db"
         do throws(StoreError) {
-            try self.init(path: path, fsync: fsync)
+            snapshot = try Snapshot(path: path)
+            for file in [path, path + "-wal", path + "-shm"] { _ = chmod(file, 0o600) }
+            try open()
         } catch {
-            close(lock)
+            Glibc.close(lockDescriptor)
             throw error
         }
-        lockDescriptor = lock
-        for file in [path, path + "-wal", path + "-shm"] { _ = chmod(file, 0o600) }
     }
 
-    deinit {
-        if lockDescriptor >= 0 { close(lockDescriptor) }
-        for statement in statements.values { sqlite3_finalize(statement) }
-        sqlite3_close(db)
-    }
+    deinit { close() }
 
-    private func checkIntegrity() throws(StoreError) {
-        let result = try query("PRAGMA quick_check").first?.first ?? "ok"
-        guard result == "ok" else {
-            throw StoreError(path: path, "the database is corrupt (\(result)); move it away to start afresh, nothing was changed")
-        }
-    }
+    // MARK: Opening
 
-    private func migrate() throws(StoreError) {
-        try execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-        let stored = try query("SELECT value FROM meta WHERE key = 'format'").first?.first
-        if let stored {
-            guard let version = Int(stored), version <= Self.formatVersion else {
-                throw StoreError(
-                    path: path,
-                    "the database was written by a newer milieud (format \(stored), this one reads \(Self.formatVersion)); "
-                        + "use that version, or another --data-dir")
+    private func open() throws(StoreError) {
+        let tables = try snapshot.existingTables()
+        let format = try snapshot.meta("format")
+        if let format, Int(format).map({ $0 > Snapshot.formatVersion }) ?? true { try snapshot.prepare() }  // throws: newer
+        let names = try LogScan.segmentNames(in: directory)
+        var expectedLog = try snapshot.meta("log").flatMap { UInt64($0, radix: 16) }
+        var folded = Int(try snapshot.meta("folded") ?? "0") ?? 0
+        var problems: [(path: String, what: String)] = []
+        let logPath = { (first: Int) in self.directory + "/" + LogFormat.fileName(firstVersion: first) }
+        if format == nil {
+            if let first = names.first {
+                let log = logPath(first.firstVersion)
+                problems.append(
+                    (
+                        path,
+                        "holds no state (it is empty, new or not a milieu database) while the log \(log) holds changes: the snapshot they follow is lost"
+                    ))
+                // What the log holds is all there is: it is taken as it comes.
+                expectedLog = nil
+                folded = first.firstVersion - 1
+            }
+        } else {
+            for table in Snapshot.tables where !tables.contains(table) {
+                problems.append((path, "its table \(table) is missing (dropped?): what it held is lost"))
+            }
+            if let expectedLog, names.isEmpty {
+                let id = String(expectedLog, radix: 16)
+                problems.append(
+                    (
+                        logPath(folded + 1),
+                        "is missing: milieu.db holds versions through \(folded) and expects log \(id) to follow; the changes after version \(folded) are lost"
+                    ))
+            }
+            if let head = Int(try snapshot.meta("head") ?? ""), let last = names.last?.firstVersion, head > last {
+                problems.append((logPath(head), "is missing: it is the newest log file milieu.db knows of; the changes in it are lost"))
             }
         }
-        try execute("BEGIN")
-        try execute("CREATE TABLE IF NOT EXISTS types (name TEXT PRIMARY KEY, declaration TEXT NOT NULL, seq INTEGER NOT NULL)")
-        try execute("CREATE TABLE IF NOT EXISTS views (path TEXT PRIMARY KEY, declaration TEXT NOT NULL, seq INTEGER NOT NULL)")
-        try execute(
-            "CREATE TABLE IF NOT EXISTS vals (view TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (view, name))")
-        try execute("INSERT OR IGNORE INTO meta VALUES ('format', '\(Self.formatVersion)')")
-        try execute("COMMIT")
-    }
-
-    /// Everything stored, for a daemon starting up.
-    public func load() throws(StoreError) -> StoredState {
-        var state = StoredState()
-        for row in try query("SELECT declaration FROM types ORDER BY seq") { state.types.append(try parse(row[0])) }
-        for row in try query("SELECT path, declaration FROM views ORDER BY seq") {
-            state.views.append((row[0], try parse(row[1])))
+        var scan = try LogScan.read(directory: directory, logID: expectedLog, folded: folded)
+        if let damage = scan.damage {
+            let after = damage.lastGood ?? folded
+            let lost = "the \(damage.bytesAfter) bytes from byte \(damage.offset) on (versions after \(after)) cannot be read"
+            problems.append((damage.path, "\(damage.reason): \(lost)"))
         }
-        for row in try query("SELECT view, name, value FROM vals ORDER BY view, name") {
-            state.values.append(("\(row[0]).\(row[1])", try parse(row[2])))
+        if let first = problems.first, !options.recover {
+            let what = ([first.what] + problems.dropFirst().map { "\($0.path) \($0.what)" }).joined(separator: "; ")
+            throw StoreError(
+                path: first.path,
+                "\(what). Nothing was changed. Start milieud with --recover to keep what is intact (the snapshot and the log up to the damage) and drop the rest, or move \(directory) away to start afresh"
+            )
         }
-        return state
-    }
-
-    private func parse(_ text: String) throws(StoreError) -> JSON {
-        do { return try JSON(parsing: text) } catch {
-            throw StoreError(path: path, "a stored value is not JSON (\(error)); the database is damaged")
+        if let torn = scan.torn {
+            if torn.offset < LogFormat.headerSize { unlink(torn.path) } else { _ = truncate(torn.path, off_t(torn.offset)) }
+            scan.segments.removeAll { $0.size < LogFormat.headerSize }
+            notices.append(
+                "\(torn.path): cut a torn tail of \(torn.bytes) bytes at byte \(torn.offset) (a write cut short: no whole record is in it)")
         }
+        try snapshot.prepare()
+        let records = scan.records.filter { $0.version > folded }
+        if !records.isEmpty { try snapshot.fold(records.map { ($0.version, $0.writes) }) }
+        lastVersion = max(folded, scan.records.last?.version ?? 0)
+        if problems.isEmpty, let expectedLog {
+            logID = expectedLog
+            scanned = scan.segments
+            history = Self.retained(scan.records, versions: options.retainedVersions, bytes: options.retainedBytes)
+        } else {
+            // A new store, an upgraded one (format 1 had no log), or one recovered: a new log id,
+            // so clients resynchronise rather than trust a history that may have lost versions.
+            var generator = SystemRandomNumberGenerator()
+            logID = generator.next() | 1
+            // What the old files held that reads well is folded above; they go, so that no
+            // file of another id stays beside the new log.
+            for segment in try LogScan.segmentNames(in: directory) { unlink(directory + "/" + segment.name) }
+            ChangeLog.syncDirectory(directory)
+            if !problems.isEmpty {
+                notices.append(
+                    "recovered \(directory): kept milieu.db and the log through version \(lastVersion); lost: "
+                        + problems.map { "\($0.path) \($0.what)" }.joined(separator: "; "))
+            }
+            try snapshot.setMeta(["log": String(logID, radix: 16), "folded": String(lastVersion)])
+        }
+        state = try snapshot.load()
     }
 
-    public func stageType(name: String, declaration: JSON) { staged.append(.type(name: name, declaration: declaration.jsonText)) }
-    public func stageView(path: String, declaration: JSON) { staged.append(.view(path: path, declaration: declaration.jsonText)) }
-    public func stageValue(view: String, name: String, value: JSON) {
-        staged.append(.value(view: view, name: name, value: value.jsonText))
+    /// The newest records that fit the retention, with contiguous versions.
+    static func retained(_ records: [LogRecord], versions: Int, bytes: Int) -> [LogRecord] {
+        var start = records.count
+        var size = 0
+        while start > 0, records.count - start < versions, size + records[start - 1].size <= bytes {
+            if start < records.count, records[start - 1].version != records[start].version - 1 { break }
+            start -= 1
+            size += records[start].size
+        }
+        return Array(records[start...])
     }
-    public func stageRemoval(ofView path: String) { staged.append(.removeView(path: path)) }
 
-    /// Whether writes wait for `commit`.
-    public var hasStaged: Bool { !staged.isEmpty }
+    /// Starts appending: the log's next record is version `nextVersion` (versions between
+    /// `lastVersion` and it were taken by the restore and changed nothing to keep).
+    public func start(nextVersion: Int) throws(StoreError) {
+        let log = ChangeLog(
+            directory: directory, logID: logID, policy: options.fsync, segmentBytes: options.segmentBytes,
+            segments: scanned)
+        try log.open(nextVersion: nextVersion)
+        try snapshot.setMeta(["head": String(log.head), "folded": String(nextVersion - 1)])
+        // Into the main file at once: a lost WAL must not hide that this store has a log.
+        snapshot.checkpoint()
+        log.prune(folded: nextVersion - 1, versions: options.retainedVersions, bytes: options.retainedBytes)
+        self.log = log
+        folder = Folder(snapshot: snapshot, folded: nextVersion - 1, head: log.head)
+        history = []
+        scanned = []
+        stagedThrough = nextVersion - 1
+    }
 
-    /// How many writes wait for `commit`.
-    public var stagedCount: Int { staged.count }
+    // MARK: Writing
 
-    /// Writes everything staged in one transaction. On failure nothing is written and the
-    /// staged writes are kept, to be tried again by the next commit.
+    /// A type registered in the commit that is staged next (`schema/register`'s).
+    public func stageType(name: String, declaration: JSON) { pendingTypes.append(.type(name: name, declaration: declaration)) }
+
+    /// Adds version `version`'s record to this turn: the writes to fold into the snapshot (and
+    /// the types staged since the last record) and the caller's bytes, which come back in
+    /// `history` at the next start. A version already staged is not staged again. Returns
+    /// whether the record changes the snapshot.
+    @discardableResult
+    public func stage(version: Int, writes: [StoredWrite], history: [UInt8]) -> Bool {
+        guard version > stagedThrough else { return false }
+        stagedThrough = version
+        let all = pendingTypes.isEmpty ? writes : pendingTypes + writes
+        pendingTypes.removeAll()
+        let before = turn.count
+        LogFormat.appendRecord(version: version, writes: all, history: history, to: &turn)
+        turnRecords.append((version, all))
+        if stagedSizes.count == sizesRead {
+            stagedSizes.removeAll(keepingCapacity: true)
+            sizesRead = 0
+        }
+        stagedSizes.append((version, turn.count - before))
+        return !all.isEmpty
+    }
+
+    /// The size of the record staged for `version`, 0 when none was; asked in version order
+    /// (the history counts its bytes with it).
+    public func stagedSize(of version: Int) -> Int {
+        while sizesRead < stagedSizes.count, stagedSizes[sizesRead].version < version { sizesRead += 1 }
+        guard sizesRead < stagedSizes.count, stagedSizes[sizesRead].version == version else { return 0 }
+        sizesRead += 1
+        return stagedSizes[sizesRead - 1].size
+    }
+
+    /// Whether records wait for `commit`.
+    public var hasStaged: Bool { !turnRecords.isEmpty }
+
+    /// Whether earlier turns wait for the disk (`writeBacklog`).
+    public var hasBacklog: Bool { !backlog.isEmpty }
+
+    /// Writes the turn's records to the log with one `write()`, synced as the fsync policy says.
+    /// On failure — or while earlier turns wait for the disk — they are kept, in order, in the
+    /// backlog, and the error says why.
     public func commit() throws(StoreError) {
-        guard !staged.isEmpty else { return }
-        do {
-            try execute("BEGIN IMMEDIATE")
-            for write in staged {
-                switch write {
-                case .type(let name, let declaration):
-                    try run("INSERT OR REPLACE INTO types VALUES (?1, ?2, (SELECT COUNT(*) FROM types))", [name, declaration])
-                case .view(let path, let declaration):
-                    try run(
-                        "INSERT INTO views VALUES (?1, ?2, (SELECT COALESCE(MAX(seq), 0) + 1 FROM views)) "
-                            + "ON CONFLICT(path) DO UPDATE SET declaration = excluded.declaration", [path, declaration])
-                case .value(let view, let name, let value):
-                    try run("INSERT OR REPLACE INTO vals VALUES (?1, ?2, ?3)", [view, name, value])
-                case .removeView(let path):
-                    try run("DELETE FROM views WHERE path = ?1", [path])
-                    try run("DELETE FROM vals WHERE view = ?1", [path])
-                }
-            }
-            try execute("COMMIT")
-            staged.removeAll(keepingCapacity: true)
+        guard !turnRecords.isEmpty, let log else { return }
+        let pending = Pending(bytes: turn, records: turnRecords)
+        turn.removeAll(keepingCapacity: true)
+        turnRecords.removeAll(keepingCapacity: true)
+        guard backlog.isEmpty else {
+            backlog.append(pending)
+            throw StoreError(path: log.directory, "earlier changes still wait for the disk")
+        }
+        do throws(StoreError) {
+            try write(pending)
         } catch {
-            try? execute("ROLLBACK")
+            backlog.append(pending)
             throw error
         }
     }
 
-    // MARK: SQLite
+    /// Writes the oldest waiting turns, about `maxBytes` of them, with one `write()`; returns
+    /// whether the backlog is now empty.
+    public func writeBacklog(maxBytes: Int) throws(StoreError) -> Bool {
+        guard !backlog.isEmpty else { return true }
+        var chunk = Pending(bytes: [], records: [])
+        var taken = 0
+        while taken < backlog.count, taken == 0 || chunk.bytes.count + backlog[taken].bytes.count <= maxBytes {
+            chunk.bytes += backlog[taken].bytes
+            chunk.records += backlog[taken].records
+            taken += 1
+        }
+        try write(chunk)
+        backlog.removeFirst(taken)
+        return backlog.isEmpty
+    }
 
-    private func execute(_ sql: String) throws(StoreError) {
-        var message: UnsafeMutablePointer<CChar>?
-        guard sqlite3_exec(db, sql, nil, nil, &message) == SQLITE_OK else {
-            let text = message.map { String(cString: $0) } ?? lastError
-            sqlite3_free(message)
-            throw StoreError(path: path, text)
+    private func write(_ pending: Pending) throws(StoreError) {
+        guard let log, let folder, let first = pending.records.first?.version, let last = pending.records.last?.version else { return }
+        try log.append(pending.bytes, first: first, last: last)
+        folder.enqueue(pending.records, head: log.head)
+        commits += 1
+        if log.segments.count > 1 && commits % 64 == 0 {
+            log.prune(
+                folded: folder.foldedVersion, versions: options.retainedVersions, bytes: options.retainedBytes)
         }
     }
 
-    private var lastError: String { db.map { String(cString: sqlite3_errmsg($0)) } ?? "no database" }
-
-    private func prepared(_ sql: String) throws(StoreError) -> OpaquePointer {
-        if let statement = statements[sql] { return statement }
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-            throw StoreError(path: path, lastError)
-        }
-        statements[sql] = statement
-        return statement
-    }
-
-    private func run(_ sql: String, _ arguments: [String]) throws(StoreError) {
-        let statement = try prepared(sql)
-        defer { sqlite3_reset(statement) }
-        bind(statement, arguments)
-        guard sqlite3_step(statement) == SQLITE_DONE else { throw StoreError(path: path, lastError) }
-    }
-
-    private func query(_ sql: String) throws(StoreError) -> [[String]] {
-        let statement = try prepared(sql)
-        defer { sqlite3_reset(statement) }
-        var rows: [[String]] = []
-        while true {
-            let step = sqlite3_step(statement)
-            if step == SQLITE_DONE { return rows }
-            guard step == SQLITE_ROW else { throw StoreError(path: path, lastError) }
-            rows.append(
-                (0..<sqlite3_column_count(statement)).map { column in
-                    sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""
-                })
-        }
-    }
-
-    /// SQLite copies each argument (SQLITE_TRANSIENT), so the Swift strings need not outlive the call.
-    private func bind(_ statement: OpaquePointer, _ arguments: [String]) {
-        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-        for (index, argument) in arguments.enumerated() {
-            sqlite3_bind_text(statement, Int32(index + 1), argument, -1, transient)
-        }
+    /// Writes what waits for the disk if it can, folds what is written, syncs the log and lets
+    /// the data directory go.
+    public func close() {
+        while (try? writeBacklog(maxBytes: 1 << 20)) == false {}
+        folder?.stop()
+        folder = nil
+        log?.close()
+        log = nil
+        if lockDescriptor >= 0 { Glibc.close(lockDescriptor) }
+        lockDescriptor = -1
     }
 }
 
-/// A database problem, with the file it concerns and what to do.
+/// A store problem, with the file it concerns and what to do.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
     public let path: String
     public let reason: String
+    /// The errno that caused it, when a system call failed (ENOSPC: the disk is full).
+    public let code: Int32?
 
-    init(path: String, _ reason: String) {
+    init(path: String, _ reason: String, code: Int32? = nil) {
         self.path = path
         self.reason = reason
+        self.code = code
     }
 
     public var description: String { "\(path): \(reason)" }

@@ -117,7 +117,7 @@ struct CompareCommand {
                 FanOutComparison(title: "100 watchers, lockstep", watchers: 100, inFlight: 1),
                 FanOutComparison(title: "100 watchers, 16 in flight", watchers: 100, inFlight: 16),
             ] {
-                for guarantees in Guarantees.allCases {
+                for guarantees in [Guarantees.persistent, .ephemeral] {
                     log("fan-out: \(fanOut.title), \(guarantees.label)")
                     rows.append(try fanOut.measure(guarantees, contenders, settings))
                 }

@@ -3,6 +3,7 @@ import MilieuEngine
 import MilieuJSON
 import MilieuProtocol
 import MilieuServer
+import MilieuStore
 import MilieuTransport
 
 /// A command-line mistake: the message, then the synopsis, and exit status 2.
@@ -72,6 +73,10 @@ enum Options {
             $0.historyLength = try positive($1, "--history")
         },
         Option(
+            name: "--history-bytes", value: "BYTES",
+            help: "bytes of log records kept for resumable watches, across restarts (default 67108864)"
+        ) { $0.historyBytes = try positive($1, "--history-bytes") },
+        Option(
             name: "--data-dir", value: "DIR",
             help: "where state survives restarts (default $XDG_STATE_HOME/milieu, else ~/.local/state/milieu)"
         ) { $0.dataDirectory = $1 },
@@ -79,9 +84,21 @@ enum Options {
             configuration.dataDirectory = nil
         },
         Option(
-            name: "--fsync", value: nil,
-            help: "make every acknowledged change survive power loss (slower); by default it survives the daemon being killed"
-        ) { configuration, _ in configuration.fsync = true },
+            name: "--fsync", value: "MODE",
+            help: "when the log is synced: always (before each answer: power loss loses nothing acknowledged), "
+                + "everysec (once a second: power loss may lose about the last second) or no (default everysec); "
+                + "kill -9 loses nothing acknowledged in any mode"
+        ) { configuration, mode in
+            guard let policy = FsyncPolicy(rawValue: mode) else {
+                throw UsageError(message: "--fsync is always, everysec or no, not \(mode)")
+            }
+            configuration.fsync = policy
+        },
+        Option(
+            name: "--recover", value: nil,
+            help: "start from a damaged store: keep what is intact (the snapshot and the log up to the damage), "
+                + "say what was lost, and drop it"
+        ) { configuration, _ in configuration.recover = true },
         Option(name: "--log-level", value: "LEVEL", help: "debug, info, warning or error (default info)") { configuration, name in
             guard let level = Logger.Level(name: name) else {
                 throw UsageError(message: "--log-level is debug, info, warning or error, not \(name)")

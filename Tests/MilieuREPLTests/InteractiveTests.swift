@@ -212,6 +212,30 @@ struct InteractiveTests {
         try terminal.waitFor(#"v2  login.email = "back@example.com""#)
     }
 
+    @Test func afterADaemonWithSavedStateRestartsTheWatchResumesWithWhatItMissed() throws {
+        let data = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let first = try Daemon(arguments: ["--data-dir", data])
+        let socket = first.socketPath
+        defer { try? FileManager.default.removeItem(atPath: first.directory) }
+        let terminal = try repl(first)
+        try enter(terminal, "watch login")
+        try terminal.waitFor("w1 watching login  from version 1")
+        first.stop()
+        try terminal.waitFor("the offline prompt") { $0.hasSuffix("milieu (no daemon)>") }
+        // While the REPL is away, a daemon on the same data directory (another socket) takes a change.
+        let elsewhere = try Daemon(arguments: ["--data-dir", data])
+        try MilieuClient(socketPath: elsewhere.socketPath).request(
+            GraphSetRequest(path: "login.email", value: "meanwhile@example.com"), timeout: 5)
+        elsewhere.stop()
+
+        let second = try Daemon(arguments: ["--data-dir", data], socketPath: socket)
+        defer { second.stop() }
+        let screen = try terminal.waitFor("the replay") { $0.contains(#"v2  login.email = "meanwhile@example.com""#) }
+        #expect(screen.contains("w1 resumed from version 1"))
+        #expect(!screen.contains("milieud restarted"), "the same store is the same instance: \(screen)")
+    }
+
     /// Makes the daemon drop the REPL's connection, and lives on: a line over its limit
     /// (the daemon runs with --max-line 256).
     private func dropConnection(_ terminal: Terminal) throws {

@@ -133,7 +133,7 @@ import Testing
             guard line.hasPrefix("| `--") else { return nil }
             return line.dropFirst(3).split(separator: "`")[0].split(separator: " ").first.map(String.init)
         }
-        #expect(options.count == 15)
+        #expect(options.count == 17)
         for option in options {
             #expect(help.1.contains("  \(option)"), "\(option) in --help")
             #expect(["--help", "--version"].contains(option) || bad.1.contains("[\(option)"), "\(option) in the synopsis")

@@ -389,7 +389,7 @@ export class Client extends EventEmitter {
   readonly socket: Socket | null;
   readonly server: InitializeResult['server'] | undefined;
   readonly capabilities: InitializeResult['capabilities'] | undefined;
-  /** The daemon instance's id; it changes when the daemon restarts. */
+  /** The daemon instance's id: the same across restarts of a daemon that keeps state, for as long as its versions continue. */
   readonly instance: string | undefined;
 
   initialize(params?: { client?: { name: string; version?: string }; protocolVersion?: string }, options?: CallOptions): Promise<InitializeResult>;

@@ -1,8 +1,9 @@
 // Linux pieces that `import Glibc` does not expose: epoll, eventfd, signalfd,
-// accept4, SO_PEERCRED credentials, gettid, and a signal forwarder for signalfd.
+// accept4, SO_PEERCRED credentials, gettid, a signal forwarder for signalfd, and CRC32C.
 #ifndef C_MILIEU_SHIMS_H
 #define C_MILIEU_SHIMS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/epoll.h>
@@ -34,5 +35,9 @@ int milieu_stop_forwarding_signal(int signo);
 /// ssh-agent does (which also stops other processes of the user from ptrace-attaching).
 /// prctl is variadic, so Swift cannot call it directly. Returns 0, or -1 with errno set.
 int milieu_disable_core_dumps(void);
+
+/// CRC32C (Castagnoli) of `count` bytes, continuing from `crc` (0 to start): the log's
+/// record checksum. Uses the SSE4.2 crc32 instruction when the CPU has it.
+uint32_t milieu_crc32c(uint32_t crc, const void *bytes, size_t count);
 
 #endif

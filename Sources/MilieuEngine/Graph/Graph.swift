@@ -51,7 +51,7 @@ public final class Graph {
     /// The environment keys views can read and provide, with their defaults (rule 21).
     public private(set) var environmentKeys = EnvironmentKeys()
     /// The global version: the number of the last transaction that changed something.
-    @exclusivity(unchecked) public private(set) var version = Version(0)
+    @exclusivity(unchecked) public internal(set) var version = Version(0)
 
     @exclusivity(unchecked) var objects = BySerial<ObjectSerial, ObjectRecord>()
     @exclusivity(unchecked) var objectsByName: [String: ObjectRecord] = [:]

@@ -2,7 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { renameSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { connect, ConnectionLost, UnknownPath } from '../index.js';
 import { clientFor, daemonFor, needsDaemon, take } from '../testing/helpers.js';
 import { fakeServer } from '../testing/fake-server.js';
@@ -150,6 +152,60 @@ test('a restarted daemon: reconnect to the new instance, and resync every watch'
   const [marker, live] = await take(iterator, 2);
   assert.equal(marker.method, 'resync');
   assert.deepEqual(live.params, { watch: 1, version: 2, changes: [{ path: 'theme.accentColor', value: 'green' }] });
+});
+
+test('a restarted daemon with saved state: the same instance, and the watch resumes with what it missed', needsDaemon, async (t) => {
+  const data = mkdtempSync(path.join(os.tmpdir(), 'milieu-node-data-'));
+  t.after(() => rmSync(data, { recursive: true, force: true }));
+  const daemon = await daemonFor(t, ['--data-dir', data]);
+  const client = await clientFor(t, daemon, { reconnect: FAST });
+  const before = client.instance;
+  const watch = await client.watch({ paths: ['theme'] });
+  const iterator = watch[Symbol.asyncIterator]();
+  await client.set('theme.accentColor', 'red');
+  const seen = (await take(iterator, 1))[0].params.version;
+  // The client is away; the daemon takes a change it misses, then restarts.
+  const away = `${daemon.socketPath}.away`;
+  renameSync(daemon.socketPath, away);
+  const disconnected = once(client, 'disconnect', within());
+  client.socket.destroy();
+  await disconnected;
+  const other = await connect({ socketPath: away });
+  await other.set('theme.accentColor', 'green');
+  other.close();
+  const reconnected = once(client, 'reconnect', within(5000));
+  await daemon.restart();
+  rmSync(away, { force: true });
+  const [info] = await reconnected;
+  assert.equal(info.restarted, false);
+  assert.equal(client.instance, before);
+  const [missed] = await take(iterator, 1);
+  assert.equal(missed.params.version, seen + 1);
+  assert.deepEqual(missed.params.changes, [{ path: 'theme.accentColor', value: 'green' }]);
+  await client.set('theme.accentColor', 'blue');
+  assert.equal((await take(iterator, 1))[0].params.version, seen + 2, 'versions continue after the restart');
+});
+
+test('a restarted daemon whose kept history is too short: the watch resyncs as compacted', needsDaemon, async (t) => {
+  const data = mkdtempSync(path.join(os.tmpdir(), 'milieu-node-data-'));
+  t.after(() => rmSync(data, { recursive: true, force: true }));
+  const daemon = await daemonFor(t, ['--data-dir', data, '--history', '1']);
+  const client = await clientFor(t, daemon, { reconnect: FAST });
+  const watch = await client.watch({ paths: ['theme'] });
+  const away = `${daemon.socketPath}.away`;
+  renameSync(daemon.socketPath, away);
+  const disconnected = once(client, 'disconnect', within());
+  client.socket.destroy();
+  await disconnected;
+  const other = await connect({ socketPath: away });
+  for (const color of ['red', 'green', 'yellow']) await other.set('theme.accentColor', color);
+  other.close();
+  const resync = once(watch, 'resync', within(5000));
+  await daemon.restart();
+  rmSync(away, { force: true });
+  const [marker] = await resync;
+  assert.equal(marker.reason, 'compacted');
+  assert.equal(await client.get('theme.accentColor'), 'yellow');
 });
 
 test('a watch whose view went with the old connection ends with the error', needsDaemon, async (t) => {

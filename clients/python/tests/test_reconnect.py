@@ -174,21 +174,46 @@ def test_resync_when_the_daemon_restarted(daemon: Daemon) -> None:
         assert after.version == 2 and after.values()["login.email"] == "lee@example.com"
 
 
-def test_resync_when_a_daemon_with_saved_state_restarted(make_daemon: Callable[..., Daemon], tmp_path: Path) -> None:
+def test_a_watch_resumes_across_a_restart_of_a_daemon_with_saved_state(
+    make_daemon: Callable[..., Daemon], tmp_path: Path
+) -> None:
     daemon = make_daemon("--data-dir", str(tmp_path))
     with milieu.Client(daemon.socket, reconnect=PATIENT) as c:
         login = c.watch(paths="login")
         c.set("login.email", "kim@example.com")
-        assert changes(login, 1)[0].version == 2
+        seen = changes(login, 1)[0].version
         first = c.instance
-        daemon.restart()
+        daemon.stop()
+        # While c is away, a daemon on the same data directory (another socket) takes a change.
+        elsewhere = make_daemon("--data-dir", str(tmp_path))
+        with milieu.Client(elsewhere.socket) as other:
+            other.set("login.email", "lee@example.com")
+        elsewhere.stop()
+        daemon.start()
+        missed = changes(login, 1)[0]
+        assert missed.version == seen + 1 and missed.values() == {"login.email": "lee@example.com"}
+        assert c.instance == first, "the same store: the same instance, so the watch resumed"
+        c.set("login.email", "kim@example.com")
+        assert changes(login, 1)[0].version == seen + 2, "versions continue after the restart"
+
+
+def test_resync_when_the_history_kept_across_a_restart_is_too_short(
+    make_daemon: Callable[..., Daemon], tmp_path: Path
+) -> None:
+    daemon = make_daemon("--data-dir", str(tmp_path), "--history", "1")
+    with milieu.Client(daemon.socket, reconnect=PATIENT) as c:
+        theme = c.watch(paths="theme")
+        daemon.stop()
+        elsewhere = make_daemon("--data-dir", str(tmp_path), "--history", "1")
+        with milieu.Client(elsewhere.socket) as other:
+            for color in ("red", "green", "yellow"):
+                other.set("theme.accentColor", color)
+        elsewhere.stop()
+        daemon.start()
         with pytest.raises(milieu.Resync) as info:
-            login.next(timeout=20)
-        assert info.value.reason == "restarted" and c.instance != first
-        assert c.get("login.email") == "kim@example.com", "the state was kept; re-reading finds it"
-        c.set("login.email", "lee@example.com")
-        after = changes(login, 1)[0]
-        assert after.values()["login.email"] == "lee@example.com" and after.version > (info.value.version or 0)
+            theme.next(timeout=20)
+        assert info.value.reason == "compacted" and info.value.oldest is not None
+        assert c.get("theme.accentColor") == "yellow"
 
 
 def test_resync_when_the_history_was_compacted(make_daemon: Callable[..., Daemon]) -> None:

@@ -707,5 +707,5 @@ class ClientBase(Generic[W]):
 
     @property
     def instance(self) -> str | None:
-        """The daemon instance (new at every daemon start) the client is connected to."""
+        """The daemon instance the client is connected to: the same across restarts while its versions continue."""
         return self._core.instance

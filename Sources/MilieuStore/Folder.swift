@@ -1,0 +1,73 @@
+import Synchronization
+
+/// The fold: a thread with the snapshot's connection that applies written log records to
+/// SQLite in batches, off the event loop, records the version folded through and the
+/// newest segment in `meta`, then checkpoints the WAL.
+final class Folder: Sendable {
+    private struct Shared {
+        var queue: [(version: Int, writes: [StoredWrite])] = []
+        /// The first version of the newest segment, for `meta` (a missing newest segment is then noticed).
+        var head = 0
+    }
+
+    /// Records folded per transaction at most; a fuller queue wakes the thread early.
+    static let batch = 65536
+    /// How often the thread folds. Each fold syncs the WAL and the main file once (its
+    /// checkpoint), and on a virtual machine a sync costs the daemon CPU: so rarely, in big
+    /// batches, as Redis rewrites its file in the background.
+    static let interval = 1.0
+
+    /// What the loop thread and the fold thread share.
+    private final class Work: Sendable {
+        let shared = Mutex(Shared())
+        let folded: Atomic<Int>
+        let snapshot: Snapshot
+
+        init(snapshot: Snapshot, folded: Int, head: Int) {
+            self.snapshot = snapshot
+            self.folded = Atomic(folded)
+            shared.withLock { $0.head = head }
+        }
+
+        /// Folds everything queued, a batch per transaction; a failed batch stays queued.
+        func run() {
+            while true {
+                let (records, head) = shared.withLock { state in (Array(state.queue.prefix(Folder.batch)), state.head) }
+                guard !records.isEmpty else { return }
+                // A fold that fails (a full disk) leaves the records queued for the next
+                // round; the log holds them meanwhile, and start-up folds them in any case.
+                guard (try? snapshot.fold(records, meta: ["head": String(head)])) != nil else { return }
+                let synced = snapshot.checkpoint()
+                shared.withLock { $0.queue.removeFirst(records.count) }
+                // Only what is synced in the main file may be dropped from the log.
+                if synced { folded.store(records[records.count - 1].version, ordering: .releasing) }
+            }
+        }
+    }
+
+    private let work: Work
+    private let thread: BackgroundThread
+
+    init(snapshot: Snapshot, folded: Int, head: Int) {
+        let work = Work(snapshot: snapshot, folded: folded, head: head)
+        self.work = work
+        thread = BackgroundThread(interval: Folder.interval) { work.run() }
+        thread.start()
+    }
+
+    /// Queues records that are in the log, to be folded.
+    func enqueue(_ records: [(version: Int, writes: [StoredWrite])], head: Int) {
+        let backlog = work.shared.withLock { state in
+            state.queue += records
+            state.head = head
+            return state.queue.count
+        }
+        if backlog >= Self.batch { thread.wake() }
+    }
+
+    /// The version the snapshot holds everything through, synced.
+    var foldedVersion: Int { work.folded.load(ordering: .acquiring) }
+
+    /// Folds what is queued and ends the thread.
+    func stop() { thread.stop() }
+}

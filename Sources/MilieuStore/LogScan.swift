@@ -1,0 +1,167 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One segment file of the change log.
+struct Segment {
+    let path: String
+    let firstVersion: Int
+    /// The last version it holds; nil while it holds none.
+    var lastVersion: Int?
+    var size: Int
+}
+
+/// One record read back from the log.
+public struct LogRecord: Sendable {
+    public let version: Int
+    /// The writes to fold; empty for versions the snapshot holds already.
+    public let writes: [StoredWrite]
+    /// The server's bytes for this version, as it gave them to `stage`.
+    public let history: [UInt8]
+    /// The record's size in the file.
+    public let size: Int
+}
+
+/// Damage in the log: where it starts, what is wrong, and what lies after it.
+struct LogDamage {
+    let path: String
+    let offset: Int
+    let reason: String
+    /// The last version before the damage that reads well.
+    let lastGood: Int?
+    /// Bytes from the damage to the end of the log, all files after it included.
+    var bytesAfter: Int
+}
+
+/// What start-up read of the change log: its files, its records, and a torn tail or the first damage.
+struct LogScan {
+    var segments: [Segment] = []
+    var records: [LogRecord] = []
+    /// The last file's last bytes, which hold no whole record (a write cut short by a crash).
+    var torn: (path: String, offset: Int, bytes: Int)?
+    var damage: LogDamage?
+
+    /// The segment files in `directory`, by first version.
+    static func segmentNames(in directory: String) throws(StoreError) -> [(name: String, firstVersion: Int)] {
+        guard let handle = opendir(directory) else {
+            throw StoreError(path: directory, "cannot list the data directory: \(String(cString: strerror(errno)))")
+        }
+        defer { closedir(handle) }
+        var found: [(String, Int)] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if let first = LogFormat.firstVersion(fileName: name) { found.append((name, first)) }
+        }
+        return found.sorted { $0.1 < $1.1 }
+    }
+
+    /// Reads every segment in `directory`. `logID` is the id the snapshot expects (nil: any);
+    /// versions through `folded` are in the snapshot already, so a gap among them is no loss.
+    static func read(directory: String, logID: UInt64?, folded: Int) throws(StoreError) -> LogScan {
+        var scan = LogScan()
+        let names = try segmentNames(in: directory)
+        var previous: Int?
+        for (index, entry) in names.enumerated() {
+            let path = directory + "/" + entry.name
+            let bytes = try readAll(path)
+            let isLast = index == names.count - 1
+            var segment = Segment(path: path, firstVersion: entry.firstVersion, lastVersion: nil, size: bytes.count)
+            func damage(_ offset: Int, _ reason: String) -> LogDamage {
+                LogDamage(path: path, offset: offset, reason: reason, lastGood: previous, bytesAfter: bytes.count - offset)
+            }
+            var found: LogDamage?
+            if bytes.count < LogFormat.headerSize {
+                if isLast {
+                    scan.torn = (path, 0, bytes.count)
+                    segment.size = 0
+                } else {
+                    found = damage(0, "its header is cut short (\(bytes.count) bytes)")
+                }
+            } else if Array(bytes[0..<8]) != LogFormat.magic {
+                found = damage(0, "it is not a milieu log (no MILIEULG header)")
+            } else if LogFormat.load(UInt32.self, bytes, at: 8) > LogFormat.format {
+                found = damage(0, "it was written by a newer milieud (log format \(LogFormat.load(UInt32.self, bytes, at: 8)))")
+            } else if let logID, LogFormat.load(UInt64.self, bytes, at: 16) != logID {
+                let id = String(LogFormat.load(UInt64.self, bytes, at: 16), radix: 16)
+                found = damage(0, "it belongs to another log (id \(id), milieu.db expects \(String(logID, radix: 16)))")
+            } else if LogFormat.load(UInt64.self, bytes, at: 24) != UInt64(entry.firstVersion) {
+                found = damage(0, "its header names first version \(LogFormat.load(UInt64.self, bytes, at: 24)), not its file name's")
+            } else {
+                var offset = LogFormat.headerSize
+                while offset < bytes.count, found == nil {
+                    let remaining = bytes.count - offset
+                    let length = remaining >= 4 ? Int(LogFormat.load(UInt32.self, bytes, at: offset)) : 0
+                    let runsToEnd = remaining < LogFormat.recordHeaderSize || length > remaining - LogFormat.recordHeaderSize
+                    if runsToEnd || length > LogFormat.maxPayload {
+                        if isLast && length <= LogFormat.maxPayload {
+                            scan.torn = (path, offset, remaining)
+                            break
+                        }
+                        found = damage(offset, "a record at byte \(offset) is cut short")
+                        break
+                    }
+                    let end = offset + LogFormat.recordHeaderSize + length
+                    if LogFormat.crc(bytes, from: offset + 8, count: length + 8) != LogFormat.load(UInt32.self, bytes, at: offset + 4) {
+                        if isLast && end == bytes.count {
+                            scan.torn = (path, offset, remaining)
+                            break
+                        }
+                        found = damage(offset, "the record at byte \(offset) fails its checksum")
+                        break
+                    }
+                    let version = Int(LogFormat.load(UInt64.self, bytes, at: offset + 8))
+                    if segment.lastVersion == nil && version != entry.firstVersion {
+                        found = damage(offset, "its first record is version \(version), not \(entry.firstVersion)")
+                    } else if let previous, version <= previous {
+                        found = damage(offset, "version \(version) follows version \(previous)")
+                    } else if version - 1 > max(previous ?? folded, folded) {
+                        let from = max(previous ?? folded, folded) + 1
+                        found = damage(offset, "versions \(from)–\(version - 1) are missing before version \(version)")
+                    }
+                    let writesLength = length >= 4 ? Int(LogFormat.load(UInt32.self, bytes, at: offset + 16)) : Int.max
+                    guard found == nil else { break }
+                    // The snapshot holds the writes of folded versions already: only later ones are read.
+                    guard writesLength <= length - 4,
+                        let writes = version <= folded ? [] : StoredWrite.decode(bytes[(offset + 20)..<(offset + 20 + writesLength)])
+                    else {
+                        found = damage(offset, "the record of version \(version) does not read")
+                        break
+                    }
+                    scan.records.append(
+                        LogRecord(
+                            version: version, writes: writes, history: Array(bytes[(offset + 20 + writesLength)..<end]),
+                            size: end - offset))
+                    previous = version
+                    segment.lastVersion = version
+                    offset = end
+                }
+                if let torn = scan.torn, torn.path == path { segment.size = torn.offset }
+            }
+            if var found {
+                for later in names.dropFirst(index + 1) {
+                    found.bytesAfter += (try? readAll(directory + "/" + later.name).count) ?? 0
+                }
+                scan.damage = found
+                scan.segments.append(segment)
+                return scan
+            }
+            scan.segments.append(segment)
+        }
+        return scan
+    }
+
+    static func readAll(_ path: String) throws(StoreError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { throw StoreError(path: path, "cannot open the log: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw StoreError(path: path, "cannot read the log: \(String(cString: strerror(errno)))") }
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+    }
+}

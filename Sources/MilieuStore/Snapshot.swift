@@ -1,0 +1,259 @@
+import CSQLite
+import MilieuJSON
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a `Store` holds: the state a restarted daemon brings back.
+public struct StoredState: Sendable {
+    /// JSON type declarations registered at run time, in registration order.
+    public var types: [JSON] = []
+    /// Declarations of retained views clients mounted, in mount order (parents before children).
+    public var views: [(path: String, declaration: JSON)] = []
+    /// Durable values: a key path (`/App.login.email`, `/App/Form.toggle`) and its value.
+    public var values: [(keyPath: String, value: JSON)] = []
+}
+
+/// The compacted state in SQLite (`milieu.db`, WAL): the tables users can open with `sqlite3`,
+/// and in `meta` the version folded through and the id of the log that follows it. Only the
+/// thread that has it uses it: the opening thread, then the fold thread (hence unchecked Sendable).
+final class Snapshot: @unchecked Sendable {
+    /// The format this build writes; a database from a newer one is refused rather than misread.
+    static let formatVersion = 2
+    static let tables = ["types", "views", "vals"]
+
+    let path: String
+    private var db: OpaquePointer?
+    private var statements: [String: OpaquePointer] = [:]
+    /// The next `seq` of a new type and of a new view, counted here rather than with a
+    /// `MAX(seq)` scan per write.
+    private var nextTypeSeq = 0
+    private var nextViewSeq = 0
+
+    init(path: String) throws(StoreError) {
+        self.path = path
+        var handle: OpaquePointer?
+        let opened = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        db = handle
+        guard opened == SQLITE_OK else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close(handle)
+            db = nil
+            throw StoreError(path: path, "cannot open the database: \(message)")
+        }
+        sqlite3_busy_timeout(db, 2000)
+        try execute("PRAGMA journal_mode=WAL")
+        // A commit is not synced; the checkpoint after each fold syncs the WAL and the main
+        // file, and only then may the log drop what the fold holds (Folder).
+        try execute("PRAGMA synchronous=NORMAL")
+        let result = try query("PRAGMA quick_check").first?.first ?? "ok"
+        guard result == "ok" else {
+            throw StoreError(path: path, "the database is corrupt (\(result)); move it away to start afresh, nothing was changed")
+        }
+    }
+
+    deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        sqlite3_close(db)
+    }
+
+    /// The tables of the snapshot that exist, `meta` among them.
+    func existingTables() throws(StoreError) -> Set<String> {
+        Set(try query("SELECT name FROM sqlite_master WHERE type = 'table'").map { $0[0] })
+    }
+
+    func meta(_ key: String) throws(StoreError) -> String? {
+        guard try existingTables().contains("meta") else { return nil }
+        return try query("SELECT value FROM meta WHERE key = '\(key)'").first?.first
+    }
+
+    /// Refuses a database of a newer format; creates what is missing (a new database, or the
+    /// tables `--recover` brings back) and writes this format.
+    func prepare() throws(StoreError) {
+        if let stored = try meta("format") {
+            guard let version = Int(stored), version <= Self.formatVersion else {
+                throw StoreError(
+                    path: path,
+                    "the database was written by a newer milieud (format \(stored), this one reads \(Self.formatVersion)); "
+                        + "use that version, or another --data-dir")
+            }
+        }
+        try execute("BEGIN")
+        try execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        try execute("CREATE TABLE IF NOT EXISTS types (name TEXT PRIMARY KEY, declaration TEXT NOT NULL, seq INTEGER NOT NULL)")
+        try execute("CREATE TABLE IF NOT EXISTS views (path TEXT PRIMARY KEY, declaration TEXT NOT NULL, seq INTEGER NOT NULL)")
+        try execute(
+            "CREATE TABLE IF NOT EXISTS vals (view TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (view, name))")
+        try execute("INSERT OR REPLACE INTO meta VALUES ('format', '\(Self.formatVersion)')")
+        try execute("COMMIT")
+        nextTypeSeq = Int(try query("SELECT COALESCE(MAX(seq), 0) + 1 FROM types").first?.first ?? "1") ?? 1
+        nextViewSeq = Int(try query("SELECT COALESCE(MAX(seq), 0) + 1 FROM views").first?.first ?? "1") ?? 1
+    }
+
+    /// Sets `meta` entries in one transaction.
+    func setMeta(_ entries: [String: String]) throws(StoreError) {
+        try transaction { () throws(StoreError) in
+            for (key, value) in entries { try run("INSERT OR REPLACE INTO meta VALUES (?1, ?2)", [key, value]) }
+        }
+    }
+
+    /// Applies `records` in order and records the last as folded, all in one transaction;
+    /// `extra` meta entries go with it. Records at or before the folded version are skipped,
+    /// so folding one twice changes nothing.
+    func fold(_ records: [(version: Int, writes: [StoredWrite])], meta extra: [String: String] = [:]) throws(StoreError) {
+        let folded = Int(try meta("folded") ?? "0") ?? 0
+        let (typeSeq, viewSeq) = (nextTypeSeq, nextViewSeq)
+        do throws(StoreError) {
+            try transaction { () throws(StoreError) in
+                var last = folded
+                // A batch writes the same few values over and over: between writes of other
+                // kinds, only the last value of each key is written.
+                var values: [ValueKey: JSON] = [:]
+                var order: [ValueKey] = []
+                func flush() throws(StoreError) {
+                    for key in order {
+                        try run("INSERT OR REPLACE INTO vals VALUES (?1, ?2, ?3)", [key.view, key.name, values[key]!.jsonText])
+                    }
+                    values.removeAll(keepingCapacity: true)
+                    order.removeAll(keepingCapacity: true)
+                }
+                for record in records where record.version > folded {
+                    for write in record.writes {
+                        if case .value(let view, let name, let value) = write {
+                            let key = ValueKey(view: view, name: name)
+                            if values.updateValue(value, forKey: key) == nil { order.append(key) }
+                        } else {
+                            try flush()
+                            try apply(write)
+                        }
+                    }
+                    last = record.version
+                }
+                try flush()
+                try run("INSERT OR REPLACE INTO meta VALUES ('folded', ?1)", [String(last)])
+                for (key, value) in extra { try run("INSERT OR REPLACE INTO meta VALUES (?1, ?2)", [key, value]) }
+            }
+        } catch {
+            (nextTypeSeq, nextViewSeq) = (typeSeq, viewSeq)
+            throw error
+        }
+    }
+
+    private struct ValueKey: Hashable {
+        let view: String
+        let name: String
+    }
+
+    private func apply(_ write: StoredWrite) throws(StoreError) {
+        switch write {
+        case .type(let name, let declaration):
+            try run(
+                "INSERT INTO types VALUES (?1, ?2, ?3) ON CONFLICT(name) DO UPDATE SET declaration = excluded.declaration",
+                [name, declaration.jsonText, String(nextTypeSeq)])
+            nextTypeSeq += 1
+        case .view(let path, let declaration):
+            try run(
+                "INSERT INTO views VALUES (?1, ?2, ?3) ON CONFLICT(path) DO UPDATE SET declaration = excluded.declaration",
+                [path, declaration.jsonText, String(nextViewSeq)])
+            nextViewSeq += 1
+        case .value(let view, let name, let value):
+            try run("INSERT OR REPLACE INTO vals VALUES (?1, ?2, ?3)", [view, name, value.jsonText])
+        case .removeView(let path):
+            try run("DELETE FROM views WHERE path = ?1", [path])
+            try run("DELETE FROM vals WHERE view = ?1", [path])
+        }
+    }
+
+    /// Copies the WAL into the main file and syncs both, so that the main file is never far
+    /// behind; returns whether all of the WAL is in it.
+    @discardableResult
+    func checkpoint() -> Bool {
+        var frames: Int32 = 0
+        var copied: Int32 = 0
+        return sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, &frames, &copied) == SQLITE_OK && frames == copied
+    }
+
+    /// Everything stored, for a daemon starting up.
+    func load() throws(StoreError) -> StoredState {
+        var state = StoredState()
+        for row in try query("SELECT declaration FROM types ORDER BY seq") { state.types.append(try parse(row[0])) }
+        for row in try query("SELECT path, declaration FROM views ORDER BY seq") {
+            state.views.append((row[0], try parse(row[1])))
+        }
+        for row in try query("SELECT view, name, value FROM vals ORDER BY view, name") {
+            state.values.append(("\(row[0]).\(row[1])", try parse(row[2])))
+        }
+        return state
+    }
+
+    private func parse(_ text: String) throws(StoreError) -> JSON {
+        do { return try JSON(parsing: text) } catch {
+            throw StoreError(path: path, "a stored value is not JSON (\(error)); the database is damaged")
+        }
+    }
+
+    // MARK: SQLite
+
+    private func transaction(_ body: () throws(StoreError) -> Void) throws(StoreError) {
+        try execute("BEGIN IMMEDIATE")
+        do throws(StoreError) {
+            try body()
+            try execute("COMMIT")
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    private func execute(_ sql: String) throws(StoreError) {
+        var message: UnsafeMutablePointer<CChar>?
+        guard sqlite3_exec(db, sql, nil, nil, &message) == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? lastError
+            sqlite3_free(message)
+            throw StoreError(path: path, text)
+        }
+    }
+
+    private var lastError: String { db.map { String(cString: sqlite3_errmsg($0)) } ?? "no database" }
+
+    private func prepared(_ sql: String) throws(StoreError) -> OpaquePointer {
+        if let statement = statements[sql] { return statement }
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw StoreError(path: path, lastError)
+        }
+        statements[sql] = statement
+        return statement
+    }
+
+    private func run(_ sql: String, _ arguments: [String]) throws(StoreError) {
+        let statement = try prepared(sql)
+        defer { sqlite3_reset(statement) }
+        bind(statement, arguments)
+        guard sqlite3_step(statement) == SQLITE_DONE else { throw StoreError(path: path, lastError) }
+    }
+
+    private func query(_ sql: String) throws(StoreError) -> [[String]] {
+        let statement = try prepared(sql)
+        defer { sqlite3_reset(statement) }
+        var rows: [[String]] = []
+        while true {
+            let step = sqlite3_step(statement)
+            if step == SQLITE_DONE { return rows }
+            guard step == SQLITE_ROW else { throw StoreError(path: path, lastError) }
+            rows.append(
+                (0..<sqlite3_column_count(statement)).map { column in
+                    sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""
+                })
+        }
+    }
+
+    /// SQLite copies each argument (SQLITE_TRANSIENT), so the Swift strings need not outlive the call.
+    private func bind(_ statement: OpaquePointer, _ arguments: [String]) {
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        for (index, argument) in arguments.enumerated() {
+            sqlite3_bind_text(statement, Int32(index + 1), argument, -1, transient)
+        }
+    }
+}

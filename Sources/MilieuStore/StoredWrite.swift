@@ -1,0 +1,76 @@
+import MilieuJSON
+
+/// One change to the snapshot's tables, as a log record carries it and a fold applies it.
+public enum StoredWrite: Sendable, Equatable {
+    /// A registered type (or declared environment key) under its name.
+    case type(name: String, declaration: JSON)
+    /// A retained view's declaration; a view mounted again keeps its place in mount order.
+    case view(path: String, declaration: JSON)
+    /// A durable value of a view: `name` is `var` or `var.property`.
+    case value(view: String, name: String, value: JSON)
+    /// The view went: its declaration and its values are forgotten.
+    case removeView(path: String)
+}
+
+extension StoredWrite {
+    /// `[["t",name,decl],["v",path,decl],["s",view,name,value],["r",path]]`: JSON, so that a
+    /// record is as readable as the snapshot's rows.
+    static func encode(_ writes: [StoredWrite], into writer: inout JSONWriter) {
+        writer.writeRaw(UInt8(ascii: "["))
+        for (index, write) in writes.enumerated() {
+            if index > 0 { writer.writeRaw(UInt8(ascii: ",")) }
+            switch write {
+            case .type(let name, let declaration):
+                writer.writeRaw(#"["t","#)
+                writer.writeString(name)
+                writer.writeRaw(UInt8(ascii: ","))
+                writer.write(declaration)
+            case .view(let path, let declaration):
+                writer.writeRaw(#"["v","#)
+                writer.writeString(path)
+                writer.writeRaw(UInt8(ascii: ","))
+                writer.write(declaration)
+            case .value(let view, let name, let value):
+                writer.writeRaw(#"["s","#)
+                writer.writeString(view)
+                writer.writeRaw(UInt8(ascii: ","))
+                writer.writeString(name)
+                writer.writeRaw(UInt8(ascii: ","))
+                writer.write(value)
+            case .removeView(let path):
+                writer.writeRaw(#"["r","#)
+                writer.writeString(path)
+            }
+            writer.writeRaw(UInt8(ascii: "]"))
+        }
+        writer.writeRaw(UInt8(ascii: "]"))
+    }
+
+    /// The writes `encode` wrote, or nil when the bytes are not such a list.
+    static func decode(_ bytes: ArraySlice<UInt8>) -> [StoredWrite]? {
+        // Two levels more than any value a client could send, for the list and the entry.
+        guard case .array(let entries)? = try? JSON(parsing: bytes, limits: JSONLimits(maxDepth: JSONLimits.default.maxDepth + 2))
+        else { return nil }
+        var writes: [StoredWrite] = []
+        writes.reserveCapacity(entries.count)
+        for entry in entries {
+            guard case .array(let fields) = entry, case .string(let tag)? = fields.first else { return nil }
+            switch (tag, fields.count) {
+            case ("t", 3):
+                guard let name = fields[1].stringValue else { return nil }
+                writes.append(.type(name: name, declaration: fields[2]))
+            case ("v", 3):
+                guard let path = fields[1].stringValue else { return nil }
+                writes.append(.view(path: path, declaration: fields[2]))
+            case ("s", 4):
+                guard let view = fields[1].stringValue, let name = fields[2].stringValue else { return nil }
+                writes.append(.value(view: view, name: name, value: fields[3]))
+            case ("r", 2):
+                guard let path = fields[1].stringValue else { return nil }
+                writes.append(.removeView(path: path))
+            default: return nil
+            }
+        }
+        return writes
+    }
+}

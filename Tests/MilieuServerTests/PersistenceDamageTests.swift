@@ -1,0 +1,134 @@
+import Foundation
+import MilieuJSON
+import MilieuTestSupport
+import Testing
+
+/// A damaged store is never read as good data: a torn tail is cut with a report; anything else
+/// refuses to start, naming the file and `--recover`, which keeps what is intact and says what
+/// was lost (SPEC §12.3).
+@Suite(.serialized) struct PersistenceDamageTests {
+    /// A data directory whose store holds `/App/Notes.text` = "kept" (and a few versions before it).
+    private func storeWithNotes() throws -> String {
+        let data = try Daemon.makeDirectory()
+        let daemon = try Daemon(arguments: ["--data-dir", data])
+        let client = try daemon.connect()
+        _ = try client.call("view/mount", ["parent": "/App", "name": "Notes", "retain": true, "state": ["text": ""]])
+        for text in ["one", "two", "kept"] { _ = try client.call("graph/set", ["path": "/App/Notes.text", "value": .string(text)]) }
+        daemon.stop()
+        return data
+    }
+
+    private func logFiles(_ data: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: data).filter { $0.hasPrefix("milieu-") && $0.hasSuffix(".log") }.sorted()
+            .map { "\(data)/\($0)" }
+    }
+
+    /// Starts milieud on `data` and returns its exit status (nil: it runs) and what it logged.
+    private func attempt(_ data: String, _ extra: [String] = []) throws -> (status: Int32?, log: String, notes: JSON?) {
+        let daemon = try Daemon(arguments: ["--data-dir", data] + extra, wait: false)
+        defer { daemon.stop() }
+        // The socket accepts before the store is open: only an answer says the daemon runs.
+        // (Not waitUntilReady: it would take the log of a daemon that exits for its message.)
+        var answer: JSON?
+        let deadline = Date.now.addingTimeInterval(10)
+        while answer == nil, daemon.process.isRunning, Date.now < deadline {
+            answer = try? daemon.connect().request("graph/get", ["path": "/App/Notes.text"])
+            if answer == nil { usleep(10_000) }
+        }
+        guard let reply = answer else { return (daemon.waitForExit(), daemon.stderrText(), nil) }
+        let notes = reply["result"]
+        daemon.terminate()
+        return (nil, daemon.stderrText(), notes)
+    }
+
+    private func sqlite(_ database: String, _ statement: String) throws {
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        sqlite.arguments = [database, statement]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+    }
+
+    @Test func aTornTailIsCutWithAReportAndTheRestIsKept() throws {
+        let data = try storeWithNotes()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let newest = try #require(try logFiles(data).last)
+        let handle = try #require(FileHandle(forWritingAtPath: newest))
+        handle.seekToEndOfFile()
+        // A record header whose length runs past the end of the file: a write cut short.
+        handle.write(Data([64, 0, 0, 0, 1, 2, 3]))
+        handle.closeFile()
+        let run = try attempt(data)
+        #expect(run.status == nil, "\(run.log)")
+        #expect(run.notes == "kept")
+        #expect(run.log.contains("cut a torn tail of 7 bytes"), "\(run.log)")
+    }
+
+    @Test func aCorruptRecordBeforeGoodOnesIsRefusedThenRecoveredSayingWhatWasLost() throws {
+        let data = try storeWithNotes()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let file = try #require(try logFiles(data).first)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+        let first = 32 + 16 + Int(bytes[32]) + Int(bytes[33]) << 8
+        bytes[first + 20] ^= 0xFF  // in the second record's payload
+        try bytes.write(to: URL(fileURLWithPath: file))
+        let refused = try attempt(data)
+        #expect(refused.status == 1)
+        #expect(refused.log.contains(file) && refused.log.contains("fails its checksum"), "\(refused.log)")
+        #expect(refused.log.contains("--recover"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == bytes, "a refused start changes nothing")
+
+        let recovered = try attempt(data, ["--recover"])
+        #expect(recovered.status == nil, "\(recovered.log)")
+        #expect(recovered.log.contains("recovered") && recovered.log.contains("lost:") && recovered.log.contains("bytes from byte"))
+        // What the snapshot holds is intact: the folded values are all there.
+        #expect(recovered.notes == "kept")
+        let clean = try attempt(data)
+        #expect(clean.status == nil && !clean.log.contains("recover"), "the next start is clean: \(clean.log)")
+    }
+
+    @Test func aDeletedLogIsRefused() throws {
+        let data = try storeWithNotes()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        for file in try logFiles(data) { try FileManager.default.removeItem(atPath: file) }
+        let refused = try attempt(data)
+        #expect(refused.status == 1)
+        #expect(refused.log.contains("is missing") && refused.log.contains("--recover"), "\(refused.log)")
+        let recovered = try attempt(data, ["--recover"])
+        #expect(recovered.status == nil && recovered.notes == "kept", "\(recovered.log)")
+    }
+
+    @Test func anEmptyDatabaseBesideALogIsRefused() throws {
+        let data = try storeWithNotes()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        try Data().write(to: URL(fileURLWithPath: "\(data)/milieu.db"))
+        for file in ["milieu.db-wal", "milieu.db-shm"] { try? FileManager.default.removeItem(atPath: "\(data)/\(file)") }
+        let refused = try attempt(data)
+        #expect(refused.status == 1)
+        #expect(refused.log.contains("milieu.db: holds no state") && refused.log.contains("--recover"), "\(refused.log)")
+    }
+
+    @Test func aDroppedTableIsRefused() throws {
+        let data = try storeWithNotes()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        try sqlite("\(data)/milieu.db", "DROP TABLE vals")
+        let refused = try attempt(data)
+        #expect(refused.status == 1)
+        #expect(refused.log.contains("table vals is missing") && refused.log.contains("--recover"), "\(refused.log)")
+    }
+
+    @Test func aDeletedDatabaseWALLosesNothingAcknowledged() throws {
+        let data = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let daemon = try Daemon(arguments: ["--data-dir", data])
+        let client = try daemon.connect()
+        _ = try client.call("view/mount", ["parent": "/App", "name": "Notes", "retain": true, "state": ["text": ""]])
+        _ = try client.call("graph/set", ["path": "/App/Notes.text", "value": "kept"])
+        kill(daemon.process.processIdentifier, SIGKILL)
+        daemon.stop()
+        for file in ["milieu.db-wal", "milieu.db-shm"] { try? FileManager.default.removeItem(atPath: "\(data)/\(file)") }
+        let run = try attempt(data)
+        #expect(run.status == nil, "\(run.log)")
+        #expect(run.notes == "kept")
+    }
+}
