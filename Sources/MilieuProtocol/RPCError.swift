@@ -73,9 +73,9 @@ public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {
             data: ["oldest": .int(oldest)])
     }
 
-    public static func limitExceeded(_ limit: String, max: Int) -> RPCError {
+    public static func limitExceeded(_ limit: String, max: Int, message: String? = nil) -> RPCError {
         RPCError(
-            .limitExceeded, message: "limit reached: at most \(max) \(limit)",
+            .limitExceeded, message: message ?? "limit reached: at most \(max) \(limit)",
             data: ["limit": .string(limit), "max": .int(max)])
     }
 

@@ -17,7 +17,18 @@ extension Server {
     func perform(_ request: Request, session: ClientSession) throws(RPCError) -> Reply {
         let call = try Methods.decode(method: request.method, params: request.params)
         guard let method = call as? any ServerMethod else { throw RPCError.internalError("\(request.method) has no handler") }
+        if let store, store.backlogBytes > configuration.maxBacklogBytes, Self.changesState(call) {
+            throw RPCError.limitExceeded(
+                "diskBacklog", max: configuration.maxBacklogBytes,
+                message: "the disk is full: \(store.backlogBytes) bytes of changes already wait to be written, so no more "
+                    + "changes are taken until it has room again; reads and watches go on")
+        }
         return try method.perform(in: self, session: session)
+    }
+
+    /// Whether `call` may change the graph: what a full disk's backlog refuses once it is at its bound.
+    static func changesState(_ call: any RPCMethod) -> Bool {
+        call is any TransactionMethod || call is GraphTransactionRequest || call is SchemaRegisterRequest
     }
 
     /// Runs an engine call, its error turned into the wire's.

@@ -43,6 +43,9 @@ public struct ServerConfiguration: Sendable {
     public var fsync = FsyncPolicy.everysec
     /// Start from a damaged store by keeping what is intact and dropping the rest (SPEC §12.3).
     public var recover = false
+    /// The bytes of log records a full disk may leave waiting in memory; past it, requests that
+    /// would change state are refused (`LimitExceeded`, `diskBacklog`) until the disk takes them.
+    public var maxBacklogBytes = 64 << 20
     /// How long a line may stay unfinished (bytes received, no newline) before its connection is
     /// told `LimitExceeded` (`lineSeconds`) and closed: otherwise a client pins up to
     /// `maxLineBytes` for ever.

@@ -243,6 +243,9 @@ public final class Store {
     /// Whether earlier turns wait for the disk (`writeBacklog`).
     public var hasBacklog: Bool { !backlog.isEmpty }
 
+    /// The bytes of log records that wait for the disk: what a full disk makes the daemon hold.
+    public private(set) var backlogBytes = 0
+
     /// Writes the turn's records to the log with one `write()`, synced as the fsync policy says.
     /// On failure — or while earlier turns wait for the disk — they are kept, in order, in the
     /// backlog, and the error says why.
@@ -252,13 +255,13 @@ public final class Store {
         turn.removeAll(keepingCapacity: true)
         turnRecords.removeAll(keepingCapacity: true)
         guard backlog.isEmpty else {
-            backlog.append(pending)
+            keep(pending)
             throw StoreError(path: log.directory, "earlier changes still wait for the disk")
         }
         do throws(StoreError) {
             try write(pending)
         } catch {
-            backlog.append(pending)
+            keep(pending)
             throw error
         }
     }
@@ -276,7 +279,13 @@ public final class Store {
         }
         try write(chunk)
         backlog.removeFirst(taken)
+        backlogBytes -= chunk.bytes.count
         return backlog.isEmpty
+    }
+
+    private func keep(_ pending: Pending) {
+        backlog.append(pending)
+        backlogBytes += pending.bytes.count
     }
 
     private func write(_ pending: Pending) throws(StoreError) {

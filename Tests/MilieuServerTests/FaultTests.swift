@@ -100,6 +100,47 @@ import Testing
         #expect(try again.connect().call("graph/get", ["path": "/App/Notes.text"]) == "after")
     }
 
+    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func aFullDiskHoldsABoundedBacklogAndRefusesChangesPastIt() throws {
+        let mountPoint = try Daemon.makeDirectory()
+        defer {
+            _ = unmountTmpfs(mountPoint)
+            try? FileManager.default.removeItem(atPath: mountPoint)
+        }
+        try #require(mountTmpfs(mountPoint, size: "128m"), "mounting a small tmpfs needs root")
+        let daemon = try Daemon(arguments: ["--data-dir", mountPoint])
+        defer { daemon.stop() }
+        let client = try daemon.connect()
+        _ = try client.call("view/mount", ["parent": "/App", "name": "Notes", "retain": true, "state": ["text": ""]])
+        let filler = "\(mountPoint)/filler"
+        try Data(count: max(0, try freeBytes(mountPoint) - 16 * 1024)).write(to: URL(fileURLWithPath: filler))
+        // 100 KB a write, about 200 KB of record (the value and its change for the history): the
+        // 64 MiB bound is passed after some 330 writes that wait for the disk. The tmpfs is large
+        // enough to take the whole backlog once the filler goes.
+        let chunk = String(repeating: "x", count: 100_000)
+        var refusal: JSON?
+        var accepted = 0
+        for n in 0..<1000 where refusal == nil {
+            let reply = try client.request("graph/set", ["path": "/App/Notes.text", "value": .string("\(n)" + chunk)])
+            if reply["error"]?["data"]?["kind"] == "LimitExceeded" { refusal = reply["error"] } else { accepted = n }
+        }
+        let error = try #require(refusal, "the backlog was never bounded")
+        #expect(error["data"]?["limit"] == "diskBacklog")
+        #expect(error["data"]?["max"] == .int(64 << 20))
+        #expect(error["message"]?.stringValue?.contains("the disk is full") == true)
+        #expect(accepted > 300, "refused after \(accepted) writes")
+        // Nothing of the refused write was applied; reads go on.
+        #expect(try client.call("graph/get", ["path": "/App/Notes.text"]).stringValue?.hasPrefix("\(accepted)x") == true)
+        try FileManager.default.removeItem(atPath: filler)
+        var taken = false
+        let deadline = ContinuousClock.now + .seconds(15)
+        while !taken && ContinuousClock.now < deadline {
+            taken = try client.request("graph/set", ["path": "/App/Notes.text", "value": "after"])["error"] == nil
+            if !taken { usleep(20_000) }
+        }
+        #expect(taken, "changes stayed refused after space returned")
+    }
+
     private func mountTmpfs(_ path: String, size: String) -> Bool {
         run(["/bin/mount", "-t", "tmpfs", "-o", "size=\(size)", "tmpfs", path])
     }
