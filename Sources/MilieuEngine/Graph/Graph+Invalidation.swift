@@ -39,7 +39,8 @@ extension Graph {
                 announced = announced || announces
                 reportPropertyChange(record, slot: slot, invalidating: changed && announces)
             }
-            updateComputed(record, changed: Set(writes.lazy.filter(\.changed).map(\.slot)))
+            // Most types compute nothing: no set of changed slots to build for them.
+            if !record.type.model.computed.isEmpty { updateComputed(record, changed: Set(writes.lazy.filter(\.changed).map(\.slot))) }
             setVersion(record, next)
             // `objectWillChange`: every holder of an `ObservableObject` re-renders (rules 10, 19).
             if announced { invalidate(.object(id)) }
