@@ -69,6 +69,7 @@ extension ServerOperation {
                 throw single
             }
         }
+        if case .done = outcomes[0] { return Reply(version: commit.version.rawValue, commit: commit) }
         return Reply(result: server.result(of: outcomes[0], version: commit.version.rawValue), commit: commit)
     }
 }

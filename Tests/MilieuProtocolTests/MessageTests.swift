@@ -14,6 +14,16 @@ import Testing
         return nil
     }
 
+    @Test func aVersionResultFromItsTemplateIsTheGenericLine() {
+        for id in [RequestID.int(-7), .string("a\"b"), .number("1e400"), .null] {
+            var generic = JSONWriter()
+            Envelope.result(id: id, VersionResult(version: 123_456).wire, into: &generic)
+            var template = JSONWriter()
+            Envelope.versionResult(id: id, version: 123_456, into: &template)
+            #expect(template.text == generic.text)
+        }
+    }
+
     @Test func notJSONIsAParseError() {
         guard case .failure(let error) = parse("{oops") else { Issue.record("parsed"); return }
         #expect(error.code == -32700 && error.kind == "ParseError")
