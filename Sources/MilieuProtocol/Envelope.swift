@@ -10,6 +10,17 @@ public enum Envelope {
         writer.writeRaw(UInt8(ascii: "}"))
     }
 
+    /// A response whose result is only a version (`VersionResult`, every write's), from a template:
+    /// the same bytes as `result(id:_:into:)` with `VersionResult(version:).wire`, without building
+    /// and walking a result tree.
+    public static func versionResult(id: RequestID, version: Int, into writer: inout JSONWriter) {
+        writer.writeRaw(#"{"jsonrpc":"2.0","id":"#)
+        id.write(into: &writer)
+        writer.writeRaw(#","result":{"version":"#)
+        writer.writeInt(version)
+        writer.writeRaw("}}")
+    }
+
     public static func error(id: RequestID, _ error: RPCError, into writer: inout JSONWriter) {
         writer.writeRaw(#"{"jsonrpc":"2.0","id":"#)
         id.write(into: &writer)

@@ -146,6 +146,45 @@ public enum ServerNotification: Sendable, Equatable {
     ]
 }
 
+extension ServerNotification {
+    /// What a `graph/didChange` line holds after its watch id: the version and the changes, the
+    /// same bytes for every watch of one commit that gets the same changes. Written once per
+    /// commit and shared, so that a watcher costs its id's digits, not an encoding of the changes.
+    public static func didChangeTail(version: Int, changes: [EncodedValueChange]) -> [UInt8] {
+        var writer = JSONWriter(capacity: 32 + changes.reduce(0) { $0 + $1.bytes.count })
+        writer.writeRaw(#","version":"#)
+        writer.writeInt(version)
+        writer.writeRaw(#","changes":["#)
+        for (index, change) in changes.enumerated() {
+            if index > 0 { writer.writeRaw(UInt8(ascii: ",")) }
+            writer.writeRaw(change.bytes)
+        }
+        writer.writeRaw("]}}\n")
+        return writer.takeBytes()
+    }
+
+    /// Writes the `graph/didChange` line of watch `watch` from its shared tail: the bytes
+    /// `.didChange(stamp, changes:).write(into:)` writes (a test holds them equal).
+    public static func writeDidChange(watch: Int, tail: [UInt8], into writer: inout JSONWriter) {
+        writer.writeRaw(#"{"jsonrpc":"2.0","method":"graph/didChange","params":{"watch":"#)
+        writer.writeInt(watch)
+        writer.writeRaw(tail)
+    }
+}
+
+/// One `graph/didChange` change encoded once as its JSON object, shared by every watch that
+/// reports it under the same path. A reference, so that watches getting the same changes can
+/// be told by identity, without comparing values.
+public final class EncodedValueChange: Sendable {
+    public let bytes: [UInt8]
+
+    public init(_ change: ValueChange) {
+        var writer = JSONWriter(capacity: 64)
+        writer.write(change.wire)
+        bytes = writer.takeBytes()
+    }
+}
+
 /// Which watch a notification is for, and the version of the commit that caused it.
 public struct WatchStamp: Sendable, Hashable {
     public var watch: Int

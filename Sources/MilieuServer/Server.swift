@@ -350,7 +350,10 @@ public final class Server: ConnectionHandler {
         guard let id = request.id else { return }
         switch reply {
         case .success(let done):
-            Envelope.result(id: id, done.result, into: &writer)
+            switch done.result {
+            case .json(let result): Envelope.result(id: id, result, into: &writer)
+            case .version(let version): Envelope.versionResult(id: id, version: version, into: &writer)
+            }
             if writer.count > room {
                 let size = writer.count
                 writer.removeAll(keepingCapacity: false)
@@ -448,7 +451,26 @@ struct TurnOutput {
 /// What a method produced: its result, the transaction it committed, and lines that must
 /// follow its response (a resumed watch's replay).
 struct Reply {
-    var result: JSON
-    var commit: Commit? = nil
-    var followUps: JSONWriter? = nil
+    var result: ReplyResult
+    var commit: Commit?
+    var followUps: JSONWriter?
+
+    init(result: JSON, commit: Commit? = nil, followUps: JSONWriter? = nil) {
+        self.result = .json(result)
+        self.commit = commit
+        self.followUps = followUps
+    }
+
+    /// A write's reply: its result is only the version, written from a template.
+    init(version: Int, commit: Commit) {
+        self.result = .version(version)
+        self.commit = commit
+        self.followUps = nil
+    }
+}
+
+/// A method's result: any JSON, or only a version (`VersionResult`), which most requests answer.
+enum ReplyResult {
+    case json(JSON)
+    case version(Int)
 }

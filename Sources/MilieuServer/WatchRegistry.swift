@@ -35,6 +35,8 @@ final class WatchRegistry {
     private var byConnection: [Int: Set<Int>] = [:]
     /// Index entries taken out so far: what the tests hold removal proportional to.
     private(set) var removalSteps = 0
+    /// How many watches the last commit's notifications were for.
+    private var lastReach = 0
 
     func count(connection: Int) -> Int { byConnection[connection]?.count ?? 0 }
 
@@ -93,6 +95,10 @@ final class WatchRegistry {
     func notifications(for commit: Commit, only: WatchKey? = nil) -> [Int: JSONWriter] {
         guard !registrations.isEmpty else { return [:] }
         var pending: [WatchKey: Pending] = [:]
+        // Sized for as many watches as the last commit reached: a fan-out to the same watchers
+        // again does not grow its table eight times over (650 instructions a delivery at 100).
+        pending.reserveCapacity(lastReach)
+        defer { if only == nil { lastReach = pending.count } }
         func add(_ key: WatchKey, _ body: (inout Pending, WatchStamp) -> Void) {
             guard only == nil || only == key else { return }
             body(&pending[key, default: Pending()], WatchStamp(watch: key.watch, version: commit.version.rawValue))
@@ -101,19 +107,25 @@ final class WatchRegistry {
         for change in commit.changes {
             switch change {
             case .property(let object, _, let property, let value):
+                var encoding = ChangeEncoding(value: value)
                 byObject[object]?.forEach { key, entry in
-                    guard entry.property == nil || entry.property == property else { return }
+                    guard entry.property == nil || entry.property == property, only == nil || only == key else { return }
                     let path = entry.property == nil ? entry.spelled + "." + property : entry.spelled
-                    add(key) { pending, _ in pending.changes.append(ValueChange(path: path, value: value)) }
+                    let change = encoding.encoded(path: path)
+                    add(key) { pending, _ in pending.changes.append(change) }
                 }
             case .state(let view, let variable, let value):
                 let path = Self.stateKey(view, variable)
+                var encoding = ChangeEncoding(value: value)
                 byState[path]?.forEach { key, spelled in
-                    add(key) { pending, _ in pending.changes.append(ValueChange(path: spelled, value: value)) }
+                    guard only == nil || only == key else { return }
+                    let change = encoding.encoded(path: spelled)
+                    add(key) { pending, _ in pending.changes.append(change) }
                 }
                 if watchesViews {
-                    for key in viewWatchers(of: view) {
-                        add(key) { pending, _ in pending.changes.append(ValueChange(path: path, value: value)) }
+                    for key in viewWatchers(of: view) where only == nil || only == key {
+                        let change = encoding.encoded(path: path)
+                        add(key) { pending, _ in pending.changes.append(change) }
                     }
                 }
             case .viewUpdated(let view, let reasons, let body):
@@ -149,11 +161,15 @@ final class WatchRegistry {
                 byObject[object]?.forEach { key, entry in if entry.property == nil { tell(key) } }
             }
         }
+        // Sorted with their notes, so that each watch's notes are not looked up again; one slot per
+        // watch at most, so the output never grows its table while a fan-out fills it.
         var output: [Int: JSONWriter] = [:]
-        for key in pending.keys.sorted() {
-            guard let notes = pending[key] else { continue }
+        output.reserveCapacity(pending.count)
+        var tails = DidChangeTails(version: commit.version.rawValue)
+        for (key, notes) in pending.sorted(by: { $0.key < $1.key }) {
             notes.write(
-                WatchStamp(watch: key.watch, version: commit.version.rawValue), into: &output[key.connection, default: JSONWriter()])
+                WatchStamp(watch: key.watch, version: commit.version.rawValue), tails: &tails,
+                into: &output[key.connection, default: JSONWriter()])
         }
         return output
     }
@@ -167,12 +183,46 @@ final class WatchRegistry {
 
     /// One watch's share of a commit: its changed values first (one `graph/didChange`), then its events.
     private struct Pending {
-        var changes: [ValueChange] = []
+        var changes: [EncodedValueChange] = []
         var events: [ServerNotification] = []
 
-        func write(_ stamp: WatchStamp, into writer: inout JSONWriter) {
-            if !changes.isEmpty { ServerNotification.didChange(stamp, changes: changes).write(into: &writer) }
+        func write(_ stamp: WatchStamp, tails: inout DidChangeTails, into writer: inout JSONWriter) {
+            if !changes.isEmpty { ServerNotification.writeDidChange(watch: stamp.watch, tail: tails.tail(for: changes), into: &writer) }
             for event in events { event.write(into: &writer) }
+        }
+    }
+
+    /// One changed value's encodings for the watches of one change: watches that spell the path
+    /// alike (nearly always all of them, and they come one after another) share one encoding.
+    private struct ChangeEncoding {
+        let value: JSON?
+        private var last: (path: String, change: EncodedValueChange)?
+
+        init(value: JSON?) { self.value = value }
+
+        mutating func encoded(path: String) -> EncodedValueChange {
+            if let last, last.path == path { return last.change }
+            let change = EncodedValueChange(ValueChange(path: path, value: value))
+            last = (path, change)
+            return change
+        }
+    }
+
+    /// The `graph/didChange` tails of one commit: watches that got the same encoded changes (the
+    /// same objects, told apart by identity) share one tail, so a fan-out encodes the line once.
+    private struct DidChangeTails {
+        let version: Int
+        private var last: (changes: [EncodedValueChange], tail: [UInt8])?
+
+        init(version: Int) { self.version = version }
+
+        mutating func tail(for changes: [EncodedValueChange]) -> [UInt8] {
+            if let last, last.changes.count == changes.count, zip(last.changes, changes).allSatisfy({ $0 === $1 }) {
+                return last.tail
+            }
+            let tail = ServerNotification.didChangeTail(version: version, changes: changes)
+            last = (changes, tail)
+            return tail
         }
     }
 }

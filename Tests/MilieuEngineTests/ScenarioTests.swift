@@ -321,4 +321,25 @@ import Testing
         #expect(error?.data["searched"]?.arrayValue?.last == "/App")
         #expect(!graph.viewPaths.contains("\(parent)/DeepChildView"))
     }
+    /// Past `WrittenSlots.scanLimit` objects a transaction's writes are grouped through an index:
+    /// still one change per written property, objects in the order they were first written and
+    /// each object's properties in the order they were.
+    @Test func aTransactionWritingManyObjectsReportsThemInFirstWriteOrder() throws {
+        let graph = try makeGraph()
+        let counters = (0..<12).map { "c\($0)" }
+        let state = JSONObject(counters.map { ($0, ["$new": ["type": "Counter"]] as JSON) })
+        try graph.mount(["parent": "/App", "name": "V", "state": .object(state)])
+        var operations: [Operation] = counters.map { .set(path: "/App/V.\($0).count", value: 1, ifVersion: nil) }
+        operations += [
+            .set(path: "theme.accentColor", value: "red", ifVersion: nil), .set(path: "/App/V.c0.count", value: 2, ifVersion: nil),
+            .set(path: "theme.fontScale", value: 2, ifVersion: nil),
+        ]
+        let (_, commit) = try graph.apply(operations)
+        let written: [(String, JSON?)] = commit.changes.compactMap { change in
+            guard case .property(_, let type, let property, let value) = change else { return nil }
+            return (type + "." + property, value)
+        }
+        #expect(written.map(\.0) == Array(repeating: "Counter.count", count: 12) + ["Theme.accentColor", "Theme.fontScale"])
+        #expect(written.map(\.1) == [2] + Array(repeating: 1, count: 11) + ["red", 2.0])
+    }
 }

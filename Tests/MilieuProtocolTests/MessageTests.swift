@@ -14,6 +14,29 @@ import Testing
         return nil
     }
 
+    @Test func aVersionResultFromItsTemplateIsTheGenericLine() {
+        for id in [RequestID.int(-7), .string("a\"b"), .number("1e400"), .null] {
+            var generic = JSONWriter()
+            Envelope.result(id: id, VersionResult(version: 123_456).wire, into: &generic)
+            var template = JSONWriter()
+            Envelope.versionResult(id: id, version: 123_456, into: &template)
+            #expect(template.text == generic.text)
+        }
+    }
+
+    @Test func aParamPastTheSixtyFourthIsCheckedByName() throws {
+        let params = JSONObject((0..<70).map { ("k\($0)", JSON.int($0)) })
+        var readAll = ParamsReader(params)
+        for index in 0..<70 { #expect(readAll.optional("k\(index)") == .int(index)) }
+        try readAll.rejectUnknown()
+        var readSome = ParamsReader(params)
+        for index in 0..<70 where index != 66 { _ = readSome.optional("k\(index)") }
+        #expect(throws: RPCError.self) { try readSome.rejectUnknown() }
+        var readFirst = ParamsReader(params)
+        for index in 1..<70 { _ = readFirst.optional("k\(index)") }
+        #expect(throws: RPCError.self) { try readFirst.rejectUnknown() }
+    }
+
     @Test func notJSONIsAParseError() {
         guard case .failure(let error) = parse("{oops") else { Issue.record("parsed"); return }
         #expect(error.code == -32700 && error.kind == "ParseError")

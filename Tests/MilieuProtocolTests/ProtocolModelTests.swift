@@ -158,6 +158,21 @@ import Testing
         #expect(EnvironmentKeyDescription(wire: Self.key.wire) == Self.key)
     }
 
+    @Test func aDidChangeWrittenFromItsSharedTailIsTheSameLine() {
+        let changes = [
+            ValueChange(path: "login.email", value: "k\"i\nm\u{1}"), ValueChange(path: "login.password", value: nil),
+            ValueChange(path: "/App/V[id: \"a/b\"].n", value: ["x": [1, 2.5, true, .null]]),
+        ]
+        for count in 1...changes.count {
+            var generic = JSONWriter()
+            ServerNotification.didChange(WatchStamp(watch: 123, version: 45), changes: Array(changes.prefix(count))).write(into: &generic)
+            var shared = JSONWriter()
+            let tail = ServerNotification.didChangeTail(version: 45, changes: changes.prefix(count).map(EncodedValueChange.init))
+            ServerNotification.writeDidChange(watch: 123, tail: tail, into: &shared)
+            #expect(shared.text == generic.text)
+        }
+    }
+
     @Test func everyNotificationReadsBackWhatItSends() {
         #expect(Self.notifications.map(\.method) == ServerNotification.methods)
         for notification in Self.notifications {

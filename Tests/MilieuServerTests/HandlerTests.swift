@@ -9,6 +9,7 @@ import Testing
 @Suite struct HandlerTests {
     @Test func everyMethodHasAHandler() {
         for method in Methods.all { #expect(method is any ServerMethod.Type, "\(method.name)") }
+        #expect(Set(Server.handlers.keys) == Set(Methods.names))
     }
 
     @Test func everyTransactionMethodIsAnEngineOperation() {

@@ -6,8 +6,7 @@ extension Graph {
     /// first (rules 10 and 11). Any error here fails the whole transaction.
     func propagate() throws(EngineError) {
         let next = version.next
-        var written: [ObjectSerial: [(slot: Int, changed: Bool)]] = [:]
-        var objectOrder: [ObjectSerial] = []
+        var written = WrittenSlots()
         for location in pending.touchOrder {
             guard let original = pending.originals[location] else { continue }
             switch location {
@@ -16,8 +15,7 @@ extension Graph {
                 // A secure value counts as changed, equal or not: no oracle for guessing it (rule 13).
                 let changed = record.values[slot] != original || record.type.isSecure(slot)
                 guard changed || record.type.announcesEveryWrite(slot) else { continue }
-                if written[id] == nil { objectOrder.append(id) }
-                written[id, default: []].append((slot, changed))
+                written.add(id, slot: slot, changed: changed)
             case .state(let serial, let index):
                 guard let node = viewsBySerial[serial], case .state(let value, _) = node.variables[at: index].value,
                     value != original
@@ -27,19 +25,17 @@ extension Graph {
                 invalidate(.location(location))
             }
         }
-        for id in pending.announced.sorted() where written[id] == nil {
-            objectOrder.append(id)
-            written[id] = []
-        }
-        for id in objectOrder {
-            guard let record = objects[id], let writes = written[id] else { continue }
-            var announced = pending.announced.contains(id)
+        for id in pending.announced.sorted() { written.add(id) }
+        for (id, writes) in written.objects {
+            guard let record = objects[id] else { continue }
+            var announced = !pending.announced.isEmpty && pending.announced.contains(id)
             for (slot, changed) in writes {
                 let announces = record.type.announces(slot)
                 announced = announced || announces
                 reportPropertyChange(record, slot: slot, invalidating: changed && announces)
             }
-            updateComputed(record, changed: Set(writes.lazy.filter(\.changed).map(\.slot)))
+            // Most types compute nothing: no set of changed slots to build for them.
+            if !record.type.model.computed.isEmpty { updateComputed(record, changed: Set(writes.lazy.filter(\.changed).map(\.slot))) }
             setVersion(record, next)
             // `objectWillChange`: every holder of an `ObservableObject` re-renders (rules 10, 19).
             if announced { invalidate(.object(id)) }
@@ -251,5 +247,34 @@ extension Graph {
                 view: node.path, variable: variable, ignored: .object(arguments),
                 hint: "To make a new \(type) when these values change, give \(node.declaration.name) an id bound to them "
                     + "(\"id\": {\"$parent\": ...}), as .id(value) does in SwiftUI; or pass the object in as an @ObservedObject."))
+    }
+}
+
+/// The slots a transaction wrote, by object in the order the objects were first written. A
+/// transaction writes few objects, and a scan of those costs less than hashing (a dictionary
+/// here cost about 1.4k instructions of a 25k `graph/set`); past `scanLimit` objects an index
+/// keeps each look-up constant, so a transaction's cost stays in proportion to its writes.
+struct WrittenSlots {
+    private(set) var objects: [(id: ObjectSerial, writes: [(slot: Int, changed: Bool)])] = []
+    private var index: [ObjectSerial: Int] = [:]
+    static let scanLimit = 8
+
+    /// Records a write of `slot`; without a slot, the object is only announced (`objectWillChange`).
+    mutating func add(_ id: ObjectSerial, slot: Int? = nil, changed: Bool = false) {
+        if let position = position(of: id) {
+            if let slot { objects[position].writes.append((slot, changed)) }
+            return
+        }
+        objects.append((id, slot.map { [($0, changed)] } ?? []))
+        guard objects.count > Self.scanLimit else { return }
+        if index.isEmpty {
+            for (position, object) in objects.enumerated() { index[object.id] = position }
+        } else {
+            index[id] = objects.count - 1
+        }
+    }
+
+    private func position(of id: ObjectSerial) -> Int? {
+        objects.count <= Self.scanLimit ? objects.firstIndex { $0.id == id } : index[id]
     }
 }

@@ -17,7 +17,11 @@ struct PendingTransaction {
     /// the transaction still takes a version.
     var structural = false
 
-    var changes: [Change] { propertyChanges.isEmpty ? events : propertyChanges + events }
+    /// Without events (a plain write) the property changes are taken as they are, not copied into a new log.
+    var changes: [Change] {
+        if propertyChanges.isEmpty { return events }
+        return events.isEmpty ? propertyChanges : propertyChanges + events
+    }
 
     /// Empties everything for the next transaction, keeping the storage of what stays here.
     mutating func reset() {

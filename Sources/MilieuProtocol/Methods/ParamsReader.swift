@@ -5,8 +5,11 @@ import MilieuJSON
 public struct ParamsReader {
     /// The params as received.
     public let all: JSONObject
-    /// The names read so far; a method reads a handful, so a list beats a set.
-    private var used: [String] = []
+    /// The members read so far, a bit for each by its position in `all`: a method reads a
+    /// handful, and a list of their names cost every request an allocation and a scan of names
+    /// (`usedBeyond` takes the names of members past the 64th, which no method has).
+    private var used: UInt64 = 0
+    private var usedBeyond: [String] = []
     private var consumedAll = false
 
     public init(_ params: JSONObject) { self.all = params }
@@ -15,8 +18,9 @@ public struct ParamsReader {
     public mutating func consumeAll() { consumedAll = true }
 
     public mutating func optional(_ key: String) -> JSON? {
-        used.append(key)
-        return all[key]
+        guard let position = all.firstIndex(where: { $0.key == key }) else { return nil }
+        if position < UInt64.bitWidth { used |= 1 << position } else { usedBeyond.append(key) }
+        return all[position].value
     }
 
     public mutating func required(_ key: String) throws(RPCError) -> JSON {
@@ -81,8 +85,9 @@ public struct ParamsReader {
 
     public func rejectUnknown() throws(RPCError) {
         guard !consumedAll, all.count > 0 else { return }
-        for member in all where !used.contains(member.key) {
-            throw .invalidParams(field: "/\(member.key)", "this method takes no \(member.key)")
+        for (position, member) in all.enumerated() {
+            let read = position < UInt64.bitWidth ? used & (1 << position) != 0 : usedBeyond.contains(member.key)
+            if !read { throw .invalidParams(field: "/\(member.key)", "this method takes no \(member.key)") }
         }
     }
 }
