@@ -1,4 +1,3 @@
-import MilieuJSON
 import MilieuProtocol
 import MilieuTransport
 
@@ -34,10 +33,9 @@ extension Server {
             let seconds = configuration.incompleteLineSeconds
             refuseUnfinishedLine(
                 of: session,
-                RPCError(
-                    .limitExceeded,
-                    message: "a line stayed unfinished for more than \(seconds) s; send each message whole, ended by a newline",
-                    data: ["limit": "lineSeconds", "max": .int(seconds)]),
+                .limitExceeded(
+                    "lineSeconds", max: seconds,
+                    message: "a line stayed unfinished for more than \(seconds) s; send each message whole, ended by a newline"),
                 log: "its line of \(session.framer.pendingBytes) bytes stayed unfinished for more than \(seconds) s")
         }
         for id in bufferedOutput.sessions {
@@ -68,28 +66,22 @@ extension Server {
             }
             refuseUnfinishedLine(
                 of: owner,
-                RPCError(
-                    .limitExceeded,
+                .limitExceeded(
+                    "bufferedInput", max: budget,
                     message:
-                        "the daemon holds more than \(budget) bytes of unfinished lines, and this connection the most (\(owner.framer.pendingBytes)); the connection will be closed",
-                    data: ["limit": "bufferedInput", "max": .int(budget)]),
+                        "the daemon holds more than \(budget) bytes of unfinished lines, and this connection the most (\(owner.framer.pendingBytes)); the connection will be closed"
+                ),
                 log: "its unfinished line of \(owner.framer.pendingBytes) bytes is the largest when all of them pass \(budget) bytes")
         }
     }
 
-    /// Drops what is held of `session`'s unfinished line, and closes it after `error`, which goes
-    /// out with the turn, after the answers to what it sent before.
+    /// Drops what is held of `session`'s unfinished line, and closes it after `error`.
     private func refuseUnfinishedLine(of session: ClientSession, _ error: RPCError, log reason: String) {
         log.warning("closing connection \(session.id): \(reason)")
         session.framer.stop()
         session.lineStartedAt = nil
         bufferedInput.set(0, for: session.id)
-        var line = JSONWriter()
-        line.writeRaw(Envelope.errorLine(id: .null, error))
-        turn.append(
-            TurnOutput(
-                session: session, response: line, followUps: JSONWriter(), commits: [], failureIDs: [], isBatch: false,
-                wrote: false, closeAfter: true))
+        closeAfter(error, to: session)
     }
 
     /// Counts `session`'s unsent output against the daemon-wide budget; past it, the sessions

@@ -169,15 +169,20 @@ public final class Server: ConnectionHandler {
             case .line(let line): handleLine(line, session: session)
             case .tooLarge(let size):
                 log.warning("connection \(connection.id) sent a line of \(size)+ bytes, over \(configuration.maxLineBytes); closing it")
-                var line = JSONWriter()
-                line.writeRaw(Envelope.errorLine(id: .null, .messageTooLarge(limit: configuration.maxLineBytes)))
-                // After the answers to what it sent before (they go out with the turn), then close.
-                turn.append(
-                    TurnOutput(
-                        session: session, response: line, followUps: JSONWriter(), commits: [], failureIDs: [], isBatch: false,
-                        wrote: false, closeAfter: true))
+                closeAfter(.messageTooLarge(limit: configuration.maxLineBytes), to: session)
             }
         }
+    }
+
+    /// Sends `error` (id null) to `session` after the answers to what it sent before, which go
+    /// out with the turn, then closes it.
+    func closeAfter(_ error: RPCError, to session: ClientSession) {
+        var line = JSONWriter()
+        line.writeRaw(Envelope.errorLine(id: .null, error))
+        turn.append(
+            TurnOutput(
+                session: session, response: line, followUps: JSONWriter(), commits: [], failureIDs: [], isBatch: false,
+                wrote: false, closeAfter: true))
     }
 
     /// A connection closed: its watches go, and the views it mounted without `retain` (rule 15).
