@@ -50,17 +50,27 @@ import Testing
             try graph.mount(
                 ["parent": "/App/List", "name": "Row", "id": .int(i), "state": ["n": .int(i)], "body": ["{n}"]], owner: ConnectionID(1))
         }
-        let first = graph.connectionClosed(ConnectionID(1), upTo: 100).unmountedPaths
+        let firstCommit = graph.connectionClosed(ConnectionID(1), upTo: 100)
+        let first = firstCommit.unmountedPaths
         #expect(first == (0..<100).map { "/App/List/Row[\($0)]" })
+        // The rows go because their parent goes, though it goes in a later part.
+        #expect(firstCommit.unmountReasons == Array(repeating: .parentUnmounted, count: 100))
         #expect(graph.isClosing(ConnectionID(1)))
-        let rest = graph.connectionClosed(ConnectionID(1), upTo: 100).unmountedPaths
+        let restCommit = graph.connectionClosed(ConnectionID(1), upTo: 100)
+        let rest = restCommit.unmountedPaths
         #expect(rest.count == 51)
         #expect(rest.last == "/App/List")
+        #expect(restCommit.unmountReasons == Array(repeating: .parentUnmounted, count: 50) + [.connectionClosed])
         #expect(!graph.isClosing(ConnectionID(1)))
     }
 }
 
 extension Commit {
+    /// Why this commit's views were unmounted, in order.
+    fileprivate var unmountReasons: [UnmountReason] {
+        changes.compactMap { change in if case .viewUnmounted(_, let reason) = change { reason } else { nil } }
+    }
+
     /// The views this commit unmounted, in order.
     fileprivate var unmountedPaths: [String] {
         changes.compactMap { change in if case .viewUnmounted(let view, _) = change { view } else { nil } }

@@ -144,18 +144,23 @@ import Testing
         #expect(reply?.arrayValue?.allSatisfy { $0["error"]?["code"] == -32600 } == true)
     }
 
+    /// One line: a batch of `count` mounts of `/App/R[i]`, each with the state `n` = i.
+    private func batchOfMounts(_ count: Int) -> String {
+        let mounts = (0..<count).map { i in
+            #"{"jsonrpc":"2.0","id":\#(i),"method":"view/mount","params":{"parent":"/App","name":"R","id":\#(i),"state":{"n":\#(i)}}}"#
+        }
+        return "[" + mounts.joined(separator: ",") + "]"
+    }
+
     /// 8,000 mounts in one line (just under the 1 MiB line limit), then the connection goes: its views all go with it, and
     /// another client is served throughout (issue #15 item 3).
     @Test func aHugeBatchOfMountsIsAnsweredAndGoesWithItsConnection() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }
         let observer = try daemon.connect()
-        let mounts = (0..<8_000).map { i in
-            #"{"jsonrpc":"2.0","id":\#(i),"method":"view/mount","params":{"parent":"/App","name":"R","id":\#(i),"state":{"n":\#(i)}}}"#
-        }
         do {
             let client = try daemon.connect()
-            try client.sendLine("[" + mounts.joined(separator: ",") + "]")
+            try client.sendLine(batchOfMounts(8_000))
             let reply = try client.readMessage(timeout: 60)
             #expect(reply?.arrayValue?.count == 8_000)
             #expect(reply?.arrayValue?.allSatisfy { $0["result"] != nil } == true)
@@ -178,12 +183,9 @@ import Testing
         let daemon = try Daemon()
         defer { daemon.stop() }
         let watcher = try daemon.connect()
-        let mounts = (0..<5_000).map { i in
-            #"{"jsonrpc":"2.0","id":\#(i),"method":"view/mount","params":{"parent":"/App","name":"R","id":\#(i),"state":{"n":\#(i)}}}"#
-        }
         do {
             let client = try daemon.connect()
-            try client.sendLine("[" + mounts.joined(separator: ",") + "]")
+            try client.sendLine(batchOfMounts(5_000))
             #expect(try client.readMessage(timeout: 60)?.arrayValue?.count == 5_000)
             _ = try watcher.call("watch", ["views": ["/App"]])
         }

@@ -7,6 +7,14 @@ import Testing
 /// The store on its own: segments rotate and go once folded and out of the retention, and
 /// every fsync mode keeps what was acknowledged through kill -9.
 @Suite(.serialized) struct PersistenceStoreTests {
+    /// Commits each of `versions` alone, each writing `/App.n` = its version.
+    private func commitVersions(_ versions: ClosedRange<Int>, to store: Store) throws {
+        for version in versions {
+            store.stage(version: version, writes: [.value(view: "/App", name: "n", value: .int(version))], history: Array("[]".utf8))
+            try store.commit()
+        }
+    }
+
     private func segments(_ directory: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".log") }.sorted()
     }
@@ -19,10 +27,7 @@ import Testing
         options.retainedVersions = 3
         let store = try Store(directory: directory, options: options)
         try store.start(nextVersion: 1)
-        for version in 1...40 {
-            store.stage(version: version, writes: [.value(view: "/App", name: "n", value: .int(version))], history: Array("[]".utf8))
-            try store.commit()
-        }
+        try commitVersions(1...40, to: store)
         #expect(try segments(directory).count > 5, "a segment holds a few records")
         store.close()
 
@@ -48,10 +53,7 @@ import Testing
         options.segmentBytes = 256
         let store = try Store(directory: directory, options: options)
         try store.start(nextVersion: 1)
-        for version in 1...20 {
-            store.stage(version: version, writes: [.value(view: "/App", name: "n", value: .int(version))], history: Array("[]".utf8))
-            try store.commit()
-        }
+        try commitVersions(1...20, to: store)
         // As a crash would leave it: the log written, the snapshot not folded yet (a fold is due
         // once a second).
         for file in try FileManager.default.contentsOfDirectory(atPath: directory) where file != "milieu.lock" {

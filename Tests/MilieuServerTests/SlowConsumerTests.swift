@@ -7,6 +7,15 @@ import Testing
 /// other clients go on being served.
 @Suite(.serialized) struct SlowConsumerTests {
     /// Makes every write of theme.accentColor carry about 32 KiB to each watcher.
+    /// A client watching `theme.accentColor` with a receive buffer of 4 KiB, which it never reads.
+    private func slowReader(of daemon: Daemon) throws -> LineClient {
+        let slow = try daemon.connect()
+        var small: Int32 = 4096
+        setsockopt(slow.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        _ = try slow.call("watch", ["paths": ["theme.accentColor"]])
+        return slow
+    }
+
     private func flood(_ writer: LineClient, times: Int) throws {
         let big = String(repeating: "x", count: 32 << 10)
         for n in 0..<times { _ = try writer.call("graph/set", ["path": "theme.accentColor", "value": .string("\(n)\(big)")]) }
@@ -16,10 +25,7 @@ import Testing
         // A short history, so that what is measured is the output buffers, not replayable versions.
         let daemon = try Daemon(arguments: ["--output-limit", "1048576,262144,30", "--history", "8"])
         defer { daemon.stop() }
-        let slow = try daemon.connect()
-        var small: Int32 = 4096
-        setsockopt(slow.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
-        _ = try slow.call("watch", ["paths": ["theme.accentColor"]])
+        let slow = try slowReader(of: daemon)
         let healthy = try daemon.connect()
         _ = try healthy.call("watch", ["paths": ["theme.accentColor"]])
         let writer = try daemon.connect()
@@ -44,15 +50,25 @@ import Testing
     @Test func aReaderOverTheSoftLimitForTooLongIsDropped() throws {
         let daemon = try Daemon(arguments: ["--output-limit", "67108864,262144,1"])
         defer { daemon.stop() }
-        let slow = try daemon.connect()
-        var small: Int32 = 4096
-        setsockopt(slow.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
-        _ = try slow.call("watch", ["paths": ["theme.accentColor"]])
+        let slow = try slowReader(of: daemon)
         let writer = try daemon.connect()
         try flood(writer, times: 30)
         // Over the soft limit for longer than its one second: the next write drops the reader.
         usleep(1_200_000)
         try flood(writer, times: 1)
+        var last: JSON?
+        while let message = try slow.readMessage(timeout: 5) { last = message }
+        #expect(last?["method"] == "connection/dropped")
+        #expect(last?["params"]?["message"]?.stringValue?.contains("for 1.0 s") == true)
+    }
+
+    @Test func aReaderOverTheSoftLimitIsDroppedOnTimeThoughNothingMoreIsQueued() throws {
+        let daemon = try Daemon(arguments: ["--output-limit", "67108864,262144,1"])
+        defer { daemon.stop() }
+        let slow = try slowReader(of: daemon)
+        try flood(try daemon.connect(), times: 30)
+        // Nothing more is written: only the timer can see the reader stay over the soft limit.
+        usleep(2_500_000)
         var last: JSON?
         while let message = try slow.readMessage(timeout: 5) { last = message }
         #expect(last?["method"] == "connection/dropped")

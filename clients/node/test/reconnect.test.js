@@ -164,12 +164,9 @@ test('a restarted daemon with saved state: the same instance, and the watch resu
   const iterator = watch[Symbol.asyncIterator]();
   await client.set('theme.accentColor', 'red');
   const seen = (await take(iterator, 1))[0].params.version;
-  // The client is away; the daemon takes a change it misses, then restarts.
+  // The client is away (it cannot reconnect); the daemon takes a change it misses, then restarts.
+  await dropAndHold(client, daemon);
   const away = `${daemon.socketPath}.away`;
-  renameSync(daemon.socketPath, away);
-  const disconnected = once(client, 'disconnect', within());
-  client.socket.destroy();
-  await disconnected;
   const other = await connect({ socketPath: away });
   await other.set('theme.accentColor', 'green');
   other.close();
@@ -192,11 +189,9 @@ test('a restarted daemon whose kept history is too short: the watch resyncs as c
   const daemon = await daemonFor(t, ['--data-dir', data, '--history', '1']);
   const client = await clientFor(t, daemon, { reconnect: FAST });
   const watch = await client.watch({ paths: ['theme'] });
+  // Away: the socket file is moved, so the client cannot reconnect until the daemon restarts.
+  await dropAndHold(client, daemon);
   const away = `${daemon.socketPath}.away`;
-  renameSync(daemon.socketPath, away);
-  const disconnected = once(client, 'disconnect', within());
-  client.socket.destroy();
-  await disconnected;
   const other = await connect({ socketPath: away });
   for (const color of ['red', 'green', 'yellow']) await other.set('theme.accentColor', color);
   other.close();
