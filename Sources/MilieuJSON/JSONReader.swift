@@ -60,6 +60,18 @@ extension JSON {
         try JSONParser.parseMessage(bytes, limits: limits).get()
     }
 
+    /// Parses the one value that starts at `offset` of `bytes` (after any whitespace), as the
+    /// value of a member `depth` containers down in a document, against `limits.maxDepth`; returns
+    /// it with the offset just past it, or nil if the bytes there are not a valid value. What
+    /// follows the value is not looked at: the caller reads on from `end`. Lets a reader that knows
+    /// a message's shape (`HotRequest`) take each member's value without building the whole tree,
+    /// with the same checks as the whole-document parse.
+    public static func parseValue(
+        in bytes: UnsafeRawBufferPointer, at offset: Int, depth: Int, limits: JSONLimits = .default
+    ) -> (value: JSON, end: Int)? {
+        JSONParser.parseValue(bytes, at: offset, depth: depth, limits: limits)
+    }
+
     /// Parses one JSON value from any collection of UTF-8 bytes (`Data`, `UnsafeBufferPointer`, …).
     /// Contiguous collections are read in place; others are copied first.
     public init(parsing bytes: some Collection<UInt8>, limits: JSONLimits = .default) throws(JSONParseError) {
@@ -161,6 +173,16 @@ struct JSONParser {
                 let message = try parser.parseDocument()
                 return (message, parser.idTexts)
             }
+        }
+    }
+
+    static func parseValue(_ bytes: UnsafeRawBufferPointer, at offset: Int, depth: Int, limits: JSONLimits) -> (value: JSON, end: Int)? {
+        bytes.withMemoryRebound(to: UInt8.self) { buffer -> (value: JSON, end: Int)? in
+            guard let base = buffer.baseAddress, offset < buffer.count else { return nil }
+            var parser = JSONParser(base: base, count: buffer.count, limits: limits, inputIsValidUTF8: false)
+            parser.pos = offset
+            guard let value = try? parser.parseValueRecursively(depth: depth) else { return nil }
+            return (value, parser.pos)
         }
     }
 

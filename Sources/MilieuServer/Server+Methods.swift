@@ -34,13 +34,28 @@ extension Server {
     /// Decodes a request and runs it.
     func perform(_ request: Request, session: ClientSession) throws(RPCError) -> Reply {
         guard let handler = Self.handlers[request.method] else { throw .methodNotFound(request.method) }
-        if let store, store.backlogBytes > configuration.maxBacklogBytes, Self.stateChangingMethods.contains(request.method) {
-            throw RPCError.limitExceeded(
-                "diskBacklog", max: configuration.maxBacklogBytes,
-                message: "the disk is full: \(store.backlogBytes) bytes of changes already wait to be written, so no more "
-                    + "changes are taken until it has room again; reads and watches go on")
-        }
+        if Self.stateChangingMethods.contains(request.method) { try refuseChangesWhileDiskIsFull() }
         return try handler(request.params, self, session)
+    }
+
+    /// Runs a request read on the hot path (`HotRequest`), as `perform` runs the general one.
+    func perform(_ request: HotRequest, session: ClientSession) throws(RPCError) -> Reply {
+        switch request {
+        case .set(_, let method):
+            try refuseChangesWhileDiskIsFull()
+            return try method.perform(in: self, session: session)
+        case .get(_, let method): return try method.perform(in: self, session: session)
+        }
+    }
+
+    /// Past the bound of changes waiting for a full disk, a request that would change state is
+    /// refused before it is applied; reads and watches go on.
+    private func refuseChangesWhileDiskIsFull() throws(RPCError) {
+        guard let store, store.backlogBytes > configuration.maxBacklogBytes else { return }
+        throw RPCError.limitExceeded(
+            "diskBacklog", max: configuration.maxBacklogBytes,
+            message: "the disk is full: \(store.backlogBytes) bytes of changes already wait to be written, so no more "
+                + "changes are taken until it has room again; reads and watches go on")
     }
 
     /// The methods that may change the graph: what a full disk's backlog refuses once it is at its bound.

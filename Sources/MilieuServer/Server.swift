@@ -288,6 +288,28 @@ public final class Server: ConnectionHandler {
         var commits: [Commit] = []
         var followUps = JSONWriter(capacity: 0)  // only a resumed watch writes here
         var ids: [RequestID] = []
+        if let hot = HotRequest.read(line) {
+            answer(
+                hot.id, of: hot.method, with: reply(to: hot, session: session), session: session, into: &writer,
+                room: configuration.outputLimits.hard, commits: &commits, followUps: &followUps)
+            ids.append(hot.id)
+        } else {
+            handleGeneralLine(line, session: session, into: &writer, isBatch: &isBatch, commits: &commits, followUps: &followUps, ids: &ids)
+        }
+        if writer.count > 0 { writer.writeRaw(UInt8(ascii: "\n")) }
+        var wrote = false
+        if let store { for commit in commits where Persistence.stage(commit, of: graph, in: store) { wrote = true } }
+        turn.append(
+            TurnOutput(
+                session: session, response: writer, followUps: followUps, commits: commits, failureIDs: ids, isBatch: isBatch,
+                wrote: wrote, closeAfter: false))
+    }
+
+    /// Answers a line that is not a hot request (`HotRequest`): parsed as a whole, a request or a batch.
+    private func handleGeneralLine(
+        _ line: UnsafeRawBufferPointer, session: ClientSession, into writer: inout JSONWriter, isBatch: inout Bool,
+        commits: inout [Commit], followUps: inout JSONWriter, ids: inout [RequestID]
+    ) {
         switch IncomingMessage.parse(line) {
         case .failure(let error):
             Envelope.error(id: .null, error, into: &writer)
@@ -316,13 +338,6 @@ public final class Server: ConnectionHandler {
                 writer = elements
             }
         }
-        if writer.count > 0 { writer.writeRaw(UInt8(ascii: "\n")) }
-        var wrote = false
-        if let store { for commit in commits where Persistence.stage(commit, of: graph, in: store) { wrote = true } }
-        turn.append(
-            TurnOutput(
-                session: session, response: writer, followUps: followUps, commits: commits, failureIDs: ids, isBatch: isBatch,
-                wrote: wrote, closeAfter: false))
     }
 
     /// Answers one message into `writer`, which is empty (nothing for a notification), and collects
@@ -340,19 +355,41 @@ public final class Server: ConnectionHandler {
             return
         case .request(let valid): request = valid
         }
-        let reply: Result<Reply, RPCError>
+        let reply = run { () throws(RPCError) in
+            if let error = request.paramsError { throw error }
+            return try perform(request, session: session)
+        }
+        answer(
+            request.id, of: request.method, with: reply, session: session, into: &writer, room: room, commits: &commits,
+            followUps: &followUps)
+    }
+
+    /// Runs a hot request as `respond(to:)` runs any other.
+    private func reply(to request: HotRequest, session: ClientSession) -> Result<Reply, RPCError> {
+        run { () throws(RPCError) in try perform(request, session: session) }
+    }
+
+    /// Runs a method unless the daemon is stopping, its error as a failure.
+    private func run(_ method: () throws(RPCError) -> Reply) -> Result<Reply, RPCError> {
         do throws(RPCError) {
             if stopping { throw RPCError.internalError("shutting down") }
-            if let error = request.paramsError { throw error }
-            reply = .success(try perform(request, session: session))
+            return .success(try method())
         } catch {
-            reply = .failure(error)
+            return .failure(error)
         }
+    }
+
+    /// Collects a method's commit and follow-up lines, and writes its response into `writer`
+    /// unless `id` is nil (a notification), within `room` bytes (see `respond(to:)`).
+    private func answer(
+        _ id: RequestID?, of method: String, with reply: Result<Reply, RPCError>, session: ClientSession,
+        into writer: inout JSONWriter, room: Int, commits: inout [Commit], followUps: inout JSONWriter
+    ) {
         if case .success(let done) = reply {
             if let commit = done.commit { commits.append(commit) }
             if let extra = done.followUps { followUps.writeRaw(extra.bytes) }
         }
-        guard let id = request.id else { return }
+        guard let id else { return }
         switch reply {
         case .success(let done):
             switch done.result {
@@ -362,9 +399,9 @@ public final class Server: ConnectionHandler {
             if writer.count > room {
                 let size = writer.count
                 writer.removeAll(keepingCapacity: false)
-                log.info("connection \(session.id): the result of \(request.method) is \(size) bytes, over the output limit; refused")
+                log.info("connection \(session.id): the result of \(method) is \(size) bytes, over the output limit; refused")
                 Envelope.error(
-                    id: id, .resultTooLarge(method: request.method, size: size, limit: configuration.outputLimits.hard), into: &writer)
+                    id: id, .resultTooLarge(method: method, size: size, limit: configuration.outputLimits.hard), into: &writer)
             }
         case .failure(let error): Envelope.error(id: id, error, into: &writer)
         }

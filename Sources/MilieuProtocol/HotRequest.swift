@@ -1,0 +1,251 @@
+import MilieuJSON
+
+/// A request of one of the methods clients send most, read straight from its line without the
+/// general JSON tree (`IncomingMessage`): a `graph/set` or a `graph/get` in the plain shape every
+/// client writes. The tree, the envelope check and the params' decoding cost about 6k
+/// instructions of a pipelined `graph/set`'s 26k (callgrind, docs/benchmarks.md); this costs the
+/// bytes it scans and the values it keeps.
+///
+/// It only takes what the general path would decode to the very same request, and gives up
+/// (nil) on anything else, which then goes the general way and gets its answer or its error
+/// there: a batch, a notification, a key written with an escape or outside ASCII (JSON keys are
+/// compared as Swift strings, so only the general path can tell two such keys apart), a repeated
+/// or unknown member, a numeric id that is not an `Int` (echoed as written), and any invalid JSON.
+/// Each member's value goes through the same strict parser (`JSON.parseValue(in:at:depth:)`), so
+/// strings, numbers and UTF-8 are checked exactly as in the whole-document parse.
+/// `HotRequestTests` holds it to the general path on every shape it takes and many it refuses.
+public enum HotRequest: Sendable {
+    case set(id: RequestID, GraphSetRequest)
+    case get(id: RequestID, GraphGetRequest)
+
+    /// The request's id: a hot request is never a notification.
+    public var id: RequestID {
+        switch self {
+        case .set(let id, _), .get(let id, _): id
+        }
+    }
+
+    /// The method's wire name.
+    public var method: String {
+        switch self {
+        case .set: GraphSetRequest.name
+        case .get: GraphGetRequest.name
+        }
+    }
+
+    /// Reads `line` if it is a hot request in the plain shape; nil sends it the general way.
+    public static func read(_ line: UnsafeRawBufferPointer, limits: JSONLimits = .default) -> HotRequest? {
+        var scanner = Scanner(bytes: line, limits: limits)
+        return scanner.request()
+    }
+}
+
+/// The members a hot request may have, envelope and params, each a bit: a repeated one sends the
+/// line the general way, which reports it.
+private struct Members: OptionSet {
+    let rawValue: UInt8
+    static let jsonrpc = Members(rawValue: 1 << 0)
+    static let id = Members(rawValue: 1 << 1)
+    static let method = Members(rawValue: 1 << 2)
+    static let params = Members(rawValue: 1 << 3)
+    static let path = Members(rawValue: 1 << 4)
+    static let value = Members(rawValue: 1 << 5)
+    static let ifVersion = Members(rawValue: 1 << 6)
+}
+
+private struct Scanner {
+    let bytes: UnsafeRawBufferPointer
+    let limits: JSONLimits
+    var position = 0
+    var seen: Members = []
+    var id: RequestID?
+    var method: String?
+    var path: String?
+    var value: JSON?
+    var ifVersion: Int?
+
+    init(bytes: UnsafeRawBufferPointer, limits: JSONLimits) {
+        self.bytes = bytes
+        self.limits = limits
+    }
+
+    mutating func request() -> HotRequest? {
+        guard object(depth: 1, member: { scanner, key in scanner.envelopeMember(key) }) else { return nil }
+        skipWhitespace()
+        guard position == bytes.count, seen.isSuperset(of: [.jsonrpc, .id, .method, .params]), let id, let path else { return nil }
+        switch method {
+        case GraphSetRequest.name:
+            guard let value else { return nil }
+            return .set(id: id, GraphSetRequest(path: path, value: value, ifVersion: ifVersion))
+        case GraphGetRequest.name:
+            guard seen.isDisjoint(with: [.value, .ifVersion]) else { return nil }
+            return .get(id: id, GraphGetRequest(path: path))
+        default:
+            return nil
+        }
+    }
+
+    /// One member of the envelope, its key read; false gives up.
+    private mutating func envelopeMember(_ key: UnsafeRawBufferPointer) -> Bool {
+        if Self.is(key, "params") {
+            guard mark(.params) else { return false }
+            return object(depth: 2) { scanner, key in scanner.paramsMember(key) }
+        }
+        guard let member = memberValue(depth: 1) else { return false }
+        switch member {
+        case .string("2.0") where Self.is(key, "jsonrpc"): return mark(.jsonrpc)
+        case .string(let name) where Self.is(key, "method"):
+            method = name
+            return mark(.method)
+        case .int(let number) where Self.is(key, "id"):
+            id = .int(number)
+            return mark(.id)
+        case .string(let text) where Self.is(key, "id"):
+            id = .string(text)
+            return mark(.id)
+        case .null where Self.is(key, "id"):
+            id = .null
+            return mark(.id)
+        default: return false
+        }
+    }
+
+    /// One member of the params, its key read; false gives up.
+    private mutating func paramsMember(_ key: UnsafeRawBufferPointer) -> Bool {
+        guard let member = memberValue(depth: 2) else { return false }
+        if Self.is(key, "value") {
+            value = member
+            return mark(.value)
+        }
+        switch member {
+        case .string(let text) where Self.is(key, "path"):
+            path = text
+            return mark(.path)
+        case .int(let number) where Self.is(key, "ifVersion"):
+            ifVersion = number
+            return mark(.ifVersion)
+        case .null where Self.is(key, "ifVersion"):
+            return mark(.ifVersion)
+        default: return false
+        }
+    }
+
+    /// Whether `key` is `name`, byte for byte: a generic `elementsEqual` cost some 200
+    /// instructions a comparison, a tenth of the whole read.
+    private static func `is`(_ key: UnsafeRawBufferPointer, _ name: StaticString) -> Bool {
+        guard key.count == name.utf8CodeUnitCount else { return false }
+        let bytes = name.utf8Start
+        for index in 0..<key.count where key[index] != bytes[index] { return false }
+        return true
+    }
+
+    private mutating func mark(_ member: Members) -> Bool { seen.insert(member).inserted }
+
+    /// `{ "key": value, ... }` at `depth`, each member handed to `member` once its key and colon are
+    /// read; false on anything else.
+    private mutating func object(depth: Int, member: (inout Scanner, UnsafeRawBufferPointer) -> Bool) -> Bool {
+        skipWhitespace()
+        guard depth <= limits.maxDepth, take(UInt8(ascii: "{")) else { return false }
+        skipWhitespace()
+        if take(UInt8(ascii: "}")) { return true }
+        while true {
+            guard let key = plainKey() else { return false }
+            skipWhitespace()
+            guard take(UInt8(ascii: ":")) else { return false }
+            skipWhitespace()
+            guard member(&self, key) else { return false }
+            skipWhitespace()
+            if take(UInt8(ascii: "}")) { return true }
+            guard take(UInt8(ascii: ",")) else { return false }
+            skipWhitespace()
+        }
+    }
+
+    /// A key of printable ASCII without escapes, without its quotes.
+    private mutating func plainKey() -> UnsafeRawBufferPointer? {
+        guard take(UInt8(ascii: "\"")) else { return nil }
+        let start = position
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") {
+                position += 1
+                return UnsafeRawBufferPointer(rebasing: bytes[start..<position - 1])
+            }
+            guard byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\\") else { return nil }
+            position += 1
+        }
+        return nil
+    }
+
+    /// The value at `position`: a string of printable ASCII without escapes and an integer of up to
+    /// 18 digits are read here, being what ids, methods and paths are; anything else by the strict
+    /// parser, which also builds a value only once it is known to be valid.
+    private mutating func memberValue(depth: Int) -> JSON? {
+        if let plain = plainString() ?? plainInteger() { return plain }
+        guard let (value, end) = JSON.parseValue(in: bytes, at: position, depth: depth, limits: limits) else { return nil }
+        position = end
+        return value
+    }
+
+    /// A string of printable ASCII without escapes; nil, at the same position, for anything else.
+    private mutating func plainString() -> JSON? {
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
+        var end = position + 1
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") {
+                let text = UnsafeRawBufferPointer(rebasing: bytes[position + 1..<end])
+                position = end + 1
+                // A short string is built in place, as the parser builds them: ASCII skips most of the validation.
+                guard text.count <= 15 else { return .string(String(decoding: text, as: UTF8.self)) }
+                let short = String(unsafeUninitializedCapacity: text.count) { buffer in
+                    UnsafeMutableRawBufferPointer(buffer).copyMemory(from: text)
+                    return text.count
+                }
+                return .string(short)
+            }
+            guard byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\\") else { return nil }
+            end += 1
+        }
+        return nil
+    }
+
+    /// An integer of 1 to 18 digits, without a leading zero, a fraction or an exponent, which always
+    /// fits an `Int`; nil, at the same position, for any other number (`-0` is a double).
+    private mutating func plainInteger() -> JSON? {
+        var end = position
+        let negative = end < bytes.count && bytes[end] == UInt8(ascii: "-")
+        if negative { end += 1 }
+        let digitsStart = end
+        var magnitude = 0
+        while end < bytes.count, bytes[end] &- UInt8(ascii: "0") < 10, end - digitsStart < 18 {
+            magnitude = magnitude * 10 + Int(bytes[end] &- UInt8(ascii: "0"))
+            end += 1
+        }
+        let digits = end - digitsStart
+        guard digits > 0, digits == 1 || bytes[digitsStart] != UInt8(ascii: "0"), !(negative && magnitude == 0) else { return nil }
+        if end < bytes.count {
+            switch bytes[end] {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): return nil
+            default: break
+            }
+        }
+        position = end
+        return .int(negative ? -magnitude : magnitude)
+    }
+
+    private mutating func take(_ byte: UInt8) -> Bool {
+        guard position < bytes.count, bytes[position] == byte else { return false }
+        position += 1
+        return true
+    }
+
+    private mutating func skipWhitespace() {
+        while position < bytes.count {
+            switch bytes[position] {
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"): position += 1
+            default: return
+            }
+        }
+    }
+}
