@@ -6,13 +6,15 @@ import MilieuProtocol
 /// the JSON-RPC envelope checks, the method registry and, for registrations, mounts and writes,
 /// the engine. Requests with an odd id mount for connection 1, the others for connection 2, which
 /// closes after each input: teardown runs on what the input mounted, among what earlier ones left.
-/// Any crash, or an error reply that is not valid JSON, is a finding.
+/// Any crash, an error reply that is not valid JSON, or a line the hot path (`HotRequest`) reads
+/// otherwise than the general one, is a finding.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     defer { _ = graph?.connectionClosed(ConnectionID(2)) }
     var framer = LineFramer(maxLineBytes: 4096)
     framer.feed(UnsafeRawBufferPointer(start: start, count: count)) { frame in
         guard case .line(let line) = frame else { return }
+        checkHotPath(line)
         switch IncomingMessage.parse(line) {
         case .failure(let error): check(Envelope.errorLine(id: .null, error))
         case .success(.single(let message)): handle(message)
@@ -55,4 +57,20 @@ private func handle(_ message: RequestOrError) {
 
 private func check(_ line: [UInt8]) {
     guard (try? JSON(parsing: Array(line.dropLast()))) != nil else { fatalError("an error reply is not JSON: \(line)") }
+}
+
+/// The hot path takes a line only as the general path decodes it.
+private func checkHotPath(_ line: UnsafeRawBufferPointer) {
+    guard let hot = HotRequest.read(line) else { return }
+    guard case .success(.single(.request(let request))) = IncomingMessage.parse(line), request.id == hot.id,
+        request.method == hot.method, request.paramsError == nil
+    else { fatalError("the hot path took a line the general path reads otherwise: \(Array(line))") }
+    let agrees: Bool
+    switch hot {
+    case .set(_, let set):
+        let general = try? Methods.decode(GraphSetRequest.self, params: request.params)
+        agrees = general?.path == set.path && general?.value == set.value && general?.ifVersion == set.ifVersion
+    case .get(_, let get): agrees = (try? Methods.decode(GraphGetRequest.self, params: request.params))?.path == get.path
+    }
+    if !agrees { fatalError("the hot path read other params than the general path: \(Array(line))") }
 }
