@@ -163,12 +163,11 @@ extension ServerNotification {
         return writer.takeBytes()
     }
 
-    /// Writes the `graph/didChange` line of watch `watch` from its shared tail: the bytes
-    /// `.didChange(stamp, changes:).write(into:)` writes (a test holds them equal).
-    public static func writeDidChange(watch: Int, tail: [UInt8], into writer: inout JSONWriter) {
+    /// Writes the head of watch `watch`'s `graph/didChange` line, which its shared tail ends:
+    /// together the bytes `.didChange(stamp, changes:).write(into:)` writes (a test holds them equal).
+    public static func writeDidChangeHead(watch: Int, into writer: inout JSONWriter) {
         writer.writeRaw(#"{"jsonrpc":"2.0","method":"graph/didChange","params":{"watch":"#)
         writer.writeInt(watch)
-        writer.writeRaw(tail)
     }
 }
 

@@ -255,7 +255,7 @@ extension Server {
         watches.add(key, targets: targets, lifecycle: request.lifecycle)
         var followUps = JSONWriter()
         for commit in replay {
-            if let lines = watches.notifications(for: commit, only: key)[session.id] { followUps.writeRaw(lines.bytes) }
+            followUps.writeRaw(watches.notifications(for: commit, only: key).bytes(for: session.id))
         }
         return Reply(result: WatchRequest.Result(watch: key.watch, version: graph.version.rawValue).wire, followUps: followUps)
     }

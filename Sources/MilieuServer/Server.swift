@@ -413,11 +413,22 @@ public final class Server: ConnectionHandler {
         guard commit.version > (history.newest ?? Version(0)) else { return }
         history.append(commit, size: store?.stagedSize(of: commit.version.rawValue) ?? 0)
         guard !commit.isEmpty else { return }
-        for (connection, writer) in watches.notifications(for: commit) {
-            guard let session = sessions[connection], !session.dropped else { continue }
-            session.send(writer)
-            enforceOutputLimits(session)
+        let fanOut = watches.notifications(for: commit)
+        // The parts come one connection after another: each session is looked up once, and its
+        // output limits checked once all of its share is queued.
+        var receiver: (connection: Int, session: ClientSession?)?
+        for (connection, part) in fanOut.parts {
+            if receiver?.connection != connection {
+                if let previous = receiver?.session { enforceOutputLimits(previous) }
+                receiver = (connection, sessions[connection].flatMap { $0.dropped ? nil : $0 })
+            }
+            guard let session = receiver?.session else { continue }
+            switch part {
+            case .text(let run): fanOut.text.bytes[run].withUnsafeBytes { session.connection.send($0) }
+            case .shared(let bytes): session.connection.send(shared: bytes)
+            }
         }
+        if let last = receiver?.session { enforceOutputLimits(last) }
     }
 
     /// Drops a client that does not read what it is sent (SPEC §1.5), with a last notice saying why,

@@ -1,6 +1,7 @@
 import MilieuEngine
 import MilieuJSON
 import MilieuProtocol
+import MilieuTransport
 
 /// One watch: a connection and the watch id it was given.
 struct WatchKey: Hashable, Comparable {
@@ -92,8 +93,8 @@ final class WatchRegistry {
     private static func stateKey(_ view: String, _ variable: String) -> String { view + "." + variable }
 
     /// The notification lines `commit` produces, per connection; with `only`, for that watch alone.
-    func notifications(for commit: Commit, only: WatchKey? = nil) -> [Int: JSONWriter] {
-        guard !registrations.isEmpty else { return [:] }
+    func notifications(for commit: Commit, only: WatchKey? = nil) -> FanOut {
+        guard !registrations.isEmpty else { return FanOut() }
         var pending: [WatchKey: Pending] = [:]
         // Sized for as many watches as the last commit reached: a fan-out to the same watchers
         // again does not grow its table eight times over (650 instructions a delivery at 100).
@@ -161,15 +162,11 @@ final class WatchRegistry {
                 byObject[object]?.forEach { key, entry in if entry.property == nil { tell(key) } }
             }
         }
-        // Sorted with their notes, so that each watch's notes are not looked up again; one slot per
-        // watch at most, so the output never grows its table while a fan-out fills it.
-        var output: [Int: JSONWriter] = [:]
-        output.reserveCapacity(pending.count)
+        // Sorted with their notes, so that each watch's notes are not looked up again.
+        var output = FanOut(watches: pending.count)
         var tails = DidChangeTails(version: commit.version.rawValue)
         for (key, notes) in pending.sorted(by: { $0.key < $1.key }) {
-            notes.write(
-                WatchStamp(watch: key.watch, version: commit.version.rawValue), tails: &tails,
-                into: &output[key.connection, default: JSONWriter()])
+            notes.write(WatchStamp(watch: key.watch, version: commit.version.rawValue), tails: &tails, to: key.connection, into: &output)
         }
         return output
     }
@@ -186,9 +183,13 @@ final class WatchRegistry {
         var changes: [EncodedValueChange] = []
         var events: [ServerNotification] = []
 
-        func write(_ stamp: WatchStamp, tails: inout DidChangeTails, into writer: inout JSONWriter) {
-            if !changes.isEmpty { ServerNotification.writeDidChange(watch: stamp.watch, tail: tails.tail(for: changes), into: &writer) }
-            for event in events { event.write(into: &writer) }
+        func write(_ stamp: WatchStamp, tails: inout DidChangeTails, to connection: Int, into output: inout FanOut) {
+            if !changes.isEmpty {
+                output.write(to: connection) { ServerNotification.writeDidChangeHead(watch: stamp.watch, into: &$0) }
+                output.share(tails.tail(for: changes), to: connection)
+            }
+            guard !events.isEmpty else { return }
+            output.write(to: connection) { text in for event in events { event.write(into: &text) } }
         }
     }
 
@@ -209,21 +210,80 @@ final class WatchRegistry {
     }
 
     /// The `graph/didChange` tails of one commit: watches that got the same encoded changes (the
-    /// same objects, told apart by identity) share one tail, so a fan-out encodes the line once.
+    /// same objects, told apart by identity) share one tail, so a fan-out encodes the line once and
+    /// every connection sends the same bytes (`SharedBytes`).
     private struct DidChangeTails {
         let version: Int
-        private var last: (changes: [EncodedValueChange], tail: [UInt8])?
+        private var last: (changes: [EncodedValueChange], tail: SharedBytes)?
 
         init(version: Int) { self.version = version }
 
-        mutating func tail(for changes: [EncodedValueChange]) -> [UInt8] {
+        mutating func tail(for changes: [EncodedValueChange]) -> SharedBytes {
             if let last, last.changes.count == changes.count, zip(last.changes, changes).allSatisfy({ $0 === $1 }) {
                 return last.tail
             }
-            let tail = ServerNotification.didChangeTail(version: version, changes: changes)
+            let tail = SharedBytes(ServerNotification.didChangeTail(version: version, changes: changes))
             last = (changes, tail)
             return tail
         }
+    }
+}
+
+/// A commit's notifications for every connection they go to, in the order each is sent: runs of
+/// `text`, which holds what is written for one watch only (a line's head, events), and tails
+/// shared by every watch that got the same changes. A watcher costs its head and a reference.
+struct FanOut {
+    enum Part {
+        case text(Range<Int>)
+        case shared(SharedBytes)
+    }
+
+    private(set) var text = JSONWriter()
+    /// Each connection's parts, one connection after another.
+    private(set) var parts: [(connection: Int, part: Part)] = []
+
+    init(watches: Int = 0) {
+        parts.reserveCapacity(2 * watches)
+        text = JSONWriter(capacity: 64 * watches)
+    }
+
+    var isEmpty: Bool { parts.isEmpty }
+
+    /// Writes into `text` for `connection`; consecutive writes for one connection are one run.
+    mutating func write(to connection: Int, _ body: (inout JSONWriter) -> Void) {
+        let start = text.count
+        body(&text)
+        guard text.count > start else { return }
+        if let last = parts.last, last.connection == connection, case .text(let run) = last.part, run.upperBound == start {
+            parts[parts.count - 1].part = .text(run.lowerBound..<text.count)
+        } else {
+            parts.append((connection, .text(start..<text.count)))
+        }
+    }
+
+    /// Tails shorter than this are copied into `text`: a copy of a few hundred bytes costs less
+    /// than splicing a reference into the connection's output and its own iovec (callgrind,
+    /// docs/benchmarks.md), and a large one costs each watcher a copy and its memory.
+    static let sharedMinimum = 1024
+
+    mutating func share(_ bytes: SharedBytes, to connection: Int) {
+        guard bytes.count >= Self.sharedMinimum else {
+            write(to: connection) { $0.writeRaw(bytes.bytes) }
+            return
+        }
+        parts.append((connection, .shared(bytes)))
+    }
+
+    /// Everything sent to `connection`, as one line of bytes (a resumed watch's replay, tests).
+    func bytes(for connection: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for (to, part) in parts where to == connection {
+            switch part {
+            case .text(let run): bytes += text.bytes[run]
+            case .shared(let shared): bytes += shared.bytes
+            }
+        }
+        return bytes
     }
 }
 

@@ -14,9 +14,7 @@ public final class Connection: PeerConnection {
     let fileDescriptor: Int32
     private unowned let loop: EventLoop
     private let handler: any ConnectionHandler
-    private var output: [UInt8] = []
-    /// Bytes before this index have been written already.
-    private var outputStart = 0
+    private var output = OutputQueue()
     private var state = State.open
     private var readingPaused = false
     /// Whether epoll currently watches for EPOLLOUT.
@@ -33,9 +31,6 @@ public final class Connection: PeerConnection {
         case closed
     }
 
-    /// Output buffers bigger than this are released once drained rather than kept.
-    private static let retainedOutputCapacity = 1 << 20
-
     init(id: Int, fileDescriptor: Int32, peer: PeerCredentials, loop: EventLoop, handler: any ConnectionHandler) {
         self.id = id
         self.fileDescriptor = fileDescriptor
@@ -48,7 +43,7 @@ public final class Connection: PeerConnection {
     public var isOpen: Bool { state != .closed }
 
     /// Bytes sent but not yet taken by the kernel: what a server limits for slow readers.
-    public var pendingOutputBytes: Int { output.count - outputStart }
+    public var pendingOutputBytes: Int { output.count }
 
     /// Whether `pauseReading()` (or `closeAfterFlush()`) stopped reading.
     public var isReadingPaused: Bool { readingPaused }
@@ -58,7 +53,15 @@ public final class Connection: PeerConnection {
     public func send(_ bytes: UnsafeRawBufferPointer) {
         guard state == .open, !bytes.isEmpty else { return }
         loop.assertOnLoopThread()
-        bytes.withMemoryRebound(to: UInt8.self) { output.append(contentsOf: $0) }
+        output.append(bytes)
+        scheduleFlush()
+    }
+
+    /// Queues bytes shared with other connections without copying them; written with the rest.
+    public func send(shared bytes: SharedBytes) {
+        guard state == .open, bytes.count > 0 else { return }
+        loop.assertOnLoopThread()
+        output.append(bytes)
         scheduleFlush()
     }
 
@@ -183,37 +186,30 @@ public final class Connection: PeerConnection {
         loop.queueFlush(self)
     }
 
-    /// Writes as much output as the socket takes now; the rest waits for EPOLLOUT.
+    /// Writes as much output as the socket takes now, several runs a call (`sendmsg`); the rest
+    /// waits for EPOLLOUT.
     func flush() {
         guard state != .closed else { return }
         let fd = fileDescriptor
-        while outputStart < output.count {
-            let start = outputStart
+        while !output.isEmpty {
             let result: IOResult<Int>
             do {
-                result = try output.withUnsafeBytes { bytes in
-                    try Syscall.run("send") {
-                        Glibc.send(fd, bytes.baseAddress! + start, bytes.count - start, Int32(MSG_NOSIGNAL))
-                    }
+                result = try output.write { iovecs in
+                    var message = msghdr()
+                    message.msg_iov = iovecs.baseAddress
+                    message.msg_iovlen = iovecs.count
+                    return try Syscall.run("sendmsg") { Glibc.sendmsg(fd, &message, Int32(MSG_NOSIGNAL)) }
                 }
             } catch {
                 fail(error)
                 return
             }
-            switch result {
-            case .processed(let written):
-                outputStart += written
-            case .wouldBlock:
-                if outputStart >= 64 * 1024 && outputStart * 2 >= output.count {
-                    output.removeSubrange(0..<outputStart)
-                    outputStart = 0
-                }
+            if case .wouldBlock = result {
+                output.compact()
                 setWaitingForWritable(true)
                 return
             }
         }
-        output.removeAll(keepingCapacity: output.capacity <= Self.retainedOutputCapacity)
-        outputStart = 0
         setWaitingForWritable(false)
         if state == .closingAfterFlush {
             close(reason: .closedLocally)
@@ -262,8 +258,7 @@ public final class Connection: PeerConnection {
         loop.unregister(token: UInt64(id))
         // Closing the descriptor also takes it out of epoll.
         Syscall.close(fileDescriptor)
-        output = []
-        outputStart = 0
+        output.removeAll()
         handler.connectionClosed(self, reason: reason)
     }
 

@@ -9,6 +9,8 @@ public protocol PeerConnection: AnyObject {
     /// Bytes sent but not yet taken by the peer.
     var pendingOutputBytes: Int { get }
     func send(_ bytes: UnsafeRawBufferPointer)
+    /// Sends bytes shared with other connections; a connection may keep the reference instead of a copy.
+    func send(shared bytes: SharedBytes)
     /// Closes now, dropping unsent output; the handler's `connectionClosed` follows.
     func close()
     /// Stops reading, writes what is buffered, then closes; gives up after `timeout` seconds.
@@ -17,6 +19,8 @@ public protocol PeerConnection: AnyObject {
 
 extension PeerConnection {
     public func send(_ bytes: [UInt8]) { bytes.withUnsafeBytes { send($0) } }
+    /// A copy, for connections that keep no references (test doubles).
+    public func send(shared bytes: SharedBytes) { send(UnsafeRawBufferPointer(bytes.storage)) }
     public func closeAfterFlush() { closeAfterFlush(timeout: 10) }
 }
 

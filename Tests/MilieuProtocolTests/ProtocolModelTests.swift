@@ -168,7 +168,8 @@ import Testing
             ServerNotification.didChange(WatchStamp(watch: 123, version: 45), changes: Array(changes.prefix(count))).write(into: &generic)
             var shared = JSONWriter()
             let tail = ServerNotification.didChangeTail(version: 45, changes: changes.prefix(count).map(EncodedValueChange.init))
-            ServerNotification.writeDidChange(watch: 123, tail: tail, into: &shared)
+            ServerNotification.writeDidChangeHead(watch: 123, into: &shared)
+            shared.writeRaw(tail)
             #expect(shared.text == generic.text)
         }
     }

@@ -1,4 +1,6 @@
 import MilieuEngine
+import MilieuJSON
+import MilieuProtocol
 import Testing
 
 @testable import MilieuServer
@@ -37,5 +39,33 @@ import Testing
         #expect(!registry.contains(WatchKey(connection: 1, watch: 1)))
         #expect(registry.contains(WatchKey(connection: 1, watch: 2)))
         #expect(registry.removalSteps <= 5 * 4)
+    }
+
+    /// Three watchers of `Counter#1.count` on three connections, told of a write of `value`.
+    private func fanOut(of value: JSON) -> FanOut {
+        let registry = WatchRegistry()
+        for connection in 1...3 {
+            registry.add(
+                WatchKey(connection: connection, watch: 1), targets: [(.property(object: "Counter#1", property: "count"), "counter.count")],
+                lifecycle: false)
+        }
+        let change = Change.property(object: "Counter#1", type: "Counter", property: "count", value: value)
+        return registry.notifications(for: Commit(version: Version(9), changes: [change]))
+    }
+
+    @Test func aLargeChangeIsSharedByEveryWatcherAndASmallOneCopied() {
+        let large = fanOut(of: .string(String(repeating: "x", count: FanOut.sharedMinimum)))
+        let shared = large.parts.compactMap { if case .shared(let bytes) = $0.part { bytes } else { nil } }
+        #expect(shared.count == 3)
+        #expect(shared.allSatisfy { $0 === shared[0] })
+        let small = fanOut(of: 42)
+        #expect(small.parts.allSatisfy { if case .text = $0.part { true } else { false } })
+        // Either way each watcher's line is the notification's own.
+        for (fan, value) in [(large, JSON.string(String(repeating: "x", count: FanOut.sharedMinimum))), (small, 42)] {
+            var line = JSONWriter()
+            ServerNotification.didChange(WatchStamp(watch: 1, version: 9), changes: [ValueChange(path: "counter.count", value: value)])
+                .write(into: &line)
+            for connection in 1...3 { #expect(fan.bytes(for: connection) == line.bytes) }
+        }
     }
 }

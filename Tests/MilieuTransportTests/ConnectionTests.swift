@@ -78,6 +78,35 @@ import Testing
         #expect(pending.contains { $0 > 0 && $0 < total }, "output was drained over several EPOLLOUT turns")
     }
 
+    @Test func sharedAndOwnBytesReachASlowReaderInOrder() throws {
+        let directory = try TemporaryDirectory()
+        let listener = try UnixListener(path: directory.file("s.sock"))
+        let tail = SharedBytes((0..<1000).map { UInt8(truncatingIfNeeded: $0 % 253) } + [10])
+        let handler = RecordingHandler()
+        handler.onRead = { connection, _ in
+            for index in 0..<3000 {
+                connection.send(Array("head \(index) ".utf8))
+                connection.send(shared: tail)
+            }
+        }
+        let running = try RunningLoop { try $0.serve(listener: listener, handler: handler) }
+        defer { running.stop() }
+
+        let slow = try UnixSocket.connect(path: listener.path ?? "")
+        defer { close(slow) }
+        try UnixSocket.writeAll(slow, Array("go\n".utf8))
+        var expected: [UInt8] = []
+        for index in 0..<3000 { expected += Array("head \(index) ".utf8) + Array(tail.bytes) }
+        var received: [UInt8] = []
+        while received.count < expected.count {
+            received += try readExactly(slow, min(128 * 1024, expected.count - received.count))
+            usleep(2_000)
+        }
+        #expect(received == expected)
+        let pending = handler.record.withLock { $0.pendingSeenAtTurnEnd }
+        #expect(pending.contains { $0 > 0 }, "the output waited for the reader over several turns")
+    }
+
     @Test func peerCloseClosesOurSideAndReportsOnce() throws {
         let directory = try TemporaryDirectory()
         let listener = try UnixListener(path: directory.file("s.sock"))

@@ -1,0 +1,139 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Bytes written once and sent to many connections as they are: each connection's output
+/// keeps a reference, and the kernel takes them from here (`sendmsg` with an iovec each), so
+/// that a fan-out costs a watcher a pointer and a length instead of a copy. Immutable; its
+/// storage is allocated by hand so that its address stays put while a system call reads it.
+public final class SharedBytes: @unchecked Sendable {
+    /// Never written after `init`, and freed only in `deinit`.
+    let storage: UnsafeMutableRawBufferPointer
+
+    public init(_ bytes: [UInt8]) {
+        storage = .allocate(byteCount: bytes.count, alignment: 1)
+        bytes.withUnsafeBytes { storage.copyMemory(from: $0) }
+    }
+
+    public var count: Int { storage.count }
+
+    /// The bytes, valid while this object lives.
+    public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(storage) }
+
+    deinit { storage.deallocate() }
+}
+
+/// A connection's unsent output, in order: its own bytes, copied into one buffer, with
+/// `SharedBytes` spliced in between them by reference. Without splices (most output) it is the
+/// buffer alone, written with one iovec; with them, each run is an iovec, up to `maxVectors` a call.
+struct OutputQueue {
+    /// Shared bytes that go before the own byte at `offset`, `start` of them written already.
+    private struct Splice {
+        let offset: Int
+        let bytes: SharedBytes
+        var start = 0
+    }
+
+    private var owned: [UInt8] = []
+    /// Own bytes before this index have been written.
+    private var ownedStart = 0
+    private var splices: [Splice] = []
+    /// Splices before this one have been written.
+    private var spliceHead = 0
+    /// Bytes not yet written.
+    private(set) var count = 0
+
+    /// Iovecs per system call: 1 KiB of stack, and far more than one turn's output usually needs.
+    static let maxVectors = 64
+    /// Own storage larger than this is released once drained rather than kept.
+    private static let retainedCapacity = 1 << 20
+
+    var isEmpty: Bool { count == 0 }
+
+    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        owned.append(contentsOf: bytes.bindMemory(to: UInt8.self))
+        count += bytes.count
+    }
+
+    mutating func append(_ shared: SharedBytes) {
+        guard shared.count > 0 else { return }
+        splices.append(Splice(offset: owned.count, bytes: shared))
+        count += shared.count
+    }
+
+    /// Calls `write` with the iovecs of the front of the queue, and takes out the bytes it
+    /// reports written.
+    mutating func write(_ write: (UnsafeMutableBufferPointer<iovec>) throws -> IOResult<Int>) rethrows -> IOResult<Int> {
+        let vectors = min(2 * (splices.count - spliceHead) + 1, Self.maxVectors)
+        let ownedCount = owned.count
+        let result = try owned.withUnsafeMutableBytes { ownedBytes in
+            try withUnsafeTemporaryAllocation(of: iovec.self, capacity: vectors) { iovecs in
+                var used = 0
+                var position = ownedStart
+                func add(_ base: UnsafeMutableRawPointer?, _ length: Int) {
+                    guard length > 0, used < vectors else { return }
+                    iovecs[used] = iovec(iov_base: base, iov_len: length)
+                    used += 1
+                }
+                for splice in splices[spliceHead...] {
+                    guard used < vectors else { break }
+                    add(ownedBytes.baseAddress.map { $0 + position }, splice.offset - position)
+                    add(splice.bytes.storage.baseAddress! + splice.start, splice.bytes.count - splice.start)
+                    position = splice.offset
+                }
+                add(ownedBytes.baseAddress.map { $0 + position }, ownedCount - position)
+                return try write(UnsafeMutableBufferPointer(rebasing: iovecs[..<used]))
+            }
+        }
+        if case .processed(let written) = result { consume(written) }
+        return result
+    }
+
+    /// Takes out the first `written` bytes: own ones up to the next splice, then the splice, and so on.
+    private mutating func consume(_ written: Int) {
+        count -= written
+        if count == 0 {
+            removeAll()
+            return
+        }
+        var left = written
+        while left > 0 {
+            let ownEnd = spliceHead < splices.count ? splices[spliceHead].offset : owned.count
+            let own = min(left, ownEnd - ownedStart)
+            ownedStart += own
+            left -= own
+            guard left > 0 else { break }
+            let remaining = splices[spliceHead].bytes.count - splices[spliceHead].start
+            if left < remaining {
+                splices[spliceHead].start += left
+                break
+            }
+            left -= remaining
+            spliceHead += 1
+        }
+    }
+
+    /// Drops what was written once the kernel stops taking more, so that a reader that keeps up
+    /// slowly does not keep everything ever sent to it: the splices, and the own bytes once they
+    /// are most of the storage.
+    mutating func compact() {
+        if spliceHead > 0 {
+            splices.removeSubrange(0..<spliceHead)
+            spliceHead = 0
+        }
+        guard ownedStart >= 64 * 1024, ownedStart * 2 >= owned.count else { return }
+        owned.removeSubrange(0..<ownedStart)
+        for index in splices.indices {
+            splices[index] = Splice(offset: splices[index].offset - ownedStart, bytes: splices[index].bytes, start: splices[index].start)
+        }
+        ownedStart = 0
+    }
+
+    mutating func removeAll() {
+        owned.removeAll(keepingCapacity: owned.capacity <= Self.retainedCapacity)
+        ownedStart = 0
+        if !splices.isEmpty { splices.removeAll(keepingCapacity: true) }
+        spliceHead = 0
+        count = 0
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import Glibc
+import Testing
+
+@testable import MilieuTransport
+
+/// A connection's output queue, without a socket: own bytes and shared ones come out in the
+/// order they were queued however the kernel cuts its writes, and shared bytes are handed to
+/// the kernel where they are, never copied.
+@Suite struct OutputQueueTests {
+    /// Writes everything, the "kernel" taking at most `take()` bytes a call; returns what it took
+    /// and the iovec bases it was given.
+    private func drain(_ queue: inout OutputQueue, take: () -> Int) -> (bytes: [UInt8], bases: [UnsafeMutableRawPointer]) {
+        var taken: [UInt8] = []
+        var bases: [UnsafeMutableRawPointer] = []
+        while !queue.isEmpty {
+            _ = queue.write { iovecs in
+                var budget = take()
+                var written = 0
+                for vector in iovecs where budget > 0 {
+                    bases.append(vector.iov_base!)
+                    let length = min(budget, vector.iov_len)
+                    taken += UnsafeRawBufferPointer(start: vector.iov_base, count: length)
+                    budget -= length
+                    written += length
+                }
+                return .processed(written)
+            }
+        }
+        return (taken, bases)
+    }
+
+    @Test func ownAndSharedRunsComeOutInOrderHoweverTheWritesAreCut() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            var queue = OutputQueue()
+            var expected: [UInt8] = []
+            for index in 0..<Int.random(in: 1...150, using: &generator) {
+                let bytes = (0..<Int.random(in: 0...40, using: &generator)).map { UInt8(truncatingIfNeeded: $0 &+ index) }
+                expected += bytes
+                if Bool.random(using: &generator) {
+                    queue.append(SharedBytes(bytes))
+                } else {
+                    bytes.withUnsafeBytes { queue.append($0) }
+                }
+            }
+            #expect(queue.count == expected.count)
+            let out = drain(&queue) { Int.random(in: 1...97, using: &generator) }
+            #expect(out.bytes == expected)
+            #expect(queue.count == 0)
+        }
+    }
+
+    @Test func sharedBytesAreHandedToTheKernelWhereTheyAre() {
+        let tail = SharedBytes(Array(#","version":7,"changes":[]}}"#.utf8) + [10])
+        var first = OutputQueue()
+        var second = OutputQueue()
+        for queue in [0, 1] {
+            Array(#"{"watch":1"#.utf8).withUnsafeBytes { queue == 0 ? first.append($0) : second.append($0) }
+        }
+        first.append(tail)
+        second.append(tail)
+        let written = [drain(&first) { .max }, drain(&second) { .max }]
+        #expect(written[0].bytes == written[1].bytes)
+        for out in written { #expect(out.bases.contains(tail.storage.baseAddress!)) }
+    }
+
+    @Test func ownBytesQueuedOneAfterAnotherAreOneRun() {
+        var queue = OutputQueue()
+        for _ in 0..<100 { Array("line\n".utf8).withUnsafeBytes { queue.append($0) } }
+        var vectors = 0
+        _ = queue.write { iovecs in
+            vectors = iovecs.count
+            return .wouldBlock
+        }
+        #expect(vectors == 1)
+        #expect(queue.count == 500)
+    }
+
+    @Test func compactingWhenTheReaderFallsBehindKeepsWhatIsLeftInOrder() {
+        var queue = OutputQueue()
+        let chunk = [UInt8](repeating: 1, count: 1024)
+        for index in 0..<200 {
+            if index % 2 == 0 { chunk.withUnsafeBytes { queue.append($0) } } else { queue.append(SharedBytes(chunk)) }
+        }
+        // The kernel takes 150 KiB, then no more: the queue keeps only what is left.
+        var left = 150 * 1024
+        while left > 0 {
+            _ = queue.write { iovecs in
+                let length = min(left, iovecs.reduce(0) { $0 + $1.iov_len })
+                left -= length
+                return .processed(length)
+            }
+        }
+        queue.compact()
+        #expect(queue.count == 50 * 1024)
+        #expect(drain(&queue) { .max }.bytes == [UInt8](repeating: 1, count: 50 * 1024))
+    }
+}
