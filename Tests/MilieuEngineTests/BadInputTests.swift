@@ -219,6 +219,20 @@ import Testing
         try graph.set("/App/Parent/A.k", 2)
     }
 
+    /// Why a single `graph/set` still runs through the undo journal: the write itself is valid, but
+    /// the re-render it causes builds the child's observed object from the new value, which the
+    /// object's type refuses, so the whole transaction, the write included, is taken back (rule 14).
+    @Test func aSingleWriteWhoseReRenderFailsChangesNothing() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "Shop", "state": ["items": ["apple"]]])
+        try graph.mount([
+            "parent": "/App/Shop", "name": "List",
+            "observedObjects": ["cart": ["construct": "Cart", "init": ["items": ["$parent": "items"]]]],
+        ])
+        _ = try expectRefused(graph, .typeMismatch) { try graph.set("/App/Shop.items", [1]) }
+        try graph.set("/App/Shop.items", ["pear"])
+    }
+
     @Test func theRootViewCannotBeUnmounted() throws {
         let graph = try makeGraph()
         _ = try expectRefused(graph, .forbidden) { try graph.unmount("/App") }
