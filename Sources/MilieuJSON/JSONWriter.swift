@@ -74,6 +74,11 @@ public struct JSONWriter: Sendable {
         bytes.removeAll(keepingCapacity: keepingCapacity)
     }
 
+    /// Forgets what was written from byte `count` on.
+    public mutating func truncate(to count: Int) {
+        bytes.removeSubrange(count...)
+    }
+
     /// Writes `value` as compact JSON.
     public mutating func write(_ value: JSON) {
         JSONOutput.append(to: &bytes) { $0.write(value) }

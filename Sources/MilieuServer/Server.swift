@@ -30,7 +30,10 @@ public final class Server: ConnectionHandler {
     /// The durable state; nil with --ephemeral.
     let store: Store?
     /// What this loop turn will send once its changes are committed to the store.
-    var turn: [TurnOutput] = []
+    var turn = Turn()
+    /// The turn being handed to the connections; lines added meanwhile (a connection that closes
+    /// takes its views with it) go to `turn`, for the next hand-over. Kept to reuse its storage.
+    private var sending = Turn()
     private var listener: UnixListener?
     /// While the log cannot be written: the wait before the next attempt at the backlog.
     private var retryDelay: Double?
@@ -177,12 +180,9 @@ public final class Server: ConnectionHandler {
     /// Sends `error` (id null) to `session` after the answers to what it sent before, which go
     /// out with the turn, then closes it.
     func closeAfter(_ error: RPCError, to session: ClientSession) {
-        var line = JSONWriter()
-        line.writeRaw(Envelope.errorLine(id: .null, error))
-        turn.append(
-            TurnOutput(
-                session: session, response: line, followUps: JSONWriter(), commits: [], failureIDs: [], isBatch: false,
-                wrote: false, closeAfter: true))
+        let start = turn.start
+        turn.responses.writeRaw(Envelope.errorLine(id: .null, error))
+        turn.endLine(from: start, session: session, closeAfter: true)
     }
 
     /// A connection closed: its watches go, and the views it mounted without `retain` (rule 15).
@@ -205,10 +205,9 @@ public final class Server: ConnectionHandler {
     private func unmountViews(of connection: ConnectionID) {
         let commit = graph.connectionClosed(connection, upTo: Self.viewsUnmountedPerTurn)
         if let store, !commit.isEmpty { Persistence.stage(commit, of: graph, in: store) }
-        turn.append(
-            TurnOutput(
-                session: nil, response: JSONWriter(), followUps: JSONWriter(), commits: [commit], failureIDs: [], isBatch: false,
-                wrote: true, closeAfter: false))
+        let start = turn.start
+        turn.commits.append(commit)
+        turn.endLine(from: start, session: nil, wrote: true)
         guard graph.isClosing(connection) else { return }
         loop.schedule(after: 0) { [weak self] in self?.unmountViews(of: connection) }
     }
@@ -227,21 +226,21 @@ public final class Server: ConnectionHandler {
                 diskFailed(error)
             }
         }
-        let output = turn
-        turn.removeAll(keepingCapacity: true)
-        for entry in output {
-            if let session = entry.session, sessions[session.id] != nil, !session.dropped {
-                if !durable && entry.wrote {
-                    session.send(entry.notDurableReply())
-                } else if entry.response.count > 0 {
-                    session.send(entry.response)
+        swap(&turn, &sending)
+        for line in sending.lines {
+            if let session = line.session, sessions[session.id] != nil, !session.dropped {
+                if !durable && line.wrote {
+                    session.send(sending.notDurableReply(for: line))
+                } else if !line.response.isEmpty {
+                    sending.responses.bytes[line.response].withUnsafeBytes { session.connection.send($0) }
                 }
-                if entry.followUps.count > 0 { session.send(entry.followUps) }
-                if entry.closeAfter { session.connection.closeAfterFlush() }
+                if !line.followUps.isEmpty { sending.followUps.bytes[line.followUps].withUnsafeBytes { session.connection.send($0) } }
+                if line.closeAfter { session.connection.closeAfterFlush() }
                 enforceOutputLimits(session)
             }
-            for commit in entry.commits { publish(commit) }
+            for commit in sending.commits[line.commits] { publish(commit) }
         }
+        sending.reset()
     }
 
     // MARK: A full disk
@@ -283,90 +282,69 @@ public final class Server: ConnectionHandler {
     // MARK: Requests
 
     private func handleLine(_ line: UnsafeRawBufferPointer, session: ClientSession) {
+        let start = turn.start
         var isBatch = false
-        var writer = JSONWriter()
-        var commits: [Commit] = []
-        var followUps = JSONWriter(capacity: 0)  // only a resumed watch writes here
-        var ids: [RequestID] = []
         if let hot = HotRequest.read(line) {
-            answer(
-                hot.id, of: hot.method, with: reply(to: hot, session: session), session: session, into: &writer,
-                room: configuration.outputLimits.hard, commits: &commits, followUps: &followUps)
-            ids.append(hot.id)
+            let reply = run { () throws(RPCError) in try perform(hot, session: session) }
+            collect(reply)
+            turn.ids.append(hot.id)
+            write(
+                reply, id: hot.id, of: hot.method, session: session, into: &turn.responses, from: start.response, lineStart: start.response)
         } else {
-            handleGeneralLine(line, session: session, into: &writer, isBatch: &isBatch, commits: &commits, followUps: &followUps, ids: &ids)
+            isBatch = handleGeneralLine(line, session: session, from: start)
         }
-        if writer.count > 0 { writer.writeRaw(UInt8(ascii: "\n")) }
+        if turn.responses.count > start.response { turn.responses.writeRaw(UInt8(ascii: "\n")) }
         var wrote = false
-        if let store { for commit in commits where Persistence.stage(commit, of: graph, in: store) { wrote = true } }
-        turn.append(
-            TurnOutput(
-                session: session, response: writer, followUps: followUps, commits: commits, failureIDs: ids, isBatch: isBatch,
-                wrote: wrote, closeAfter: false))
+        if let store { for commit in turn.commits[start.commits...] where Persistence.stage(commit, of: graph, in: store) { wrote = true } }
+        turn.endLine(from: start, session: session, isBatch: isBatch, wrote: wrote)
     }
 
-    /// Answers a line that is not a hot request (`HotRequest`): parsed as a whole, a request or a batch.
-    private func handleGeneralLine(
-        _ line: UnsafeRawBufferPointer, session: ClientSession, into writer: inout JSONWriter, isBatch: inout Bool,
-        commits: inout [Commit], followUps: inout JSONWriter, ids: inout [RequestID]
-    ) {
+    /// Answers a line that is not a hot request (`HotRequest`), parsed as a whole: a request or a
+    /// batch (true). Each reply is made before anything is written into the turn, which a method
+    /// that closes connections appends to.
+    private func handleGeneralLine(_ line: UnsafeRawBufferPointer, session: ClientSession, from start: Turn.Start) -> Bool {
         switch IncomingMessage.parse(line) {
         case .failure(let error):
-            Envelope.error(id: .null, error, into: &writer)
+            Envelope.error(id: .null, error, into: &turn.responses)
+            return false
         case .success(.single(let message)):
-            respond(
-                to: message, session: session, into: &writer, room: configuration.outputLimits.hard, commits: &commits,
-                followUps: &followUps)
-            if case .request(let request) = message, let id = request.id { ids.append(id) }
+            let (id, method, reply) = run(message, session: session)
+            collect(reply)
+            if case .request(let request) = message, let id = request.id { turn.ids.append(id) }
+            write(reply, id: id, of: method, session: session, into: &turn.responses, from: start.response, lineStart: start.response)
+            return false
         case .success(.batch(let messages)):
-            isBatch = true
             var elements = JSONWriter()
-            var first = true
             for message in messages {
-                var element = JSONWriter()
-                respond(
-                    to: message, session: session, into: &element, room: configuration.outputLimits.hard - elements.count,
-                    commits: &commits, followUps: &followUps)
-                if case .request(let request) = message, let id = request.id { ids.append(id) }
-                guard element.count > 0 else { continue }
-                elements.writeRaw(first ? UInt8(ascii: "[") : UInt8(ascii: ","))
-                elements.writeRaw(element.bytes)
-                first = false
+                let (id, method, reply) = run(message, session: session)
+                collect(reply)
+                if case .request(let request) = message, let id = request.id { turn.ids.append(id) }
+                let elementStart = elements.count
+                elements.writeRaw(elementStart == 0 ? UInt8(ascii: "[") : UInt8(ascii: ","))
+                write(reply, id: id, of: method, session: session, into: &elements, from: elementStart + 1, lineStart: 0)
+                if elements.count == elementStart + 1 { elements.truncate(to: elementStart) }
             }
-            if !first {
+            if elements.count > 0 {
                 elements.writeRaw(UInt8(ascii: "]"))
-                writer = elements
+                turn.responses.writeRaw(elements.bytes)
             }
+            return true
         }
     }
 
-    /// Answers one message into `writer`, which is empty (nothing for a notification), and collects
-    /// its commit. A result whose response would take more than `room` bytes is answered with
-    /// `ResultTooLarge` instead: queued, it would pass the output hard limit and get its reader
-    /// dropped as a slow consumer (SPEC §1.5). What the request committed stays committed.
-    private func respond(
-        to message: RequestOrError, session: ClientSession, into writer: inout JSONWriter, room: Int, commits: inout [Commit],
-        followUps: inout JSONWriter
-    ) {
-        let request: Request
+    /// Runs one message: its reply, and the id (nil for a notification) and method to answer it
+    /// under. An envelope that is not a valid request is answered with its error.
+    private func run(_ message: RequestOrError, session: ClientSession) -> (id: RequestID?, method: String, reply: Result<Reply, RPCError>)
+    {
         switch message {
-        case .invalid(let id, let error):
-            Envelope.error(id: id, error, into: &writer)
-            return
-        case .request(let valid): request = valid
+        case .invalid(let id, let error): return (id, "", .failure(error))
+        case .request(let request):
+            let reply = run { () throws(RPCError) in
+                if let error = request.paramsError { throw error }
+                return try perform(request, session: session)
+            }
+            return (request.id, request.method, reply)
         }
-        let reply = run { () throws(RPCError) in
-            if let error = request.paramsError { throw error }
-            return try perform(request, session: session)
-        }
-        answer(
-            request.id, of: request.method, with: reply, session: session, into: &writer, room: room, commits: &commits,
-            followUps: &followUps)
-    }
-
-    /// Runs a hot request as `respond(to:)` runs any other.
-    private func reply(to request: HotRequest, session: ClientSession) -> Result<Reply, RPCError> {
-        run { () throws(RPCError) in try perform(request, session: session) }
     }
 
     /// Runs a method unless the daemon is stopping, its error as a failure.
@@ -379,16 +357,22 @@ public final class Server: ConnectionHandler {
         }
     }
 
-    /// Collects a method's commit and follow-up lines, and writes its response into `writer`
-    /// unless `id` is nil (a notification), within `room` bytes (see `respond(to:)`).
-    private func answer(
-        _ id: RequestID?, of method: String, with reply: Result<Reply, RPCError>, session: ClientSession,
-        into writer: inout JSONWriter, room: Int, commits: inout [Commit], followUps: inout JSONWriter
+    /// Keeps a method's commit and follow-up lines in the turn.
+    private func collect(_ reply: Result<Reply, RPCError>) {
+        guard case .success(let done) = reply else { return }
+        if let commit = done.commit { turn.commits.append(commit) }
+        if let extra = done.followUps { turn.followUps.writeRaw(extra.bytes) }
+    }
+
+    /// Writes the response to request `id` into `writer` from byte `start` on; nothing for a
+    /// notification (`id` nil). A result whose response would take the line it is part of, from
+    /// `lineStart` on, past the output hard limit is answered with `ResultTooLarge` instead:
+    /// queued, it would get its reader dropped as a slow consumer (SPEC §1.5). What the request
+    /// committed stays committed.
+    private func write(
+        _ reply: Result<Reply, RPCError>, id: RequestID?, of method: String, session: ClientSession, into writer: inout JSONWriter,
+        from start: Int, lineStart: Int
     ) {
-        if case .success(let done) = reply {
-            if let commit = done.commit { commits.append(commit) }
-            if let extra = done.followUps { followUps.writeRaw(extra.bytes) }
-        }
         guard let id else { return }
         switch reply {
         case .success(let done):
@@ -396,12 +380,12 @@ public final class Server: ConnectionHandler {
             case .json(let result): Envelope.result(id: id, result, into: &writer)
             case .version(let version): Envelope.versionResult(id: id, version: version, into: &writer)
             }
-            if writer.count > room {
-                let size = writer.count
-                writer.removeAll(keepingCapacity: false)
+            let limit = configuration.outputLimits.hard
+            if writer.count - lineStart > limit {
+                let size = writer.count - start
+                writer.truncate(to: start)
                 log.info("connection \(session.id): the result of \(method) is \(size) bytes, over the output limit; refused")
-                Envelope.error(
-                    id: id, .resultTooLarge(method: method, size: size, limit: configuration.outputLimits.hard), into: &writer)
+                Envelope.error(id: id, .resultTooLarge(method: method, size: size, limit: limit), into: &writer)
             }
         case .failure(let error): Envelope.error(id: id, error, into: &writer)
         }
@@ -468,36 +452,6 @@ public final class Server: ConnectionHandler {
             into: &notice)
         session.send(notice)
         session.connection.closeAfterFlush(timeout: 5)
-    }
-}
-
-/// One line's share of a loop turn: its response, what must follow it, the commits it made,
-/// and the ids to answer with an error if the turn's changes could not be written.
-struct TurnOutput {
-    let session: ClientSession?
-    let response: JSONWriter
-    let followUps: JSONWriter
-    let commits: [Commit]
-    let failureIDs: [RequestID]
-    let isBatch: Bool
-    /// Whether it staged writes to the store: only those answers depend on the commit.
-    let wrote: Bool
-    /// The connection is closed once this has been written (after MessageTooLarge).
-    let closeAfter: Bool
-
-    /// The response sent instead when the store could not take the turn's changes.
-    func notDurableReply() -> JSONWriter {
-        let error = RPCError.internalError(
-            "the change is applied in memory but could not be written to the database; it will be written when the disk allows")
-        var writer = JSONWriter()
-        if isBatch { writer.writeRaw(UInt8(ascii: "[")) }
-        for (index, id) in failureIDs.enumerated() {
-            if index > 0 { writer.writeRaw(UInt8(ascii: ",")) }
-            Envelope.error(id: id, error, into: &writer)
-        }
-        if isBatch { writer.writeRaw(UInt8(ascii: "]")) }
-        if !failureIDs.isEmpty { writer.writeRaw(UInt8(ascii: "\n")) }
-        return writer
     }
 }
 

@@ -127,4 +127,21 @@ import Glibc
         embedded.endTurn()
         #expect(try stranger.read().isEmpty, "a refused connection gets no session")
     }
+
+    /// The turn's responses share one buffer: the hard output limit still applies to each line alone.
+    @Test func eachResponseIsHeldToTheOutputLimitAloneNotWithTheRestOfTheTurn() throws {
+        let embedded = try EmbeddedServer { $0.outputLimits.hard = 4096 }
+        let clients = (0..<3).map { _ in embedded.connect() }
+        embedded.receive(
+            request(1, "view/mount", ["parent": "/App", "name": "Wide", "body": [.string(String(repeating: "w", count: 3000))]]),
+            from: clients[0])
+        embedded.endTurn()
+        _ = try clients[0].read()
+        for client in clients { embedded.receive(request(2, "graph/get", ["path": "/App/Wide"]), from: client) }
+        embedded.endTurn()
+        for client in clients {
+            let lines = try client.read()
+            #expect(lines.count == 1 && lines[0]["result"]?["body"] != nil, "\(lines)")
+        }
+    }
 }

@@ -1,0 +1,83 @@
+import MilieuEngine
+import MilieuJSON
+import MilieuProtocol
+
+/// What one loop turn sends once its changes are in the log (`Server.loopTurnEnded`): each
+/// line's response, the lines that must follow it (a resumed watch's replay), its commits and
+/// the ids to answer with an error if the log could not take them. They live in turn-wide
+/// buffers that keep their storage from turn to turn, each line a range of them, so answering a
+/// line allocates nothing of its own (a response writer and two arrays a line cost about 1.5k
+/// instructions of a pipelined `graph/set`).
+struct Turn {
+    /// One line's share of the turn.
+    struct Line {
+        /// nil for a commit no request made (a closed connection's views going).
+        let session: ClientSession?
+        let response: Range<Int>
+        let followUps: Range<Int>
+        let commits: Range<Int>
+        let ids: Range<Int>
+        let isBatch: Bool
+        /// Whether it staged writes to the store: only those answers depend on the log.
+        let wrote: Bool
+        /// The connection is closed once this has been written (after MessageTooLarge).
+        let closeAfter: Bool
+    }
+
+    /// Where the line being answered begins in each buffer.
+    struct Start {
+        let response: Int
+        let followUps: Int
+        let commits: Int
+        let ids: Int
+    }
+
+    var responses = JSONWriter(capacity: 1 << 16)
+    var followUps = JSONWriter(capacity: 0)
+    var commits: [Commit] = []
+    var ids: [RequestID] = []
+    private(set) var lines: [Line] = []
+
+    /// Storage past this is released after the turn rather than kept (one large answer).
+    private static let retainedBytes = 1 << 20
+
+    var isEmpty: Bool { lines.isEmpty }
+
+    /// Where a line answered from now on begins.
+    var start: Start { Start(response: responses.count, followUps: followUps.count, commits: commits.count, ids: ids.count) }
+
+    /// Ends the line begun at `start`: everything written since is its share.
+    mutating func endLine(
+        from start: Start, session: ClientSession?, isBatch: Bool = false, wrote: Bool = false, closeAfter: Bool = false
+    ) {
+        lines.append(
+            Line(
+                session: session, response: start.response..<responses.count, followUps: start.followUps..<followUps.count,
+                commits: start.commits..<commits.count, ids: start.ids..<ids.count, isBatch: isBatch, wrote: wrote,
+                closeAfter: closeAfter))
+    }
+
+    /// The response sent instead of `line`'s when the log could not take the turn's changes.
+    func notDurableReply(for line: Line) -> JSONWriter {
+        let error = RPCError.internalError(
+            "the change is applied in memory but could not be written to the database; it will be written when the disk allows")
+        var writer = JSONWriter()
+        if line.isBatch { writer.writeRaw(UInt8(ascii: "[")) }
+        for (index, id) in ids[line.ids].enumerated() {
+            if index > 0 { writer.writeRaw(UInt8(ascii: ",")) }
+            Envelope.error(id: id, error, into: &writer)
+        }
+        if line.isBatch { writer.writeRaw(UInt8(ascii: "]")) }
+        if !line.ids.isEmpty { writer.writeRaw(UInt8(ascii: "\n")) }
+        return writer
+    }
+
+    /// Empties the turn for reuse, keeping its storage unless one large answer grew it.
+    mutating func reset() {
+        responses.removeAll(keepingCapacity: responses.bytes.capacity <= Self.retainedBytes)
+        followUps.removeAll(keepingCapacity: followUps.bytes.capacity <= Self.retainedBytes)
+        commits.removeAll(keepingCapacity: true)
+        ids.removeAll(keepingCapacity: true)
+        lines.removeAll(keepingCapacity: true)
+    }
+}
