@@ -86,17 +86,9 @@ extension ServerOperation {
     /// One operation as its own transaction; its error names no op index (that is for graph/transaction).
     func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
         let operation = operation(owner: ConnectionID(session.id))
-        let (outcomes, commit) = try server.engine { () throws(EngineError) in
-            do throws(EngineError) {
-                return try server.graph.apply([operation])
-            } catch {
-                var single = error
-                single.operationIndex = nil
-                throw single
-            }
-        }
-        if case .done = outcomes[0] { return Reply(version: commit.version.rawValue, commit: commit) }
-        return Reply(result: server.result(of: outcomes[0], version: commit.version.rawValue), commit: commit)
+        let (outcome, commit) = try server.engine { () throws(EngineError) in try server.graph.apply(operation) }
+        if case .done = outcome { return Reply(version: commit.version.rawValue, commit: commit) }
+        return Reply(result: server.result(of: outcome, version: commit.version.rawValue), commit: commit)
     }
 }
 
