@@ -7,6 +7,8 @@ struct BufferedBytes {
 
     /// Records that `session` now holds `bytes`; zero forgets it.
     mutating func set(_ bytes: Int, for session: Int) {
+        // Nearly always: nobody holds anything, and a session is told it holds nothing after each turn.
+        if bytes == 0 && bySession.isEmpty { return }
         let old = bytes > 0 ? bySession.updateValue(bytes, forKey: session) : bySession.removeValue(forKey: session)
         total += bytes - (old ?? 0)
     }

@@ -238,10 +238,11 @@ struct FanOut {
         case shared(SharedBytes)
     }
 
-    private(set) var text = JSONWriter()
+    private(set) var text: JSONWriter
     /// Each connection's parts, one connection after another.
     private(set) var parts: [(connection: Int, part: Part)] = []
 
+    /// Room for `watches` watches' heads; none, and no allocation, for a commit nobody watches.
     init(watches: Int = 0) {
         parts.reserveCapacity(2 * watches)
         text = JSONWriter(capacity: 64 * watches)
