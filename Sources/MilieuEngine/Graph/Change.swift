@@ -73,10 +73,14 @@ extension Change {
 public struct Commit: Sendable {
     public let version: Version
     public let changes: [Change]
+    /// Why each view was queued for evaluation, in order (`graph/explain`); empty for a commit
+    /// read back from the log.
+    public let invalidations: [Invalidation]
 
-    public init(version: Version, changes: [Change]) {
+    public init(version: Version, changes: [Change], invalidations: [Invalidation] = []) {
         self.version = version
         self.changes = changes
+        self.invalidations = invalidations
     }
 
     public var isEmpty: Bool { changes.isEmpty }

@@ -156,7 +156,7 @@ extension Graph {
                 }
                 if view.variables[name]?.object != found {
                     setVariable(view, name, .object(found, .environmentObject))
-                    pending.queue.add(view, reason: UpdateReason.variable(name))
+                    queue(view, reason: UpdateReason.variable(name), .provider(node))
                 }
             }
             for (name, wanted) in view.declaration.environmentObservables where observableTypes.contains(wanted.type) {
@@ -167,7 +167,7 @@ extension Graph {
                 }
                 if view.variables[name]?.object != found {
                     setVariable(view, name, found.map { .object($0, .environment) } ?? .noObject)
-                    pending.queue.add(view, reason: UpdateReason.variable(name))
+                    queue(view, reason: UpdateReason.variable(name), .provider(node))
                 }
             }
             for (name, key) in view.declaration.environment where keys.contains(key) {
@@ -177,7 +177,7 @@ extension Graph {
                 else { continue }
                 setVariable(view, name, .environment(provider: provider, value: value))
                 if view.dependencies.contains(.environment(provider: oldProvider, key: key)) {
-                    pending.queue.add(view, reason: UpdateReason.environment(key))
+                    queue(view, reason: UpdateReason.environment(key), .provider(node))
                 }
             }
         }

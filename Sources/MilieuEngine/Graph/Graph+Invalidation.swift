@@ -216,7 +216,7 @@ extension Graph {
             }
         }
         if objectsChanged { try applyProvides(child, try declaredProvides(of: child)) }
-        if changed && !fresh { pending.queue.add(child, reason: UpdateReason.parent) }
+        if changed && !fresh, let parent = child.parent { queue(child, reason: UpdateReason.parent, .parent(parent)) }
     }
 
     /// An initial value made for a view identity that already has one: created and destroyed at

@@ -111,9 +111,15 @@ extension Graph {
     private func queue(_ node: ViewNode, for dependency: Dependency) {
         guard let reasons = node.dependencies[dependency] else { return }
         switch reasons {
-        case .one(let reason): pending.queue.add(node, reason: reason)
-        case .many(let all): for reason in all { pending.queue.add(node, reason: reason) }
+        case .one(let reason): queue(node, reason: reason, .dependency(dependency))
+        case .many(let all): for reason in all { queue(node, reason: reason, .dependency(dependency)) }
         }
+    }
+
+    /// Queues `node` for evaluation with `reason`, and records what gave it (`graph/explain`).
+    func queue(_ node: ViewNode, reason: String, _ source: PendingInvalidation.Source) {
+        pending.queue.add(node, reason: reason)
+        pending.invalidations.append(PendingInvalidation(view: node, reason: reason, source: source))
     }
 }
 

@@ -264,10 +264,14 @@ public final class Graph {
     private func finishCommit() -> Commit {
         let changes = pending.changes
         let structural = pending.structural
+        guard !changes.isEmpty || structural else {
+            pending.reset()
+            return Commit(version: version, changes: [])
+        }
+        let invalidations = namedInvalidations()
         pending.reset()
-        guard !changes.isEmpty || structural else { return Commit(version: version, changes: []) }
         version = version.next
-        return Commit(version: version, changes: Change.inProtocolOrder(changes))
+        return Commit(version: version, changes: Change.inProtocolOrder(changes), invalidations: invalidations)
     }
 
     private func perform(_ operation: Operation) throws(EngineError) -> PendingOutcome {

@@ -16,6 +16,8 @@ struct PendingTransaction {
     /// Set when the tree changed in a way no notification shows (what a view provides):
     /// the transaction still takes a version.
     var structural = false
+    /// Each view queued, with its reason and what gave it, for `graph/explain`.
+    var invalidations: [PendingInvalidation] = []
 
     /// Without events (a plain write) the property changes are taken as they are, not copied into a new log.
     var changes: [Change] {
@@ -36,6 +38,7 @@ struct PendingTransaction {
         events = []
         propertyChanges = []
         structural = false
+        if !invalidations.isEmpty { invalidations.removeAll(keepingCapacity: true) }
     }
 
     mutating func touch(_ location: Location, original: JSON) {
