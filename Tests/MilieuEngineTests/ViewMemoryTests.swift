@@ -1,3 +1,4 @@
+import Glibc
 import MilieuJSON
 import Testing
 
@@ -6,6 +7,23 @@ import Testing
 /// What a mounted view costs in memory: the layout decisions that keep a row of a list small
 /// (docs/benchmarks.md, "Memory per view"), each held so that a change that undoes one fails here.
 @Suite struct ViewMemoryTests {
+    /// A row of a list: its own `@State`, shown in its body.
+    private func mountRow(in graph: Graph) throws -> ViewNode {
+        try graph.mount(["parent": "/App", "name": "Rows"])
+        try graph.mount(["parent": "/App/Rows", "name": "Row", "id": 7, "state": ["n": 1], "body": ["{n}"]])
+        return try #require(graph.views["/App/Rows/Row[7]"])
+    }
+
+    /// glibc's `malloc_usable_size`, which Swift's Glibc module leaves out (it is in malloc.h).
+    private static let usableSize = unsafeBitCast(
+        dlsym(dlopen(nil, RTLD_NOW), "malloc_usable_size"), to: (@convention(c) (UnsafeMutableRawPointer?) -> Int).self)
+
+    @Test func aViewFitsInABlockOf208Bytes() throws {
+        let node = try mountRow(in: try makeGraph())
+        // The usable size of a 208-byte block is 200: the instance, with no padding left to fill.
+        #expect(Self.usableSize(Unmanaged.passUnretained(node).toOpaque()) <= 200)
+    }
+
     @Test func aChangeTakesAt72BytesInTheHistory() {
         // The diagnostic case is boxed; inline, it made every change 104 bytes.
         #expect(MemoryLayout<Change>.stride <= 72)

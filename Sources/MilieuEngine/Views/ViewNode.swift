@@ -102,6 +102,12 @@ struct ViewVariables: Sequence {
 /// and what that body read. Nodes are linked to their siblings so that unmounting
 /// one of many children costs O(1). Its mutable fields are `@exclusivity(unchecked)`
 /// for the reason `Graph` gives: every write to one is a leaf assignment.
+///
+/// A list holds a great many views, so the fields are declared in an order that leaves no
+/// padding (a class keeps its fields in the order they are declared): the one-byte flags and
+/// the 32-bit depth and queue slot fill the bytes after `explicitID` and `owner`, whose
+/// optionals end off an 8-byte boundary. The instance fits a 208-byte heap block, where it took
+/// 240 (`ViewMemoryTests` holds it there).
 final class ViewNode {
     let serial: ViewSerial
     let declaration: ViewDeclaration
@@ -109,8 +115,14 @@ final class ViewNode {
     let literals: [JSON]
     let parent: ViewNode?
     @exclusivity(unchecked) var explicitID: JSON?
+    /// Why the view appeared, until its first evaluation reports it (`view/didMount`).
+    @exclusivity(unchecked) var arrival: MountReason?
+    @exclusivity(unchecked) var retained: Bool
+    /// Whether the node is in the tree; a queued node torn down later in a transaction is skipped.
+    @exclusivity(unchecked) var isMounted = false
+    /// 32 bits: `GraphLimits.maxDepth` bounds it, and no memory holds 2^31 nested views.
+    private let storedDepth: Int32
     @exclusivity(unchecked) var path: String
-    let depth: Int
     /// The transaction in which this identity appeared (rule 3: owned state is created then).
     let birth: Int
 
@@ -128,21 +140,17 @@ final class ViewNode {
     @exclusivity(unchecked) var version = Version(0)
     /// The connection that mounted the view; nil for scene views and retained ones.
     @exclusivity(unchecked) var owner: ConnectionID?
-    // The flags follow `owner` (nine bytes) to fill its padding: a class keeps its fields in
-    // the order they are declared, and a list holds a great many views.
-    @exclusivity(unchecked) var retained: Bool
-    /// Whether the node is in the tree; a queued node torn down later in a transaction is skipped.
-    @exclusivity(unchecked) var isMounted = false
     /// Whether its body has been evaluated since its identity appeared.
     @exclusivity(unchecked) var hasEvaluated = false
-    /// Invalidation bookkeeping for the transaction being propagated (`InvalidationQueue`).
+    /// Invalidation bookkeeping for the transaction `queuedIn` (`InvalidationQueue`): where the
+    /// queue keeps this view's reasons, or `InvalidationQueue.evaluated`.
+    @exclusivity(unchecked) var queueSlot: Int32 = 0
     @exclusivity(unchecked) var queuedIn = 0
-    @exclusivity(unchecked) var queuedReasons = Reasons.one("")
-    /// Why the view appeared, until its first evaluation reports it (`view/didMount`).
-    @exclusivity(unchecked) var arrival: MountReason?
-    @exclusivity(unchecked) var evaluatedIn = 0
     /// What few views have, apart, so that the many rows of a list do not each carry it empty.
     @exclusivity(unchecked) private var extras: Extras?
+
+    /// Levels below the root.
+    var depth: Int { Int(storedDepth) }
 
     final class Extras {
         var stateObjectArguments: [String: JSONObject] = [:]
@@ -188,7 +196,7 @@ final class ViewNode {
         self.parent = parent
         self.explicitID = explicitID
         self.path = parent.map { ViewPath.child(of: $0.path, name: declaration.name, id: explicitID) } ?? "/" + declaration.name
-        self.depth = (parent?.depth ?? -1) + 1
+        self.storedDepth = Int32((parent?.depth ?? -1) + 1)
         self.birth = birth
         self.owner = owner
         self.retained = declaration.retain || parent == nil || owner == nil
