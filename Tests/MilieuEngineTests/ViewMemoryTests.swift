@@ -24,6 +24,15 @@ import Testing
         #expect(Self.usableSize(Unmanaged.passUnretained(node).toOpaque()) <= 200)
     }
 
+    @Test func aViewThatReadsOnlyItsOwnStateHoldsNoDependencyArray() throws {
+        let graph = try makeGraph()
+        let node = try mountRow(in: graph)
+        #expect(node.dependencies.entries.isEmpty)
+        #expect(node.dependencies.readsOwnState(0))
+        let commit = try graph.set("/App/Rows/Row[7].n", 2)
+        #expect(commit.updates["/App/Rows/Row[7]"] == ["_n"])
+    }
+
     @Test func aChangeTakesAt72BytesInTheHistory() {
         // The diagnostic case is boxed; inline, it made every change 104 bytes.
         #expect(MemoryLayout<Change>.stride <= 72)

@@ -73,7 +73,7 @@ extension Graph {
     /// Evaluates `node`'s body, records what it read, reports it, and re-creates its children's
     /// declarations from the values it now passes them.
     func evaluateBody(_ node: ViewNode, reasons: Reasons) throws(EngineError) {
-        recorder.start()
+        recorder.start(for: node)
         for (name, variable) in node.variables {
             switch variable {
             case .object(let id, let wrapper) where wrapper.subscribes:
