@@ -18,10 +18,27 @@ import Testing
     private static let usableSize = unsafeBitCast(
         dlsym(dlopen(nil, RTLD_NOW), "malloc_usable_size"), to: (@convention(c) (UnsafeMutableRawPointer?) -> Int).self)
 
-    @Test func aViewFitsInABlockOf208Bytes() throws {
+    @Test func aViewFitsInABlockOf192Bytes() throws {
         let node = try mountRow(in: try makeGraph())
-        // The usable size of a 208-byte block is 200: the instance, with no padding left to fill.
-        #expect(Self.usableSize(Unmanaged.passUnretained(node).toOpaque()) <= 200)
+        // The usable size of a 192-byte block is 184: the instance, with no padding left to fill.
+        #expect(Self.usableSize(Unmanaged.passUnretained(node).toOpaque()) <= 184)
+    }
+
+    @Test func aViewsIDIsReadBackFromItsPath() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "Rows"])
+        let ids: [JSON] = [0, -9_223_372_036_854_775_808, 42, true, false, "", "7", "a]b[\"c\\", "ü/\u{1F600}"]
+        for id in ids {
+            try graph.mount(["parent": "/App/Rows", "name": "Row", "id": ["$literal": id]])
+        }
+        try graph.mount(["parent": "/App/Rows", "name": "Plain"])
+        let rows = try #require(graph.views["/App/Rows"]).children.map { ($0.explicitID, $0) }
+        #expect(rows.map(\.0) == ids + [nil])
+        for (id, node) in rows {
+            #expect(node.hasExplicitID(id))
+            #expect(!node.hasExplicitID(id == nil ? 1 : nil))
+            #expect(!node.hasExplicitID(id == "7" ? 7 : "7"))
+        }
     }
 
     @Test func aViewThatReadsOnlyItsOwnStateHoldsNoDependencyArray() throws {

@@ -136,7 +136,7 @@ extension Graph {
     /// new inputs, binding targets or observed objects re-evaluate it with `@self` (rules 5, 10),
     /// and a state object's new initial values are dropped and reported (rule 4).
     private func reconcile(_ child: ViewNode, with evaluated: EvaluatedDeclaration) throws(EngineError) {
-        if evaluated.id != child.explicitID {
+        if !child.hasExplicitID(evaluated.id) {
             try replaceIdentity(child, evaluated: evaluated)
             return
         }
