@@ -73,7 +73,7 @@ extension Graph {
     /// Evaluates `node`'s body, records what it read, reports it, and re-creates its children's
     /// declarations from the values it now passes them.
     func evaluateBody(_ node: ViewNode, reasons: Reasons) throws(EngineError) {
-        recorder.start()
+        recorder.start(for: node)
         for (name, variable) in node.variables {
             switch variable {
             case .object(let id, let wrapper) where wrapper.subscribes:
@@ -136,7 +136,7 @@ extension Graph {
     /// new inputs, binding targets or observed objects re-evaluate it with `@self` (rules 5, 10),
     /// and a state object's new initial values are dropped and reported (rule 4).
     private func reconcile(_ child: ViewNode, with evaluated: EvaluatedDeclaration) throws(EngineError) {
-        if evaluated.id != child.explicitID {
+        if !child.hasExplicitID(evaluated.id) {
             try replaceIdentity(child, evaluated: evaluated)
             return
         }

@@ -184,7 +184,7 @@ extension Graph {
         guard let parent = try parentView(declaration) else {
             throw .unknownPath(declaration.parent, "no view is mounted there to be the parent")
         }
-        recorder.start()
+        recorder.start(for: parent)
         let evaluated = try evaluate(declaration, literals: literals, parent: parent, recorder: recorder)
         let node = try buildNode(
             declaration, literals: literals, parent: parent, explicitID: evaluated.id, owner: owner, evaluated: evaluated)

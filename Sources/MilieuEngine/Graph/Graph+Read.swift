@@ -13,15 +13,33 @@ enum Bound: Equatable {
 final class ReadRecorder {
     /// Unchecked for the reason `Graph` gives: noting a read is a leaf append.
     @exclusivity(unchecked) private var dependencies = DependencySet()
+    /// The view whose evaluation is recorded: its reads of its own `@State` are bits.
+    @exclusivity(unchecked) private var reader: ViewNode?
 
-    /// Starts recording, dropping anything a failed evaluation left behind.
-    func start() { dependencies = DependencySet() }
+    /// Starts recording what `reader` reads, dropping anything a failed evaluation left behind.
+    func start(for reader: ViewNode) {
+        dependencies = DependencySet()
+        self.reader = reader
+    }
 
-    func note(_ dependency: Dependency, _ reason: String) { dependencies.note(dependency, reason) }
+    func note(_ dependency: Dependency, _ reason: String) {
+        if case .location(.state(let view, let index)) = dependency, let reader, view == reader.serial,
+            index < DependencySet.ownStateBits
+        {
+            // The bit keeps no reason: `ViewNode.reasons(for:)` makes it again from the name.
+            assert(reason == UpdateReason.variable(reader.variables[at: index].name), "own state read with reason \(reason)")
+            dependencies.noteOwnState(index)
+            return
+        }
+        dependencies.note(dependency, reason)
+    }
 
     /// What was recorded since `start`; the recorder is left empty.
     func take() -> DependencySet {
-        defer { dependencies = DependencySet() }
+        defer {
+            dependencies = DependencySet()
+            reader = nil
+        }
         return dependencies
     }
 }

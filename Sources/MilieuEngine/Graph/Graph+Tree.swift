@@ -109,7 +109,7 @@ extension Graph {
     }
 
     private func queue(_ node: ViewNode, for dependency: Dependency) {
-        guard let reasons = node.dependencies[dependency] else { return }
+        guard let reasons = node.reasons(for: dependency) else { return }
         switch reasons {
         case .one(let reason): queue(node, reason: reason, .dependency(dependency))
         case .many(let all): for reason in all { queue(node, reason: reason, .dependency(dependency)) }

@@ -53,10 +53,10 @@ public final class Graph {
     /// The global version: the number of the last transaction that changed something.
     @exclusivity(unchecked) public internal(set) var version = Version(0)
 
-    @exclusivity(unchecked) var objects = BySerial<ObjectSerial, ObjectRecord>()
+    @exclusivity(unchecked) var objects = BySerial<ObjectRecord>()
     @exclusivity(unchecked) var objectsByName: [String: ObjectRecord] = [:]
     @exclusivity(unchecked) var views = ViewsByPath()
-    @exclusivity(unchecked) var viewsBySerial = BySerial<ViewSerial, ViewNode>()
+    @exclusivity(unchecked) var viewsBySerial = BySerial<ViewNode>()
     /// Reverse dependency index: who to re-evaluate when something changes (rule 10).
     @exclusivity(unchecked) var dependents: [Dependency: Dependents] = [:]
     private(set) var root: ViewNode!

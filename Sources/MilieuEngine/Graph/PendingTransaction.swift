@@ -50,29 +50,40 @@ struct PendingTransaction {
 
 /// Views waiting to be evaluated, by depth so that parents come before children,
 /// each at most once per transaction (rule 11).
+///
+/// A view's mark says whether it is queued in this transaction (`ViewNode.queuedIn`) and where
+/// its reasons are (`ViewNode.queueSlot`), so that finding it costs no set or map; the reasons
+/// themselves live here, not on the view, so that a tree's views do not each carry room for
+/// reasons between transactions.
 struct InvalidationQueue {
     /// The transaction being propagated; a view's queue marks from earlier ones are stale.
     var transaction = 0
     private var buckets: [[ViewNode]] = []
+    /// The reasons of each view queued in `transaction`, at its `queueSlot`.
+    private var reasons: [Reasons] = []
     private var depth = 0
     private var position = 0
 
+    /// The `queueSlot` of a view already evaluated in this transaction.
+    static let evaluated: Int32 = -1
+
     mutating func reset() {
         for index in buckets.indices { buckets[index].removeAll(keepingCapacity: true) }
+        reasons.removeAll(keepingCapacity: true)
         depth = 0
         position = 0
     }
 
     /// Queues `node` with `reason` (a wire reason, SPEC §6.4); a view already queued gathers the
-    /// reason, one already evaluated in this transaction is not queued again. The marks live on
-    /// the view: no set or map to fill.
+    /// reason, one already evaluated in this transaction is not queued again.
     mutating func add(_ node: ViewNode, reason: String) {
-        guard node.evaluatedIn != transaction else { return }
-        if node.queuedIn == transaction {
-            node.queuedReasons = node.queuedReasons.adding(reason)
+        guard node.queuedIn == transaction else {
+            enqueue(node, .one(reason))
             return
         }
-        enqueue(node, .one(reason))
+        guard node.queueSlot != Self.evaluated else { return }
+        let slot = Int(node.queueSlot)
+        reasons[slot] = reasons[slot].adding(reason)
     }
 
     /// Queues a new view for its first evaluation, which `ViewNode.arrival` explains.
@@ -80,7 +91,9 @@ struct InvalidationQueue {
 
     private mutating func enqueue(_ node: ViewNode, _ reasons: Reasons) {
         node.queuedIn = transaction
-        node.queuedReasons = reasons
+        // A transaction queues each view at most once, and no transaction holds 2^31 views.
+        node.queueSlot = Int32(self.reasons.count)
+        self.reasons.append(reasons)
         while buckets.count <= node.depth { buckets.append([]) }
         buckets[node.depth].append(node)
         if node.depth < depth {
@@ -95,9 +108,10 @@ struct InvalidationQueue {
             if position < buckets[depth].count {
                 let node = buckets[depth][position]
                 position += 1
-                guard node.evaluatedIn != transaction else { continue }
-                node.evaluatedIn = transaction
-                return (node, node.queuedReasons)
+                guard node.queueSlot != Self.evaluated else { continue }
+                let slot = Int(node.queueSlot)
+                node.queueSlot = Self.evaluated
+                return (node, reasons[slot])
             }
             buckets[depth].removeAll(keepingCapacity: true)
             depth += 1

@@ -102,15 +102,20 @@ struct ViewVariables: Sequence {
 /// and what that body read. Nodes are linked to their siblings so that unmounting
 /// one of many children costs O(1). Its mutable fields are `@exclusivity(unchecked)`
 /// for the reason `Graph` gives: every write to one is a leaf assignment.
+///
+/// A list holds a great many views, so the fields are declared in an order that leaves no
+/// padding (a class keeps its fields in the order they are declared): the one-byte flags and
+/// the 32-bit depth and queue slot fill the bytes after `owner`, whose optional ends off an
+/// 8-byte boundary; and the explicit id is read back from the path (`explicitID`), not kept.
+/// The instance fits a 192-byte heap block, where it took 240 (`ViewMemoryTests` holds it there).
 final class ViewNode {
     let serial: ViewSerial
     let declaration: ViewDeclaration
     /// The literal values this view was declared with (`ValueExpression.literal`).
     let literals: [JSON]
     let parent: ViewNode?
-    @exclusivity(unchecked) var explicitID: JSON?
-    @exclusivity(unchecked) var path: String
-    let depth: Int
+    /// Where the view is: its parent's path, its name and `[<id>]` for an explicit id (`ViewPath.child`).
+    let path: String
     /// The transaction in which this identity appeared (rule 3: owned state is created then).
     let birth: Int
 
@@ -128,21 +133,24 @@ final class ViewNode {
     @exclusivity(unchecked) var version = Version(0)
     /// The connection that mounted the view; nil for scene views and retained ones.
     @exclusivity(unchecked) var owner: ConnectionID?
-    // The flags follow `owner` (nine bytes) to fill its padding: a class keeps its fields in
-    // the order they are declared, and a list holds a great many views.
+    /// Whether its body has been evaluated since its identity appeared.
+    @exclusivity(unchecked) var hasEvaluated = false
+    /// Why the view appeared, until its first evaluation reports it (`view/didMount`).
+    @exclusivity(unchecked) var arrival: MountReason?
     @exclusivity(unchecked) var retained: Bool
     /// Whether the node is in the tree; a queued node torn down later in a transaction is skipped.
     @exclusivity(unchecked) var isMounted = false
-    /// Whether its body has been evaluated since its identity appeared.
-    @exclusivity(unchecked) var hasEvaluated = false
-    /// Invalidation bookkeeping for the transaction being propagated (`InvalidationQueue`).
+    /// 32 bits: `GraphLimits.maxDepth` bounds it, and no memory holds 2^31 nested views.
+    private let storedDepth: Int32
+    /// Invalidation bookkeeping for the transaction `queuedIn` (`InvalidationQueue`): where the
+    /// queue keeps this view's reasons, or `InvalidationQueue.evaluated`.
+    @exclusivity(unchecked) var queueSlot: Int32 = 0
     @exclusivity(unchecked) var queuedIn = 0
-    @exclusivity(unchecked) var queuedReasons = Reasons.one("")
-    /// Why the view appeared, until its first evaluation reports it (`view/didMount`).
-    @exclusivity(unchecked) var arrival: MountReason?
-    @exclusivity(unchecked) var evaluatedIn = 0
     /// What few views have, apart, so that the many rows of a list do not each carry it empty.
     @exclusivity(unchecked) private var extras: Extras?
+
+    /// Levels below the root.
+    var depth: Int { Int(storedDepth) }
 
     final class Extras {
         var stateObjectArguments: [String: JSONObject] = [:]
@@ -186,13 +194,43 @@ final class ViewNode {
         self.declaration = declaration
         self.literals = literals
         self.parent = parent
-        self.explicitID = explicitID
         self.path = parent.map { ViewPath.child(of: $0.path, name: declaration.name, id: explicitID) } ?? "/" + declaration.name
-        self.depth = (parent?.depth ?? -1) + 1
+        self.storedDepth = Int32((parent?.depth ?? -1) + 1)
         self.birth = birth
         self.owner = owner
         self.retained = declaration.retain || parent == nil || owner == nil
         self.variables = ViewVariables(capacity: declaration.variableCount)
+        assert(
+            self.explicitID == explicitID && hasExplicitID(explicitID), "\(path) does not spell its id \(String(describing: explicitID))")
+    }
+
+    /// The id the view was declared with (rule 6), read back from the `[<id>]` its path ends in.
+    /// An id is a string, an integer or a boolean, which JSON spells one way each, and a path
+    /// never changes, so keeping the id as well took 24 bytes of every view for nothing.
+    var explicitID: JSON? {
+        let spelled = idSuffix
+        guard spelled.count > 2 else { return nil }
+        return try? JSON(parsing: spelled.dropFirst().dropLast())
+    }
+
+    /// Whether the view was declared with `id`, compared with its path without reading it back:
+    /// a parent's evaluation asks this of each of its children.
+    func hasExplicitID(_ id: JSON?) -> Bool {
+        let spelled = idSuffix
+        guard let id else { return spelled.isEmpty }
+        guard spelled.count > 2 else { return false }
+        let text = spelled.dropFirst().dropLast()
+        guard case .int(let value) = id else { return text.elementsEqual(id.jsonText.utf8) }
+        // The usual kind, compared digit by digit without making a string of it.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            guard let start = digits.baseAddress else { return false }
+            return text.elementsEqual(UnsafeBufferPointer(start: start, count: DecimalText.write(value, to: start)))
+        }
+    }
+
+    /// What follows the view's name in its path: `[<id>]`, or nothing.
+    private var idSuffix: Substring.UTF8View {
+        path.utf8.dropFirst((parent?.path.utf8.count ?? 0) + 1 + declaration.name.utf8.count)
     }
 
     var children: some Sequence<ViewNode> {

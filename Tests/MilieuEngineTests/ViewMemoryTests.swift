@@ -1,0 +1,57 @@
+import Glibc
+import MilieuJSON
+import Testing
+
+@testable import MilieuEngine
+
+/// What a mounted view costs in memory: the layout decisions that keep a row of a list small
+/// (docs/benchmarks.md, "Memory per view"), each held so that a change that undoes one fails here.
+@Suite struct ViewMemoryTests {
+    /// A row of a list: its own `@State`, shown in its body.
+    private func mountRow(in graph: Graph) throws -> ViewNode {
+        try graph.mount(["parent": "/App", "name": "Rows"])
+        try graph.mount(["parent": "/App/Rows", "name": "Row", "id": 7, "state": ["n": 1], "body": ["{n}"]])
+        return try #require(graph.views["/App/Rows/Row[7]"])
+    }
+
+    /// glibc's `malloc_usable_size`, which Swift's Glibc module leaves out (it is in malloc.h).
+    private static let usableSize = unsafeBitCast(
+        dlsym(dlopen(nil, RTLD_NOW), "malloc_usable_size"), to: (@convention(c) (UnsafeMutableRawPointer?) -> Int).self)
+
+    @Test func aViewFitsInABlockOf192Bytes() throws {
+        let node = try mountRow(in: try makeGraph())
+        // The usable size of a 192-byte block is 184: the instance, with no padding left to fill.
+        #expect(Self.usableSize(Unmanaged.passUnretained(node).toOpaque()) <= 184)
+    }
+
+    @Test func aViewsIDIsReadBackFromItsPath() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "Rows"])
+        let ids: [JSON] = [0, -9_223_372_036_854_775_808, 42, true, false, "", "7", "a]b[\"c\\", "ü/\u{1F600}"]
+        for id in ids {
+            try graph.mount(["parent": "/App/Rows", "name": "Row", "id": ["$literal": id]])
+        }
+        try graph.mount(["parent": "/App/Rows", "name": "Plain"])
+        let rows = try #require(graph.views["/App/Rows"]).children.map { ($0.explicitID, $0) }
+        #expect(rows.map(\.0) == ids + [nil])
+        for (id, node) in rows {
+            #expect(node.hasExplicitID(id))
+            #expect(!node.hasExplicitID(id == nil ? 1 : nil))
+            #expect(!node.hasExplicitID(id == "7" ? 7 : "7"))
+        }
+    }
+
+    @Test func aViewThatReadsOnlyItsOwnStateHoldsNoDependencyArray() throws {
+        let graph = try makeGraph()
+        let node = try mountRow(in: graph)
+        #expect(node.dependencies.entries.isEmpty)
+        #expect(node.dependencies.readsOwnState(0))
+        let commit = try graph.set("/App/Rows/Row[7].n", 2)
+        #expect(commit.updates["/App/Rows/Row[7]"] == ["_n"])
+    }
+
+    @Test func aChangeTakesAt72BytesInTheHistory() {
+        // The diagnostic case is boxed; inline, it made every change 104 bytes.
+        #expect(MemoryLayout<Change>.stride <= 72)
+    }
+}
