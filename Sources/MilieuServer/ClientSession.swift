@@ -13,6 +13,8 @@ final class ClientSession {
     var dropped = false
     /// When the line not yet ended began to arrive, if one has.
     var lineStartedAt: ContinuousClock.Instant?
+    /// The `client.name` it gave in `initialize`, for what it commits (`graph/explain`).
+    var clientName: String?
 
     init(connection: any PeerConnection, maxLineBytes: Int) {
         self.connection = connection

@@ -1,4 +1,5 @@
 import MilieuEngine
+import MilieuJSON
 
 /// The last committed transactions, so that a watch can resume from a version it saw
 /// (`watch` with `sinceVersion`) instead of reading everything again. With a data directory
@@ -7,6 +8,8 @@ import MilieuEngine
 struct History {
     private var commits: [Commit] = []
     private var sizes: [Int] = []
+    /// What made each commit, when known (`graph/explain`).
+    private var causes: [StoredCause?] = []
     /// Index of the oldest commit held; the ones before it are dropped lazily.
     private var start = 0
     private var bytes = 0
@@ -19,10 +22,11 @@ struct History {
     }
 
     /// Adds the newest commit; `size` is its log record's size (0 without a log).
-    mutating func append(_ commit: Commit, size: Int = 0) {
+    mutating func append(_ commit: Commit, size: Int = 0, cause: StoredCause? = nil) {
         guard capacity > 0 else { return }
         commits.append(commit)
         sizes.append(size)
+        causes.append(cause)
         bytes += size
         while commits.count - start > capacity || (bytes > maxBytes && commits.count - start > 1) {
             bytes -= sizes[start]
@@ -31,6 +35,7 @@ struct History {
         if start > 1024 && start * 2 > commits.count {
             commits.removeFirst(start)
             sizes.removeFirst(start)
+            causes.removeFirst(start)
             start = 0
         }
     }
@@ -41,16 +46,56 @@ struct History {
     /// The oldest version still held, if any.
     var oldest: Version? { commits.count > start ? commits[start].version : nil }
 
-    /// The commits after `version`, oldest first; nil when some of them are no longer held.
-    func commits(after version: Version, current: Version) -> [Commit]? {
-        guard version < current else { return [] }
-        guard let oldest, oldest <= version.next else { return nil }
+    /// The commit of `version` and what made it; nil when it is not held.
+    func entry(_ version: Version) -> (commit: Commit, cause: StoredCause?)? {
+        let index = firstIndex(after: Version(version.rawValue - 1))
+        guard index < commits.count, commits[index].version == version else { return nil }
+        return (commits[index], causes[index])
+    }
+
+    /// The value `change`'s property or @State had before `version`, from the newest earlier
+    /// commit held that changed it: `.some(nil)` for a secure one, nil when none held did.
+    func previousValue(of change: Change, before version: Version) -> JSON?? {
+        var index = firstIndex(after: Version(version.rawValue - 1)) - 1
+        while index >= start {
+            for earlier in commits[index].changes where earlier.isSameAttribute(as: change) {
+                switch earlier {
+                case .property(_, _, _, let value): return .some(value)
+                case .state(_, _, let value): return .some(value)
+                default: continue
+                }
+            }
+            index -= 1
+        }
+        return nil
+    }
+
+    /// The index of the first commit held after `version`.
+    private func firstIndex(after version: Version) -> Int {
         var low = start
         var high = commits.count
         while low < high {
             let middle = (low + high) / 2
             if commits[middle].version <= version { low = middle + 1 } else { high = middle }
         }
-        return Array(commits[low...])
+        return low
+    }
+
+    /// The commits after `version`, oldest first; nil when some of them are no longer held.
+    func commits(after version: Version, current: Version) -> [Commit]? {
+        guard version < current else { return [] }
+        guard let oldest, oldest <= version.next else { return nil }
+        return Array(commits[firstIndex(after: version)...])
+    }
+}
+
+extension Change {
+    /// Whether both are changes of the same property of the same object, or of the same @State.
+    fileprivate func isSameAttribute(as other: Change) -> Bool {
+        switch (self, other) {
+        case (.property(let a, _, let p, _), .property(let b, _, let q, _)): a == b && p == q
+        case (.state(let a, let v, _), .state(let b, let w, _)): a == b && v == w
+        default: false
+        }
     }
 }

@@ -1119,6 +1119,38 @@ extension OpenRPCDocument {
           "$ref": "#/components/errors/ResultTooLarge"
         }
       ]
+    },
+    {
+      "name": "graph/explain",
+      "summary": "The cause and effect of one commit, as a graph.",
+      "description": "Specified in protocol/SPEC.md section 9.16. Any method may also fail with ParseError (-32700), InvalidRequest (-32600), MethodNotFound (-32601) and InternalError (-32603).",
+      "paramStructure": "by-name",
+      "params": [
+        {
+          "name": "version",
+          "required": true,
+          "schema": {
+            "$ref": "#/components/schemas/version"
+          }
+        }
+      ],
+      "result": {
+        "name": "graphExplainResult",
+        "schema": {
+          "$ref": "#/components/schemas/graphExplainResult"
+        }
+      },
+      "errors": [
+        {
+          "$ref": "#/components/errors/InvalidParams"
+        },
+        {
+          "$ref": "#/components/errors/Compacted"
+        },
+        {
+          "$ref": "#/components/errors/ResultTooLarge"
+        }
+      ]
     }
   ],
   "components": {
@@ -3354,6 +3386,251 @@ extension OpenRPCDocument {
             "type": "array"
           }
         }
+      },
+      "graphExplainParams": {
+        "type": "object",
+        "properties": {
+          "version": {
+            "$ref": "#/components/schemas/version"
+          }
+        },
+        "required": [
+          "version"
+        ],
+        "additionalProperties": false
+      },
+      "graphExplainResult": {
+        "type": "object",
+        "description": "A commit's cause-and-effect graph: the cause, the attributes it changed, the views evaluated and why, and the effects.",
+        "properties": {
+          "version": {
+            "$ref": "#/components/schemas/version"
+          },
+          "cause": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/commitCause"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "nodes": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/explainNode"
+            }
+          },
+          "edges": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/explainEdge"
+            }
+          }
+        },
+        "required": [
+          "version",
+          "cause",
+          "nodes",
+          "edges"
+        ],
+        "additionalProperties": false
+      },
+      "commitCause": {
+        "type": "object",
+        "description": "What made a commit: a request (its method, its connection and what each operation named) or a connection's close (method connection/closed).",
+        "properties": {
+          "method": {
+            "type": "string"
+          },
+          "connection": {
+            "type": "integer",
+            "description": "The daemon's id of the connection."
+          },
+          "pid": {
+            "type": "integer",
+            "description": "The peer's process id (SO_PEERCRED)."
+          },
+          "client": {
+            "type": "string",
+            "description": "The client.name it gave in initialize."
+          },
+          "ops": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "properties": {
+                "method": {
+                  "type": "string"
+                },
+                "path": {
+                  "type": "string"
+                }
+              },
+              "required": [
+                "method"
+              ],
+              "additionalProperties": false
+            }
+          }
+        },
+        "required": [
+          "method",
+          "connection",
+          "ops"
+        ],
+        "additionalProperties": false
+      },
+      "explainNode": {
+        "type": "object",
+        "description": "A node: kind cause (the members of commitCause), attribute (a property, @State, objectWillChange, environment value or provided environment, with old and new values where known; secure ones are \"<secure>\"), view (path, reasons, evaluation order, body) or effect (mounted, unmounted, objectCreated, objectDestroyed, diagnostic).",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "kind": {
+            "enum": [
+              "cause",
+              "attribute",
+              "view",
+              "effect"
+            ]
+          },
+          "method": {
+            "type": "string"
+          },
+          "connection": {
+            "type": "integer"
+          },
+          "pid": {
+            "type": "integer"
+          },
+          "client": {
+            "type": "string"
+          },
+          "ops": {
+            "type": "array"
+          },
+          "attribute": {
+            "enum": [
+              "property",
+              "state",
+              "objectWillChange",
+              "environment",
+              "provided"
+            ]
+          },
+          "object": {
+            "$ref": "#/components/schemas/objectId"
+          },
+          "type": {
+            "$ref": "#/components/schemas/typeName"
+          },
+          "property": {
+            "type": "string"
+          },
+          "computed": {
+            "type": "boolean"
+          },
+          "view": {
+            "$ref": "#/components/schemas/viewPath"
+          },
+          "variable": {
+            "type": "string"
+          },
+          "key": {
+            "type": "string"
+          },
+          "provider": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/viewPath"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "path": {
+            "type": "string"
+          },
+          "old": {
+            "$ref": "#/components/schemas/value"
+          },
+          "new": {
+            "$ref": "#/components/schemas/value"
+          },
+          "reasons": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/updateReason"
+            }
+          },
+          "order": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "The view's place in the commit's evaluation order, parents before children."
+          },
+          "body": {
+            "$ref": "#/components/schemas/body"
+          },
+          "effect": {
+            "enum": [
+              "mounted",
+              "unmounted",
+              "objectCreated",
+              "objectDestroyed",
+              "diagnostic"
+            ]
+          },
+          "reason": {
+            "type": "string"
+          },
+          "owner": {
+            "type": "string"
+          },
+          "diagnostic": {
+            "type": "string"
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "id",
+          "kind"
+        ],
+        "additionalProperties": false
+      },
+      "explainEdge": {
+        "type": "object",
+        "description": "An edge: the cause wrote an attribute, an attribute invalidated a view (with the reason the view reports), a parent's evaluation re-rendered a child (parent, reason @self), a cause or view caused an effect.",
+        "properties": {
+          "from": {
+            "type": "string"
+          },
+          "to": {
+            "type": "string"
+          },
+          "kind": {
+            "enum": [
+              "wrote",
+              "invalidated",
+              "parent",
+              "caused"
+            ]
+          },
+          "reason": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "from",
+          "to",
+          "kind"
+        ],
+        "additionalProperties": false
       },
       "graphDidChangeParams": {
         "type": "object",

@@ -98,6 +98,7 @@ extension InitializeRequest: ServerMethod {
             throw RPCError.invalidParams(
                 field: "/protocolVersion", "this daemon speaks protocol \(ProtocolInfo.version), not \(protocolVersion)")
         }
+        session.clientName = client?["name"]?.stringValue
         let result = Result(
             serverName: ProtocolInfo.serverName, serverVersion: ProtocolInfo.serverVersion, protocolVersion: ProtocolInfo.version,
             maxLineBytes: server.configuration.maxLineBytes, instance: server.instance, version: server.graph.version.rawValue)

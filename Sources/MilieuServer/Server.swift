@@ -206,7 +206,7 @@ public final class Server: ConnectionHandler {
         let commit = graph.connectionClosed(connection, upTo: Self.viewsUnmountedPerTurn)
         if let store, !commit.isEmpty { Persistence.stage(commit, of: graph, in: store) }
         let start = turn.start
-        turn.commits.append(commit)
+        turn.append(commit, cause: StoredCause(closing: connection.rawValue))
         turn.endLine(from: start, session: nil, wrote: true)
         guard graph.isClosing(connection) else { return }
         loop.schedule(after: 0) { [weak self] in self?.unmountViews(of: connection) }
@@ -238,7 +238,7 @@ public final class Server: ConnectionHandler {
                 if line.closeAfter { session.connection.closeAfterFlush() }
                 enforceOutputLimits(session)
             }
-            for commit in sending.commits[line.commits] { publish(commit) }
+            for index in line.commits { publish(sending.commits[index], cause: sending.causes[index]) }
         }
         sending.reset()
     }
@@ -286,7 +286,10 @@ public final class Server: ConnectionHandler {
         var isBatch = false
         if let hot = HotRequest.read(line) {
             let reply = run { () throws(RPCError) in try perform(hot, session: session) }
-            collect(reply)
+            collect(reply) {
+                guard case .set(_, let set) = hot else { return StoredCause(method: hot.method, session: session, target: .path(nil)) }
+                return StoredCause(method: hot.method, session: session, target: .path(set.path))
+            }
             turn.ids.append(hot.id)
             write(
                 reply, id: hot.id, of: hot.method, session: session, into: &turn.responses, from: start.response, lineStart: start.response)
@@ -309,7 +312,7 @@ public final class Server: ConnectionHandler {
             return false
         case .success(.single(let message)):
             let (id, method, reply) = run(message, session: session)
-            collect(reply)
+            collect(reply, cause: message, session: session)
             if case .request(let request) = message, let id = request.id { turn.ids.append(id) }
             write(reply, id: id, of: method, session: session, into: &turn.responses, from: start.response, lineStart: start.response)
             return false
@@ -317,7 +320,7 @@ public final class Server: ConnectionHandler {
             var elements = JSONWriter()
             for message in messages {
                 let (id, method, reply) = run(message, session: session)
-                collect(reply)
+                collect(reply, cause: message, session: session)
                 if case .request(let request) = message, let id = request.id { turn.ids.append(id) }
                 let elementStart = elements.count
                 elements.writeRaw(elementStart == 0 ? UInt8(ascii: "[") : UInt8(ascii: ","))
@@ -357,11 +360,19 @@ public final class Server: ConnectionHandler {
         }
     }
 
-    /// Keeps a method's commit and follow-up lines in the turn.
-    private func collect(_ reply: Result<Reply, RPCError>) {
+    /// Keeps a method's commit, with what made it, and its follow-up lines in the turn.
+    private func collect(_ reply: Result<Reply, RPCError>, cause: () -> StoredCause) {
         guard case .success(let done) = reply else { return }
-        if let commit = done.commit { turn.commits.append(commit) }
+        if let commit = done.commit { turn.append(commit, cause: cause()) }
         if let extra = done.followUps { turn.followUps.writeRaw(extra.bytes) }
+    }
+
+    /// `collect` for a message of the general path.
+    private func collect(_ reply: Result<Reply, RPCError>, cause message: RequestOrError, session: ClientSession) {
+        collect(reply) {
+            guard case .request(let request) = message else { return StoredCause(method: "", session: session, target: .path(nil)) }
+            return StoredCause(method: request.method, params: request.params, session: session)
+        }
     }
 
     /// Writes the response to request `id` into `writer` from byte `start` on; nothing for a
@@ -393,9 +404,9 @@ public final class Server: ConnectionHandler {
 
     /// Records a commit and sends each watcher its notifications. A commit with no changes
     /// (a registration, a change of what a view provides) took a version all the same.
-    func publish(_ commit: Commit) {
+    func publish(_ commit: Commit, cause: StoredCause) {
         guard commit.version > (history.newest ?? Version(0)) else { return }
-        history.append(commit, size: store?.stagedSize(of: commit.version.rawValue) ?? 0)
+        history.append(commit, size: store?.stagedSize(of: commit.version.rawValue) ?? 0, cause: cause)
         guard !commit.isEmpty else { return }
         let fanOut = watches.notifications(for: commit)
         // The parts come one connection after another: each session is looked up once, and its

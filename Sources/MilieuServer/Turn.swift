@@ -35,6 +35,8 @@ struct Turn {
     var responses = JSONWriter(capacity: 1 << 16)
     var followUps = JSONWriter(capacity: 0)
     var commits: [Commit] = []
+    /// What made each commit, beside it (`graph/explain`).
+    var causes: [StoredCause] = []
     var ids: [RequestID] = []
     private(set) var lines: [Line] = []
 
@@ -42,6 +44,12 @@ struct Turn {
     private static let retainedBytes = 1 << 20
 
     var isEmpty: Bool { lines.isEmpty }
+
+    /// Adds a commit and what made it.
+    mutating func append(_ commit: Commit, cause: StoredCause) {
+        commits.append(commit)
+        causes.append(cause)
+    }
 
     /// Where a line answered from now on begins.
     var start: Start { Start(response: responses.count, followUps: followUps.count, commits: commits.count, ids: ids.count) }
@@ -77,6 +85,7 @@ struct Turn {
         responses.removeAll(keepingCapacity: responses.bytes.capacity <= Self.retainedBytes)
         followUps.removeAll(keepingCapacity: followUps.bytes.capacity <= Self.retainedBytes)
         commits.removeAll(keepingCapacity: true)
+        causes.removeAll(keepingCapacity: true)
         ids.removeAll(keepingCapacity: true)
         lines.removeAll(keepingCapacity: true)
     }

@@ -45,6 +45,26 @@ import Testing
         (UnwatchRequest(watch: 1), EmptyResult().wire),
         (ShutdownRequest(), EmptyResult().wire),
         (DiscoverRequest(), ["openrpc": "1.3.2"]),
+        (
+            GraphExplainRequest(version: 9),
+            GraphExplainRequest.Result(
+                version: 9,
+                cause: CommitCause(
+                    method: "graph/set", connection: 2, pid: 77, client: "t", operations: [.init(method: "graph/set", path: "login.email")]),
+                nodes: [
+                    ExplainNode(id: "cause", kind: .cause, detail: ["method": "graph/set", "connection": 2, "ops": []]),
+                    ExplainNode(
+                        id: "a0", kind: .attribute,
+                        detail: ["attribute": "property", "object": "Login#3", "property": "email", "old": "a", "new": "b"]),
+                    ExplainNode(id: "v0", kind: .view, detail: ["path": "/App/V", "reasons": ["login.email"], "order": 0, "body": ["b"]]),
+                    ExplainNode(id: "e0", kind: .effect, detail: ["effect": "mounted", "path": "/App/V/W", "reason": "parentUpdated"]),
+                ],
+                edges: [
+                    ExplainEdge(from: "cause", to: "a0", kind: .wrote),
+                    ExplainEdge(from: "a0", to: "v0", kind: .invalidated, reason: "login.email"),
+                ]
+            ).wire
+        ),
     ]
 
     /// A type with a stored, a computed and a constrained property, and an action.

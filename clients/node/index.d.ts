@@ -244,6 +244,37 @@ export interface MountResult {
   version: number;
 }
 
+/** What made a commit: a request (its method, connection and what each op named), or `connection/closed`. */
+export interface CommitCause {
+  method: string;
+  connection: number;
+  pid?: number;
+  client?: string;
+  ops: { method: string; path?: string }[];
+}
+
+/** A node of a commit's cause-and-effect graph: `id`, `kind` and the members of its kind (SPEC §9.16). */
+export interface ExplainNode {
+  id: string;
+  kind: 'cause' | 'attribute' | 'view' | 'effect';
+  [member: string]: unknown;
+}
+
+export interface ExplainEdge {
+  from: string;
+  to: string;
+  kind: 'wrote' | 'invalidated' | 'parent' | 'caused';
+  reason?: string;
+}
+
+/** `graph/explain`: `cause` is null when the daemon no longer knows it (a commit read back after a restart). */
+export interface ExplainResult {
+  version: number;
+  cause: CommitCause | null;
+  nodes: ExplainNode[];
+  edges: ExplainEdge[];
+}
+
 /** What `view/provide` changes: key paths of `ObservableObject` and `@Observable` objects, environment values, and names to withdraw. */
 export interface Provision {
   /** `.environmentObject(x)`: key paths of `ObservableObject` objects, read with `@EnvironmentObject`. */
@@ -409,6 +440,8 @@ export class Client extends EventEmitter {
   /** The tree from `path`, fetched a page at a time by following cursors and put together. */
   tree(path?: string, options?: TreeOptions): Promise<{ root: ViewNode; version: number }>;
   discover(options?: CallOptions): Promise<Record<string, unknown>>;
+  /** The cause and effect of commit `version`: what made it, what it changed, the views it evaluated and why. */
+  explain(version: number, options?: CallOptions): Promise<ExplainResult>;
   watch(params: WatchParams, options?: CallOptions): Promise<Watch>;
   unwatch(watch: Watch | number, options?: CallOptions): Promise<object>;
   /** Stops the daemon, then closes this client. */

@@ -602,6 +602,8 @@ const REQUESTS = Object.freeze({
   provide: (path, provision, options) => alone(ops.provide(path, provision), options),
   /** `rpc.discover` → the OpenRPC document. */
   discover: (options) => ['rpc.discover', {}, options],
+  /** `graph/explain` → the cause and effect of commit `version`: `{version, cause, nodes, edges}`. */
+  explain: (version, options) => ['graph/explain', { version }, options],
 });
 
 for (const [name, build] of Object.entries(REQUESTS)) {

@@ -82,6 +82,24 @@ test('double() sends a double, so a @State initialised with it is a double', nee
   await assert.rejects(client.set('/App/Scales.plain', 1.5), TypeMismatch);
 });
 
+test('explain names the request, the attribute it wrote and the view it re-rendered', needsDaemon, async (t) => {
+  const client = await clientFor(t, await daemonFor(t));
+  await client.mount({ parent: '/App', name: 'Greeting', environment: { login: { type: 'Login' } }, body: ['{login.email}'] });
+  await client.set('login.email', 'a@example.com');
+  const { version } = await client.set('login.email', 'b@example.com');
+  const explained = await client.explain(version);
+  assert.deepEqual(explained.cause.ops, [{ method: 'graph/set', path: 'login.email' }]);
+  const attribute = explained.nodes.find((node) => node.kind === 'attribute');
+  assert.deepEqual([attribute.property, attribute.old, attribute.new], ['email', 'a@example.com', 'b@example.com']);
+  const view = explained.nodes.find((node) => node.kind === 'view');
+  assert.deepEqual([view.path, view.reasons], ['/App/Greeting', ['login.email']]);
+  assert.deepEqual(explained.edges, [
+    { from: 'cause', to: attribute.id, kind: 'wrote' },
+    { from: attribute.id, to: view.id, kind: 'invalidated', reason: 'login.email' },
+  ]);
+  await assert.rejects(client.explain(version + 100), (error) => error.code === -32602);
+});
+
 test('call runs an action with positional arguments', needsDaemon, async (t) => {
   const client = await clientFor(t, await daemonFor(t));
   assert.deepEqual(await client.call('session.start', 'kim'), { result: null, version: 2 });

@@ -163,6 +163,26 @@ def test_unmount_and_tree(client: milieu.Client) -> None:
     assert client.tree()["root"]["children"] == []
 
 
+def test_explain_names_the_request_the_attribute_and_the_view(client: milieu.Client) -> None:
+    client.mount(parent="/App", name="ParentView", state={"isOn": False}, body=["{isOn}"])
+    client.mount(parent="/App/ParentView", name="ToggleRow", bindings={"isOn": {"$parent": "isOn"}}, body=["{isOn}"])
+    version = client.set("/App/ParentView/ToggleRow.isOn", True)["version"]
+    explained = client.explain(version)
+    assert explained["cause"] is not None and explained["cause"]["ops"] == [
+        {"method": "graph/set", "path": "/App/ParentView/ToggleRow.isOn"}
+    ]
+    state = next(node for node in explained["nodes"] if node["kind"] == "attribute")
+    assert (state["path"], state["new"]) == ("/App/ParentView.isOn", True)
+    views = {node["path"]: node for node in explained["nodes"] if node["kind"] == "view"}
+    assert views["/App/ParentView"]["reasons"] == ["_isOn"] and views["/App/ParentView"]["order"] == 0
+    edges = {(edge["from"], edge["to"], edge["kind"]) for edge in explained["edges"]}
+    assert ("cause", state["id"], "wrote") in edges
+    assert (state["id"], views["/App/ParentView"]["id"], "invalidated") in edges
+    with pytest.raises(milieu.MilieuError) as refused:
+        client.explain(version + 100)
+    assert refused.value.code == -32602
+
+
 def test_lines_longer_than_the_request_limit_are_read(client: milieu.Client) -> None:
     big = "x" * 700_000
     client.mount(parent="/App", name="A", state={"s": big})

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Sequence, 
 from . import ops
 from ._core import Call, Connection, Plan, W, WatchState, initialize_params, names
 from .results import (
-    CallResult, InitializeResult, MountResult, PageNode, RegisterResult, TransactionResult, TreePage, TreeResult,
+    CallResult, ExplainResult, InitializeResult, MountResult, PageNode, RegisterResult, TransactionResult, TreePage, TreeResult,
     TypesResult, VersionResult, ViewNode,
 )
 
@@ -226,6 +226,13 @@ def watch(
 def unwatch(core: Connection[W], watch: W, *, timeout: float | None = None) -> Plan[None]:
     """``unwatch``: ends ``watch``; its iteration stops after the notifications already received."""
     return core.unwatch(watch, timeout)
+
+
+def explain(core: Connection[Any], version: int, *, timeout: float | None = None) -> Plan[ExplainResult]:
+    """``graph/explain``: the cause and effect of commit ``version``: what made it, the attributes
+    it changed (old and new values), the views it evaluated and why, and what followed."""
+    result: ExplainResult = yield Call("graph/explain", {"version": version}, timeout)
+    return result
 
 
 def discover(core: Connection[Any], *, timeout: float | None = None) -> Plan[Dict[str, Any]]:

@@ -340,6 +340,7 @@ class AsyncClient(ClientBase[AsyncWatch]):
     tree = async_method(methods.tree)
     watch = async_method(methods.watch)
     unwatch = async_method(methods.unwatch)
+    explain = async_method(methods.explain)
     discover = async_method(methods.discover)
 
     async def shutdown(self, *, timeout: float | None = None) -> None:

@@ -364,6 +364,7 @@ class Client(ClientBase[Watch]):
     tree = sync_method(methods.tree)
     watch = sync_method(methods.watch)
     unwatch = sync_method(methods.unwatch)
+    explain = sync_method(methods.explain)
     discover = sync_method(methods.discover)
 
     def shutdown(self, *, timeout: float | None = None) -> None:

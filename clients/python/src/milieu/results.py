@@ -146,3 +146,28 @@ class RegisterResult(TypedDict):
     types: List[str]
     environmentKeys: List[str]
     version: int
+
+
+class CommitCause(TypedDict, total=False):
+    """What made a commit (``graph/explain``): the request's ``method``, its ``connection``, the
+    peer's ``pid`` and ``client`` name, and what each operation named (``ops``: ``method``,
+    ``path``); ``method`` is ``connection/closed`` for a close that unmounted views."""
+
+    method: str
+    connection: int
+    pid: int
+    client: str
+    ops: List[Dict[str, str]]
+
+
+class ExplainResult(TypedDict):
+    """``graph/explain``: a commit's cause-and-effect graph. Each node has ``id`` and ``kind``
+    (``cause``, ``attribute``, ``view``, ``effect``) and the members of its kind; each edge has
+    ``from``, ``to``, ``kind`` (``wrote``, ``invalidated``, ``parent``, ``caused``) and, for the
+    edges into a view, the ``reason`` it reports. ``cause`` is None when no longer known."""
+
+    version: int
+    cause: Optional[CommitCause]
+    nodes: List[Dict[str, Any]]
+    edges: List[Dict[str, Any]]
+

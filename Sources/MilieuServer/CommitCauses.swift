@@ -1,0 +1,68 @@
+import MilieuEngine
+import MilieuJSON
+import MilieuProtocol
+import MilieuTransport
+
+/// What made a commit (`graph/explain`), kept while the commit is in the history: the method,
+/// the connection with its process and client name, and the paths its operations named. A
+/// one-operation request keeps its path alone, so recording a write allocates nothing.
+struct StoredCause {
+    enum Target {
+        case path(String?)
+        case operations([CommitCause.Operation])
+    }
+
+    let method: String
+    let connection: Int
+    let pid: Int?
+    let client: String?
+    let target: Target
+
+    /// A request's cause; `params` give the paths of a transaction's ops, or of the one op.
+    init(method: String, params: JSONObject, session: ClientSession) {
+        self.init(method: method, session: session, target: Self.target(method: method, params: params))
+    }
+
+    init(method: String, session: ClientSession, target: Target) {
+        self.method = method
+        self.connection = session.id
+        self.pid = Int(session.connection.peer.pid)
+        self.client = session.clientName
+        self.target = target
+    }
+
+    /// A closed connection's views going.
+    init(closing connection: Int) {
+        method = CommitCause.connectionClosed
+        self.connection = connection
+        pid = nil
+        client = nil
+        target = .operations([])
+    }
+
+    var cause: CommitCause {
+        let operations: [CommitCause.Operation]
+        switch target {
+        case .path(let path): operations = [CommitCause.Operation(method: method, path: path)]
+        case .operations(let list): operations = list
+        }
+        return CommitCause(method: method, connection: connection, pid: pid, client: client, operations: operations)
+    }
+
+    private static func target(method: String, params: JSONObject) -> Target {
+        guard method == GraphTransactionRequest.name, let ops = params["ops"]?.arrayValue else {
+            return .path(namedPath(params))
+        }
+        return .operations(
+            ops.map { op in
+                CommitCause.Operation(method: op["method"]?.stringValue ?? "", path: op["params"]?.objectValue.flatMap(namedPath))
+            })
+    }
+
+    /// The path an operation's params name: `path`, or for a mount the new view's parent and name.
+    private static func namedPath(_ params: JSONObject) -> String? {
+        if let path = params["path"]?.stringValue { return path }
+        guard let parent = params["parent"]?.stringValue, let name = params["name"]?.stringValue else { return nil }
+        return parent + "/" + name
+    }
+}

@@ -1,0 +1,109 @@
+import MilieuJSON
+import Testing
+
+@testable import MilieuServer
+
+/// `graph/explain`: the cause-and-effect graph of a commit, from what the daemon kept of it.
+@Suite struct ExplainTests {
+    private let request = EmbeddedServer.request
+
+    /// Sends `method` from `client` in a turn of its own; returns its response.
+    private func call(_ embedded: EmbeddedServer, _ client: EmbeddedConnection, _ method: String, _ params: JSON = [:]) throws -> JSON {
+        embedded.receive(request(1, method, params), from: client)
+        embedded.endTurn()
+        return try client.read().first { $0["id"] == 1 } ?? .null
+    }
+
+    private func nodes(_ explained: JSON, _ kind: String) -> [JSON] {
+        explained["nodes"]?.arrayValue?.filter { $0["kind"] == .string(kind) } ?? []
+    }
+
+    private func edges(_ explained: JSON) -> [[String]] {
+        (explained["edges"]?.arrayValue ?? []).map { edge in
+            ["from", "to", "kind", "reason"].map { edge[$0]?.stringValue ?? "" }
+        }
+    }
+
+    @Test func aWriteIsExplainedFromItsRequestToTheViewsThatReadIt() throws {
+        let embedded = try EmbeddedServer()
+        let client = embedded.connect()
+        _ = try call(embedded, client, "initialize", ["client": ["name": "tester"]])
+        _ = try call(
+            embedded, client, "view/mount",
+            ["parent": "/App", "name": "Greeting", "environment": ["login": ["type": "Login"]], "body": ["{login.email}"]])
+        _ = try call(embedded, client, "graph/set", ["path": "login.email", "value": "a@example.com"])
+        let version = try #require(
+            try call(embedded, client, "graph/set", ["path": "login.email", "value": "b@example.com"])["result"]?["version"])
+        let explained = try #require(try call(embedded, client, "graph/explain", ["version": version])["result"])
+
+        #expect(explained["cause"]?["method"] == "graph/set")
+        #expect(explained["cause"]?["client"] == "tester")
+        #expect(explained["cause"]?["ops"] == [["method": "graph/set", "path": "login.email"]])
+        let attribute = try #require(nodes(explained, "attribute").first)
+        #expect(attribute["property"] == "email" && attribute["old"] == "a@example.com" && attribute["new"] == "b@example.com")
+        let view = try #require(nodes(explained, "view").first)
+        #expect(view["path"] == "/App/Greeting" && view["reasons"] == ["login.email"] && view["body"] == ["b@example.com"])
+        let (a, v) = (attribute["id"]?.stringValue ?? "", view["id"]?.stringValue ?? "")
+        #expect(edges(explained) == [["cause", a, "wrote", ""], [a, v, "invalidated", "login.email"]])
+    }
+
+    @Test func aParentsStateReachesItsChildThroughTheParent() throws {
+        let embedded = try EmbeddedServer()
+        let client = embedded.connect()
+        _ = try call(embedded, client, "view/mount", ["parent": "/App", "name": "Parent", "state": ["n": 1], "body": ["{n}"]])
+        _ = try call(
+            embedded, client, "view/mount", ["parent": "/App/Parent", "name": "Child", "inputs": ["n": ["$parent": "n"]], "body": ["{n}"]])
+        let version = try #require(try call(embedded, client, "graph/set", ["path": "/App/Parent.n", "value": 2])["result"]?["version"])
+        let explained = try #require(try call(embedded, client, "graph/explain", ["version": version])["result"])
+        let views = nodes(explained, "view")
+        #expect(views.map { $0["path"] } == ["/App/Parent", "/App/Parent/Child"])
+        #expect(views.map { $0["order"] } == [0, 1])
+        // No change of n before this one is in the history (a mount logs no @State change): no `old`.
+        #expect(nodes(explained, "attribute").first?["new"] == 2)
+        #expect(nodes(explained, "attribute").first?["old"] == nil)
+        let (parent, child) = (views[0]["id"]?.stringValue ?? "", views[1]["id"]?.stringValue ?? "")
+        #expect(edges(explained).contains([parent, child, "parent", "@self"]))
+    }
+
+    @Test func anObjectMadeByAReRenderIsAnEffectOfThatView() throws {
+        let embedded = try EmbeddedServer()
+        let client = embedded.connect()
+        _ = try call(
+            embedded, client, "view/mount", ["parent": "/App", "name": "Container", "state": ["toggle": false], "body": ["{toggle}"]])
+        _ = try call(
+            embedded, client, "view/mount",
+            [
+                "parent": "/App/Container", "name": "LoginView2", "inputs": ["t": ["$parent": "toggle"]],
+                "observedObjects": ["loginVM": ["construct": "LoginViewModel"]],
+            ])
+        let version = try #require(
+            try call(embedded, client, "graph/set", ["path": "/App/Container.toggle", "value": true])["result"]?["version"])
+        let explained = try #require(try call(embedded, client, "graph/explain", ["version": version])["result"])
+        let created = try #require(nodes(explained, "effect").first { $0["effect"] == "objectCreated" })
+        let view = try #require(nodes(explained, "view").first { $0["path"] == "/App/Container/LoginView2" })
+        #expect(edges(explained).contains([view["id"]?.stringValue ?? "", created["id"]?.stringValue ?? "", "caused", ""]))
+    }
+
+    @Test func aSecretIsNeverExplained() throws {
+        let embedded = try EmbeddedServer()
+        let client = embedded.connect()
+        _ = try call(embedded, client, "graph/set", ["path": "login.password", "value": "first secret"])
+        let version = try #require(
+            try call(embedded, client, "graph/set", ["path": "login.password", "value": "second secret"])["result"]?["version"])
+        let explained = try #require(try call(embedded, client, "graph/explain", ["version": version])["result"])
+        #expect(nodes(explained, "attribute").first?["new"] == "<secure>")
+        #expect(nodes(explained, "attribute").first?["old"] == "<secure>")
+        #expect(!explained.jsonText.contains("secret"))
+    }
+
+    @Test func aVersionOutsideTheHistoryIsCompactedAndOneNotYetMadeIsRefused() throws {
+        let embedded = try EmbeddedServer { $0.historyLength = 2 }
+        let client = embedded.connect()
+        for value in ["a", "b", "c"] {
+            _ = try call(embedded, client, "graph/set", ["path": "theme.accentColor", "value": .string(value)])
+        }
+        #expect(try call(embedded, client, "graph/explain", ["version": 2])["error"]?["data"]?["kind"] == "Compacted")
+        #expect(try call(embedded, client, "graph/explain", ["version": 99])["error"]?["code"] == -32602)
+        #expect(try call(embedded, client, "graph/explain", ["version": 4])["result"]?["version"] == 4)
+    }
+}
