@@ -9,8 +9,12 @@ enum Command: Equatable {
     case mount(declaration: JSONObject)
     case unmount(path: String)
     case provide(path: String, changes: JSONObject)
-    /// `depth`: levels below the path to draw; nil for all.
-    case tree(path: String?, depth: Int?)
+    /// `depth`: levels below the path to draw; nil for all. `picture`: drawn with Graphviz instead.
+    case tree(path: String?, depth: Int?, picture: Picture?)
+    /// The cause and effect of commit `version` (`graph/explain`), as text or drawn.
+    case explain(version: Int, picture: Picture?)
+    /// Why the view at `path` re-rendered at `version`, or at its latest re-render.
+    case why(path: String, version: Int?)
     /// No targets and no lifecycle: list the watches.
     case watch(targets: [String], lifecycle: Bool)
     /// No numbers: every watch.
@@ -58,7 +62,12 @@ extension Command {
         case "tree":
             var path: String?
             var depth: Int?
+            var picture: Picture?
             while let word = arguments.optionalWord() {
+                if let drawn = try arguments.picture(word) {
+                    picture = drawn
+                    continue
+                }
                 guard word == "--depth" else {
                     path = word
                     continue
@@ -68,7 +77,23 @@ extension Command {
                 }
                 depth = levels
             }
-            command = .tree(path: path, depth: depth)
+            command = .tree(path: path, depth: depth, picture: picture)
+        case "explain":
+            var version: Int?
+            var picture: Picture?
+            while let word = arguments.optionalWord() {
+                if let drawn = try arguments.picture(word) {
+                    picture = drawn
+                } else {
+                    version = try arguments.version(word)
+                }
+            }
+            guard let version else { throw arguments.failure("explain needs a version, such as v12") }
+            command = .explain(version: version, picture: picture)
+        case "why":
+            let path = try arguments.word("a view path")
+            command = .why(
+                path: path, version: try arguments.optionalWord().map { word throws(CommandError) in try arguments.version(word) })
         case "watch":
             var targets: [String] = []
             var lifecycle = false
@@ -137,6 +162,22 @@ private struct Arguments {
         for word in ArgumentScanner.words(in: rest) { values.append(try ArgumentScanner.parse(String(word), failure: failure)) }
         rest = ""
         return values
+    }
+
+    /// `--dot`, or `--svg FILE` / `--png FILE` with its file; nil for any other word.
+    mutating func picture(_ word: String) throws(CommandError) -> Picture? {
+        if word == "--dot" { return .dot }
+        guard word.hasPrefix("--"), Picture.formats.contains(String(word.dropFirst(2))) else { return nil }
+        guard let path = optionalWord() else { throw failure("\(word) needs a file to write") }
+        return .file(path: path, format: String(word.dropFirst(2)))
+    }
+
+    /// A version as typed: `12` or `v12`.
+    func version(_ word: String) throws(CommandError) -> Int {
+        guard let number = Int(word.hasPrefix("v") ? String(word.dropFirst()) : word), number > 0 else {
+            throw failure("\(word) is not a version (v12, or 12)")
+        }
+        return number
     }
 
     func finish() throws(CommandError) {

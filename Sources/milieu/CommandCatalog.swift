@@ -59,12 +59,33 @@ enum CommandCatalog {
                   provide /App/Level1 {"withdraw": ["Cart"]}
                 """, kinds: [.viewPath, .json]),
         CommandSpec(
-            name: "tree", arguments: "[<path>] [--depth <levels>]",
+            name: "tree", arguments: "[<path>] [--depth <levels>] [--dot | --svg <file> | --png <file>]",
             summary: "draw the view tree: wrappers, objects, what each view provides, bodies",
             details: """
                 The tree is fetched a page at a time, so a tree of any size can be drawn; --depth
                 draws that many levels below the path, and says how many children it leaves out.
-                  tree        tree /App/Container        tree --depth 1
+                --dot prints it as Graphviz DOT; --svg and --png draw it into a file with dot
+                (apt-get install graphviz): views under their parents, the objects they hold (bold
+                owned, dashed observed, dotted from the environment), bindings in blue.
+                  tree        tree /App/Container        tree --depth 1        tree --svg tree.svg
+                """, kinds: [.viewPath]),
+        CommandSpec(
+            name: "explain", arguments: "<version> [--dot | --svg <file> | --png <file>]",
+            summary: "why a version happened: its cause, what it changed, which views re-rendered and why",
+            details: """
+                The cause (the request and the connection that sent it), each attribute it wrote
+                with its old and new value, the views each re-rendered with their reasons, children
+                re-rendered through @self under their parents, and what followed (mounts, objects
+                made and destroyed). Any version the daemon's history still holds; --dot, --svg and
+                --png draw it as tree does.
+                  explain v12        explain 12 --svg v12.svg
+                """, kinds: []),
+        CommandSpec(
+            name: "why", arguments: "<path> [<version>]", summary: "why a view re-rendered: its chain back to the write",
+            details: """
+                The chain from the view back to what caused its latest re-render (or the one at the
+                version given): a parent's re-render, the attribute it read, the request.
+                  why /App/Container/LoginView2        why /App/Greeting v12
                 """, kinds: [.viewPath]),
         CommandSpec(
             name: "watch", arguments: "[--lifecycle] <keypath or view path>...",

@@ -57,9 +57,18 @@ final class Shell {
             changes["path"] = .string(path)
             let result = try link.request(try Methods.decode(ViewProvideRequest.self, params: changes))
             return .success(text: results.version(result), result: result.wire)
-        case .tree(let path, let depth):
+        case .tree(let path, let depth, let picture):
             let root = try link.tree(path: path, depth: depth)
-            return .success(text: TreeRenderer(style: style).render(root), result: ["root": root.wire])
+            guard let picture else { return .success(text: TreeRenderer(style: style).render(root), result: ["root": root.wire]) }
+            let source = Graphviz.tree(root)
+            return .success(text: try picture.output(source), result: ["dot": .string(source)])
+        case .explain(let version, let picture):
+            let explained = try link.request(GraphExplainRequest(version: version))
+            guard let picture else { return .success(text: ExplainRenderer(style: style).render(explained), result: explained.wire) }
+            let source = Graphviz.explanation(explained)
+            return .success(text: try picture.output(source), result: ["dot": .string(source)])
+        case .why(let path, let version):
+            return try why(path, at: version)
         case .watch(let targets, let lifecycle):
             guard !targets.isEmpty || lifecycle else {
                 let records = link.watches.records
@@ -92,6 +101,27 @@ final class Shell {
         case .quit:
             return .quit
         }
+    }
+
+    /// How far back `why` looks for a view's latest re-render when no version is given.
+    static let whyLookBack = 200
+
+    /// Why `path` re-rendered at `version`, or at its latest re-render among the last `whyLookBack` versions.
+    private func why(_ path: String, at version: Int?) throws -> Outcome {
+        let renderer = ExplainRenderer(style: style)
+        let current = try link.request(ViewTreeRequest(path: path, depth: 0)).version
+        let versions = version.map { [$0] } ?? Array(stride(from: current, to: max(0, current - Self.whyLookBack), by: -1))
+        for candidate in versions {
+            let explained: GraphExplainRequest.Result
+            do {
+                explained = try link.request(GraphExplainRequest(version: candidate))
+            } catch let error as RPCError where error.kind == ErrorKind.compacted.rawValue {
+                break
+            }
+            if let text = renderer.why(path, in: explained) { return .success(text: text, result: explained.wire) }
+        }
+        let searched = version.map { "at v\($0)" } ?? "in the versions the history holds (back to v\(versions.last ?? current))"
+        throw CommandError(message: "\(path) did not re-render \(searched)", usage: nil)
     }
 
     private func unwatch(_ numbers: [Int]) throws -> Outcome {

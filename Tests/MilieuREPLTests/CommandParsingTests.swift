@@ -33,11 +33,27 @@ struct CommandParsingTests {
     }
 
     @Test func treeTakesAPathAndADepthInEitherOrder() throws {
-        #expect(try Command.parse("tree") == .tree(path: nil, depth: nil))
-        #expect(try Command.parse("tree /App/List --depth 2") == .tree(path: "/App/List", depth: 2))
-        #expect(try Command.parse("tree --depth 0 /App") == .tree(path: "/App", depth: 0))
+        #expect(try Command.parse("tree") == .tree(path: nil, depth: nil, picture: nil))
+        #expect(try Command.parse("tree /App/List --depth 2") == .tree(path: "/App/List", depth: 2, picture: nil))
+        #expect(try Command.parse("tree --depth 0 /App") == .tree(path: "/App", depth: 0, picture: nil))
         #expect(throws: CommandError.self) { try Command.parse("tree --depth -1") }
         #expect(throws: CommandError.self) { try Command.parse("tree --depth") }
+    }
+
+    @Test func treeAndExplainDrawAsDOTOrIntoAFile() throws {
+        #expect(try Command.parse("tree --dot") == .tree(path: nil, depth: nil, picture: .dot))
+        #expect(try Command.parse("tree /App --svg t.svg") == .tree(path: "/App", depth: nil, picture: .file(path: "t.svg", format: "svg")))
+        #expect(try Command.parse("explain v12") == .explain(version: 12, picture: nil))
+        #expect(try Command.parse("explain --png v.png 3") == .explain(version: 3, picture: .file(path: "v.png", format: "png")))
+        #expect(throws: CommandError.self) { try Command.parse("explain") }
+        #expect(throws: CommandError.self) { try Command.parse("explain vx") }
+        #expect(throws: CommandError.self) { try Command.parse("tree --svg") }
+    }
+
+    @Test func whyTakesAViewPathAndMaybeAVersion() throws {
+        #expect(try Command.parse("why /App/Greeting") == .why(path: "/App/Greeting", version: nil))
+        #expect(try Command.parse("why /App/Greeting v7") == .why(path: "/App/Greeting", version: 7))
+        #expect(throws: CommandError.self) { try Command.parse("why") }
     }
 
     @Test func blankLinesAndCommentsAreNotCommands() throws {

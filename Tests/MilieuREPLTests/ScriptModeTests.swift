@@ -17,6 +17,45 @@ struct ScriptModeTests {
         #expect(!run.stdout.contains("\u{1B}["), "no colour into a pipe")
     }
 
+    @Test func explainAndWhyTellTheChainFromTheWriteToTheViews() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let run = try MilieuRun.run([
+            "--socket", daemon.socketPath,
+            "-c", #"mount {"parent": "/App", "name": "Container", "state": {"toggle": false}, "body": ["{toggle}"]}"#,
+            "-c",
+            #"mount {"parent": "/App/Container", "name": "LoginView2", "inputs": {"t": {"$parent": "toggle"}}, "observedObjects": {"loginVM": {"construct": "LoginViewModel"}}}"#,
+            "-c", "set /App/Container.toggle true", "-c", "explain v4", "-c", "why /App/Container/LoginView2",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let text = run.stdout
+        #expect(text.contains("v4  graph/set /App/Container.toggle"))
+        #expect(text.contains("✎ /App/Container.toggle  … → true"))
+        #expect(text.contains("↻ /App/Container  _toggle"))
+        #expect(text.contains("↻ /App/Container/LoginView2  @self"))
+        #expect(text.contains("+ LoginViewModel#"), "the object the re-render made, under its view")
+        #expect(text.contains("/App/Container/LoginView2 re-rendered at v4 because:"))
+        #expect(text.contains("@self: its parent /App/Container re-rendered"))
+        #expect(text.contains("_toggle: /App/Container.toggle  … → true"))
+    }
+
+    @Test func treeAndExplainDrawWithGraphviz() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let directory = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let run = try MilieuRun.run([
+            "--socket", daemon.socketPath, "-c", #"mount {"parent": "/App", "name": "V", "state": {"n": 1}, "body": ["{n}"]}"#,
+            "-c", "set /App/V.n 2", "-c", "tree --dot", "-c", "explain v3 --svg \(directory)/v3.svg", "-c", "tree --png \(directory)/t.png",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("digraph \"tree\""))
+        #expect(run.stdout.contains("wrote \(directory)/v3.svg"))
+        #expect(try String(contentsOfFile: "\(directory)/v3.svg", encoding: .utf8).contains("<svg"))
+        let png = try Data(contentsOf: URL(fileURLWithPath: "\(directory)/t.png"))
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+    }
+
     @Test func aFailingCommandExitsOneAndSaysWhyOnStandardError() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }
