@@ -40,11 +40,12 @@ public final class Inspector {
         let token = AccessToken()
         url = "http://127.0.0.1:\(listener.port)/?token=\(token.text)"
         server = InspectorServer(token: token, page: InspectorPage.html, loop: loop, daemon: daemon)
+        // Before the address is printed: a signal sent as soon as it is seen stops the loop's first turn.
+        try loop.handleSignals([SIGINT, SIGTERM]) { [loop] _ in loop.stop() }
     }
 
     /// Serves the page until SIGINT or SIGTERM, or until milieud goes away.
     public func run() throws -> Ending {
-        try loop.handleSignals([SIGINT, SIGTERM]) { [loop] _ in loop.stop() }
         try loop.serve(listener: listener, handler: server)
         let watch = try loop.watchReadable(daemon.fileDescriptor) { [unowned self] in daemonReadable() }
         scheduleKeepAlive()
