@@ -106,7 +106,11 @@ class Inspector:
     def stop(self) -> int:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
-        return self.process.wait(timeout=10)
+        status = self.process.wait(timeout=10)
+        for stream in (self.process.stdout, self.process.stderr):
+            if stream is not None:
+                stream.close()
+        return status
 
 
 class EventCapture:
@@ -171,6 +175,6 @@ def browser() -> Iterator[webdriver.Chrome]:
 def page(browser: webdriver.Chrome, inspector: Inspector) -> webdriver.Chrome:
     """The inspector's page, loaded, its event stream open and its first tree shown."""
     browser.get(inspector.url)
-    WebDriverWait(browser, 15).until(lambda d: "live" in d.find_element("id", "status").get_attribute("class"))
+    WebDriverWait(browser, 15).until(lambda d: "live" in (d.find_element("id", "status").get_attribute("class") or ""))
     WebDriverWait(browser, 15).until(lambda d: d.find_elements("css selector", '[data-path="/App"]'))
     return browser

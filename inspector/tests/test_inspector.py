@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import socket
 import os
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import URL_PATTERN, Daemon, EventCapture, Inspector, wait_until
@@ -19,7 +22,7 @@ GREETING = {
 }
 
 
-def row(page: WebDriver, path: str):  # type: ignore[no-untyped-def]
+def row(page: WebDriver, path: str) -> WebElement:
     return page.find_element("css selector", f'[data-path="{path}"] > .row')
 
 
@@ -27,11 +30,11 @@ def text_of(page: WebDriver, path: str) -> str:
     return page.find_element("css selector", f'[data-path="{path}"]').text
 
 
-def until(page: WebDriver, condition, timeout: float = 10):  # type: ignore[no-untyped-def]
+def until(page: WebDriver, condition: Callable[[], Any], timeout: float = 10) -> Any:
     return WebDriverWait(page, timeout).until(lambda d: condition())
 
 
-def rpc(inspector: Inspector, method: str, params: dict) -> tuple[int, dict]:
+def rpc(inspector: Inspector, method: str, params: dict[str, Any]) -> tuple[int, Any]:
     body = json.dumps({"jsonrpc": "2.0", "id": 9, "method": method, "params": params}).encode()
     status, answer = inspector.request("POST", inspector.target("/rpc"), body)
     return status, json.loads(answer)
@@ -86,12 +89,12 @@ def test_a_write_flashes_each_view_it_re_renders_with_its_reasons(page: WebDrive
         client.mount({"parent": "/App/Greeting", "name": "Row", "bindings": {"n": {"$parent": "count"}}, "body": ["n = {n}"]})
         until(page, lambda: page.find_elements("css selector", '[data-path="/App/Greeting/Row"]'))
         client.set("/App/Greeting.count", 5)
-        until(page, lambda: "flash" in row(page, "/App/Greeting").get_attribute("class"))
+        until(page, lambda: "flash" in (row(page, "/App/Greeting").get_attribute("class") or ""))
         until(page, lambda: "_count" in row(page, "/App/Greeting").text and "count 5" in text_of(page, "/App/Greeting"))
         until(page, lambda: "↻ _n" in row(page, "/App/Greeting/Row").text and "n = 5" in text_of(page, "/App/Greeting/Row"))
         client.call("session.start", "kim")
         until(page, lambda: "session.user" in row(page, "/App/Greeting").text and "Hello, kim" in text_of(page, "/App/Greeting"))
-        flashes = page.find_element("css selector", '[data-path="/App/Greeting"]').get_attribute("data-flashes")
+        flashes = page.find_element("css selector", '[data-path="/App/Greeting"]').get_attribute("data-flashes") or "0"
         assert int(flashes) >= 2
         activity = page.find_element("id", "activity").text
         assert "v4 ↻ /App/Greeting _count" in activity and "/App/Greeting.count = 5" in activity
@@ -111,7 +114,7 @@ def test_the_form_writes_and_calls_into_the_daemon(page: WebDriver, daemon: Daem
         assert client.get("theme.fontScale") == 2.5
         submit("set", "theme.fontScale", '"big"')
         until(page, lambda: page.find_element("id", "outcome").text.startswith("TypeMismatch: theme.fontScale expects double"))
-        assert "failed" in page.find_element("id", "outcome").get_attribute("class")
+        assert "failed" in (page.find_element("id", "outcome").get_attribute("class") or "")
         submit("call", "session.start", '["lee"]')
         until(page, lambda: "graph/call session.start → {\"result\":null" in page.find_element("id", "outcome").text)
         assert client.get("session.user") == "lee"
@@ -186,7 +189,7 @@ def test_a_screenshot_of_the_live_page_is_a_png(page: WebDriver, daemon: Daemon)
         until(page, lambda: "Session#1" in page.find_element("id", "details").text)
         client.call("session.start", "kim")
         client.set("/App/Greeting.count", 3)
-        until(page, lambda: "flash" in row(page, "/App/Greeting/Row").get_attribute("class"))
+        until(page, lambda: "flash" in (row(page, "/App/Greeting/Row").get_attribute("class") or ""))
         shot = directory / "inspector.png"
         assert page.save_screenshot(str(shot))
     data = shot.read_bytes()
@@ -201,3 +204,24 @@ def test_inspect_says_so_and_exits_3_when_the_daemon_goes_away(inspector: Inspec
     daemon.process.terminate()
     assert inspector.process.wait(timeout=10) == 3
     assert "went away" in inspector.stderr_now()
+
+
+def test_unknown_oversized_and_crowding_requests_are_refused(inspector: Inspector) -> None:
+    assert inspector.request("GET", inspector.target("/nothing"))[0] == 404
+    assert inspector.request("DELETE", inspector.target("/rpc"))[0] == 405
+    token = inspector.token.encode()
+    for head, status in [
+        (b"POST /rpc?token=" + token + b" HTTP/1.1\r\nContent-Length: 1048577\r\n\r\n", b"413"),  # refused before the body
+        (b"GET /?token=" + token + b" HTTP/1.1\r\nX: " + b"a" * 9000, b"431"),
+        (b"GET /?token=" + token + b" HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", b"501"),
+    ]:
+        with socket.create_connection(("127.0.0.1", inspector.port), timeout=10) as raw:
+            raw.sendall(head)
+            assert raw.recv(64).startswith(b"HTTP/1.1 " + status + b" ")
+    crowd = [socket.create_connection(("127.0.0.1", inspector.port), timeout=10) for _ in range(17)]
+    try:
+        assert crowd[-1].recv(64).startswith(b"HTTP/1.1 503 ")
+    finally:
+        for raw in crowd:
+            raw.close()
+    assert inspector.request("GET", inspector.target("/"))[0] == 200
