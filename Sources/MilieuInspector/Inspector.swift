@@ -48,6 +48,9 @@ public final class Inspector {
     public func run() throws -> Ending {
         try loop.serve(listener: listener, handler: server)
         let watch = try loop.watchReadable(daemon.fileDescriptor) { [unowned self] in daemonReadable() }
+        // Notifications read with the watch's answer would otherwise wait for the next input;
+        // no page listens yet, and one that connects reads the tree afresh.
+        _ = daemon.takeNotifications()
         scheduleKeepAlive()
         defer {
             loop.stopWatching(watch)
