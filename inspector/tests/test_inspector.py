@@ -91,13 +91,32 @@ def test_a_write_flashes_each_view_it_re_renders_with_its_reasons(page: WebDrive
         client.set("/App/Greeting.count", 5)
         until(page, lambda: "flash" in (row(page, "/App/Greeting").get_attribute("class") or ""))
         until(page, lambda: "_count" in row(page, "/App/Greeting").text and "count 5" in text_of(page, "/App/Greeting"))
-        until(page, lambda: "↻ _n" in row(page, "/App/Greeting/Row").text and "n = 5" in text_of(page, "/App/Greeting/Row"))
+        until(page, lambda: "↻ _n (v4)" in row(page, "/App/Greeting/Row").text and "n = 5" in text_of(page, "/App/Greeting/Row"))
         client.call("session.start", "kim")
         until(page, lambda: "session.user" in row(page, "/App/Greeting").text and "Hello, kim" in text_of(page, "/App/Greeting"))
         flashes = page.find_element("css selector", '[data-path="/App/Greeting"]').get_attribute("data-flashes") or "0"
         assert int(flashes) >= 2
         activity = page.find_element("id", "activity").text
         assert "v4 ↻ /App/Greeting _count" in activity and "/App/Greeting.count = 5" in activity
+
+
+def test_evaluation_counts_are_shown_when_the_tree_carries_them(page: WebDriver, daemon: Daemon) -> None:
+    # This daemon's view/tree has no counts yet; the page is given them as a daemon that has
+    # them would send them, by wrapping its fetch, and must show and advance them.
+    page.execute_script("""
+        const plain = window.fetch;
+        window.fetch = async (url, options) => {
+          const response = await plain(url, options);
+          if (JSON.parse(options.body).method !== 'view/tree') return response;
+          const answer = await response.json();
+          for (const node of answer.result.nodes) { node.evaluations = 1; node.lastEvaluated = node.version; }
+          return new Response(JSON.stringify(answer));
+        };""")
+    with daemon.client() as client:
+        client.mount(GREETING)
+        until(page, lambda: "evaluated 1×, last v2" in row(page, "/App/Greeting").text)
+        client.set("/App/Greeting.count", 1)
+        until(page, lambda: "evaluated 2×, last v3" in row(page, "/App/Greeting").text)
 
 
 def test_the_form_writes_and_calls_into_the_daemon(page: WebDriver, daemon: Daemon) -> None:
