@@ -14,8 +14,6 @@ final class EventStreams {
 
     private var streams: [Int: Connection] = [:]
 
-    var count: Int { streams.count }
-
     /// Starts a stream on `connection`: the response head, then the page's reconnect delay.
     func open(_ connection: Connection) {
         streams[connection.id] = connection
