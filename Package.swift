@@ -35,8 +35,12 @@ let package = Package(
         .executableTarget(name: "milieud", dependencies: ["MilieuServer", "MilieuStore"], swiftSettings: strict),
         .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
         .target(name: "MilieuClient", dependencies: ["MilieuJSON", "MilieuProtocol", "MilieuTransport"], swiftSettings: strict),
+        .target(
+            name: "MilieuInspector", dependencies: ["MilieuClient", "MilieuJSON", "MilieuProtocol", "MilieuTransport"],
+            resources: [.embedInCode("Page/inspector.html")], swiftSettings: strict),
         .executableTarget(
-            name: "milieu", dependencies: ["CReadline", "MilieuClient", "MilieuJSON", "MilieuProtocol", "MilieuTransport"],
+            name: "milieu",
+            dependencies: ["CReadline", "MilieuClient", "MilieuInspector", "MilieuJSON", "MilieuProtocol", "MilieuTransport"],
             swiftSettings: strict),
         .target(name: "MilieuTestSupport", dependencies: ["MilieuJSON", "MilieuTransport"], swiftSettings: strict),
         .executableTarget(
@@ -50,6 +54,8 @@ let package = Package(
         .testTarget(
             name: "MilieuREPLTests", dependencies: ["milieu", "MilieuClient", "MilieuTestSupport", "MilieuJSON", "MilieuProtocol"],
             swiftSettings: strict),
+        .testTarget(
+            name: "MilieuInspectorTests", dependencies: ["MilieuInspector", "MilieuJSON", "MilieuProtocol"], swiftSettings: strict),
         .testTarget(name: "MilieuProtocolTests", dependencies: ["MilieuProtocol", "MilieuJSON"], swiftSettings: strict),
         .testTarget(
             name: "MilieuServerTests",

@@ -154,12 +154,25 @@ public final class MilieuClient {
     /// Sends a request without waiting; returns its id for `result(of:as:)`. Several may be
     /// in flight at once: the daemon answers them in order.
     public func send(_ method: some RPCMethod) throws(MilieuClientError) -> Int {
+        try send(method: type(of: method).name, params: method.params)
+    }
+
+    /// Sends a request by its wire name, for tools that pass on requests they have no type
+    /// for (`milieu inspect`); returns its id, for `takeResponse(to:)` or `result(of:as:)`.
+    public func send(method: String, params: JSONObject) throws(MilieuClientError) -> Int {
         let id = nextID
         nextID += 1
-        let message: JSON = ["jsonrpc": "2.0", "id": .int(id), "method": .string(type(of: method).name), "params": .object(method.params)]
+        let message: JSON = ["jsonrpc": "2.0", "id": .int(id), "method": .string(method), "params": .object(params)]
         try sendLine(message.jsonText)
         awaited.insert(id)
         return id
+    }
+
+    /// The response to request `id` as it arrived (`result` or `error`, untouched), if an
+    /// earlier read filed it; nil while it has not arrived. For poll loops, which call
+    /// `receiveAvailable()` and then take what came, without waiting.
+    public func takeResponse(to id: Int) -> JSONObject? {
+        answers.removeValue(forKey: id)
     }
 
     /// Sends a request as a JSON-RPC notification: the daemon runs it and never answers.

@@ -4,7 +4,7 @@ import Glibc
 /// A listener being served by a loop, and whether it is polled right now.
 final class ListenerRegistration {
     let token: UInt64
-    let listener: UnixListener
+    let listener: any Listener
     let handler: any ConnectionHandler
     var isPolling = true
     var retryTimer: TimerID?
@@ -13,7 +13,7 @@ final class ListenerRegistration {
     /// for ever. -1 while it is in use, or if it could not be opened.
     var reserve = ListenerRegistration.openReserve()
 
-    init(token: UInt64, listener: UnixListener, handler: any ConnectionHandler) {
+    init(token: UInt64, listener: any Listener, handler: any ConnectionHandler) {
         self.token = token
         self.listener = listener
         self.handler = handler
@@ -32,7 +32,7 @@ extension EventLoop {
 
     /// Accepts connections on `listener` and hands them to `handler`. The listener
     /// stays the caller's: `stopServing(_:)` it before closing it.
-    public func serve(listener: UnixListener, handler: any ConnectionHandler) throws {
+    public func serve(listener: any Listener, handler: any ConnectionHandler) throws {
         assertOnLoopThread()
         let token = makeToken()
         try epoll.add(listener.fileDescriptor, token: token, events: Epoll.readable)
@@ -43,7 +43,7 @@ extension EventLoop {
     }
 
     /// Stops accepting on `listener`; its open connections are not affected.
-    public func stopServing(_ listener: UnixListener) {
+    public func stopServing(_ listener: any Listener) {
         assertOnLoopThread()
         guard let index = listeners.firstIndex(where: { $0.listener === listener }) else { return }
         let entry = listeners.remove(at: index)
@@ -62,7 +62,7 @@ extension EventLoop {
         for _ in 0..<Self.acceptsPerTurn where entry.isPolling {
             let fd: Int32
             do {
-                switch try Syscall.run("accept4", path: entry.listener.path, { milieu_accept4(listenFD, nil, nil, flags) }) {
+                switch try Syscall.run("accept4", path: entry.listener.address, { milieu_accept4(listenFD, nil, nil, flags) }) {
                 case .wouldBlock:
                     return
                 case .processed(let accepted):

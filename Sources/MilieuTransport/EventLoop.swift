@@ -52,6 +52,7 @@ public final class EventLoop: @unchecked Sendable {
         case signals
         case listener(ListenerRegistration)
         case connection(Connection)
+        case readable(() -> Void)
     }
 
     /// Creates the epoll instance and the eventfd other threads wake it with, and
@@ -233,6 +234,8 @@ public final class EventLoop: @unchecked Sendable {
             acceptConnections(listener)
         case .connection(let connection):
             connection.handle(events: events)
+        case .readable(let body):
+            body()
         }
     }
 

@@ -15,6 +15,7 @@ enum Launch {
         do {
             switch try Options.parse(arguments, environment: environment) {
             case .run(let parsed): options = parsed
+            case .inspect(let socketPath, let port): return InspectCommand.run(socketPath: socketPath, port: port)
             case .print(let text):
                 print(text)
                 return ExitStatus.success

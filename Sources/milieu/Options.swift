@@ -11,10 +11,16 @@ struct Options {
 
     static let usage = """
         usage: milieu [--socket PATH] [--spawn] [--json] [-c COMMAND]...
+               milieu inspect [--socket PATH] [--port N]
 
         Explore and drive milieud, SwiftUI's data flow as a daemon. On a terminal milieu is
         an interactive prompt (type help); with -c, or with commands piped to it, it runs
         them in order and stops at the first that fails.
+
+        milieu inspect serves a live page of the daemon on 127.0.0.1 (a free port, or
+        --port N) and prints its address, with a token every request must carry: the view
+        tree as it re-renders and why, object lifecycles, each view's state, and a form to
+        write values and call actions. It runs until Ctrl-C, or until the daemon goes away.
 
         options:
           --socket PATH   the daemon's socket (default: $MILIEU_SOCKET, else
@@ -25,8 +31,9 @@ struct Options {
           --version       print the version and exit
           --help          print this and exit
 
-        exit status: 0 when every command succeeded, 1 when a command failed,
-        2 for a mistake on the command line, 3 when no daemon answers.
+        exit status: 0 when every command succeeded (or inspect was stopped), 1 when a
+        command failed, 2 for a mistake on the command line, 3 when no daemon answers (or it
+        went away under inspect).
 
         environment: MILIEU_SOCKET; MILIEU_HISTFILE (the history file; /dev/null keeps none;
         default $XDG_STATE_HOME/milieu/history); NO_COLOR turns colour off; MILIEUD is the
@@ -38,13 +45,16 @@ struct Options {
         let message: String
     }
 
-    /// What the command line asks for: options to run with, or text to print and leave.
+    /// What the command line asks for: options to run with, the inspector to serve, or text
+    /// to print and leave.
     enum Parsed {
         case run(Options)
+        case inspect(socketPath: String, port: UInt16)
         case print(String)
     }
 
     static func parse(_ arguments: [String], environment: [String: String]) throws(Mistake) -> Parsed {
+        if arguments.first == "inspect" { return try parseInspect(arguments.dropFirst(), environment: environment) }
         var options = Options(socketPath: SocketPath.defaultPath(environment: environment))
         var iterator = arguments.makeIterator()
         while let argument = iterator.next() {
@@ -64,6 +74,29 @@ struct Options {
             }
         }
         return .run(options)
+    }
+
+    /// `inspect [--socket PATH] [--port N]`.
+    private static func parseInspect(_ arguments: ArraySlice<String>, environment: [String: String]) throws(Mistake) -> Parsed {
+        var socketPath = SocketPath.defaultPath(environment: environment)
+        var port: UInt16 = 0
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--help", "-h": return .print(usage)
+            case "--socket":
+                guard let path = iterator.next(), !path.isEmpty else { throw Mistake(message: "--socket needs a path") }
+                socketPath = path
+            case "--port":
+                guard let text = iterator.next(), let number = UInt16(text), number > 0 else {
+                    throw Mistake(message: "--port needs a port number from 1 to 65535")
+                }
+                port = number
+            default:
+                throw Mistake(message: "unknown option \(argument) for inspect")
+            }
+        }
+        return .inspect(socketPath: socketPath, port: port)
     }
 }
 

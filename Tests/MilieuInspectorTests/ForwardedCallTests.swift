@@ -1,0 +1,56 @@
+import MilieuJSON
+import MilieuProtocol
+import Testing
+
+@testable import MilieuInspector
+
+@Suite struct ForwardedCallTests {
+    private func call(_ text: String) throws(ForwardedCall.Refusal) -> ForwardedCall { try ForwardedCall(body: Array(text.utf8)) }
+
+    private func refusal(_ text: String) -> ForwardedCall.Refusal? {
+        do {
+            _ = try call(text)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func readsWritesAndCallsArePassedOnWithTheirParams() throws {
+        for method in ["graph/get", "view/tree", "graph/set", "graph/call", "schema/types", "initialize", "rpc.discover"] {
+            let forwarded = try call(#"{"jsonrpc":"2.0","id":7,"method":"\#(method)","params":{"path":"login"}}"#)
+            #expect(forwarded.method == method)
+            #expect(forwarded.params == ["path": "login"])
+            #expect(forwarded.id == 7)
+        }
+    }
+
+    @Test func futureIntrospectionMethodsArePassedOnForTheDaemonToAnswer() throws {
+        for method in ["view/dependencies", "graph/readers", "view/environment", "graph/explain"] {
+            #expect(try call(#"{"method":"\#(method)"}"#).method == method)
+        }
+    }
+
+    @Test func methodsThatChangeTheTreeOrTheDaemonAreForbidden() {
+        for method in [
+            "shutdown", "schema/register", "view/mount", "view/unmount", "view/provide", "graph/transaction", "watch", "unwatch",
+        ] {
+            let refused = refusal(#"{"jsonrpc":"2.0","id":"x","method":"\#(method)","params":{}}"#)
+            #expect(refused?.error.errorKind == .forbidden, "\(method)")
+            #expect(refused?.id == "x")
+        }
+    }
+
+    @Test func onlyOneRequestObjectIsTaken() {
+        #expect(refusal("[]")?.error.errorKind == .invalidRequest)
+        #expect(refusal(#"{"id":1}"#)?.error.errorKind == .invalidRequest)
+        #expect(refusal("{")?.error.errorKind == .parseError)
+        #expect(refusal(#"{"method":"graph/get","params":[1]}"#)?.error.errorKind == .invalidParams)
+    }
+
+    @Test func theDaemonsAnswerGoesBackWithThePagesID() throws {
+        let forwarded = try call(#"{"jsonrpc":"2.0","id":"page-3","method":"graph/get","params":{"path":"theme.fontScale"}}"#)
+        let answer = forwarded.answer(["jsonrpc": "2.0", "id": 41, "result": 1.0])
+        #expect(try JSON(parsing: answer) == ["jsonrpc": "2.0", "id": "page-3", "result": 1.0])
+    }
+}

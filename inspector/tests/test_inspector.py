@@ -1,0 +1,246 @@
+"""``milieu inspect`` in a real browser: the page against a real daemon, over its own socket."""
+
+from __future__ import annotations
+
+import json
+import socket
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.remote.webelement import WebElement
+from selenium.webdriver.support.ui import WebDriverWait
+
+from conftest import URL_PATTERN, Daemon, EventCapture, Inspector, wait_until
+
+GREETING = {
+    "parent": "/App", "name": "Greeting", "state": {"count": 0},
+    "environment": {"session": {"type": "Session"}}, "body": ["Hello, {session.user}", "count {count}"],
+}
+
+
+def row(page: WebDriver, path: str) -> WebElement:
+    return page.find_element("css selector", f'[data-path="{path}"] > .row')
+
+
+def text_of(page: WebDriver, path: str) -> str:
+    return page.find_element("css selector", f'[data-path="{path}"]').text
+
+
+def until(page: WebDriver, condition: Callable[[], Any], timeout: float = 10) -> Any:
+    return WebDriverWait(page, timeout).until(lambda d: condition())
+
+
+def rpc(inspector: Inspector, method: str, params: dict[str, Any]) -> tuple[int, Any]:
+    body = json.dumps({"jsonrpc": "2.0", "id": 9, "method": method, "params": params}).encode()
+    status, answer = inspector.request("POST", inspector.target("/rpc"), body)
+    return status, json.loads(answer)
+
+
+def test_the_address_is_one_line_on_loopback_with_a_token(inspector: Inspector) -> None:
+    assert URL_PATTERN.match(inspector.url)
+    assert inspector.process.poll() is None
+
+
+def test_every_request_without_the_token_is_forbidden(inspector: Inspector) -> None:
+    rpc_body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "graph/get", "params": {"path": "theme"}}).encode()
+    wrong = "0" * 48
+    for method, target, body in [
+        ("GET", "/", None), ("GET", "/events", None), ("POST", "/rpc", rpc_body), ("GET", "/favicon.ico", None),
+        ("GET", f"/?token={wrong}", None), ("POST", f"/rpc?token={wrong}", rpc_body),
+        ("GET", f"/?token={inspector.token[:-1]}", None), ("GET", f"/?tok={inspector.token}", None),
+    ]:
+        status, answer = inspector.request(method, target, body)
+        assert status == 403, (method, target)
+        assert b"theme" not in answer and b"<html" not in answer
+    status, answer = inspector.request("GET", inspector.target("/"))
+    assert status == 200 and answer.startswith(b"<!doctype html>")
+
+
+def test_rpc_passes_on_reads_and_refuses_what_would_change_the_tree(inspector: Inspector, daemon: Daemon) -> None:
+    status, answer = rpc(inspector, "graph/get", {"path": "theme.fontScale"})
+    assert (status, answer) == (200, {"jsonrpc": "2.0", "id": 9, "result": 1.0})
+    for method in ["shutdown", "view/mount", "view/unmount", "schema/register", "graph/transaction", "watch"]:
+        status, answer = rpc(inspector, method, {"parent": "/App", "name": "X"})
+        assert status == 403 and answer["error"]["data"]["kind"] == "Forbidden", method
+    status, answer = rpc(inspector, "view/dependencies", {"path": "/App"})
+    assert status == 200 and answer.get("error", {}).get("data", {}).get("reason") != "inspector"
+    with daemon.client() as client:
+        assert client.get("theme.fontScale") == 1.0  # still running: shutdown never reached it
+
+
+def test_the_page_shows_a_view_mounted_over_the_socket(page: WebDriver, daemon: Daemon) -> None:
+    with daemon.client() as client:
+        client.mount(GREETING)
+        client.mount({"parent": "/App/Greeting", "name": "Row", "bindings": {"n": {"$parent": "count"}}, "body": ["n = {n}"]})
+        until(page, lambda: page.find_elements("css selector", '[data-path="/App/Greeting/Row"]'))
+        assert "Greeting" in text_of(page, "/App/Greeting") and "count 0" in text_of(page, "/App/Greeting")
+        assert "n = 0" in text_of(page, "/App/Greeting/Row")
+    # The client's connection closed, so its views went with it.
+    until(page, lambda: not page.find_elements("css selector", '[data-path="/App/Greeting"]'))
+
+
+def test_a_write_flashes_each_view_it_re_renders_with_its_reasons(page: WebDriver, daemon: Daemon) -> None:
+    with daemon.client() as client:
+        client.mount(GREETING)
+        client.mount({"parent": "/App/Greeting", "name": "Row", "bindings": {"n": {"$parent": "count"}}, "body": ["n = {n}"]})
+        until(page, lambda: page.find_elements("css selector", '[data-path="/App/Greeting/Row"]'))
+        client.set("/App/Greeting.count", 5)
+        until(page, lambda: "flash" in (row(page, "/App/Greeting").get_attribute("class") or ""))
+        until(page, lambda: "_count" in row(page, "/App/Greeting").text and "count 5" in text_of(page, "/App/Greeting"))
+        until(page, lambda: "↻ _n (v4)" in row(page, "/App/Greeting/Row").text and "n = 5" in text_of(page, "/App/Greeting/Row"))
+        client.call("session.start", "kim")
+        until(page, lambda: "session.user" in row(page, "/App/Greeting").text and "Hello, kim" in text_of(page, "/App/Greeting"))
+        flashes = page.find_element("css selector", '[data-path="/App/Greeting"]').get_attribute("data-flashes") or "0"
+        assert int(flashes) >= 2
+        activity = page.find_element("id", "activity").text
+        assert "v4 ↻ /App/Greeting _count" in activity and "/App/Greeting.count = 5" in activity
+
+
+def test_evaluation_counts_are_shown_when_the_tree_carries_them(page: WebDriver, daemon: Daemon) -> None:
+    # This daemon's view/tree has no counts yet; the page is given them as a daemon that has
+    # them would send them, by wrapping its fetch, and must show and advance them.
+    page.execute_script("""
+        const plain = window.fetch;
+        window.fetch = async (url, options) => {
+          const response = await plain(url, options);
+          if (JSON.parse(options.body).method !== 'view/tree') return response;
+          const answer = await response.json();
+          for (const node of answer.result.nodes) { node.evaluations = 1; node.lastEvaluated = node.version; }
+          return new Response(JSON.stringify(answer));
+        };""")
+    with daemon.client() as client:
+        client.mount(GREETING)
+        until(page, lambda: "evaluated 1×, last v2" in row(page, "/App/Greeting").text)
+        client.set("/App/Greeting.count", 1)
+        until(page, lambda: "evaluated 2×, last v3" in row(page, "/App/Greeting").text)
+
+
+def test_the_form_writes_and_calls_into_the_daemon(page: WebDriver, daemon: Daemon) -> None:
+    def submit(form: str, path: str, value: str) -> None:
+        fields = {"set": ("set-path", "set-value"), "call": ("call-path", "call-args")}[form]
+        for field, text in zip(fields, (path, value)):
+            page.find_element("id", field).clear()
+            page.find_element("id", field).send_keys(text)
+        page.find_element("css selector", f"#{form}-form button").click()
+
+    with daemon.client() as client:
+        submit("set", "theme.fontScale", "2.5")
+        until(page, lambda: "graph/set theme.fontScale → {\"version\":" in page.find_element("id", "outcome").text)
+        assert client.get("theme.fontScale") == 2.5
+        submit("set", "theme.fontScale", '"big"')
+        until(page, lambda: page.find_element("id", "outcome").text.startswith("TypeMismatch: theme.fontScale expects double"))
+        assert "failed" in (page.find_element("id", "outcome").get_attribute("class") or "")
+        submit("call", "session.start", '["lee"]')
+        until(page, lambda: "graph/call session.start → {\"result\":null" in page.find_element("id", "outcome").text)
+        assert client.get("session.user") == "lee"
+        submit("call", "login.signIn", "")
+        until(page, lambda: page.find_element("id", "outcome").text.startswith("UnknownAction: Login has no action signIn"))
+
+
+def test_selecting_a_view_shows_its_state_objects_and_body(page: WebDriver, daemon: Daemon) -> None:
+    with daemon.client() as client:
+        client.mount(GREETING)
+        until(page, lambda: page.find_elements("css selector", '[data-path="/App/Greeting"]'))
+        row(page, "/App/Greeting").click()
+        until(page, lambda: "session: Session#1 (Session, environment)" in page.find_element("id", "details").text)
+        details = page.find_element("id", "details").text
+        assert "/App/Greeting" in details and "count 0" in details and "token <redacted>" in details
+        row(page, "/App").click()
+        until(page, lambda: "login: Login#3 (Login, state)" in page.find_element("id", "details").text)
+        assert "password <redacted>" in page.find_element("id", "details").text
+
+
+def test_object_lifecycles_and_unmounts_are_shown(page: WebDriver, daemon: Daemon) -> None:
+    with daemon.client() as client:
+        client.mount({"parent": "/App", "name": "Shop", "stateObjects": {"cart": {"type": "Cart"}}, "body": ["{cart.items}"]})
+        until(page, lambda: "created (stateObject), owner /App/Shop.cart" in page.find_element("id", "objects").text)
+        client.call("/App/Shop.cart.add", "tea")
+        until(page, lambda: "_cart" in row(page, "/App/Shop").text)
+        client.unmount("/App/Shop")
+        until(page, lambda: "destroyed (ownerUnmounted)" in page.find_element("id", "objects").text)
+        until(page, lambda: not page.find_elements("css selector", '[data-path="/App/Shop"]'))
+        assert "/App/Shop unmounted (unmounted)" in page.find_element("id", "activity").text
+
+
+def test_a_password_never_reaches_the_page_or_its_event_stream(page: WebDriver, daemon: Daemon, inspector: Inspector) -> None:
+    events = EventCapture(inspector)
+    secrets = ["hunter2-over-the-socket", "hunter2-from-the-form"]
+    try:
+        with daemon.client() as client:
+            client.mount({
+                "parent": "/App", "name": "Password", "bindings": {"secret": {"$parent": "login.password"}},
+                "environment": {"login": {"type": "Login"}}, "body": ["password: {login.password}"],
+            })
+            until(page, lambda: page.find_elements("css selector", '[data-path="/App/Password"]'))
+            client.set("login.password", secrets[0])
+            until(page, lambda: "login.password" in row(page, "/App/Password").text)
+            page.find_element("id", "set-path").send_keys("login.password")
+            page.find_element("id", "set-value").send_keys(json.dumps(secrets[1]))
+            page.find_element("css selector", "#set-form button").click()
+            until(page, lambda: "graph/set login.password → {\"version\":" in page.find_element("id", "outcome").text)
+            page.find_element("id", "set-value").clear()
+            row(page, "/App/Password").click()
+            until(page, lambda: "secret <redacted> ← Login#3.password" in page.find_element("id", "details").text)
+            wait_until(lambda: events.text.count("/App/Password") >= 3, what="the stream to carry the re-renders")
+        time.sleep(0.3)
+        seen = [page.page_source, page.find_element("tag name", "body").text, events.text]
+        assert "password: <secure>" in seen[1] or "password: <secure>" in seen[0]
+        for secret in secrets:
+            for text in seen:
+                assert secret not in text
+    finally:
+        events.close()
+
+
+def test_a_screenshot_of_the_live_page_is_a_png(page: WebDriver, daemon: Daemon) -> None:
+    directory = Path(os.environ.get("MILIEU_SCREENSHOTS") or tempfile.mkdtemp(prefix="milieu-inspect-shots-"))
+    directory.mkdir(parents=True, exist_ok=True)
+    with daemon.client() as client:
+        client.mount(GREETING)
+        client.mount({"parent": "/App/Greeting", "name": "Row", "bindings": {"n": {"$parent": "count"}}, "body": ["n = {n}"]})
+        client.mount({"parent": "/App", "name": "Shop", "stateObjects": {"cart": {"type": "Cart"}}, "body": ["items: {cart.items}"]})
+        until(page, lambda: page.find_elements("css selector", '[data-path="/App/Shop"]'))
+        row(page, "/App/Greeting").click()
+        until(page, lambda: "Session#1" in page.find_element("id", "details").text)
+        client.call("session.start", "kim")
+        client.set("/App/Greeting.count", 3)
+        until(page, lambda: "flash" in (row(page, "/App/Greeting/Row").get_attribute("class") or ""))
+        shot = directory / "inspector.png"
+        assert page.save_screenshot(str(shot))
+    data = shot.read_bytes()
+    assert len(data) > 1000 and data.startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_inspect_stops_with_status_0_on_sigterm(inspector: Inspector) -> None:
+    assert inspector.stop() == 0
+
+
+def test_inspect_says_so_and_exits_3_when_the_daemon_goes_away(inspector: Inspector, daemon: Daemon) -> None:
+    daemon.process.terminate()
+    assert inspector.process.wait(timeout=10) == 3
+    assert "went away" in inspector.stderr_now()
+
+
+def test_unknown_oversized_and_crowding_requests_are_refused(inspector: Inspector) -> None:
+    assert inspector.request("GET", inspector.target("/nothing"))[0] == 404
+    assert inspector.request("DELETE", inspector.target("/rpc"))[0] == 405
+    token = inspector.token.encode()
+    for head, status in [
+        (b"POST /rpc?token=" + token + b" HTTP/1.1\r\nContent-Length: 1048577\r\n\r\n", b"413"),  # refused before the body
+        (b"GET /?token=" + token + b" HTTP/1.1\r\nX: " + b"a" * 9000, b"431"),
+        (b"GET /?token=" + token + b" HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", b"501"),
+    ]:
+        with socket.create_connection(("127.0.0.1", inspector.port), timeout=10) as raw:
+            raw.sendall(head)
+            assert raw.recv(64).startswith(b"HTTP/1.1 " + status + b" ")
+    crowd = [socket.create_connection(("127.0.0.1", inspector.port), timeout=10) for _ in range(17)]
+    try:
+        assert crowd[-1].recv(64).startswith(b"HTTP/1.1 503 ")
+    finally:
+        for raw in crowd:
+            raw.close()
+    assert inspector.request("GET", inspector.target("/"))[0] == 200
