@@ -2250,6 +2250,15 @@ extension OpenRPCDocument {
             "$ref": "#/components/schemas/version",
             "description": "The version of the transaction that last mounted this view or changed one of its @State values."
           },
+          "evaluations": {
+            "description": "How many times the view's body has been evaluated since its identity appeared (its mount included).",
+            "type": "integer",
+            "minimum": 1
+          },
+          "lastEvaluated": {
+            "$ref": "#/components/schemas/version",
+            "description": "The version of the commit that last evaluated the view's body."
+          },
           "inputs": {
             "type": "object",
             "description": "Inputs holding values (inputs holding objects are listed in objects).",
@@ -2320,6 +2329,8 @@ extension OpenRPCDocument {
           "path",
           "name",
           "version",
+          "evaluations",
+          "lastEvaluated",
           "inputs",
           "state",
           "bindings",
@@ -2352,6 +2363,15 @@ extension OpenRPCDocument {
           "version": {
             "$ref": "#/components/schemas/version",
             "description": "The version of the transaction that last mounted this view or changed one of its @State values."
+          },
+          "evaluations": {
+            "description": "How many times the view's body has been evaluated since its identity appeared (its mount included).",
+            "type": "integer",
+            "minimum": 1
+          },
+          "lastEvaluated": {
+            "$ref": "#/components/schemas/version",
+            "description": "The version of the commit that last evaluated the view's body."
           },
           "inputs": {
             "type": "object",
@@ -2435,6 +2455,8 @@ extension OpenRPCDocument {
           "path",
           "name",
           "version",
+          "evaluations",
+          "lastEvaluated",
           "inputs",
           "state",
           "bindings",
@@ -2479,6 +2501,15 @@ extension OpenRPCDocument {
           "version": {
             "$ref": "#/components/schemas/version",
             "description": "The version of the transaction that last mounted this view or changed one of its @State values."
+          },
+          "evaluations": {
+            "description": "How many times the view's body has been evaluated since its identity appeared (its mount included).",
+            "type": "integer",
+            "minimum": 1
+          },
+          "lastEvaluated": {
+            "$ref": "#/components/schemas/version",
+            "description": "The version of the commit that last evaluated the view's body."
           },
           "inputs": {
             "type": "object",
@@ -2566,6 +2597,8 @@ extension OpenRPCDocument {
           "path",
           "name",
           "version",
+          "evaluations",
+          "lastEvaluated",
           "inputs",
           "state",
           "bindings",

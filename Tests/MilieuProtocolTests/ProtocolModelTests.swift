@@ -71,12 +71,12 @@ import Testing
         objects: [(name: "vm", held: HeldObject(object: "T#4", type: "T", wrapper: "stateObject")), (name: "p", held: nil)],
         environment: ["colorScheme": "light"],
         provides: Provides(environmentObjects: ["T": "T#4"], observables: ["Login": "Login#3"], environment: ["tone": "warm"]),
-        body: ["1"], retained: true, version: 3,
+        body: ["1"], retained: true, version: 3, evaluations: 2, lastEvaluated: 5,
         children: [
             ViewSnapshot(
                 path: "/App/Row[2]", name: "Row", id: 2, inputs: [:], state: [:], bindings: [], objects: [], environment: [:],
                 provides: Provides(environmentObjects: [:], observables: [:], environment: [:]), body: [], retained: false,
-                version: 4, children: [])
+                version: 4, evaluations: 1, lastEvaluated: 4, children: [])
         ])
 
     /// A page of two views: the root of the walk and a child at the depth limit.
@@ -88,7 +88,7 @@ import Testing
                 view: ViewSnapshot(
                     path: "/App/Row[2]", name: "Row", id: 2, inputs: [:], state: [:], bindings: [], objects: [], environment: [:],
                     provides: Provides(environmentObjects: [:], observables: [:], environment: [:]), body: [], retained: false,
-                    version: 4, children: nil, childCount: 7)),
+                    version: 4, evaluations: 1, lastEvaluated: 4, children: nil, childCount: 7)),
         ],
         nextCursor: "t1.9.3")
 

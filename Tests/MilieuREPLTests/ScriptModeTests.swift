@@ -237,7 +237,7 @@ struct ScriptModeTests {
         let run = try MilieuRun.run(["--socket", daemon.socketPath, "-c", "load s1", "-c", "tree"])
         #expect(run.status == 0, "\(run.stderr)")
         let tree = run.stdout.components(separatedBy: "\n").drop { !$0.hasPrefix("/App") }.joined(separator: "\n")
-        #expect(tree.hasPrefix("/App  v1"))
+        #expect(tree.hasPrefix("/App  evaluated once, last v1, retained"))
         #expect(
             tree.contains(
                 """
@@ -247,10 +247,10 @@ struct ScriptModeTests {
                 │   provides .environment(Login#3)
                 │   provides .environment(Session#1)
                 │   provides .environment(Theme#2)
-                ├── ContainerView  v2 retained
+                ├── ContainerView  evaluated once, last v2, retained
                 │   │   @State toggle = false
                 │   │   body │ toggle: false
-                │   ├── LoginView1  v2 retained
+                │   ├── LoginView1  evaluated once, last v2, retained
                 │   │       @StateObject loginVM: LoginViewModel#4
                 │   │       body │ email: 
                 │   │            │ valid: false
@@ -263,7 +263,7 @@ struct ScriptModeTests {
         defer { daemon.stop() }
         let run = try MilieuRun.run(["--socket", daemon.socketPath, "-c", "load s1", "-c", "tree --depth 1"])
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stdout.contains("ContainerView  v2 retained 2 children not shown"), "\(run.stdout)")
+        #expect(run.stdout.contains("ContainerView  evaluated once, last v2, retained, 2 children not shown"), "\(run.stdout)")
         #expect(!run.stdout.contains("── LoginView1"))
     }
 }

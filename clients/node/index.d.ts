@@ -158,6 +158,10 @@ export interface ViewNode {
   name: string;
   id?: string | number | boolean;
   version: number;
+  /** How many times the body has been evaluated since the identity appeared, the mount included. */
+  evaluations: number;
+  /** The version whose commit last evaluated the body. */
+  lastEvaluated: number;
   inputs: Record<string, unknown>;
   state: Record<string, unknown>;
   bindings: Record<string, { source: string; value?: unknown; redacted?: true }>;

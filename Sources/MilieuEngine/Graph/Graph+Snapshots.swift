@@ -232,7 +232,8 @@ extension Graph {
         return ViewSnapshot(
             path: node.path, name: node.declaration.name, id: node.explicitID, inputs: inputs, state: state, bindings: bindings,
             objects: held, environment: environment, provides: provides, body: node.body, retained: node.retained,
-            version: node.version.rawValue, children: nil, childCount: childCount)
+            version: node.version.rawValue, evaluations: Int(node.evaluations), lastEvaluated: lastEvaluated(node).rawValue,
+            children: nil, childCount: childCount)
     }
 
     private func heldObject(_ id: ObjectSerial, wrapper: ObjectWrapper) -> HeldObject? {

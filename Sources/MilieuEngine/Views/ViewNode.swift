@@ -128,18 +128,24 @@ final class ViewNode {
     @exclusivity(unchecked) var version = Version(0)
     /// The connection that mounted the view; nil for scene views and retained ones.
     @exclusivity(unchecked) var owner: ConnectionID?
-    // The flags follow `owner` (nine bytes) to fill its padding: a class keeps its fields in
-    // the order they are declared, and a list holds a great many views.
+    // The flags and `evaluations` follow `owner` (nine bytes) to fill its padding, and
+    // `lastEvaluated` fills what `queuedReasons` (17 bytes) and `arrival` leave before
+    // `evaluatedIn`: a class keeps its fields in the order they are declared, and a list holds
+    // a great many views, so the counts cost a view no memory.
     @exclusivity(unchecked) var retained: Bool
     /// Whether the node is in the tree; a queued node torn down later in a transaction is skipped.
     @exclusivity(unchecked) var isMounted = false
-    /// Whether its body has been evaluated since its identity appeared.
-    @exclusivity(unchecked) var hasEvaluated = false
+    /// How many times its body has been evaluated since its identity appeared (`view/tree`),
+    /// stopping at `UInt32.max`.
+    @exclusivity(unchecked) var evaluations: UInt32 = 0
     /// Invalidation bookkeeping for the transaction being propagated (`InvalidationQueue`).
     @exclusivity(unchecked) var queuedIn = 0
     @exclusivity(unchecked) var queuedReasons = Reasons.one("")
     /// Why the view appeared, until its first evaluation reports it (`view/didMount`).
     @exclusivity(unchecked) var arrival: MountReason?
+    /// The low 32 bits of the version whose commit last evaluated its body: the whole version is
+    /// the latest one with these bits (`Graph.lastEvaluated`).
+    @exclusivity(unchecked) var lastEvaluatedBits: UInt32 = 0
     @exclusivity(unchecked) var evaluatedIn = 0
     /// What few views have, apart, so that the many rows of a list do not each carry it empty.
     @exclusivity(unchecked) private var extras: Extras?
@@ -215,4 +221,7 @@ final class ViewNode {
     }
 
     var ancestorsAndSelf: some Sequence<ViewNode> { sequence(first: self) { $0.parent } }
+
+    /// Whether its body has been evaluated since its identity appeared.
+    var hasEvaluated: Bool { evaluations > 0 }
 }

@@ -133,6 +133,7 @@ test('mount, provide, tree and unmount', needsDaemon, async (t) => {
   assert.deepEqual(checkout.objects, { cart: 'Cart#4' });
   const { root } = await client.tree('/App/Level1');
   assert.deepEqual(root.provides.environmentObjects, { Cart: 'Cart#4' });
+  assert.deepEqual([root.evaluations, root.lastEvaluated], [1, 2]);
   assert.deepEqual(root.children.map((child) => child.path), ['/App/Level1/Checkout']);
   assert.equal((await client.tree()).root.path, '/App');
   const { version } = await client.unmount('/App/Level1');

@@ -159,6 +159,7 @@ def test_unmount_and_tree(client: milieu.Client) -> None:
     assert [child["path"] for child in root["children"]] == ["/App/ParentView"]
     row = client.tree("/App/ParentView")["root"]["children"][0]
     assert row["bindings"] == {"isOn": {"source": "/App/ParentView.isOn", "value": False}}
+    assert (row["evaluations"], row["lastEvaluated"]) == (1, 3)
     assert client.unmount("/App/ParentView") == {"version": 4}
     assert client.tree()["root"]["children"] == []
 

@@ -80,6 +80,8 @@ class ViewSnapshot(_ViewId):
     path: str
     name: str
     version: int
+    evaluations: int
+    lastEvaluated: int
     inputs: Dict[str, Any]
     state: Dict[str, Any]
     bindings: Dict[str, Dict[str, Any]]
