@@ -189,6 +189,43 @@ export interface TreePage {
   version: number;
 }
 
+/** One thing a view's last evaluation read (`view/dependencies`), by `kind`; places, never values. */
+export type ViewDependency =
+  | { kind: 'property'; path: string; object: string; property: string; reasons: string[] }
+  | { kind: 'state'; path: string; view: string; variable: string; reasons: string[] }
+  | { kind: 'object'; object: string; type: string; reasons: string[] }
+  /** `provider` is null for the key's default. */
+  | { kind: 'environment'; key: string; provider: string | null; reasons: string[] };
+
+export interface DependenciesResult {
+  path: string;
+  /** In the order the evaluation read them. */
+  dependencies: ViewDependency[];
+  version: number;
+}
+
+/** A view a change would evaluate again (`graph/readers`), with the reasons it would give. */
+export interface ViewReader {
+  view: string;
+  reasons: string[];
+}
+
+/** An object in a view's environment, and the nearest view that provides it. */
+export interface ProvidedObject {
+  type: string;
+  object: string;
+  provider: string;
+}
+
+/** `view/environment`: both object slots by type, and every environment key by name (`provider` null: the default). */
+export interface EnvironmentResult {
+  path: string;
+  environmentObjects: ProvidedObject[];
+  observables: ProvidedObject[];
+  environment: { key: string; value: unknown; provider: string | null }[];
+  version: number;
+}
+
 export interface TreeOptions extends CallOptions {
   /** Levels below the path to include (0: the view alone); default all. */
   depth?: number;
@@ -412,6 +449,12 @@ export class Client extends EventEmitter {
   provide(path: string, provision: Provision, options?: CallOptions): Promise<{ version: number }>;
   /** The tree from `path`, fetched a page at a time by following cursors and put together. */
   tree(path?: string, options?: TreeOptions): Promise<{ root: ViewNode; version: number }>;
+  /** What the view's last body evaluation read, each with the reasons a change to it gives (SPEC §9.16). */
+  dependencies(path: string, options?: CallOptions): Promise<DependenciesResult>;
+  /** The views a change of the key path would evaluate again, parents first, with their reasons (SPEC §9.17). */
+  readers(path: string, options?: CallOptions): Promise<{ readers: ViewReader[]; version: number }>;
+  /** What the view's environment holds, each with the view that provides it (SPEC §9.18). */
+  environment(path: string, options?: CallOptions): Promise<EnvironmentResult>;
   discover(options?: CallOptions): Promise<Record<string, unknown>>;
   watch(params: WatchParams, options?: CallOptions): Promise<Watch>;
   unwatch(watch: Watch | number, options?: CallOptions): Promise<object>;
