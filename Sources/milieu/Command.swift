@@ -11,6 +11,12 @@ enum Command: Equatable {
     case provide(path: String, changes: JSONObject)
     /// `depth`: levels below the path to draw; nil for all.
     case tree(path: String?, depth: Int?)
+    /// `view/dependencies` of a view.
+    case dependencies(path: String)
+    /// `graph/readers` of a key path.
+    case readers(path: String)
+    /// `view/environment` of a view.
+    case environment(path: String)
     /// No targets and no lifecycle: list the watches.
     case watch(targets: [String], lifecycle: Bool)
     /// No numbers: every watch.
@@ -69,6 +75,9 @@ extension Command {
                 depth = levels
             }
             command = .tree(path: path, depth: depth)
+        case "deps": command = .dependencies(path: try arguments.word("a view path"))
+        case "readers": command = .readers(path: try arguments.word("a key path"))
+        case "env": command = .environment(path: try arguments.word("a view path"))
         case "watch":
             var targets: [String] = []
             var lifecycle = false

@@ -60,6 +60,15 @@ final class Shell {
         case .tree(let path, let depth):
             let root = try link.tree(path: path, depth: depth)
             return .success(text: TreeRenderer(style: style).render(root), result: ["root": root.wire])
+        case .dependencies(let path):
+            let result = try link.request(ViewDependenciesRequest(path: path))
+            return .success(text: SeeWhyRenderer(style: style).dependencies(result), result: result.wire)
+        case .readers(let path):
+            let result = try link.request(GraphReadersRequest(path: path))
+            return .success(text: SeeWhyRenderer(style: style).readers(result, of: path), result: result.wire)
+        case .environment(let path):
+            let result = try link.request(ViewEnvironmentRequest(path: path))
+            return .success(text: SeeWhyRenderer(style: style).environment(result), result: result.wire)
         case .watch(let targets, let lifecycle):
             guard !targets.isEmpty || lifecycle else {
                 let records = link.watches.records

@@ -111,6 +111,16 @@ struct InteractiveTests {
         try terminal.press("Tab")
         try terminal.waitFor("the action") { $0.hasSuffix("milieu> call session.start") }
         try terminal.press("C-u")
+        for command in ["deps", "env"] {
+            try terminal.type("\(command) /App/ParentView/T")
+            try terminal.press("Tab")
+            try terminal.waitFor("\(command)'s view path") { $0.hasSuffix("milieu> \(command) /App/ParentView/ToggleRow") }
+            try terminal.press("C-u")
+        }
+        try terminal.type("readers login.isV")
+        try terminal.press("Tab")
+        try terminal.waitFor("the key path") { $0.hasSuffix("milieu> readers login.isValidEmail") }
+        try terminal.press("C-u")
         try terminal.type("types CounterO")
         try terminal.press("Tab")
         try terminal.waitFor("the type") { $0.hasSuffix("milieu> types CounterObject") }
