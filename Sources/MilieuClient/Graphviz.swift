@@ -6,7 +6,8 @@ import MilieuProtocol
 /// styled by its kind, and every node and edge carries a `class` naming its kind, so a drawing
 /// can be read, and checked, without its layout.
 public enum Graphviz {
-    /// The view tree from `root`: each view (its name, `@State` and first body line) under its
+    /// The view tree from `root`: each view (its name, `@State`, first body line and how often
+    /// its body was evaluated) under its
     /// parent; the objects views hold, an edge from the view labelled with the wrapper (an owning
     /// `@StateObject`/`@State` bold, `@ObservedObject` dashed, `@EnvironmentObject`/`@Environment`
     /// dotted); each binding from the view that owns its source to its reader; and what a view
@@ -20,6 +21,7 @@ public enum Graphviz {
             var label = view.name + (view.id.map { "[\($0.jsonText)]" } ?? "")
             for (name, value) in view.state { label += "\n\(name) = \(value.jsonText)" }
             if let first = view.body.first { label += "\n“\(first)”" }
+            label += "\nevaluated \(view.evaluations)×, last v\(view.lastEvaluated)"
             graph.node(view.path, label: label, attributes: ["shape": "box", "style": "rounded", "class": "view"])
             for (name, held) in view.objects {
                 guard let held else { continue }

@@ -45,18 +45,26 @@ public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
 
 extension EngineError {
     /// Rules 8 and 17: the message reads as SwiftUI's does, for an `ObservableObject` read with
-    /// `@EnvironmentObject` or an `@Observable` object read with `@Environment(T.self)`.
+    /// `@EnvironmentObject` or an `@Observable` object read with `@Environment(T.self)`. The hint
+    /// also names `existing`, an object of the type that is in the graph and the view to provide
+    /// it on (`Graph.providableObject`), when there is one.
     static func environmentObjectMissing(
-        type: String, view: String, variable: String, searched: [String], observable: Bool = false
+        type: String, view: String, variable: String, searched: [String], observable: Bool = false,
+        existing: (keyPath: String, provider: String)? = nil
     )
         -> EngineError
     {
         let ancestors = searched.dropFirst().joined(separator: ", ")
         let member = observable ? "observables" : "environmentObjects"
-        let hint =
+        var hint =
             "Provide a \(type) on \(view) or one of its ancestors (\(ancestors)): add its key path to "
             + "\"provide\": {\"\(member)\": [...]} in an ancestor's declaration, or call view/provide "
             + "with {\"path\": <ancestor>, \"\(member)\": [<key path of a \(type)>]}."
+        if let existing {
+            hint +=
+                " A \(type) exists at \(existing.keyPath); provide it with view/provide "
+                + "{\"path\": \"\(existing.provider)\", \"\(member)\": [\"\(existing.keyPath)\"]}."
+        }
         return EngineError(
             kind: .environmentObjectMissing,
             message: "No \(observable ? "Observable object" : "ObservableObject") of type \(type) found. "

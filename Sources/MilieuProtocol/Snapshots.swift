@@ -68,6 +68,10 @@ public struct ViewSnapshot: Sendable, Equatable {
     public var body: [String]
     public var retained: Bool
     public var version: Int
+    /// How many times its body has been evaluated since its identity appeared, its mount included.
+    public var evaluations: Int
+    /// The version of the commit that last evaluated its body.
+    public var lastEvaluated: Int
     /// The subtree, in mount order; nil in a `graph/get` snapshot, in a page of `view/tree`,
     /// and at the depth limit of `view/tree`.
     public var children: [ViewSnapshot]?
@@ -77,8 +81,8 @@ public struct ViewSnapshot: Sendable, Equatable {
     public init(
         path: String, name: String, id: JSON?, inputs: JSONObject, state: JSONObject,
         bindings: [(name: String, source: String, value: JSON?)], objects: [(name: String, held: HeldObject?)],
-        environment: JSONObject, provides: Provides, body: [String], retained: Bool, version: Int, children: [ViewSnapshot]?,
-        childCount: Int? = nil
+        environment: JSONObject, provides: Provides, body: [String], retained: Bool, version: Int, evaluations: Int,
+        lastEvaluated: Int, children: [ViewSnapshot]?, childCount: Int? = nil
     ) {
         self.path = path
         self.name = name
@@ -92,6 +96,8 @@ public struct ViewSnapshot: Sendable, Equatable {
         self.body = body
         self.retained = retained
         self.version = version
+        self.evaluations = evaluations
+        self.lastEvaluated = lastEvaluated
         self.children = children
         self.childCount = childCount
     }
@@ -109,6 +115,7 @@ public struct ViewSnapshot: Sendable, Equatable {
             "path": .string(path), "name": .string(name), "inputs": .object(inputs), "state": .object(state),
             "bindings": .object(bindings), "objects": .object(held), "environment": .object(environment), "provides": provides.wire,
             "body": .array(body.map(JSON.string)), "retained": .bool(retained), "version": .int(version),
+            "evaluations": .int(evaluations), "lastEvaluated": .int(lastEvaluated),
         ]
         if let id { node["id"] = id }
         if let children { node["children"] = .array(children.map(\.wire)) }
@@ -121,7 +128,8 @@ public struct ViewSnapshot: Sendable, Equatable {
             let state = wire["state"]?.objectValue, let bindingsWire = wire["bindings"]?.objectValue,
             let objectsWire = wire["objects"]?.objectValue, let environment = wire["environment"]?.objectValue,
             let provides = wire["provides"].flatMap(Provides.init(wire:)), let body = strings(wire["body"]),
-            let retained = wire["retained"]?.boolValue, let version = wire["version"]?.intValue
+            let retained = wire["retained"]?.boolValue, let version = wire["version"]?.intValue,
+            let evaluations = wire["evaluations"]?.intValue, let lastEvaluated = wire["lastEvaluated"]?.intValue
         else { return nil }
         var bindings: [(name: String, source: String, value: JSON?)] = []
         for (name, entry) in bindingsWire {
@@ -147,8 +155,8 @@ public struct ViewSnapshot: Sendable, Equatable {
         }
         self.init(
             path: path, name: name, id: wire["id"], inputs: inputs, state: state, bindings: bindings, objects: objects,
-            environment: environment, provides: provides, body: body, retained: retained, version: version, children: children,
-            childCount: wire["childCount"]?.intValue)
+            environment: environment, provides: provides, body: body, retained: retained, version: version,
+            evaluations: evaluations, lastEvaluated: lastEvaluated, children: children, childCount: wire["childCount"]?.intValue)
     }
 
     public static func == (a: ViewSnapshot, b: ViewSnapshot) -> Bool { a.wire == b.wire }

@@ -1121,9 +1121,105 @@ extension OpenRPCDocument {
       ]
     },
     {
+      "name": "view/dependencies",
+      "summary": "What a mounted view's last body evaluation read: each key path, object or environment key, with the reasons a change to it gives.",
+      "description": "Specified in protocol/SPEC.md section 9.16. Any method may also fail with ParseError (-32700), InvalidRequest (-32600), MethodNotFound (-32601) and InternalError (-32603).",
+      "paramStructure": "by-name",
+      "params": [
+        {
+          "name": "path",
+          "required": true,
+          "schema": {
+            "$ref": "#/components/schemas/viewPath"
+          }
+        }
+      ],
+      "result": {
+        "name": "viewDependenciesResult",
+        "schema": {
+          "$ref": "#/components/schemas/viewDependenciesResult"
+        }
+      },
+      "errors": [
+        {
+          "$ref": "#/components/errors/InvalidParams"
+        },
+        {
+          "$ref": "#/components/errors/UnknownPath"
+        },
+        {
+          "$ref": "#/components/errors/ResultTooLarge"
+        }
+      ]
+    },
+    {
+      "name": "graph/readers",
+      "summary": "The mounted views that a change of a key path would evaluate again, with the reasons each would give.",
+      "description": "Specified in protocol/SPEC.md section 9.17. Any method may also fail with ParseError (-32700), InvalidRequest (-32600), MethodNotFound (-32601) and InternalError (-32603).",
+      "paramStructure": "by-name",
+      "params": [
+        {
+          "name": "path",
+          "required": true,
+          "schema": {
+            "$ref": "#/components/schemas/keyPath"
+          }
+        }
+      ],
+      "result": {
+        "name": "graphReadersResult",
+        "schema": {
+          "$ref": "#/components/schemas/graphReadersResult"
+        }
+      },
+      "errors": [
+        {
+          "$ref": "#/components/errors/InvalidParams"
+        },
+        {
+          "$ref": "#/components/errors/UnknownPath"
+        },
+        {
+          "$ref": "#/components/errors/ResultTooLarge"
+        }
+      ]
+    },
+    {
+      "name": "view/environment",
+      "summary": "Every environment object, observable and environment value a mounted view sees, with the view that provides each.",
+      "description": "Specified in protocol/SPEC.md section 9.18. Any method may also fail with ParseError (-32700), InvalidRequest (-32600), MethodNotFound (-32601) and InternalError (-32603).",
+      "paramStructure": "by-name",
+      "params": [
+        {
+          "name": "path",
+          "required": true,
+          "schema": {
+            "$ref": "#/components/schemas/viewPath"
+          }
+        }
+      ],
+      "result": {
+        "name": "viewEnvironmentResult",
+        "schema": {
+          "$ref": "#/components/schemas/viewEnvironmentResult"
+        }
+      },
+      "errors": [
+        {
+          "$ref": "#/components/errors/InvalidParams"
+        },
+        {
+          "$ref": "#/components/errors/UnknownPath"
+        },
+        {
+          "$ref": "#/components/errors/ResultTooLarge"
+        }
+      ]
+    },
+    {
       "name": "graph/explain",
       "summary": "The cause and effect of one commit, as a graph.",
-      "description": "Specified in protocol/SPEC.md section 9.16. Any method may also fail with ParseError (-32700), InvalidRequest (-32600), MethodNotFound (-32601) and InternalError (-32603).",
+      "description": "Specified in protocol/SPEC.md section 9.19. Any method may also fail with ParseError (-32700), InvalidRequest (-32600), MethodNotFound (-32601) and InternalError (-32603).",
       "paramStructure": "by-name",
       "params": [
         {
@@ -2282,6 +2378,15 @@ extension OpenRPCDocument {
             "$ref": "#/components/schemas/version",
             "description": "The version of the transaction that last mounted this view or changed one of its @State values."
           },
+          "evaluations": {
+            "description": "How many times the view's body has been evaluated since its identity appeared (its mount included).",
+            "type": "integer",
+            "minimum": 1
+          },
+          "lastEvaluated": {
+            "$ref": "#/components/schemas/version",
+            "description": "The version of the commit that last evaluated the view's body."
+          },
           "inputs": {
             "type": "object",
             "description": "Inputs holding values (inputs holding objects are listed in objects).",
@@ -2352,6 +2457,8 @@ extension OpenRPCDocument {
           "path",
           "name",
           "version",
+          "evaluations",
+          "lastEvaluated",
           "inputs",
           "state",
           "bindings",
@@ -2384,6 +2491,15 @@ extension OpenRPCDocument {
           "version": {
             "$ref": "#/components/schemas/version",
             "description": "The version of the transaction that last mounted this view or changed one of its @State values."
+          },
+          "evaluations": {
+            "description": "How many times the view's body has been evaluated since its identity appeared (its mount included).",
+            "type": "integer",
+            "minimum": 1
+          },
+          "lastEvaluated": {
+            "$ref": "#/components/schemas/version",
+            "description": "The version of the commit that last evaluated the view's body."
           },
           "inputs": {
             "type": "object",
@@ -2467,6 +2583,8 @@ extension OpenRPCDocument {
           "path",
           "name",
           "version",
+          "evaluations",
+          "lastEvaluated",
           "inputs",
           "state",
           "bindings",
@@ -2511,6 +2629,15 @@ extension OpenRPCDocument {
           "version": {
             "$ref": "#/components/schemas/version",
             "description": "The version of the transaction that last mounted this view or changed one of its @State values."
+          },
+          "evaluations": {
+            "description": "How many times the view's body has been evaluated since its identity appeared (its mount included).",
+            "type": "integer",
+            "minimum": 1
+          },
+          "lastEvaluated": {
+            "$ref": "#/components/schemas/version",
+            "description": "The version of the commit that last evaluated the view's body."
           },
           "inputs": {
             "type": "object",
@@ -2598,6 +2725,8 @@ extension OpenRPCDocument {
           "path",
           "name",
           "version",
+          "evaluations",
+          "lastEvaluated",
           "inputs",
           "state",
           "bindings",
@@ -2614,6 +2743,233 @@ extension OpenRPCDocument {
         "description": "Where the next page of view/tree starts: opaque, valid while the daemon runs and the view it names is mounted.",
         "type": "string",
         "minLength": 1
+      },
+      "viewDependency": {
+        "type": "object",
+        "description": "One thing a view's last body evaluation read (view/dependencies) and the reasons a change to it gives: a stored property of an object (`property`, read through an @Observable object or a binding), a view's @State (`state`), any announced change of an ObservableObject the view holds (`object`, coarse), or an environment value (`environment`, with its provider; null: the key's default). Places, never values.",
+        "properties": {
+          "kind": {
+            "enum": [
+              "property",
+              "state",
+              "object",
+              "environment"
+            ]
+          },
+          "path": {
+            "$ref": "#/components/schemas/keyPath",
+            "description": "The key path of a property (`Login#3.email`) or a @State (`/App/ParentView.isOn`)."
+          },
+          "object": {
+            "$ref": "#/components/schemas/objectId"
+          },
+          "property": {
+            "$ref": "#/components/schemas/name"
+          },
+          "view": {
+            "$ref": "#/components/schemas/viewPath"
+          },
+          "variable": {
+            "$ref": "#/components/schemas/name"
+          },
+          "type": {
+            "$ref": "#/components/schemas/typeName"
+          },
+          "key": {
+            "$ref": "#/components/schemas/name"
+          },
+          "provider": {
+            "description": "The view that provides the environment value; null for the key's default.",
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/viewPath"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "reasons": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/updateReason"
+            },
+            "minItems": 1
+          }
+        },
+        "required": [
+          "kind",
+          "reasons"
+        ],
+        "additionalProperties": false,
+        "allOf": [
+          {
+            "if": {
+              "properties": {
+                "kind": {
+                  "const": "property"
+                }
+              }
+            },
+            "then": {
+              "required": [
+                "path",
+                "object",
+                "property"
+              ],
+              "propertyNames": {
+                "enum": [
+                  "kind",
+                  "path",
+                  "object",
+                  "property",
+                  "reasons"
+                ]
+              }
+            }
+          },
+          {
+            "if": {
+              "properties": {
+                "kind": {
+                  "const": "state"
+                }
+              }
+            },
+            "then": {
+              "required": [
+                "path",
+                "view",
+                "variable"
+              ],
+              "propertyNames": {
+                "enum": [
+                  "kind",
+                  "path",
+                  "view",
+                  "variable",
+                  "reasons"
+                ]
+              }
+            }
+          },
+          {
+            "if": {
+              "properties": {
+                "kind": {
+                  "const": "object"
+                }
+              }
+            },
+            "then": {
+              "required": [
+                "object",
+                "type"
+              ],
+              "propertyNames": {
+                "enum": [
+                  "kind",
+                  "object",
+                  "type",
+                  "reasons"
+                ]
+              }
+            }
+          },
+          {
+            "if": {
+              "properties": {
+                "kind": {
+                  "const": "environment"
+                }
+              }
+            },
+            "then": {
+              "required": [
+                "key",
+                "provider"
+              ],
+              "propertyNames": {
+                "enum": [
+                  "kind",
+                  "key",
+                  "provider",
+                  "reasons"
+                ]
+              }
+            }
+          }
+        ]
+      },
+      "viewReader": {
+        "type": "object",
+        "description": "A mounted view that a change of a key path would evaluate again (graph/readers), with the reasons it would give.",
+        "properties": {
+          "view": {
+            "$ref": "#/components/schemas/viewPath"
+          },
+          "reasons": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/updateReason"
+            },
+            "minItems": 1
+          }
+        },
+        "required": [
+          "view",
+          "reasons"
+        ],
+        "additionalProperties": false
+      },
+      "providedObject": {
+        "type": "object",
+        "description": "An object in a view's environment (view/environment): its type, the object, and the nearest view that provides it (the view itself or an ancestor).",
+        "properties": {
+          "type": {
+            "$ref": "#/components/schemas/typeName"
+          },
+          "object": {
+            "$ref": "#/components/schemas/objectId"
+          },
+          "provider": {
+            "$ref": "#/components/schemas/viewPath"
+          }
+        },
+        "required": [
+          "type",
+          "object",
+          "provider"
+        ],
+        "additionalProperties": false
+      },
+      "environmentEntry": {
+        "type": "object",
+        "description": "An environment key as a view sees it (view/environment): its value, and the nearest view that provides it, or null for the key's default.",
+        "properties": {
+          "key": {
+            "$ref": "#/components/schemas/name"
+          },
+          "value": {
+            "$ref": "#/components/schemas/value"
+          },
+          "provider": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/viewPath"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          }
+        },
+        "required": [
+          "key",
+          "value",
+          "provider"
+        ],
+        "additionalProperties": false
       },
       "change": {
         "oneOf": [
@@ -3293,6 +3649,128 @@ extension OpenRPCDocument {
         ],
         "additionalProperties": false
       },
+      "viewDependenciesParams": {
+        "type": "object",
+        "properties": {
+          "path": {
+            "$ref": "#/components/schemas/viewPath"
+          }
+        },
+        "required": [
+          "path"
+        ],
+        "additionalProperties": false
+      },
+      "viewDependenciesResult": {
+        "type": "object",
+        "properties": {
+          "path": {
+            "$ref": "#/components/schemas/viewPath",
+            "description": "The view's path, canonical."
+          },
+          "dependencies": {
+            "type": "array",
+            "description": "In the order the evaluation read them.",
+            "items": {
+              "$ref": "#/components/schemas/viewDependency"
+            }
+          },
+          "version": {
+            "$ref": "#/components/schemas/version"
+          }
+        },
+        "required": [
+          "path",
+          "dependencies",
+          "version"
+        ],
+        "additionalProperties": false
+      },
+      "graphReadersParams": {
+        "type": "object",
+        "properties": {
+          "path": {
+            "$ref": "#/components/schemas/keyPath"
+          }
+        },
+        "required": [
+          "path"
+        ],
+        "additionalProperties": false
+      },
+      "graphReadersResult": {
+        "type": "object",
+        "properties": {
+          "readers": {
+            "type": "array",
+            "description": "Parents before children, in the order they would be evaluated.",
+            "items": {
+              "$ref": "#/components/schemas/viewReader"
+            }
+          },
+          "version": {
+            "$ref": "#/components/schemas/version"
+          }
+        },
+        "required": [
+          "readers",
+          "version"
+        ],
+        "additionalProperties": false
+      },
+      "viewEnvironmentParams": {
+        "type": "object",
+        "properties": {
+          "path": {
+            "$ref": "#/components/schemas/viewPath"
+          }
+        },
+        "required": [
+          "path"
+        ],
+        "additionalProperties": false
+      },
+      "viewEnvironmentResult": {
+        "type": "object",
+        "properties": {
+          "path": {
+            "$ref": "#/components/schemas/viewPath",
+            "description": "The view's path, canonical."
+          },
+          "environmentObjects": {
+            "type": "array",
+            "description": "`.environmentObject(_:)`: the nearest provider's object of each type, by type.",
+            "items": {
+              "$ref": "#/components/schemas/providedObject"
+            }
+          },
+          "observables": {
+            "type": "array",
+            "description": "`.environment(_:)` of an @Observable object: the nearest provider's object of each type, by type.",
+            "items": {
+              "$ref": "#/components/schemas/providedObject"
+            }
+          },
+          "environment": {
+            "type": "array",
+            "description": "Every environment key, built-in and declared, by name: the nearest provided value, or the default.",
+            "items": {
+              "$ref": "#/components/schemas/environmentEntry"
+            }
+          },
+          "version": {
+            "$ref": "#/components/schemas/version"
+          }
+        },
+        "required": [
+          "path",
+          "environmentObjects",
+          "observables",
+          "environment",
+          "version"
+        ],
+        "additionalProperties": false
+      },
       "watchParams": {
         "type": "object",
         "properties": {
@@ -3386,251 +3864,6 @@ extension OpenRPCDocument {
             "type": "array"
           }
         }
-      },
-      "graphExplainParams": {
-        "type": "object",
-        "properties": {
-          "version": {
-            "$ref": "#/components/schemas/version"
-          }
-        },
-        "required": [
-          "version"
-        ],
-        "additionalProperties": false
-      },
-      "graphExplainResult": {
-        "type": "object",
-        "description": "A commit's cause-and-effect graph: the cause, the attributes it changed, the views evaluated and why, and the effects.",
-        "properties": {
-          "version": {
-            "$ref": "#/components/schemas/version"
-          },
-          "cause": {
-            "oneOf": [
-              {
-                "$ref": "#/components/schemas/commitCause"
-              },
-              {
-                "type": "null"
-              }
-            ]
-          },
-          "nodes": {
-            "type": "array",
-            "items": {
-              "$ref": "#/components/schemas/explainNode"
-            }
-          },
-          "edges": {
-            "type": "array",
-            "items": {
-              "$ref": "#/components/schemas/explainEdge"
-            }
-          }
-        },
-        "required": [
-          "version",
-          "cause",
-          "nodes",
-          "edges"
-        ],
-        "additionalProperties": false
-      },
-      "commitCause": {
-        "type": "object",
-        "description": "What made a commit: a request (its method, its connection and what each operation named) or a connection's close (method connection/closed).",
-        "properties": {
-          "method": {
-            "type": "string"
-          },
-          "connection": {
-            "type": "integer",
-            "description": "The daemon's id of the connection."
-          },
-          "pid": {
-            "type": "integer",
-            "description": "The peer's process id (SO_PEERCRED)."
-          },
-          "client": {
-            "type": "string",
-            "description": "The client.name it gave in initialize."
-          },
-          "ops": {
-            "type": "array",
-            "items": {
-              "type": "object",
-              "properties": {
-                "method": {
-                  "type": "string"
-                },
-                "path": {
-                  "type": "string"
-                }
-              },
-              "required": [
-                "method"
-              ],
-              "additionalProperties": false
-            }
-          }
-        },
-        "required": [
-          "method",
-          "connection",
-          "ops"
-        ],
-        "additionalProperties": false
-      },
-      "explainNode": {
-        "type": "object",
-        "description": "A node: kind cause (the members of commitCause), attribute (a property, @State, objectWillChange, environment value or provided environment, with old and new values where known; secure ones are \"<secure>\"), view (path, reasons, evaluation order, body) or effect (mounted, unmounted, objectCreated, objectDestroyed, diagnostic).",
-        "properties": {
-          "id": {
-            "type": "string"
-          },
-          "kind": {
-            "enum": [
-              "cause",
-              "attribute",
-              "view",
-              "effect"
-            ]
-          },
-          "method": {
-            "type": "string"
-          },
-          "connection": {
-            "type": "integer"
-          },
-          "pid": {
-            "type": "integer"
-          },
-          "client": {
-            "type": "string"
-          },
-          "ops": {
-            "type": "array"
-          },
-          "attribute": {
-            "enum": [
-              "property",
-              "state",
-              "objectWillChange",
-              "environment",
-              "provided"
-            ]
-          },
-          "object": {
-            "$ref": "#/components/schemas/objectId"
-          },
-          "type": {
-            "$ref": "#/components/schemas/typeName"
-          },
-          "property": {
-            "type": "string"
-          },
-          "computed": {
-            "type": "boolean"
-          },
-          "view": {
-            "$ref": "#/components/schemas/viewPath"
-          },
-          "variable": {
-            "type": "string"
-          },
-          "key": {
-            "type": "string"
-          },
-          "provider": {
-            "oneOf": [
-              {
-                "$ref": "#/components/schemas/viewPath"
-              },
-              {
-                "type": "null"
-              }
-            ]
-          },
-          "path": {
-            "type": "string"
-          },
-          "old": {
-            "$ref": "#/components/schemas/value"
-          },
-          "new": {
-            "$ref": "#/components/schemas/value"
-          },
-          "reasons": {
-            "type": "array",
-            "items": {
-              "$ref": "#/components/schemas/updateReason"
-            }
-          },
-          "order": {
-            "type": "integer",
-            "minimum": 0,
-            "description": "The view's place in the commit's evaluation order, parents before children."
-          },
-          "body": {
-            "$ref": "#/components/schemas/body"
-          },
-          "effect": {
-            "enum": [
-              "mounted",
-              "unmounted",
-              "objectCreated",
-              "objectDestroyed",
-              "diagnostic"
-            ]
-          },
-          "reason": {
-            "type": "string"
-          },
-          "owner": {
-            "type": "string"
-          },
-          "diagnostic": {
-            "type": "string"
-          },
-          "message": {
-            "type": "string"
-          }
-        },
-        "required": [
-          "id",
-          "kind"
-        ],
-        "additionalProperties": false
-      },
-      "explainEdge": {
-        "type": "object",
-        "description": "An edge: the cause wrote an attribute, an attribute invalidated a view (with the reason the view reports), a parent's evaluation re-rendered a child (parent, reason @self), a cause or view caused an effect.",
-        "properties": {
-          "from": {
-            "type": "string"
-          },
-          "to": {
-            "type": "string"
-          },
-          "kind": {
-            "enum": [
-              "wrote",
-              "invalidated",
-              "parent",
-              "caused"
-            ]
-          },
-          "reason": {
-            "type": "string"
-          }
-        },
-        "required": [
-          "from",
-          "to",
-          "kind"
-        ],
-        "additionalProperties": false
       },
       "graphDidChangeParams": {
         "type": "object",
@@ -3892,6 +4125,251 @@ extension OpenRPCDocument {
           "reason",
           "message",
           "pendingBytes"
+        ],
+        "additionalProperties": false
+      },
+      "graphExplainParams": {
+        "type": "object",
+        "properties": {
+          "version": {
+            "$ref": "#/components/schemas/version"
+          }
+        },
+        "required": [
+          "version"
+        ],
+        "additionalProperties": false
+      },
+      "graphExplainResult": {
+        "type": "object",
+        "description": "A commit's cause-and-effect graph: the cause, the attributes it changed, the views evaluated and why, and the effects.",
+        "properties": {
+          "version": {
+            "$ref": "#/components/schemas/version"
+          },
+          "cause": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/commitCause"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "nodes": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/explainNode"
+            }
+          },
+          "edges": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/explainEdge"
+            }
+          }
+        },
+        "required": [
+          "version",
+          "cause",
+          "nodes",
+          "edges"
+        ],
+        "additionalProperties": false
+      },
+      "commitCause": {
+        "type": "object",
+        "description": "What made a commit: a request (its method, its connection and what each operation named) or a connection's close (method connection/closed).",
+        "properties": {
+          "method": {
+            "type": "string"
+          },
+          "connection": {
+            "type": "integer",
+            "description": "The daemon's id of the connection."
+          },
+          "pid": {
+            "type": "integer",
+            "description": "The peer's process id (SO_PEERCRED)."
+          },
+          "client": {
+            "type": "string",
+            "description": "The client.name it gave in initialize."
+          },
+          "ops": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "properties": {
+                "method": {
+                  "type": "string"
+                },
+                "path": {
+                  "type": "string"
+                }
+              },
+              "required": [
+                "method"
+              ],
+              "additionalProperties": false
+            }
+          }
+        },
+        "required": [
+          "method",
+          "connection",
+          "ops"
+        ],
+        "additionalProperties": false
+      },
+      "explainNode": {
+        "type": "object",
+        "description": "A node: kind cause (the members of commitCause), attribute (a property, @State, objectWillChange, environment value or provided environment, with old and new values where known; secure ones are \"<secure>\"), view (path, reasons, evaluation order, body) or effect (mounted, unmounted, objectCreated, objectDestroyed, diagnostic).",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "kind": {
+            "enum": [
+              "cause",
+              "attribute",
+              "view",
+              "effect"
+            ]
+          },
+          "method": {
+            "type": "string"
+          },
+          "connection": {
+            "type": "integer"
+          },
+          "pid": {
+            "type": "integer"
+          },
+          "client": {
+            "type": "string"
+          },
+          "ops": {
+            "type": "array"
+          },
+          "attribute": {
+            "enum": [
+              "property",
+              "state",
+              "objectWillChange",
+              "environment",
+              "provided"
+            ]
+          },
+          "object": {
+            "$ref": "#/components/schemas/objectId"
+          },
+          "type": {
+            "$ref": "#/components/schemas/typeName"
+          },
+          "property": {
+            "type": "string"
+          },
+          "computed": {
+            "type": "boolean"
+          },
+          "view": {
+            "$ref": "#/components/schemas/viewPath"
+          },
+          "variable": {
+            "type": "string"
+          },
+          "key": {
+            "type": "string"
+          },
+          "provider": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/viewPath"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "path": {
+            "type": "string"
+          },
+          "old": {
+            "$ref": "#/components/schemas/value"
+          },
+          "new": {
+            "$ref": "#/components/schemas/value"
+          },
+          "reasons": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/updateReason"
+            }
+          },
+          "order": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "The view's place in the commit's evaluation order, parents before children."
+          },
+          "body": {
+            "$ref": "#/components/schemas/body"
+          },
+          "effect": {
+            "enum": [
+              "mounted",
+              "unmounted",
+              "objectCreated",
+              "objectDestroyed",
+              "diagnostic"
+            ]
+          },
+          "reason": {
+            "type": "string"
+          },
+          "owner": {
+            "type": "string"
+          },
+          "diagnostic": {
+            "type": "string"
+          },
+          "message": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "id",
+          "kind"
+        ],
+        "additionalProperties": false
+      },
+      "explainEdge": {
+        "type": "object",
+        "description": "An edge: the cause wrote an attribute, an attribute invalidated a view (with the reason the view reports), a parent's evaluation re-rendered a child (parent, reason @self), a cause or view caused an effect.",
+        "properties": {
+          "from": {
+            "type": "string"
+          },
+          "to": {
+            "type": "string"
+          },
+          "kind": {
+            "enum": [
+              "wrote",
+              "invalidated",
+              "parent",
+              "caused"
+            ]
+          },
+          "reason": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "from",
+          "to",
+          "kind"
         ],
         "additionalProperties": false
       }

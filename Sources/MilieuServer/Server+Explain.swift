@@ -26,7 +26,7 @@ extension Server {
     }
 }
 
-/// Builds a commit's cause-and-effect graph (SPEC §9.16). Secure values appear as `<secure>`
+/// Builds a commit's cause-and-effect graph (SPEC §9.19). Secure values appear as `<secure>`
 /// (rule 13): the history keeps none.
 struct ExplainGraphBuilder {
     private(set) var nodes: [ExplainNode] = []

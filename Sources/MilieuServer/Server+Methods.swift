@@ -177,6 +177,27 @@ extension ViewTreeRequest: ServerMethod {
     }
 }
 
+extension ViewDependenciesRequest: ServerMethod {
+    func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
+        let (canonical, dependencies) = try server.engine { () throws(EngineError) in try server.graph.dependencies(of: path) }
+        return Reply(result: Result(path: canonical, dependencies: dependencies, version: server.graph.version.rawValue).wire)
+    }
+}
+
+extension GraphReadersRequest: ServerMethod {
+    func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
+        let readers = try server.engine { () throws(EngineError) in try server.graph.readers(of: path) }
+        return Reply(result: Result(readers: readers, version: server.graph.version.rawValue).wire)
+    }
+}
+
+extension ViewEnvironmentRequest: ServerMethod {
+    func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
+        let (canonical, scope) = try server.engine { () throws(EngineError) in try server.graph.environmentScope(of: path) }
+        return Reply(result: Result(path: canonical, scope: scope, version: server.graph.version.rawValue).wire)
+    }
+}
+
 extension WatchRequest: ServerMethod {
     func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
         try server.watch(self, session: session)

@@ -15,6 +15,12 @@ enum Command: Equatable {
     case explain(version: Int, picture: Picture?)
     /// Why the view at `path` re-rendered at `version`, or at its latest re-render.
     case why(path: String, version: Int?)
+    /// `view/dependencies` of a view.
+    case dependencies(path: String)
+    /// `graph/readers` of a key path.
+    case readers(path: String)
+    /// `view/environment` of a view.
+    case environment(path: String)
     /// No targets and no lifecycle: list the watches.
     case watch(targets: [String], lifecycle: Bool)
     /// No numbers: every watch.
@@ -94,6 +100,9 @@ extension Command {
             let path = try arguments.word("a view path")
             command = .why(
                 path: path, version: try arguments.optionalWord().map { word throws(CommandError) in try arguments.version(word) })
+        case "deps": command = .dependencies(path: try arguments.word("a view path"))
+        case "readers": command = .readers(path: try arguments.word("a key path"))
+        case "env": command = .environment(path: try arguments.word("a view path"))
         case "watch":
             var targets: [String] = []
             var lifecycle = false

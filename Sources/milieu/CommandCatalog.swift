@@ -88,6 +88,29 @@ enum CommandCatalog {
                   why /App/Container/LoginView2        why /App/Greeting v12
                 """, kinds: [.viewPath]),
         CommandSpec(
+            name: "deps", arguments: "<path>", summary: "what a view's last evaluation read, and the reason each would give",
+            details: """
+                Each thing the body read — a property, a @State, a held ObservableObject, an
+                environment value and who provides it — with the reasons a change to it gives,
+                as a re-render reports them (_var, var.prop, env.key).
+                  deps /App/Container/LoginView1        deps /App/CartScreen/CartList
+                """, kinds: [.viewPath]),
+        CommandSpec(
+            name: "readers", arguments: "<keypath>", summary: "which views would re-render if this changed, and why",
+            details: """
+                Parents first, each with its reasons: the views that read the property (or, for a
+                computed one, the stored properties its getter read), and every holder of an
+                ObservableObject. Through a binding, its source's readers.
+                  readers login.email        readers login.isValidEmail        readers /App/ParentView.isOn
+                """, kinds: [.keyPath]),
+        CommandSpec(
+            name: "env", arguments: "<path>", summary: "what a view's environment holds, and which view provides each",
+            details: """
+                Objects from .environmentObject and .environment(object), by type, and every
+                environment value: the nearest provider's, or the default.
+                  env /App/CartScreen/CartList        env /App
+                """, kinds: [.viewPath]),
+        CommandSpec(
             name: "watch", arguments: "[--lifecycle] <keypath or view path>...",
             summary: "print notifications for these as they happen",
             details: """

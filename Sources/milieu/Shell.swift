@@ -69,6 +69,15 @@ final class Shell {
             return .success(text: try picture.output(source), result: ["dot": .string(source)])
         case .why(let path, let version):
             return try why(path, at: version)
+        case .dependencies(let path):
+            let result = try link.request(ViewDependenciesRequest(path: path))
+            return .success(text: SeeWhyRenderer(style: style).dependencies(result), result: result.wire)
+        case .readers(let path):
+            let result = try link.request(GraphReadersRequest(path: path))
+            return .success(text: SeeWhyRenderer(style: style).readers(result, of: path), result: result.wire)
+        case .environment(let path):
+            let result = try link.request(ViewEnvironmentRequest(path: path))
+            return .success(text: SeeWhyRenderer(style: style).environment(result), result: result.wire)
         case .watch(let targets, let lifecycle):
             guard !targets.isEmpty || lifecycle else {
                 let records = link.watches.records

@@ -4,10 +4,10 @@ import MilieuProtocol
 /// Draws a `view/tree` result as a tree: each view with its wrappers, the objects it
 /// holds, what it provides, and its body.
 ///
-///     /App  v1 retained
+///     /App  evaluated once, last v1, retained
 ///     │   @State login: Login#3
 ///     │   provides .environment(Login#3)
-///     └── Container  v2
+///     └── Container  evaluated 3 times, last v7
 ///             @State toggle = false
 ///             body │ toggle: false
 struct TreeRenderer {
@@ -22,10 +22,10 @@ struct TreeRenderer {
     private func draw(_ node: ViewSnapshot, connector: String, childPrefix: String, isRoot: Bool, into lines: inout [String]) {
         let children = node.children ?? []
         let title = isRoot ? node.path : displayName(node)
-        var notes = ["v\(node.version)"]
+        var notes = [evaluations(node)]
         if node.retained { notes.append("retained") }
         if let left = node.childCount, left > 0 { notes.append(left == 1 ? "1 child not shown" : "\(left) children not shown") }
-        lines.append(connector + style.bold(title) + "  " + style.dim(notes.joined(separator: " ")))
+        lines.append(connector + style.bold(title) + "  " + style.dim(notes.joined(separator: ", ")))
         let detailPrefix = childPrefix + (children.isEmpty ? "    " : "│   ")
         for detail in details(node) { lines.append(detailPrefix + detail) }
         for (index, child) in children.enumerated() {
@@ -34,6 +34,12 @@ struct TreeRenderer {
                 child, connector: childPrefix + (last ? "└── " : "├── "), childPrefix: childPrefix + (last ? "    " : "│   "),
                 isRoot: false, into: &lines)
         }
+    }
+
+    /// How often the body was evaluated and in which version last: the counts of `view/tree`.
+    private func evaluations(_ node: ViewSnapshot) -> String {
+        let times = node.evaluations == 1 ? "once" : "\(node.evaluations) times"
+        return "evaluated \(times), last v\(node.lastEvaluated)"
     }
 
     /// `Name`, or `Name[id]` for a view with an explicit identity.

@@ -65,7 +65,7 @@ import Testing
         ViewSnapshot(
             path: path, name: name, id: id, inputs: [:], state: state, bindings: bindings.map { ($0.0, $0.1, $0.2) },
             objects: objects.map { ($0.0, $0.1) }, environment: [:], provides: provides, body: body, retained: false, version: 1,
-            children: children)
+            evaluations: 2, lastEvaluated: 5, children: children)
     }
 
     @Test func theTreeShowsViewsObjectsBindingsAndProviders() throws {

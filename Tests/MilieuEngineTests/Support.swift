@@ -9,6 +9,16 @@ func makeGraph(scene: Scene = .default) throws -> Graph {
     try Graph(scene: scene, clock: { "2026-01-01T00:00:00.000Z" })
 }
 
+/// S5 (seed 004): `ParentView` owns `isOn` and shows it; `ToggleRow` reads it through a binding.
+func makeToggleScreen() throws -> Graph {
+    let graph = try makeGraph()
+    try graph.mount(["parent": "/App", "name": "ParentView", "state": ["isOn": false], "body": ["{isOn}"]])
+    try graph.mount([
+        "parent": "/App/ParentView", "name": "ToggleRow", "bindings": ["isOn": ["$parent": "isOn"]], "body": ["switch: {isOn}"],
+    ])
+    return graph
+}
+
 extension Outcome {
     var mountedView: MountedView? { if case .mounted(let view) = self { view } else { nil } }
     /// What an action returned; nil for any other operation.

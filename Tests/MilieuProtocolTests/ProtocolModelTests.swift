@@ -41,6 +41,15 @@ import Testing
             ViewTreeRequest(path: "/App", depth: 3, limit: 2, cursor: "t1.5.3"),
             ViewTreeRequest.Result.page(page, version: 8).wire
         ),
+        (
+            ViewDependenciesRequest(path: "/App/V"),
+            ViewDependenciesRequest.Result(path: "/App/V", dependencies: dependencies, version: 8).wire
+        ),
+        (
+            GraphReadersRequest(path: "login.isValidEmail"),
+            GraphReadersRequest.Result(readers: [ViewReader(view: "/App/V", reasons: ["login.email"])], version: 8).wire
+        ),
+        (ViewEnvironmentRequest(path: "/App/V"), ViewEnvironmentRequest.Result(path: "/App/V", scope: scope, version: 8).wire),
         (WatchRequest(paths: ["login"], views: ["/App"], lifecycle: true, sinceVersion: 2), WatchRequest.Result(watch: 1, version: 8).wire),
         (UnwatchRequest(watch: 1), EmptyResult().wire),
         (ShutdownRequest(), EmptyResult().wire),
@@ -91,12 +100,30 @@ import Testing
         objects: [(name: "vm", held: HeldObject(object: "T#4", type: "T", wrapper: "stateObject")), (name: "p", held: nil)],
         environment: ["colorScheme": "light"],
         provides: Provides(environmentObjects: ["T": "T#4"], observables: ["Login": "Login#3"], environment: ["tone": "warm"]),
-        body: ["1"], retained: true, version: 3,
+        body: ["1"], retained: true, version: 3, evaluations: 2, lastEvaluated: 5,
         children: [
             ViewSnapshot(
                 path: "/App/Row[2]", name: "Row", id: 2, inputs: [:], state: [:], bindings: [], objects: [], environment: [:],
                 provides: Provides(environmentObjects: [:], observables: [:], environment: [:]), body: [], retained: false,
-                version: 4, children: [])
+                version: 4, evaluations: 1, lastEvaluated: 4, children: [])
+        ])
+
+    /// One dependency of each kind.
+    static let dependencies = [
+        ViewDependency(source: .property(object: "Login#3", property: "email"), reasons: ["login.email"]),
+        ViewDependency(source: .state(view: "/App/V", variable: "n"), reasons: ["_n", "_on"]),
+        ViewDependency(source: .object(object: "T#4", type: "T"), reasons: ["_vm"]),
+        ViewDependency(source: .environment(key: "colorScheme", provider: nil), reasons: ["env.colorScheme"]),
+        ViewDependency(source: .environment(key: "tone", provider: "/App"), reasons: ["env.tone"]),
+    ]
+
+    /// An environment with an object in each slot and a provided and a default value.
+    static let scope = EnvironmentScope(
+        environmentObjects: [EnvironmentScope.ProvidedObject(type: "T", object: "T#4", provider: "/App/V")],
+        observables: [EnvironmentScope.ProvidedObject(type: "Login", object: "Login#3", provider: "/App")],
+        environment: [
+            EnvironmentScope.Value(key: "colorScheme", value: "light", provider: nil),
+            EnvironmentScope.Value(key: "tone", value: "warm", provider: "/App"),
         ])
 
     /// A page of two views: the root of the walk and a child at the depth limit.
@@ -108,7 +135,7 @@ import Testing
                 view: ViewSnapshot(
                     path: "/App/Row[2]", name: "Row", id: 2, inputs: [:], state: [:], bindings: [], objects: [], environment: [:],
                     provides: Provides(environmentObjects: [:], observables: [:], environment: [:]), body: [], retained: false,
-                    version: 4, children: nil, childCount: 7)),
+                    version: 4, evaluations: 1, lastEvaluated: 4, children: nil, childCount: 7)),
         ],
         nextCursor: "t1.9.3")
 
@@ -245,12 +272,16 @@ import Testing
         }
         let common = try Self.document("schemas/common.schema.json")["$defs"]
         let object = ObjectSnapshot(object: "T#4", type: "T", version: 1, owner: "/App.t", values: ["n": 1], redacted: ["pin"])
-        let snapshots: [(JSON, String)] = [
+        var snapshots: [(JSON, String)] = [
             (Self.described.wire, "typeDescription"), (Self.described.properties[0].wire, "propertyDescription"),
             (Self.described.actions[0].wire, "actionDescription"), (Self.key.wire, "environmentKeyDescription"),
             (object.wire, "objectSnapshot"), (Self.node.wire, "viewNode"), (Self.node.provides.wire, "provides"),
             (Self.node.objects[0].held?.wire ?? .null, "heldObject"),
+            (ViewReader(view: "/App/V", reasons: ["_n"]).wire, "viewReader"),
         ]
+        for dependency in Self.dependencies { snapshots.append((dependency.wire, "viewDependency")) }
+        for provided in Self.scope.environmentObjects + Self.scope.observables { snapshots.append((provided.wire, "providedObject")) }
+        for value in Self.scope.environment { snapshots.append((value.wire, "environmentEntry")) }
         for (wire, definition) in snapshots {
             guard case .object(let members) = wire else { continue }
             check(members, against: common?[definition], definition)

@@ -28,6 +28,14 @@ struct CommandParsingTests {
         #expect(try Command.parse("[]") == .raw(line: "[]"))
     }
 
+    @Test func depsReadersAndEnvTakeOnePath() throws {
+        #expect(try Command.parse("deps /App/Shop") == .dependencies(path: "/App/Shop"))
+        #expect(try Command.parse("readers login.isValidEmail") == .readers(path: "login.isValidEmail"))
+        #expect(try Command.parse("env /App/Shop/CartList") == .environment(path: "/App/Shop/CartList"))
+        #expect(throws: CommandError.self) { try Command.parse("deps") }
+        #expect(throws: CommandError.self) { try Command.parse("readers a b") }
+    }
+
     @Test func watchSeparatesTheLifecycleFlagFromTargets() throws {
         #expect(try Command.parse("watch login /App --lifecycle") == .watch(targets: ["login", "/App"], lifecycle: true))
     }

@@ -31,7 +31,10 @@ struct InteractiveTests {
         try terminal.waitFor("the typed text") { $0.hasSuffix("milieu> get login.em") }
 
         try MilieuClient(socketPath: daemon.socketPath).request(GraphSetRequest(path: "login.email", value: "kim@example.com"), timeout: 5)
-        let screen = try terminal.waitFor("the notification") { $0.contains("login.isValidEmail = true") }
+        // The notification and the redrawn line are two writes: wait for both, not the first.
+        let screen = try terminal.waitFor("the notification and the redrawn line") {
+            $0.contains("login.isValidEmail = true") && $0.hasSuffix("milieu> get login.em")
+        }
         let lines = screen.split(separator: "\n").map(String.init)
         #expect(
             Array(lines.suffix(3)) == [#"v2  login.email = "kim@example.com""#, "    login.isValidEmail = true", "milieu> get login.em"],
@@ -110,6 +113,16 @@ struct InteractiveTests {
         try terminal.type("call session.st")
         try terminal.press("Tab")
         try terminal.waitFor("the action") { $0.hasSuffix("milieu> call session.start") }
+        try terminal.press("C-u")
+        for command in ["deps", "env"] {
+            try terminal.type("\(command) /App/ParentView/T")
+            try terminal.press("Tab")
+            try terminal.waitFor("\(command)'s view path") { $0.hasSuffix("milieu> \(command) /App/ParentView/ToggleRow") }
+            try terminal.press("C-u")
+        }
+        try terminal.type("readers login.isV")
+        try terminal.press("Tab")
+        try terminal.waitFor("the key path") { $0.hasSuffix("milieu> readers login.isValidEmail") }
         try terminal.press("C-u")
         try terminal.type("types CounterO")
         try terminal.press("Tab")

@@ -276,7 +276,7 @@ struct ScriptModeTests {
         let run = try MilieuRun.run(["--socket", daemon.socketPath, "-c", "load s1", "-c", "tree"])
         #expect(run.status == 0, "\(run.stderr)")
         let tree = run.stdout.components(separatedBy: "\n").drop { !$0.hasPrefix("/App") }.joined(separator: "\n")
-        #expect(tree.hasPrefix("/App  v1"))
+        #expect(tree.hasPrefix("/App  evaluated once, last v1, retained"))
         #expect(
             tree.contains(
                 """
@@ -286,10 +286,10 @@ struct ScriptModeTests {
                 │   provides .environment(Login#3)
                 │   provides .environment(Session#1)
                 │   provides .environment(Theme#2)
-                ├── ContainerView  v2 retained
+                ├── ContainerView  evaluated once, last v2, retained
                 │   │   @State toggle = false
                 │   │   body │ toggle: false
-                │   ├── LoginView1  v2 retained
+                │   ├── LoginView1  evaluated once, last v2, retained
                 │   │       @StateObject loginVM: LoginViewModel#4
                 │   │       body │ email: 
                 │   │            │ valid: false
@@ -297,12 +297,61 @@ struct ScriptModeTests {
         #expect(tree.contains("@ObservedObject loginVM: LoginViewModel#5"))
     }
 
+    /// S6's cart screen: `CartScreen` owns and provides a `Cart` and reads `login.isValidEmail`;
+    /// `CartList` reads the cart from the environment.
+    private static let cartScreen = [
+        "-c",
+        #"mount {"parent": "/App", "name": "CartScreen", "stateObjects": {"cart": {"type": "Cart"}}, "environment": {"login": {"type": "Login"}}, "provide": {"environmentObjects": ["cart"], "environment": {"colorScheme": "dark"}}, "body": ["{login.isValidEmail}"]}"#,
+        "-c", #"mount {"parent": "/App/CartScreen", "name": "CartList", "environmentObjects": {"cart": "Cart"}, "body": ["{cart.items}"]}"#,
+    ]
+
+    @Test func depsListsWhatAViewReadWithItsReasons() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let run = try MilieuRun.run(["--socket", daemon.socketPath] + Self.cartScreen + ["-c", "deps /App/CartScreen"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("/App/CartScreen read in its last evaluation  version 3"), "\(run.stdout)")
+        #expect(run.stdout.contains("  _cart        Cart#4, any announced change (Cart is an ObservableObject)"), "\(run.stdout)")
+        #expect(run.stdout.contains("  login.email  Login#3.email"), "\(run.stdout)")
+    }
+
+    @Test func readersSaysWhichViewsWouldReRenderAndWhy() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let run = try MilieuRun.run(
+            ["--socket", daemon.socketPath] + Self.cartScreen + [
+                "-c", "readers /App/CartScreen/CartList.cart.items", "-c", "readers login.isValidEmail", "-c", "readers theme.fontScale",
+            ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(
+            run.stdout.contains(
+                """
+                if /App/CartScreen/CartList.cart.items changed, these would re-render  version 3
+                  /App/CartScreen           _cart
+                  /App/CartScreen/CartList  _cart
+                """), "\(run.stdout)")
+        #expect(run.stdout.contains("  /App/CartScreen  login.email"), "\(run.stdout)")
+        #expect(run.stdout.contains("no view would re-render if theme.fontScale changed"), "\(run.stdout)")
+    }
+
+    @Test func envShowsEachObjectAndValueWithItsProvider() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let run = try MilieuRun.run(["--socket", daemon.socketPath] + Self.cartScreen + ["-c", "env /App/CartScreen/CartList"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("/App/CartScreen/CartList sees  version 3"), "\(run.stdout)")
+        #expect(run.stdout.contains(".environmentObject(Cart)  Cart#4 from /App/CartScreen"), "\(run.stdout)")
+        #expect(run.stdout.contains(".environment(Session)     Session#1 from /App"), "\(run.stdout)")
+        #expect(run.stdout.contains(#"\.colorScheme  "#) && run.stdout.contains(#""dark" from /App/CartScreen"#), "\(run.stdout)")
+        #expect(run.stdout.contains(#""en_US" (default)"#), "\(run.stdout)")
+    }
+
     @Test func treeWithADepthSaysHowManyChildrenItLeavesOut() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }
         let run = try MilieuRun.run(["--socket", daemon.socketPath, "-c", "load s1", "-c", "tree --depth 1"])
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stdout.contains("ContainerView  v2 retained 2 children not shown"), "\(run.stdout)")
+        #expect(run.stdout.contains("ContainerView  evaluated once, last v2, retained, 2 children not shown"), "\(run.stdout)")
         #expect(!run.stdout.contains("── LoginView1"))
     }
 }

@@ -43,7 +43,10 @@ import Testing
         let probes: [(String, JSON)] = [
             ("graph/get", ["path": "login"]), ("graph/get", ["path": "login.password"]), ("graph/get", ["path": "/App/Form/Field"]),
             ("graph/get", ["path": "/App/Form/Field.pw"]), ("view/tree", [:]), ("schema/types", [:]),
-            ("graph/set", ["path": "login.password", "value": 5]),
+            ("graph/set", ["path": "login.password", "value": 5]), ("view/dependencies", ["path": "/App/Form"]),
+            ("view/dependencies", ["path": "/App/Form/Field"]), ("graph/readers", ["path": "login.password"]),
+            ("graph/readers", ["path": "/App/Form.draft"]), ("graph/readers", ["path": "session.token"]),
+            ("view/environment", ["path": "/App/Form/Field"]),
         ]
         for (method, params) in probes { _ = try client.request(method, params) }
         _ = try watcher.call("initialize")  // everything for the watcher has been read by now

@@ -158,6 +158,10 @@ export interface ViewNode {
   name: string;
   id?: string | number | boolean;
   version: number;
+  /** How many times the body has been evaluated since the identity appeared, the mount included. */
+  evaluations: number;
+  /** The version whose commit last evaluated the body. */
+  lastEvaluated: number;
   inputs: Record<string, unknown>;
   state: Record<string, unknown>;
   bindings: Record<string, { source: string; value?: unknown; redacted?: true }>;
@@ -182,6 +186,43 @@ export interface PageNode extends Omit<ViewNode, 'children'> {
 export interface TreePage {
   nodes: PageNode[];
   nextCursor?: string;
+  version: number;
+}
+
+/** One thing a view's last evaluation read (`view/dependencies`), by `kind`; places, never values. */
+export type ViewDependency =
+  | { kind: 'property'; path: string; object: string; property: string; reasons: string[] }
+  | { kind: 'state'; path: string; view: string; variable: string; reasons: string[] }
+  | { kind: 'object'; object: string; type: string; reasons: string[] }
+  /** `provider` is null for the key's default. */
+  | { kind: 'environment'; key: string; provider: string | null; reasons: string[] };
+
+export interface DependenciesResult {
+  path: string;
+  /** In the order the evaluation read them. */
+  dependencies: ViewDependency[];
+  version: number;
+}
+
+/** A view a change would evaluate again (`graph/readers`), with the reasons it would give. */
+export interface ViewReader {
+  view: string;
+  reasons: string[];
+}
+
+/** An object in a view's environment, and the nearest view that provides it. */
+export interface ProvidedObject {
+  type: string;
+  object: string;
+  provider: string;
+}
+
+/** `view/environment`: both object slots by type, and every environment key by name (`provider` null: the default). */
+export interface EnvironmentResult {
+  path: string;
+  environmentObjects: ProvidedObject[];
+  observables: ProvidedObject[];
+  environment: { key: string; value: unknown; provider: string | null }[];
   version: number;
 }
 
@@ -253,7 +294,7 @@ export interface CommitCause {
   ops: { method: string; path?: string }[];
 }
 
-/** A node of a commit's cause-and-effect graph: `id`, `kind` and the members of its kind (SPEC §9.16). */
+/** A node of a commit's cause-and-effect graph: `id`, `kind` and the members of its kind (SPEC §9.19). */
 export interface ExplainNode {
   id: string;
   kind: 'cause' | 'attribute' | 'view' | 'effect';
@@ -439,6 +480,12 @@ export class Client extends EventEmitter {
   provide(path: string, provision: Provision, options?: CallOptions): Promise<{ version: number }>;
   /** The tree from `path`, fetched a page at a time by following cursors and put together. */
   tree(path?: string, options?: TreeOptions): Promise<{ root: ViewNode; version: number }>;
+  /** What the view's last body evaluation read, each with the reasons a change to it gives (SPEC §9.16). */
+  dependencies(path: string, options?: CallOptions): Promise<DependenciesResult>;
+  /** The views a change of the key path would evaluate again, parents first, with their reasons (SPEC §9.17). */
+  readers(path: string, options?: CallOptions): Promise<{ readers: ViewReader[]; version: number }>;
+  /** What the view's environment holds, each with the view that provides it (SPEC §9.18). */
+  environment(path: string, options?: CallOptions): Promise<EnvironmentResult>;
   discover(options?: CallOptions): Promise<Record<string, unknown>>;
   /** The cause and effect of commit `version`: what made it, what it changed, the views it evaluated and why. */
   explain(version: number, options?: CallOptions): Promise<ExplainResult>;

@@ -277,7 +277,8 @@ extension Graph {
             try requireStyle(of: type, for: .environmentObject, field: "environmentObjects.\(name)", view: node.path)
             guard let found = environmentObject(type, for: node) else {
                 throw .environmentObjectMissing(
-                    type: type, view: node.path, variable: name, searched: node.ancestorsAndSelf.map(\.path))
+                    type: type, view: node.path, variable: name, searched: node.ancestorsAndSelf.map(\.path),
+                    existing: providableObject(type, for: node))
             }
             node.variables.append(name, .object(found, .environmentObject))
         }
@@ -290,7 +291,7 @@ extension Graph {
             } else {
                 throw .environmentObjectMissing(
                     type: wanted.type, view: node.path, variable: name, searched: node.ancestorsAndSelf.map(\.path),
-                    observable: true)
+                    observable: true, existing: providableObject(wanted.type, for: node))
             }
         }
         for (name, key) in declaration.environment {

@@ -162,7 +162,7 @@ extension Graph {
     /// The object and reference property `keyPath` ends at, if it ends at one: a reference
     /// property is a property, whose value is an object id (SPEC §9.4, §11.1); only a member
     /// after it continues in the object it refers to.
-    private func endingReference(_ keyPath: KeyPath, display: String) -> (ObjectRecord, Int)? {
+    func endingReference(_ keyPath: KeyPath, display: String) -> (ObjectRecord, Int)? {
         guard let (location, members) = try? writeTarget(keyPath, display: display), members.isEmpty,
             case .property(let id, let slot) = location, let record = objects[id], record.type.referencedType(slot) != nil
         else { return nil }
@@ -232,7 +232,8 @@ extension Graph {
         return ViewSnapshot(
             path: node.path, name: node.declaration.name, id: node.explicitID, inputs: inputs, state: state, bindings: bindings,
             objects: held, environment: environment, provides: provides, body: node.body, retained: node.retained,
-            version: node.version.rawValue, children: nil, childCount: childCount)
+            version: node.version.rawValue, evaluations: Int(node.evaluations), lastEvaluated: lastEvaluated(node).rawValue,
+            children: nil, childCount: childCount)
     }
 
     private func heldObject(_ id: ObjectSerial, wrapper: ObjectWrapper) -> HeldObject? {

@@ -51,10 +51,24 @@ extension Graph {
         if journaled(node) { journal.record(.variable(node, name: name, old: old)) }
     }
 
+    /// Sets the body an evaluation rendered, counted as an evaluation in the version this
+    /// transaction commits (`view/tree`'s `evaluations` and `lastEvaluated`).
     func setBody(_ node: ViewNode, _ body: [String]) {
-        if journaled(node) { journal.record(.body(node, old: node.body, hadEvaluated: node.hasEvaluated)) }
+        if journaled(node) {
+            journal.record(.body(node, old: node.body, evaluations: node.evaluations, lastEvaluated: node.lastEvaluatedBits))
+        }
         node.body = body
-        node.hasEvaluated = true
+        if node.evaluations < .max { node.evaluations += 1 }
+        node.lastEvaluatedBits = UInt32(truncatingIfNeeded: version.next.rawValue)
+    }
+
+    /// The version whose commit last evaluated `node`'s body: the latest version up to now whose
+    /// low 32 bits the node kept. Exact while a view is evaluated at least once every 2^32
+    /// versions; a whole `Version` in every view would cost a list of views 8 bytes each.
+    func lastEvaluated(_ node: ViewNode) -> Version {
+        let now = version.rawValue
+        let candidate = (now & ~Int(UInt32.max)) | Int(node.lastEvaluatedBits)
+        return Version(candidate <= now ? candidate : candidate - (Int(UInt32.max) + 1))
     }
 
     func setVersion(_ node: ViewNode, _ version: Version) {

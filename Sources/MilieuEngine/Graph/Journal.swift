@@ -27,7 +27,7 @@ enum UndoStep {
     /// A view was taken out of the tree; it went after `previous`.
     case removed(ViewNode, previous: ViewNode?)
     case variable(ViewNode, name: String, old: ViewVariable?)
-    case body(ViewNode, old: [String], hadEvaluated: Bool)
+    case body(ViewNode, old: [String], evaluations: UInt32, lastEvaluated: UInt32)
     case viewVersion(ViewNode, old: Version)
     /// A view's dependencies were replaced; `old` is what it read before.
     case dependencies(ViewNode, old: DependencySet)
@@ -51,7 +51,8 @@ extension Graph {
             if node.birth == transaction { reindex(node, to: DependencySet()) }
         case .removed(let node, let previous): try? link(node, after: previous, atEnd: false)
         case .variable(let node, let name, let old): node.variables[name] = old
-        case .body(let node, let old, let hadEvaluated): (node.body, node.hasEvaluated) = (old, hadEvaluated)
+        case .body(let node, let old, let evaluations, let lastEvaluated):
+            (node.body, node.evaluations, node.lastEvaluatedBits) = (old, evaluations, lastEvaluated)
         case .viewVersion(let node, let old): node.version = old
         case .dependencies(let node, let old): reindex(node, to: old)
         case .provides(let node, let provided): node.provided = provided

@@ -89,6 +89,9 @@ struct ViewVariables: Sequence {
     /// Adds a variable the table does not have yet (building a view, in declaration order).
     mutating func append(_ name: String, _ value: ViewVariable) { entries.append((name, value)) }
 
+    /// How many variables the view has.
+    var count: Int { entries.count }
+
     /// The position of variable `name`: what a `Location.state` holds.
     func index(of name: String) -> Int? { entries.firstIndex { $0.name == name } }
 
@@ -133,24 +136,36 @@ final class ViewNode {
     @exclusivity(unchecked) var version = Version(0)
     /// The connection that mounted the view; nil for scene views and retained ones.
     @exclusivity(unchecked) var owner: ConnectionID?
-    /// Whether its body has been evaluated since its identity appeared.
-    @exclusivity(unchecked) var hasEvaluated = false
     /// Why the view appeared, until its first evaluation reports it (`view/didMount`).
     @exclusivity(unchecked) var arrival: MountReason?
     @exclusivity(unchecked) var retained: Bool
     /// Whether the node is in the tree; a queued node torn down later in a transaction is skipped.
     @exclusivity(unchecked) var isMounted = false
-    /// 32 bits: `GraphLimits.maxDepth` bounds it, and no memory holds 2^31 nested views.
-    private let storedDepth: Int32
+    /// How many times its body has been evaluated since its identity appeared (`view/tree`),
+    /// stopping at `UInt32.max`. With the flags it fills the padding after `owner` (nine bytes).
+    @exclusivity(unchecked) var evaluations: UInt32 = 0
     /// Invalidation bookkeeping for the transaction `queuedIn` (`InvalidationQueue`): where the
     /// queue keeps this view's reasons, or `InvalidationQueue.evaluated`.
     @exclusivity(unchecked) var queueSlot: Int32 = 0
+    /// The low 32 bits of the version whose commit last evaluated its body: the whole version is
+    /// the latest one with these bits (`Graph.lastEvaluated`).
+    @exclusivity(unchecked) var lastEvaluatedBits: UInt32 = 0
     @exclusivity(unchecked) var queuedIn = 0
     /// What few views have, apart, so that the many rows of a list do not each carry it empty.
     @exclusivity(unchecked) private var extras: Extras?
 
-    /// Levels below the root.
-    var depth: Int { Int(storedDepth) }
+    /// Levels below the root: the length of the parent chain, at most `GraphLimits.maxDepth`
+    /// (64) and a handful in practice. Not stored: those four bytes hold `lastEvaluatedBits`,
+    /// and a view stays a 192-byte block.
+    var depth: Int {
+        var levels = 0
+        var ancestor = parent
+        while let next = ancestor {
+            levels += 1
+            ancestor = next.parent
+        }
+        return levels
+    }
 
     final class Extras {
         var stateObjectArguments: [String: JSONObject] = [:]
@@ -195,7 +210,6 @@ final class ViewNode {
         self.literals = literals
         self.parent = parent
         self.path = parent.map { ViewPath.child(of: $0.path, name: declaration.name, id: explicitID) } ?? "/" + declaration.name
-        self.storedDepth = Int32((parent?.depth ?? -1) + 1)
         self.birth = birth
         self.owner = owner
         self.retained = declaration.retain || parent == nil || owner == nil
@@ -253,4 +267,7 @@ final class ViewNode {
     }
 
     var ancestorsAndSelf: some Sequence<ViewNode> { sequence(first: self) { $0.parent } }
+
+    /// Whether its body has been evaluated since its identity appeared.
+    var hasEvaluated: Bool { evaluations > 0 }
 }

@@ -1,6 +1,6 @@
 import MilieuJSON
 
-/// `graph/explain` (SPEC §9.16): the cause and effect of one commit, as a graph — what made it,
+/// `graph/explain` (SPEC §9.19): the cause and effect of one commit, as a graph — what made it,
 /// the attributes it changed, the views it evaluated and why, and what followed.
 public struct GraphExplainRequest: RPCMethod {
     public static let name = "graph/explain"
@@ -112,7 +112,7 @@ public struct CommitCause: Sendable, Equatable {
 }
 
 /// A node of a commit's cause-and-effect graph. `detail` holds the members its kind has
-/// (SPEC §9.16): a cause's request, an attribute's name and values, a view's path, reasons and
+/// (SPEC §9.19): a cause's request, an attribute's name and values, a view's path, reasons and
 /// evaluation order, an effect's kind and subject.
 public struct ExplainNode: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable {

@@ -34,7 +34,8 @@ public enum Methods {
         InitializeRequest.self, SchemaTypesRequest.self, SchemaRegisterRequest.self, GraphGetRequest.self,
         GraphSetRequest.self, GraphCallRequest.self, GraphTransactionRequest.self, ViewMountRequest.self,
         ViewUnmountRequest.self, ViewProvideRequest.self, ViewTreeRequest.self, WatchRequest.self, UnwatchRequest.self,
-        ShutdownRequest.self, DiscoverRequest.self, GraphExplainRequest.self,
+        ShutdownRequest.self, DiscoverRequest.self, ViewDependenciesRequest.self, GraphReadersRequest.self,
+        ViewEnvironmentRequest.self, GraphExplainRequest.self,
     ]
 
     /// Every method name, for `rpc.discover` checks and completion.

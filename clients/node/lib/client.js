@@ -600,6 +600,12 @@ const REQUESTS = Object.freeze({
   unmount: (path, options) => alone(ops.unmount(path), options),
   /** `view/provide` with `{environmentObjects?, observables?, environment?, withdraw?}` → `{version}`. */
   provide: (path, provision, options) => alone(ops.provide(path, provision), options),
+  /** `view/dependencies` → `{path, dependencies, version}`: what the view's last evaluation read, with reasons. */
+  dependencies: (path, options) => ['view/dependencies', { path }, options],
+  /** `graph/readers` → `{readers, version}`: the views a change of the key path would evaluate, parents first. */
+  readers: (path, options) => ['graph/readers', { path }, options],
+  /** `view/environment` → `{path, environmentObjects, observables, environment, version}`, each with its provider. */
+  environment: (path, options) => ['view/environment', { path }, options],
   /** `rpc.discover` → the OpenRPC document. */
   discover: (options) => ['rpc.discover', {}, options],
   /** `graph/explain` → the cause and effect of commit `version`: `{version, cause, nodes, edges}`. */

@@ -151,6 +151,7 @@ test('mount, provide, tree and unmount', needsDaemon, async (t) => {
   assert.deepEqual(checkout.objects, { cart: 'Cart#4' });
   const { root } = await client.tree('/App/Level1');
   assert.deepEqual(root.provides.environmentObjects, { Cart: 'Cart#4' });
+  assert.deepEqual([root.evaluations, root.lastEvaluated], [1, 2]);
   assert.deepEqual(root.children.map((child) => child.path), ['/App/Level1/Checkout']);
   assert.equal((await client.tree()).root.path, '/App');
   const { version } = await client.unmount('/App/Level1');
@@ -198,6 +199,42 @@ test('discover returns the OpenRPC document', needsDaemon, async (t) => {
   const document = await client.discover();
   assert.equal(document.openrpc, '1.3.2');
   assert.ok(document.methods.some((method) => method.name === 'graph/set'));
+});
+
+test('dependencies, readers and environment say why a view re-renders', needsDaemon, async (t) => {
+  const client = await clientFor(t, await daemonFor(t));
+  await client.mount({
+    parent: '/App', name: 'Shop', stateObjects: { cart: { type: 'Cart' } }, environment: { login: { type: 'Login' } },
+    provide: { environmentObjects: ['cart'] }, body: ['{login.isValidEmail}'],
+  });
+  await client.mount({ parent: '/App/Shop', name: 'CartList', environmentObjects: { cart: 'Cart' }, body: ['{cart.items}'] });
+  const { dependencies } = await client.dependencies('/App/Shop');
+  assert.deepEqual(dependencies, [
+    { kind: 'object', object: 'Cart#4', type: 'Cart', reasons: ['_cart'] },
+    { kind: 'property', path: 'Login#3.email', object: 'Login#3', property: 'email', reasons: ['login.email'] },
+  ]);
+  assert.deepEqual((await client.readers('login.isValidEmail')).readers, [{ view: '/App/Shop', reasons: ['login.email'] }]);
+  assert.deepEqual((await client.readers('/App/Shop.cart.items')).readers.map((reader) => reader.view), ['/App/Shop', '/App/Shop/CartList']);
+  const environment = await client.environment('/App/Shop/CartList');
+  assert.deepEqual(environment.environmentObjects, [{ type: 'Cart', object: 'Cart#4', provider: '/App/Shop' }]);
+  assert.deepEqual(environment.environment.find((entry) => entry.key === 'colorScheme'), { key: 'colorScheme', value: 'light', provider: null });
+  await assert.rejects(client.readers('login.nope'), { kind: 'UnknownPath' });
+});
+
+test('dependencies, readers and environment never show a secure value', needsDaemon, async (t) => {
+  const client = await clientFor(t, await daemonFor(t));
+  await client.set('login.password', 'hunter2-node');
+  await client.set('session.token', 'token-node-42');
+  await client.mount({
+    parent: '/App', name: 'Secrets', environment: { login: { type: 'Login' }, session: { type: 'Session' } },
+    body: ['{login.password} {session.token}'],
+  });
+  const answers = JSON.stringify([
+    await client.dependencies('/App/Secrets'), await client.readers('login.password'), await client.readers('session.token'),
+    await client.environment('/App/Secrets'),
+  ]);
+  assert.ok(!answers.includes('hunter2-node') && !answers.includes('token-node-42'), answers);
+  assert.deepEqual((await client.readers('session.token')).readers, [{ view: '/App/Secrets', reasons: ['session.token'] }]);
 });
 
 test('request sends any method, with options', needsDaemon, async (t) => {

@@ -159,6 +159,7 @@ def test_unmount_and_tree(client: milieu.Client) -> None:
     assert [child["path"] for child in root["children"]] == ["/App/ParentView"]
     row = client.tree("/App/ParentView")["root"]["children"][0]
     assert row["bindings"] == {"isOn": {"source": "/App/ParentView.isOn", "value": False}}
+    assert (row["evaluations"], row["lastEvaluated"]) == (1, 3)
     assert client.unmount("/App/ParentView") == {"version": 4}
     assert client.tree()["root"]["children"] == []
 
@@ -241,6 +242,54 @@ def test_watch_since_version_replays(client: milieu.Client) -> None:
     change = watch.next(timeout=5)
     assert isinstance(change, milieu.DidChange) and change.version == 2
     assert change.changes == (milieu.Change("theme.colorScheme", "dark"),)
+
+
+def test_dependencies_readers_and_environment_say_why(client: milieu.Client) -> None:
+    client.mount(
+        parent="/App",
+        name="Shop",
+        state_objects={"cart": {"type": "Cart"}},
+        state={"note": ""},
+        environment={"login": {"type": "Login"}},
+        provide={"environmentObjects": ["cart"], "environment": {"colorScheme": "dark"}},
+        body=["{note} {login.isValidEmail}"],
+    )
+    client.mount(parent="/App/Shop", name="CartList", environment_objects={"cart": "Cart"}, body=["{cart.items}"])
+    deps = client.dependencies("/App/Shop")
+    assert deps["path"] == "/App/Shop" and deps["version"] == 3
+    assert [(d["kind"], d["reasons"]) for d in deps["dependencies"]] == [
+        ("state", ["_note"]),
+        ("object", ["_cart"]),
+        ("property", ["login.email"]),
+    ]
+    assert deps["dependencies"][2]["path"] == "Login#3.email"
+    assert client.readers("login.isValidEmail")["readers"] == [{"view": "/App/Shop", "reasons": ["login.email"]}]
+    assert [r["view"] for r in client.readers("/App/Shop.cart.items")["readers"]] == ["/App/Shop", "/App/Shop/CartList"]
+    env = client.environment("/App/Shop/CartList")
+    assert env["environmentObjects"] == [{"type": "Cart", "object": "Cart#4", "provider": "/App/Shop"}]
+    assert {"key": "colorScheme", "value": "dark", "provider": "/App/Shop"} in env["environment"]
+    with pytest.raises(milieu.UnknownPath):
+        client.readers("login.nope")
+
+
+def test_see_why_never_shows_a_secure_value(client: milieu.Client) -> None:
+    client.set("login.password", "hunter2-python")
+    client.set("session.token", "token-python-42")
+    client.mount(
+        parent="/App",
+        name="Secrets",
+        environment={"login": {"type": "Login"}, "session": {"type": "Session"}},
+        body=["{login.password} {session.token}"],
+    )
+    answers = [
+        client.dependencies("/App/Secrets"),
+        client.readers("login.password"),
+        client.readers("session.token"),
+        client.environment("/App/Secrets"),
+    ]
+    text = repr(answers)
+    assert "hunter2-python" not in text and "token-python-42" not in text
+    assert answers[1]["readers"] == [{"view": "/App/Secrets", "reasons": ["login.password"]}]
 
 
 def test_discover(client: milieu.Client) -> None:

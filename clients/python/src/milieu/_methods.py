@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Sequence, 
 from . import ops
 from ._core import Call, Connection, Plan, W, WatchState, initialize_params, names
 from .results import (
-    CallResult, ExplainResult, InitializeResult, MountResult, PageNode, RegisterResult, TransactionResult, TreePage, TreeResult,
-    TypesResult, VersionResult, ViewNode,
+    CallResult, DependenciesResult, EnvironmentResult, ExplainResult, InitializeResult, MountResult, PageNode,
+    ReadersResult, RegisterResult, TransactionResult, TreePage, TreeResult, TypesResult, VersionResult, ViewNode,
 )
 
 if TYPE_CHECKING:  # typing_extensions is needed by type checkers only, not at run time
@@ -185,6 +185,27 @@ def tree(
         if cursor is None:
             return {"root": assemble_tree(nodes), "version": page["version"]}
         params = {"cursor": cursor, "limit": page_size}
+
+
+def dependencies(core: Connection[Any], path: str, *, timeout: float | None = None) -> Plan[DependenciesResult]:
+    """``view/dependencies``: what the last body evaluation of the view at ``path`` read, each
+    with the reasons a change to it gives (SPEC §9.16)."""
+    result: DependenciesResult = yield Call("view/dependencies", {"path": path}, timeout)
+    return result
+
+
+def readers(core: Connection[Any], path: str, *, timeout: float | None = None) -> Plan[ReadersResult]:
+    """``graph/readers``: the views a change of the key path ``path`` would evaluate again, with
+    their reasons, parents first (SPEC §9.17)."""
+    result: ReadersResult = yield Call("graph/readers", {"path": path}, timeout)
+    return result
+
+
+def environment(core: Connection[Any], path: str, *, timeout: float | None = None) -> Plan[EnvironmentResult]:
+    """``view/environment``: the environment objects, observables and values the view at
+    ``path`` sees, each with the view that provides it (SPEC §9.18)."""
+    result: EnvironmentResult = yield Call("view/environment", {"path": path}, timeout)
+    return result
 
 
 def assemble_tree(nodes: Sequence[PageNode]) -> ViewNode:

@@ -80,6 +80,8 @@ class ViewSnapshot(_ViewId):
     path: str
     name: str
     version: int
+    evaluations: int
+    lastEvaluated: int
     inputs: Dict[str, Any]
     state: Dict[str, Any]
     bindings: Dict[str, Dict[str, Any]]
@@ -128,6 +130,76 @@ class TreePage(_NextCursor):
     ``nextCursor`` unless it is the last page."""
 
     nodes: List[PageNode]
+    version: int
+
+
+class _DependencyPlace(TypedDict, total=False):
+    path: str
+    object: str
+    property: str
+    view: str
+    variable: str
+    type: str
+    key: str
+    provider: Optional[str]
+
+
+class ViewDependency(_DependencyPlace):
+    """One thing a view's last evaluation read (SPEC §9.16), by ``kind``: ``property``
+    (``path``, ``object``, ``property``), ``state`` (``path``, ``view``, ``variable``), ``object``
+    (``object``, ``type``: a held ``ObservableObject``) or ``environment`` (``key``, ``provider``,
+    ``None`` for the default); ``reasons`` as ``view/didUpdate`` would give them."""
+
+    kind: str
+    reasons: List[str]
+
+
+class DependenciesResult(TypedDict):
+    """``view/dependencies``: the view's path and what its last evaluation read, in order."""
+
+    path: str
+    dependencies: List[ViewDependency]
+    version: int
+
+
+class ViewReader(TypedDict):
+    """A view a change would evaluate again, and the reasons it would give."""
+
+    view: str
+    reasons: List[str]
+
+
+class ReadersResult(TypedDict):
+    """``graph/readers``: the views a change of the key path would evaluate, parents first."""
+
+    readers: List[ViewReader]
+    version: int
+
+
+class ProvidedObject(TypedDict):
+    """An object in a view's environment and the nearest view that provides it."""
+
+    type: str
+    object: str
+    provider: str
+
+
+class EnvironmentEntry(TypedDict):
+    """An environment key's value for a view, and who provides it (``None``: the default)."""
+
+    key: str
+    value: Any
+    provider: Optional[str]
+
+
+class EnvironmentResult(TypedDict):
+    """``view/environment``: the objects in both environment slots, by type, and every
+    environment key, by name, each with its provider (SPEC §9.18)."""
+
+    path: str
+    environmentObjects: List[ProvidedObject]
+    observables: List[ProvidedObject]
+    environment: List[EnvironmentEntry]
     version: int
 
 
