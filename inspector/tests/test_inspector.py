@@ -100,23 +100,34 @@ def test_a_write_flashes_each_view_it_re_renders_with_its_reasons(page: WebDrive
         assert "v4 ↻ /App/Greeting _count" in activity and "/App/Greeting.count = 5" in activity
 
 
-def test_evaluation_counts_are_shown_when_the_tree_carries_them(page: WebDriver, daemon: Daemon) -> None:
-    # This daemon's view/tree has no counts yet; the page is given them as a daemon that has
-    # them would send them, by wrapping its fetch, and must show and advance them.
-    page.execute_script("""
-        const plain = window.fetch;
-        window.fetch = async (url, options) => {
-          const response = await plain(url, options);
-          if (JSON.parse(options.body).method !== 'view/tree') return response;
-          const answer = await response.json();
-          for (const node of answer.result.nodes) { node.evaluations = 1; node.lastEvaluated = node.version; }
-          return new Response(JSON.stringify(answer));
-        };""")
+def test_evaluation_counts_are_shown_and_advance(page: WebDriver, daemon: Daemon) -> None:
     with daemon.client() as client:
         client.mount(GREETING)
         until(page, lambda: "evaluated 1×, last v2" in row(page, "/App/Greeting").text)
         client.set("/App/Greeting.count", 1)
         until(page, lambda: "evaluated 2×, last v3" in row(page, "/App/Greeting").text)
+
+
+def test_clicking_a_version_shows_its_cause_and_effect(page: WebDriver, daemon: Daemon) -> None:
+    with daemon.client() as client:
+        client.mount(GREETING)
+        client.mount({"parent": "/App/Greeting", "name": "Row", "inputs": {"n": {"$parent": "count"}}, "body": ["n = {n}"]})
+        until(page, lambda: page.find_elements("css selector", '[data-path="/App/Greeting/Row"]'))
+        version = client.set("/App/Greeting.count", 5)["version"]
+        entry = until(page, lambda: next(
+            (item for item in page.find_elements("css selector", "#activity li[data-version]")
+             if item.get_attribute("data-version") == str(version) and "↻ /App/Greeting " in item.text), None))
+        entry.click()
+        until(page, lambda: "↻ /App/Greeting/Row" in page.find_element("id", "explanation").text)
+        text = page.find_element("id", "explanation").text
+        assert f"v{version} graph/set /App/Greeting.count" in text
+        assert "✎ /App/Greeting.count" in text and "→ 5" in text
+        assert "↻ /App/Greeting _count #0" in text and "↻ /App/Greeting/Row @self #1" in text
+        # A version typed in, and one the daemon has not reached.
+        page.find_element("id", "explain-version").clear()
+        page.find_element("id", "explain-version").send_keys(f"v{version + 50}")
+        page.find_element("css selector", "#explain-form button").click()
+        until(page, lambda: "InvalidParams" in page.find_element("id", "explanation").text)
 
 
 def test_the_form_writes_and_calls_into_the_daemon(page: WebDriver, daemon: Daemon) -> None:
