@@ -2,7 +2,8 @@ import MilieuJSON
 import MilieuProtocol
 
 /// Pictures of what the daemon tells, as Graphviz DOT (rendered with `dot -Tsvg`): the view tree
-/// with what ties its views and objects together, and a commit's cause and effect. Each edge is
+/// with what ties its views and objects together, a view's environment scope, and a commit's
+/// cause and effect. Each edge is
 /// styled by its kind, and every node and edge carries a `class` naming its kind, so a drawing
 /// can be read, and checked, without its layout.
 public enum Graphviz {
@@ -87,6 +88,45 @@ public enum Graphviz {
             case .caused: attributes["style"] = "dotted"
             }
             graph.edge(edge.from, edge.to, label: edge.reason, attributes: attributes)
+        }
+        return graph.text
+    }
+
+    /// What a view's environment holds (`view/environment`): each object in it, from the
+    /// ancestor that provides it (`.environmentObject` dotted, `.environment(object)` dashed), and
+    /// each environment value some view provides; the keys at their defaults are one note.
+    public static func environment(_ result: ViewEnvironmentRequest.Result) -> String {
+        var graph = DOTGraph(name: "environment")
+        let view = result.path
+        graph.node(view, label: view, attributes: ["shape": "box", "style": "rounded,bold", "class": "view"])
+        func provider(_ path: String) {
+            graph.node(path, label: path, attributes: ["shape": "box", "style": "rounded", "class": "provider"])
+        }
+        let slots = [("environmentObject", result.scope.environmentObjects), ("environment", result.scope.observables)]
+        for (slot, objects) in slots {
+            for provided in objects {
+                provider(provided.provider)
+                graph.node(provided.object, label: "\(provided.object)\n\(provided.type)", attributes: ["shape": "ellipse", "class": "object"])
+                let style = slot == "environmentObject" ? "dotted" : "dashed"
+                graph.edge(provided.provider, provided.object, label: slot, attributes: ["style": style, "class": "provides"])
+                graph.edge(provided.object, view, label: provided.type, attributes: ["class": "visible"])
+            }
+        }
+        var defaults: [String] = []
+        for value in result.scope.environment {
+            guard let by = value.provider else {
+                defaults.append("\(value.key) = \(value.value.jsonText)")
+                continue
+            }
+            provider(by)
+            let id = "\(by) \\.\(value.key)"
+            graph.node(id, label: "\\.\(value.key) = \(value.value.jsonText)", attributes: ["shape": "note", "class": "value"])
+            graph.edge(by, id, label: nil, attributes: ["style": "dashed", "class": "provides"])
+            graph.edge(id, view, label: nil, attributes: ["class": "visible"])
+        }
+        if !defaults.isEmpty {
+            graph.node("defaults", label: "defaults\n" + defaults.joined(separator: "\n"), attributes: ["shape": "note", "class": "defaults"])
+            graph.edge("defaults", view, label: nil, attributes: ["style": "dotted", "class": "visible"])
         }
         return graph.text
     }

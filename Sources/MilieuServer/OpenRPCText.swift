@@ -4214,6 +4214,11 @@ extension OpenRPCDocument {
               ],
               "additionalProperties": false
             }
+          },
+          "moreOps": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "How many more ops the transaction had than ops lists: the daemon keeps the first 16."
           }
         },
         "required": [
@@ -4336,6 +4341,10 @@ extension OpenRPCDocument {
           },
           "message": {
             "type": "string"
+          },
+          "moreOps": {
+            "type": "integer",
+            "minimum": 1
           }
         },
         "required": [

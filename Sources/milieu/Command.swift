@@ -19,8 +19,8 @@ enum Command: Equatable {
     case dependencies(path: String)
     /// `graph/readers` of a key path.
     case readers(path: String)
-    /// `view/environment` of a view.
-    case environment(path: String)
+    /// `view/environment` of a view, as text or drawn.
+    case environment(path: String, picture: Picture?)
     /// No targets and no lifecycle: list the watches.
     case watch(targets: [String], lifecycle: Bool)
     /// No numbers: every watch.
@@ -102,7 +102,14 @@ extension Command {
                 path: path, version: try arguments.optionalWord().map { word throws(CommandError) in try arguments.version(word) })
         case "deps": command = .dependencies(path: try arguments.word("a view path"))
         case "readers": command = .readers(path: try arguments.word("a key path"))
-        case "env": command = .environment(path: try arguments.word("a view path"))
+        case "env":
+            var path: String?
+            var picture: Picture?
+            while let word = arguments.optionalWord() {
+                if let drawn = try arguments.picture(word) { picture = drawn } else { path = word }
+            }
+            guard let path else { throw arguments.failure("env needs a view path") }
+            command = .environment(path: path, picture: picture)
         case "watch":
             var targets: [String] = []
             var lifecycle = false

@@ -104,11 +104,13 @@ enum CommandCatalog {
                   readers login.email        readers login.isValidEmail        readers /App/ParentView.isOn
                 """, kinds: [.keyPath]),
         CommandSpec(
-            name: "env", arguments: "<path>", summary: "what a view's environment holds, and which view provides each",
+            name: "env", arguments: "<path> [--dot | --svg <file> | --png <file>]",
+            summary: "what a view's environment holds, and which view provides each",
             details: """
                 Objects from .environmentObject and .environment(object), by type, and every
-                environment value: the nearest provider's, or the default.
-                  env /App/CartScreen/CartList        env /App
+                environment value: the nearest provider's, or the default. --dot, --svg and --png
+                draw it as tree does: each object and value from the ancestor that provides it.
+                  env /App/CartScreen/CartList        env /App        env /App/Shop --svg env.svg
                 """, kinds: [.viewPath]),
         CommandSpec(
             name: "watch", arguments: "[--lifecycle] <keypath or view path>...",

@@ -75,7 +75,8 @@ struct ExplainRenderer {
 
     private func cause(_ cause: CommitCause?) -> String {
         guard let cause else { return style.dim("(cause unknown: read back from the log, or the scene's load)") }
-        let targets = cause.operations.compactMap(\.path).joined(separator: ", ")
+        let more = cause.moreOperations > 0 ? ["and \(cause.moreOperations) more"] : []
+        let targets = (cause.operations.compactMap(\.path) + more).joined(separator: ", ")
         let who = ["connection \(cause.connection)", cause.pid.map { "pid \($0)" }, cause.client].compactMap { $0 }.joined(separator: ", ")
         return "\(cause.method)\(targets.isEmpty ? "" : " " + targets)  \(style.dim("(\(who))"))"
     }

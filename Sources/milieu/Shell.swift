@@ -75,9 +75,11 @@ final class Shell {
         case .readers(let path):
             let result = try link.request(GraphReadersRequest(path: path))
             return .success(text: SeeWhyRenderer(style: style).readers(result, of: path), result: result.wire)
-        case .environment(let path):
+        case .environment(let path, let picture):
             let result = try link.request(ViewEnvironmentRequest(path: path))
-            return .success(text: SeeWhyRenderer(style: style).environment(result), result: result.wire)
+            guard let picture else { return .success(text: SeeWhyRenderer(style: style).environment(result), result: result.wire) }
+            let source = Graphviz.environment(result)
+            return .success(text: try picture.output(source), result: ["dot": .string(source)])
         case .watch(let targets, let lifecycle):
             guard !targets.isEmpty || lifecycle else {
                 let records = link.watches.records

@@ -110,4 +110,21 @@ import Testing
         #expect(String(decoding: try render(Graphviz.explanation(explained), as: "svg"), as: UTF8.self).contains("<svg"))
         #expect(edges == [["cause", "a0", "wrote"], ["a0", "v0", "invalidated"], ["v0", "v1", "parent"], ["v1", "e0", "caused"]])
     }
+
+    @Test func anEnvironmentScopeShowsEachObjectAndValueFromItsProvider() throws {
+        let scope = EnvironmentScope(
+            environmentObjects: [.init(type: "Cart", object: "Cart#4", provider: "/App/Shop")],
+            observables: [.init(type: "Login", object: "Login#3", provider: "/App")],
+            environment: [.init(key: "colorScheme", value: "dark", provider: "/App/Shop"), .init(key: "locale", value: "en_US", provider: nil)])
+        let result = ViewEnvironmentRequest.Result(path: "/App/Shop/CartList", scope: scope, version: 3)
+        let (nodes, edges) = try parsed(Graphviz.environment(result))
+        #expect(nodes["/App/Shop/CartList"] == "view" && nodes["/App/Shop"] == "provider" && nodes["/App"] == "provider")
+        #expect(nodes["Cart#4"] == "object" && nodes["Login#3"] == "object" && nodes["defaults"] == "defaults")
+        #expect(
+            Set(edges) == [
+                ["/App/Shop", "Cart#4", "provides"], ["Cart#4", "/App/Shop/CartList", "visible"], ["/App", "Login#3", "provides"],
+                ["Login#3", "/App/Shop/CartList", "visible"], ["/App/Shop", "/App/Shop \\.colorScheme", "provides"],
+                ["/App/Shop \\.colorScheme", "/App/Shop/CartList", "visible"], ["defaults", "/App/Shop/CartList", "visible"],
+            ])
+    }
 }

@@ -31,7 +31,8 @@ struct CommandParsingTests {
     @Test func depsReadersAndEnvTakeOnePath() throws {
         #expect(try Command.parse("deps /App/Shop") == .dependencies(path: "/App/Shop"))
         #expect(try Command.parse("readers login.isValidEmail") == .readers(path: "login.isValidEmail"))
-        #expect(try Command.parse("env /App/Shop/CartList") == .environment(path: "/App/Shop/CartList"))
+        #expect(try Command.parse("env /App/Shop/CartList") == .environment(path: "/App/Shop/CartList", picture: nil))
+        #expect(try Command.parse("env /App --dot") == .environment(path: "/App", picture: .dot))
         #expect(throws: CommandError.self) { try Command.parse("deps") }
         #expect(throws: CommandError.self) { try Command.parse("readers a b") }
     }

@@ -106,4 +106,15 @@ import Testing
         #expect(try call(embedded, client, "graph/explain", ["version": 99])["error"]?["code"] == -32602)
         #expect(try call(embedded, client, "graph/explain", ["version": 4])["result"]?["version"] == 4)
     }
+
+    @Test func aLargeTransactionKeepsTheFirstSixteenOpsOfItsCause() throws {
+        let embedded = try EmbeddedServer()
+        let client = embedded.connect()
+        let ops: [JSON] = (0..<40).map { n in ["method": "view/mount", "params": ["parent": "/App", "name": "Row", "id": .int(n)]] }
+        let version = try #require(try call(embedded, client, "graph/transaction", ["ops": .array(ops)])["result"]?["version"])
+        let cause = try #require(try call(embedded, client, "graph/explain", ["version": version])["result"]?["cause"])
+        #expect(cause["ops"]?.arrayValue?.count == StoredCause.keptOperations)
+        #expect(cause["ops"]?.arrayValue?.first == ["method": "view/mount", "path": "/App/Row"])
+        #expect(cause["moreOps"] == .int(40 - StoredCause.keptOperations))
+    }
 }

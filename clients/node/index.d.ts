@@ -292,6 +292,8 @@ export interface CommitCause {
   pid?: number;
   client?: string;
   ops: { method: string; path?: string }[];
+  /** How many more ops a transaction had than `ops` lists (the daemon keeps the first 16). */
+  moreOps?: number;
 }
 
 /** A node of a commit's cause-and-effect graph: `id`, `kind` and the members of its kind (SPEC §9.19). */

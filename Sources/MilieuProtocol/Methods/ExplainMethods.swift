@@ -74,13 +74,16 @@ public struct CommitCause: Sendable, Equatable {
     /// The `client.name` it gave in `initialize`, if it did.
     public var client: String?
     public var operations: [Operation]
+    /// How many more ops a transaction had than `operations` lists (the daemon keeps the first 16).
+    public var moreOperations: Int
 
-    public init(method: String, connection: Int, pid: Int?, client: String?, operations: [Operation]) {
+    public init(method: String, connection: Int, pid: Int?, client: String?, operations: [Operation], moreOperations: Int = 0) {
         self.method = method
         self.connection = connection
         self.pid = pid
         self.client = client
         self.operations = operations
+        self.moreOperations = moreOperations
     }
 
     public var wire: JSON {
@@ -93,6 +96,7 @@ public struct CommitCause: Sendable, Equatable {
                 entry.set("path", op.path.map(JSON.string))
                 return .object(entry)
             })
+        if moreOperations > 0 { object["moreOps"] = .int(moreOperations) }
         return .object(object)
     }
 
@@ -107,7 +111,7 @@ public struct CommitCause: Sendable, Equatable {
         }
         self.init(
             method: method, connection: connection, pid: wire["pid"]?.intValue, client: wire["client"]?.stringValue,
-            operations: operations)
+            operations: operations, moreOperations: wire["moreOps"]?.intValue ?? 0)
     }
 }
 

@@ -223,13 +223,15 @@ class RegisterResult(TypedDict):
 class CommitCause(TypedDict, total=False):
     """What made a commit (``graph/explain``): the request's ``method``, its ``connection``, the
     peer's ``pid`` and ``client`` name, and what each operation named (``ops``: ``method``,
-    ``path``); ``method`` is ``connection/closed`` for a close that unmounted views."""
+    ``path``; of a transaction the first 16, ``moreOps`` counting the rest); ``method`` is
+    ``connection/closed`` for a close that unmounted views."""
 
     method: str
     connection: int
     pid: int
     client: str
     ops: List[Dict[str, str]]
+    moreOps: int
 
 
 class ExplainResult(TypedDict):
