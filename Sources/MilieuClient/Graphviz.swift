@@ -106,7 +106,8 @@ public enum Graphviz {
         for (slot, objects) in slots {
             for provided in objects {
                 provider(provided.provider)
-                graph.node(provided.object, label: "\(provided.object)\n\(provided.type)", attributes: ["shape": "ellipse", "class": "object"])
+                graph.node(
+                    provided.object, label: "\(provided.object)\n\(provided.type)", attributes: ["shape": "ellipse", "class": "object"])
                 let style = slot == "environmentObject" ? "dotted" : "dashed"
                 graph.edge(provided.provider, provided.object, label: slot, attributes: ["style": style, "class": "provides"])
                 graph.edge(provided.object, view, label: provided.type, attributes: ["class": "visible"])
@@ -125,7 +126,8 @@ public enum Graphviz {
             graph.edge(id, view, label: nil, attributes: ["class": "visible"])
         }
         if !defaults.isEmpty {
-            graph.node("defaults", label: "defaults\n" + defaults.joined(separator: "\n"), attributes: ["shape": "note", "class": "defaults"])
+            graph.node(
+                "defaults", label: "defaults\n" + defaults.joined(separator: "\n"), attributes: ["shape": "note", "class": "defaults"])
             graph.edge("defaults", view, label: nil, attributes: ["style": "dotted", "class": "visible"])
         }
         return graph.text

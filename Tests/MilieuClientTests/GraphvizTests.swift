@@ -115,7 +115,9 @@ import Testing
         let scope = EnvironmentScope(
             environmentObjects: [.init(type: "Cart", object: "Cart#4", provider: "/App/Shop")],
             observables: [.init(type: "Login", object: "Login#3", provider: "/App")],
-            environment: [.init(key: "colorScheme", value: "dark", provider: "/App/Shop"), .init(key: "locale", value: "en_US", provider: nil)])
+            environment: [
+                .init(key: "colorScheme", value: "dark", provider: "/App/Shop"), .init(key: "locale", value: "en_US", provider: nil),
+            ])
         let result = ViewEnvironmentRequest.Result(path: "/App/Shop/CartList", scope: scope, version: 3)
         let (nodes, edges) = try parsed(Graphviz.environment(result))
         #expect(nodes["/App/Shop/CartList"] == "view" && nodes["/App/Shop"] == "provider" && nodes["/App"] == "provider")
