@@ -160,6 +160,9 @@ def test_selecting_a_view_shows_its_state_objects_and_body(page: WebDriver, daem
         until(page, lambda: "session: Session#1 (Session, environment)" in page.find_element("id", "details").text)
         details = page.find_element("id", "details").text
         assert "/App/Greeting" in details and "count 0" in details and "token <redacted>" in details
+        until(page, lambda: "Session#1 (.environment) from /App" in page.find_element("id", "details").text)
+        details = page.find_element("id", "details").text
+        assert "Session#1.user session.user" in details and "/App/Greeting.count _count" in details
         row(page, "/App").click()
         until(page, lambda: "login: Login#3 (Login, state)" in page.find_element("id", "details").text)
         assert "password <redacted>" in page.find_element("id", "details").text
