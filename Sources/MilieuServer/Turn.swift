@@ -32,7 +32,7 @@ struct Turn {
         let ids: Int
     }
 
-    var responses = JSONWriter(capacity: 1 << 16)
+    var responses = JSONWriter()
     var followUps = JSONWriter(capacity: 0)
     var commits: [Commit] = []
     /// What made each commit, beside it (`graph/explain`).
