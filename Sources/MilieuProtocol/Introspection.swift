@@ -4,7 +4,7 @@ import MilieuJSON
 /// (`view/dependencies`, SPEC §9.16). Names places, never values: nothing secure can show.
 public struct ViewDependency: Sendable, Equatable {
     /// What was read.
-    public enum Source: Sendable, Equatable {
+    public enum Source: Sendable, Hashable {
         /// A stored property of an object, read through an `@Observable` object or a binding:
         /// its key path from the object (`Login#3.email`).
         case property(object: String, property: String)

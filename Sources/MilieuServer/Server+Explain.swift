@@ -31,7 +31,7 @@ extension Server {
 struct ExplainGraphBuilder {
     private(set) var nodes: [ExplainNode] = []
     private(set) var edges: [ExplainEdge] = []
-    private var attributes: [Attribute: String] = [:]
+    private var attributes: [ViewDependency.Source: String] = [:]
     /// What views provide to their subtrees that changed, by the providing view's path.
     private var provided: [String: String] = [:]
     /// Evaluated views by path, with their reasons.
@@ -127,7 +127,7 @@ struct ExplainGraphBuilder {
 
     /// Adds an attribute node the cause wrote; returns its id.
     @discardableResult
-    private mutating func addAttribute(_ attribute: Attribute, _ detail: JSONObject) -> String {
+    private mutating func addAttribute(_ attribute: ViewDependency.Source, _ detail: JSONObject) -> String {
         let id = addNode(detail)
         attributes[attribute] = id
         return id
@@ -142,13 +142,13 @@ struct ExplainGraphBuilder {
 
     /// The detail of an attribute no change of the commit names: an object's `objectWillChange`,
     /// an environment value.
-    private static func detail(of attribute: Attribute) -> JSONObject {
+    private static func detail(of attribute: ViewDependency.Source) -> JSONObject {
         switch attribute {
         case .property(let object, let property):
             ["attribute": "property", "object": .string(object), "property": .string(property), "path": .string(object + "." + property)]
         case .state(let view, let variable): ["attribute": "state", "view": .string(view), "variable": .string(variable)]
-        case .object(let object): ["attribute": "objectWillChange", "object": .string(object)]
-        case .environment(let provider, let key):
+        case .object(let object, let type): ["attribute": "objectWillChange", "object": .string(object), "type": .string(type)]
+        case .environment(let key, let provider):
             ["attribute": "environment", "key": .string(key), "provider": provider.map(JSON.string) ?? .null]
         }
     }

@@ -36,7 +36,10 @@ import Testing
         let mounted = try graph.mount(["parent": "/App", "name": "Shop", "stateObjects": ["cart": ["type": "Cart"]]])
         let cart = try #require(mounted.view?.objects.first?.object)
         let commit = try graph.call("/App/Shop.cart.add", ["apple"])
-        #expect(commit.invalidations == [Invalidation(view: "/App/Shop", reason: "_cart", source: .attribute(.object(cart)))])
+        #expect(
+            commit.invalidations == [
+                Invalidation(view: "/App/Shop", reason: "_cart", source: .attribute(.object(object: cart, type: "Cart")))
+            ])
     }
 
     @Test func aChangeOfWhatAViewProvidesNamesTheProvider() throws {

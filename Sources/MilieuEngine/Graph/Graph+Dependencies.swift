@@ -78,8 +78,9 @@ extension Graph {
         return record.type.model.style == .observableObject ? [location, .object(record.serial)] : [location]
     }
 
-    /// A dependency as the protocol names it; nil for a place that is gone.
-    private func source(of dependency: Dependency) -> ViewDependency.Source? {
+    /// A dependency as the protocol names it (`view/dependencies`, `graph/explain`); nil for a
+    /// place that is gone.
+    func source(of dependency: Dependency) -> ViewDependency.Source? {
         switch dependency {
         case .location(.property(let id, let slot)):
             guard let record = objects[id] else { return nil }
