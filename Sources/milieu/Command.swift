@@ -233,14 +233,17 @@ enum ArgumentScanner {
         return words
     }
 
-    /// Parses JSON text, with a hint when a string's quotes were forgotten.
+    /// Parses JSON text. A bare word — a letter, then letters, digits and `@._-`, which no JSON
+    /// value is — is the string it spells (`set theme.colorScheme dark`); `true`, `false`,
+    /// `null` and numbers stay JSON, and anything else that is not JSON is a mistake.
     static func parse(_ text: String, failure: (String) -> CommandError) throws(CommandError) -> JSON {
         do {
             return try JSON(parsing: text)
         } catch {
-            let bare = text.allSatisfy { $0.isLetter || $0.isNumber || "@._-".contains($0) }
-            let hint = bare ? "; strings need double quotes: \"\(text)\"" : ""
-            throw failure("\(text) is not JSON (\(error))\(hint)")
+            if let first = text.first, first.isLetter, text.allSatisfy({ $0.isLetter || $0.isNumber || "@._-".contains($0) }) {
+                return .string(text)
+            }
+            throw failure("\(text) is not JSON (\(error)); a string with spaces or other signs needs double quotes")
         }
     }
 }

@@ -31,14 +31,15 @@ enum CommandCatalog {
         CommandSpec(
             name: "set", arguments: "<keypath> <json>", summary: "write a property or a @State (through a @Binding, its source)",
             details: """
-                The value is JSON, so strings need double quotes:
-                  set login.email "kim@example.com"        set /App/Container.toggle true
-                  set theme.fontScale 1.5                   set /App/Counter.state.favoritePrimes [2, 3]
+                The value is JSON; a bare word (letters first, no spaces) is the string it spells:
+                  set theme.colorScheme dark               set /App/Container.toggle true
+                  set login.email "kim@example.com"        set theme.fontScale 1.5
+                  set login.email "Kim Lee"                 set /App/Counter.state.favoritePrimes [2, 3]
                 """, kinds: [.keyPath, .json]),
         CommandSpec(
             name: "call", arguments: "<keypath> [<json arg>...]", summary: "run an action with positional JSON arguments",
             details: """
-                  call session.start "kim"        call login.login        call /App/CartScreen.cart.add "apple"
+                  call session.start kim        call login.login        call /App/CartScreen.cart.add "green apple"
                 """, kinds: [.actionPath, .json]),
         CommandSpec(
             name: "mount", arguments: "<json declaration>", summary: "mount a view",

@@ -4,22 +4,30 @@ import MilieuClient
 /// Starts milieud in the background for `--spawn`: in its own session, so that Ctrl-C at
 /// milieu's prompt and the terminal closing leave it running; its log goes to a file.
 enum DaemonSpawner {
-    /// The daemon binary: $MILIEUD, else milieud beside this executable, else milieud on PATH.
-    static func binary(environment: [String: String]) -> String {
+    /// The daemon binary: $MILIEUD, else milieud beside this executable, else milieud on PATH;
+    /// nil when there is none.
+    static func binary(environment: [String: String]) -> String? {
         if let path = environment["MILIEUD"], !path.isEmpty { return path }
-        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("milieud").path
+        let beside = besideThisExecutable
         if FileManager.default.isExecutableFile(atPath: beside) { return beside }
         let directories = (environment["PATH"] ?? "").split(separator: ":")
-        for directory in directories where FileManager.default.isExecutableFile(atPath: "\(directory)/milieud") {
-            return "\(directory)/milieud"
-        }
-        return "milieud"
+        return directories.map { "\($0)/milieud" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    private static var besideThisExecutable: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("milieud").path
     }
 
     /// Starts the daemon on `socketPath` and waits until it answers; returns a sentence
     /// saying what was started, or throws one saying why not.
     static func spawn(socketPath: String, environment: [String: String]) throws(MilieuClientError) -> String {
-        let binary = binary(environment: environment)
+        guard let binary = binary(environment: environment) else {
+            // `swift run milieu` builds milieu alone: the likeliest way to get here.
+            throw MilieuClientError(
+                .systemError,
+                "cannot start milieud: there is none beside milieu (\(besideThisExecutable)) or on PATH. Build it with "
+                    + "`swift build --product milieud` (or `./scripts/daemon`), or name one with MILIEUD=/path/to/milieud")
+        }
         let log = logPath(socketPath: socketPath)
         var attributes = posix_spawnattr_t()
         var actions = posix_spawn_file_actions_t()

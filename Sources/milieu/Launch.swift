@@ -21,7 +21,7 @@ enum Launch {
                 return ExitStatus.success
             }
         } catch {
-            FileHandle.standardError.write(Data("milieu: \(error.message)\n\n\(Options.usage)\n".utf8))
+            FileHandle.standardError.write(Data("milieu: \(error.message); milieu --help lists the options\n".utf8))
             return ExitStatus.usage
         }
 

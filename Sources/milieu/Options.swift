@@ -40,7 +40,7 @@ struct Options {
         daemon binary --spawn starts.
         """
 
-    /// A command-line mistake, reported with the usage and exit status 2.
+    /// A command-line mistake, reported in one line with a pointer to --help, and exit status 2.
     struct Mistake: Error {
         let message: String
     }

@@ -112,9 +112,14 @@ enum Options {
         ("--version", "print the version and exit"), ("--help", "print this and exit"),
     ]
 
-    /// The one-line synopsis, shown after a mistake.
+    /// Every option in brackets, wrapped at 90 columns: the first lines of `--help`.
     static var synopsis: String {
-        "usage: milieud " + table.map { "[\($0.spelled)]" }.joined(separator: " ") + " | --version | --help"
+        var lines = ["usage: milieud"]
+        for word in table.map({ "[\($0.spelled)]" }) + ["| --version | --help"] {
+            if lines[lines.count - 1].count + 1 + word.count > 90 { lines.append(String(repeating: " ", count: 14)) }
+            lines[lines.count - 1] += (lines[lines.count - 1].hasSuffix(" ") ? "" : " ") + word
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// The whole `--help` text.
@@ -141,7 +146,7 @@ enum Options {
             return lines.joined(separator: "\n")
         }
         return """
-            usage: milieud [options]
+            \(synopsis)
 
             Serves SwiftUI's data flow over newline-delimited JSON-RPC 2.0 on a Unix socket.
             With no options it starts on the embedded default: /App owns session, theme and

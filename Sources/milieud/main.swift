@@ -39,7 +39,7 @@ do {
     let server = try Server(configuration: configuration, loop: loop)
     try server.run(listener: listener)
 } catch let error as UsageError {
-    fail("\(error.message)\n\(Options.synopsis)\nmilieud --help explains each option.", status: 2)
+    fail("\(error.message); milieud --help explains each option", status: 2)
 } catch let error as TransportError {
     fail("\(error)", status: 1)
 } catch let error as StoreError {

@@ -70,10 +70,19 @@ struct CommandParsingTests {
         #expect(try Command.parse("# set up the cart") == nil)
     }
 
-    @Test func aBareWordWhereJSONIsDueSuggestsQuotes() {
-        let error = #expect(throws: CommandError.self) { try Command.parse("set login.email kim") }
-        #expect(error?.message.hasSuffix(#"strings need double quotes: "kim""#) == true)
-        #expect(error?.usage == "set <keypath> <json>")
+    @Test func aBareWordIsTheStringItSpellsAndJSONStaysJSON() throws {
+        #expect(try Command.parse("set theme.colorScheme dark") == .set(path: "theme.colorScheme", value: "dark"))
+        #expect(try Command.parse("set login.email kim@example.com") == .set(path: "login.email", value: "kim@example.com"))
+        #expect(try Command.parse("call session.start kim") == .call(path: "session.start", arguments: ["kim"]))
+        #expect(try Command.parse("set /App/V.on true") == .set(path: "/App/V.on", value: true))
+        #expect(try Command.parse("set /App/V.n 12") == .set(path: "/App/V.n", value: 12))
+        #expect(try Command.parse(#"set /App/V.s "true""#) == .set(path: "/App/V.s", value: "true"))
+        // Not a word: a mistyped number, or text with spaces or other signs.
+        for line in ["set /App/V.n 1.2.3", "set login.email kim smith", "set /App/V.o {a: 1}"] {
+            let error = #expect(throws: CommandError.self) { try Command.parse(line) }
+            #expect(error?.message.contains("needs double quotes") == true, "\(line)")
+            #expect(error?.usage == "set <keypath> <json>")
+        }
     }
 
     @Test func anUnknownCommandPointsToHelp() {

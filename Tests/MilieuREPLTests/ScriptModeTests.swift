@@ -86,10 +86,21 @@ struct ScriptModeTests {
     @Test func aMistypedCommandFailsWithItsUsage() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }
-        let run = try MilieuRun.run(["--socket", daemon.socketPath, "-c", "set login.email kim"])
+        let run = try MilieuRun.run(["--socket", daemon.socketPath, "-c", "set login.email kim smith"])
         #expect(run.status == 1)
-        #expect(run.stderr.contains(#"strings need double quotes: "kim""#))
+        #expect(run.stderr.contains("needs double quotes"))
         #expect(run.stderr.contains("usage: set <keypath> <json>"))
+    }
+
+    @Test func bareWordsAreStrings() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let run = try MilieuRun.run([
+            "--socket", daemon.socketPath, "-c", "set theme.colorScheme dark", "-c", "call session.start kim", "-c", "get session.user",
+            "-c", "get theme.colorScheme",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.outputLines.suffix(2) == [#""kim""#, #""dark""#])
     }
 
     @Test func jsonModePrintsResultsErrorsAndNotificationsOneObjectPerLine() throws {
@@ -263,11 +274,27 @@ struct ScriptModeTests {
         #expect(!client.isConnected)
     }
 
-    @Test func aMistakeOnTheCommandLineExitsTwoWithTheUsage() throws {
+    @Test func spawnWithNoDaemonBinarySaysHowToBuildOne() throws {
+        let directory = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // milieu alone, as `swift run milieu` builds it: no milieud beside it, none on PATH. A link,
+        // not a copy: a copy's descriptor, open for writing, can leak into a child another test
+        // spawns meanwhile, and the copy then cannot be run (ETXTBSY).
+        let lonely = "\(directory)/milieu"
+        try FileManager.default.createSymbolicLink(atPath: lonely, withDestinationPath: MilieuRun.binary)
+        let environment = ChildProcess.environment(
+            removing: ["MILIEUD", "MILIEU_SOCKET", "NO_COLOR"], adding: ["PATH": "/usr/bin:/bin", "XDG_STATE_HOME": directory])
+        let run = try ChildProcess.run(
+            [lonely, "--socket", "\(directory)/milieu.sock", "--spawn", "-c", "get theme"], environment: environment)
+        #expect(run.status == 3, "\(run.stderr)")
+        #expect(run.stderr.contains("cannot start milieud: there is none beside milieu (\(directory)/milieud) or on PATH"))
+        #expect(run.stderr.contains("swift build --product milieud"))
+    }
+
+    @Test func aMistakeOnTheCommandLineExitsTwoWithOneLineAndWhereToLook() throws {
         let run = try MilieuRun.run(["--sockte", "/tmp/x"])
         #expect(run.status == 2)
-        #expect(run.stderr.contains("unknown option --sockte"))
-        #expect(run.stderr.contains("usage: milieu"))
+        #expect(run.stderr == "milieu: unknown option --sockte; milieu --help lists the options\n")
     }
 
     @Test func treeDrawsWrappersObjectsProvidedObjectsAndBodies() throws {
