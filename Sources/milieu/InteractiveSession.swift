@@ -1,5 +1,6 @@
 import Foundation
 import MilieuClient
+import MilieuProtocol
 
 #if canImport(Glibc)
 import Glibc
@@ -26,6 +27,9 @@ final class InteractiveSession {
             [unowned self] line in handle(line)
         }
         editor.completer = { [unowned self] before, word in Completer(link: link).complete(before: before, word: word) }
+        editor.keepsInHistory = { [unowned self] line in
+            !SecretLines(types: try? link.request(SchemaTypesRequest()).types).writesASecret(line)
+        }
         if console.style.enabled { editor.hinter = SyntaxHint.hint(for:) }
     }
 

@@ -24,6 +24,8 @@ final class LineEditor {
     }
 
     private let history: HistoryFile
+    /// Whether a line the user entered goes into the history (a line that writes a secret does not).
+    var keepsInHistory: (String) -> Bool = { _ in true }
     /// Called with each line entered; nil on Ctrl-D at an empty line.
     private let onLine: (String?) -> Void
     /// Given the line before the word and the word, what Tab offers.
@@ -150,7 +152,7 @@ final class LineEditor {
         }
         let line = String(cString: pointer)
         free(pointer)
-        history.add(line)
+        if keepsInHistory(line) { history.add(line) }
         onLine(line)
     }
 

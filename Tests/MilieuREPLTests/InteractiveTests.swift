@@ -290,6 +290,27 @@ struct InteractiveTests {
         try terminal.waitFor(#"v5  login.email = "d@example.com""#)
     }
 
+    @Test func aLineThatWritesASecretIsKeptOutOfTheHistory() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let history = "\(daemon.directory)/history"
+        let terminal = try repl(daemon, environment: ["MILIEU_HISTFILE": history])
+        let typed = [
+            #"set login.password "hunter2-typed""#, #"set login.email "kim@example.com""#,
+            #"{"jsonrpc": "2.0", "id": 7, "method": "graph/set", "params": {"path": "session.token", "value": "tok-raw-line"}}"#,
+            "get login.email",
+        ]
+        for line in typed {
+            try enter(terminal, line)
+            try terminal.waitFor("the answer to \(line)") { $0.hasSuffix("\nmilieu>") && $0.contains(String(line.prefix(12))) }
+        }
+        try terminal.press("C-d")
+        try terminal.waitFor("milieu to leave") { _ in (try? terminal.exitStatus()) == 0 }
+        let kept = try String(contentsOfFile: history, encoding: .utf8)
+        #expect(kept.contains(#"set login.email "kim@example.com""#) && kept.contains("get login.email"))
+        #expect(!kept.contains("hunter2-typed") && !kept.contains("tok-raw-line"))
+    }
+
     @Test func historyIsKeptAcrossRuns() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }
