@@ -40,7 +40,7 @@ enum Launch {
             if !interactive { return ExitStatus.noDaemon }
         }
 
-        let shell = Shell(link: link, style: console.style, errorStyle: console.errorStyle)
+        let shell = Shell(link: link, style: console.style, errorStyle: console.errorStyle, oneShot: !interactive)
         if interactive { return InteractiveSession(shell: shell, console: console, environment: environment).run() }
         return ScriptRunner(shell: shell, console: console).run(commands: options.commands)
     }

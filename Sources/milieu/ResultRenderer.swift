@@ -26,8 +26,12 @@ struct ResultRenderer {
     }
 
     /// `view/mount`: the path, the objects it holds, its first body.
-    func mount(_ result: ViewMountRequest.Result) -> String {
+    /// A mount; `vanishesOnExit`: milieu leaves after its commands, taking the view with it.
+    func mount(_ result: ViewMountRequest.Result, vanishesOnExit: Bool = false) -> String {
         var lines = ["\(style.green("mounted")) \(style.bold(result.path))  \(style.dim("version \(result.version)"))"]
+        if vanishesOnExit {
+            lines[0] += style.yellow("  (unmounted when milieu exits; add \"retain\": true to keep it)")
+        }
         for (name, object) in result.objects { lines.append("  \(name): \(style.cyan(object.stringValue ?? object.jsonText))") }
         for line in result.body { lines.append("  \(style.dim("│")) \(line)") }
         return lines.joined(separator: "\n")

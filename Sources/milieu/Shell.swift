@@ -17,11 +17,15 @@ final class Shell {
     /// Styles for standard output and for standard error, which may differ.
     let style: Style
     let errorStyle: Style
+    /// Whether milieu leaves once its commands have run (-c, or a pipe): a view mounted without
+    /// `retain` then goes at once, and the mount says so.
+    let oneShot: Bool
 
-    init(link: Link, style: Style, errorStyle: Style) {
+    init(link: Link, style: Style, errorStyle: Style, oneShot: Bool = false) {
         self.link = link
         self.style = style
         self.errorStyle = errorStyle
+        self.oneShot = oneShot
     }
 
     /// Parses and runs one line; nil for a blank line or a comment.
@@ -49,7 +53,8 @@ final class Shell {
             return .success(text: results.call(result), result: result.wire)
         case .mount(let declaration):
             let result = try link.request(ViewMountRequest(declaration: declaration))
-            return .success(text: results.mount(result), result: result.wire)
+            let vanishes = oneShot && declaration["retain"] != true
+            return .success(text: results.mount(result, vanishesOnExit: vanishes), result: result.wire)
         case .unmount(let path):
             let result = try link.request(ViewUnmountRequest(path: path))
             return .success(text: results.version(result), result: result.wire)

@@ -92,6 +92,20 @@ struct ScriptModeTests {
         #expect(run.stderr.contains("usage: set <keypath> <json>"))
     }
 
+    @Test func aOneShotMountSaysItGoesWhenMilieuExits() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let run = try MilieuRun.run([
+            "--socket", daemon.socketPath, "-c", #"mount {"parent": "/App", "name": "Brief"}"#,
+            "-c", #"mount {"parent": "/App", "name": "Kept", "retain": true}"#,
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.outputLines.first { $0.contains("/App/Brief") }?.contains(#"unmounted when milieu exits; add "retain": true"#) == true)
+        #expect(run.outputLines.first { $0.contains("/App/Kept") }?.contains("unmounted") == false)
+        let after = try MilieuRun.run(["--socket", daemon.socketPath, "-c", "get /App/Kept", "-c", "get /App/Brief"])
+        #expect(after.status == 1 && after.stderr.contains("UnknownPath"), "it did go, as it said")
+    }
+
     @Test func bareWordsAreStrings() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }
