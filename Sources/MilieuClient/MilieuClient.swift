@@ -200,7 +200,7 @@ public final class MilieuClient {
             guard awaited.contains(id) else {
                 throw MilieuClientError(.invalidMessage, "request \(id) was not sent, or its response was taken")
             }
-            try receive(until: deadline, waitingFor: "the response to request \(id)")
+            try receive(until: deadline, waitingFor: "response to request \(id)")
             answer = answers.removeValue(forKey: id)
         }
         guard let response = answer else { throw closedError() }
@@ -232,7 +232,7 @@ public final class MilieuClient {
     /// with `sendLine`, a batch's array, or an error with id null — in arrival order.
     public func nextUnmatchedReply(timeout: Double? = nil) throws(MilieuClientError) -> JSON {
         let deadline = Deadline(timeout)
-        while unmatched.isEmpty { try receive(until: deadline, waitingFor: "a response") }
+        while unmatched.isEmpty { try receive(until: deadline, waitingFor: "response") }
         return unmatched.removeFirst()
     }
 
@@ -260,7 +260,7 @@ public final class MilieuClient {
     /// The oldest queued notification, waiting up to `timeout` seconds for one to arrive.
     public func nextNotification(timeout: Double? = nil) throws(MilieuClientError) -> ClientNotification {
         let deadline = Deadline(timeout)
-        while notifications.isEmpty { try receive(until: deadline, waitingFor: "a notification") }
+        while notifications.isEmpty { try receive(until: deadline, waitingFor: "notification") }
         return notifications.removeFirst()
     }
 

@@ -29,7 +29,8 @@ enum Launch {
         let console = Console(
             json: options.json, style: Style.forStream(STDOUT_FILENO, environment: environment),
             errorStyle: Style.forStream(STDERR_FILENO, environment: environment))
-        let link = Link(socketPath: options.socketPath)
+        let timeout = options.timeout ?? (interactive ? Options.interactiveTimeout : Options.oneShotTimeout)
+        let link = Link(socketPath: options.socketPath, requestTimeout: timeout)
         if let failure = connect(link, options: options, console: console, environment: environment) {
             if let error = failure as? MilieuClientError, error.code == .notListening {
                 console.status(
@@ -40,9 +41,9 @@ enum Launch {
             if !interactive { return ExitStatus.noDaemon }
         }
 
-        let shell = Shell(link: link, style: console.style, errorStyle: console.errorStyle, oneShot: !interactive)
+        let shell = Shell(link: link, style: console.style, errorStyle: console.errorStyle, oneShot: !interactive, raw: options.raw)
         if interactive { return InteractiveSession(shell: shell, console: console, environment: environment).run() }
-        return ScriptRunner(shell: shell, console: console).run(commands: options.commands)
+        return ScriptRunner(shell: shell, console: console, keepGoing: options.keepGoing).run(commands: options.commands)
     }
 
     /// Connects, starting a daemon first if asked to and none answers; the failure if any.

@@ -8,9 +8,20 @@ struct Options {
     /// Commands given with -c, run in order instead of reading standard input.
     var commands: [String] = []
     var json = false
+    /// `--raw`: a value that is a string prints as its text, without JSON's quotes.
+    var raw = false
+    /// `--keep-going`: a failing command does not stop the ones after it.
+    var keepGoing = false
+    /// `--timeout S`: how long a request may wait for its answer; nil for the default of the mode.
+    var timeout: Double?
+
+    /// How long a request waits when no --timeout is given: a script should not hang on a
+    /// daemon that stopped answering, a person at the prompt can wait longer.
+    static let oneShotTimeout = 5.0
+    static let interactiveTimeout = 30.0
 
     static let usage = """
-        usage: milieu [--socket PATH] [--spawn] [--json] [-c COMMAND]...
+        usage: milieu [--socket PATH] [--spawn] [--json | --raw] [--keep-going] [--timeout S] [-c COMMAND]...
                milieu inspect [--socket PATH] [--port N]
 
         Explore and drive milieud, SwiftUI's data flow as a daemon. On a terminal milieu is
@@ -28,6 +39,12 @@ struct Options {
           --spawn         start milieud in the background if none answers, then connect
           -c COMMAND      run COMMAND (repeatable) instead of reading commands
           --json          print each result, error and notification as one JSON object a line
+          --raw           print a value that is a string as its text, without quotes
+                          (get theme.colorScheme prints dark)
+          --keep-going    with -c or piped commands, go on after a command fails (the exit
+                          status is still 1)
+          --timeout S     how long a request waits for its answer (default 5 s with -c or
+                          piped commands, 30 s at the prompt)
           --version       print the version and exit
           --help          print this and exit
 
@@ -66,6 +83,13 @@ struct Options {
                 options.socketPath = path
             case "--spawn": options.spawn = true
             case "--json": options.json = true
+            case "--raw": options.raw = true
+            case "--keep-going": options.keepGoing = true
+            case "--timeout":
+                guard let text = iterator.next(), let seconds = Double(text), seconds > 0, seconds.isFinite else {
+                    throw Mistake(message: "--timeout needs a number of seconds, more than 0")
+                }
+                options.timeout = seconds
             case "-c":
                 guard let command = iterator.next() else { throw Mistake(message: "-c needs a command") }
                 options.commands.append(command)

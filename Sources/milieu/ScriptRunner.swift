@@ -1,33 +1,38 @@
 /// Runs commands without a prompt: those given with -c, or lines read from standard input
 /// when it is not a terminal. Each result is printed, then the notifications the command
-/// caused; the first command that fails stops the run with exit status 1.
+/// caused; the first command that fails stops the run with exit status 1, or with
+/// `keepGoing` the rest run and the status is 1 at the end.
 struct ScriptRunner {
     let shell: Shell
     let console: Console
+    var keepGoing = false
 
     /// Runs `commands`, or the lines of standard input when there are none.
     func run(commands: [String]) -> Int32 {
-        if !commands.isEmpty {
-            for command in commands {
-                if let status = runLine(command) { return status }
+        var failed = false
+        var lines = commands.makeIterator()
+        while let line = commands.isEmpty ? readLine(strippingNewline: true) : lines.next() {
+            switch runLine(line) {
+            case .goOn: continue
+            case .failed where keepGoing: failed = true
+            case .failed: return ExitStatus.commandFailed
+            case .quit: return failed ? ExitStatus.commandFailed : ExitStatus.success
             }
-            return ExitStatus.success
         }
-        while let line = readLine(strippingNewline: true) {
-            if let status = runLine(line) { return status }
-        }
-        return ExitStatus.success
+        return failed ? ExitStatus.commandFailed : ExitStatus.success
     }
 
-    /// Runs one line; a status when the run should stop here.
-    private func runLine(_ line: String) -> Int32? {
-        guard let outcome = shell.run(line) else { return nil }
+    private enum Step { case goOn, failed, quit }
+
+    /// Runs one line: whether it failed, or asked to quit.
+    private func runLine(_ line: String) -> Step {
+        guard let outcome = shell.run(line) else { return .goOn }
         console.show(outcome)
         console.show(shell.link.takeNotifications(sync: true), watches: shell.link.watches)
         switch outcome {
-        case .success: return nil
-        case .failure: return ExitStatus.commandFailed
-        case .quit: return ExitStatus.success
+        case .success: return .goOn
+        case .failure: return .failed
+        case .quit: return .quit
         }
     }
 }

@@ -20,12 +20,15 @@ final class Shell {
     /// Whether milieu leaves once its commands have run (-c, or a pipe): a view mounted without
     /// `retain` then goes at once, and the mount says so.
     let oneShot: Bool
+    /// `--raw`: a value that is a string is printed as its text.
+    let raw: Bool
 
-    init(link: Link, style: Style, errorStyle: Style, oneShot: Bool = false) {
+    init(link: Link, style: Style, errorStyle: Style, oneShot: Bool = false, raw: Bool = false) {
         self.link = link
         self.style = style
         self.errorStyle = errorStyle
         self.oneShot = oneShot
+        self.raw = raw
     }
 
     /// Parses and runs one line; nil for a blank line or a comment.
@@ -44,6 +47,7 @@ final class Shell {
         switch command {
         case .get(let path):
             let value = try link.request(GraphGetRequest(path: path))
+            if raw, case .string(let text) = value { return .success(text: text, result: value) }
             return .success(text: results.value(value), result: value)
         case .set(let path, let value):
             let result = try link.request(GraphSetRequest(path: path, value: value))

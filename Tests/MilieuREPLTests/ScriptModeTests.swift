@@ -106,6 +106,38 @@ struct ScriptModeTests {
         #expect(after.status == 1 && after.stderr.contains("UnknownPath"), "it did go, as it said")
     }
 
+    @Test func rawPrintsAStringValueAsItsText() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let run = try MilieuRun.run([
+            "--socket", daemon.socketPath, "--raw", "-c", "get theme.colorScheme", "-c", "get theme.fontScale", "-c", "get theme",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.outputLines.prefix(2) == ["light", "1.0"], "a string bare, a number as JSON")
+        #expect(run.stdout.contains("Theme#"), "an object as ever")
+    }
+
+    @Test func keepGoingRunsEveryCommandAndStillFails() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let run = try MilieuRun.run(["--socket", daemon.socketPath, "--keep-going", "-c", "get login.emial", "-c", "get theme.colorScheme"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("UnknownPath"))
+        #expect(run.outputLines == [#""light""#], "the command after the failure ran")
+    }
+
+    @Test func aDaemonThatStoppedAnsweringFailsTheRunAfterTheTimeout() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        kill(daemon.process.processIdentifier, SIGSTOP)
+        defer { kill(daemon.process.processIdentifier, SIGCONT) }
+        let started = ContinuousClock.now
+        let run = try MilieuRun.run(["--socket", daemon.socketPath, "--timeout", "0.5", "-c", "get theme"])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("no response to request 1 from milieud at \(daemon.socketPath) within 0.5 s"), "\(run.stderr)")
+        #expect(ContinuousClock.now - started < .seconds(10), "it gave up, rather than waiting on")
+    }
+
     @Test func bareWordsAreStrings() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }
