@@ -120,7 +120,8 @@ enum CommandCatalog {
                 A key path to a value watches that value; to an object, all its properties. A view
                 path watches that view and every view below it: re-renders with their reasons and
                 bodies, mounts, unmounts, diagnostics and @State changes. --lifecycle adds every
-                object creation and destruction. With no arguments, lists the watches.
+                object creation and destruction. With no arguments, lists the watches. From a shell,
+                `milieu watch TARGET...` streams one watch's notifications until Ctrl-C.
                   watch login        watch /App/Container --lifecycle        watch theme.colorScheme /App
                 """, kinds: [.keyOrViewPath]),
         CommandSpec(

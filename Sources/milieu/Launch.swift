@@ -16,6 +16,7 @@ enum Launch {
             switch try Options.parse(arguments, environment: environment) {
             case .run(let parsed): options = parsed
             case .inspect(let socketPath, let port): return InspectCommand.run(socketPath: socketPath, port: port)
+            case .watch(let parameters): return WatchCommand.run(parameters, environment: environment)
             case .print(let text):
                 print(text)
                 return ExitStatus.success

@@ -118,10 +118,10 @@ final class Link {
     }
 
     /// Starts a watch on `targets` (view paths go in `views`, key paths in `paths`).
-    func watch(targets: [String], lifecycle: Bool) throws -> WatchRecord {
+    func watch(targets: [String], lifecycle: Bool, since: Int? = nil) throws -> WatchRecord {
         let views = targets.filter(PathSyntax.isViewPath)
         let paths = targets.filter { !PathSyntax.isViewPath($0) }
-        let result = try request(WatchRequest(paths: paths, views: views, lifecycle: lifecycle))
+        let result = try request(WatchRequest(paths: paths, views: views, lifecycle: lifecycle, sinceVersion: since))
         return watches.add(paths: paths, views: views, lifecycle: lifecycle, daemonID: result.watch, version: result.version)
     }
 

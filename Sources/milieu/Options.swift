@@ -23,10 +23,15 @@ struct Options {
     static let usage = """
         usage: milieu [--socket PATH] [--spawn] [--json | --raw] [--keep-going] [--timeout S] [-c COMMAND]...
                milieu inspect [--socket PATH] [--port N]
+               milieu watch [--socket PATH] [--json] [--since V] [--lifecycle] TARGET...
 
         Explore and drive milieud, SwiftUI's data flow as a daemon. On a terminal milieu is
         an interactive prompt (type help); with -c, or with commands piped to it, it runs
         them in order and stops at the first that fails.
+
+        milieu watch prints the notifications of one watch (key paths, view paths, and with
+        --lifecycle every object made and destroyed) one a line as they come, until Ctrl-C;
+        --since V first replays what changed after version V, from the daemon's history.
 
         milieu inspect serves a live page of the daemon on 127.0.0.1 (a free port, or
         --port N) and prints its address, with a token every request must carry: the view
@@ -67,11 +72,13 @@ struct Options {
     enum Parsed {
         case run(Options)
         case inspect(socketPath: String, port: UInt16)
+        case watch(WatchCommand.Parameters)
         case print(String)
     }
 
     static func parse(_ arguments: [String], environment: [String: String]) throws(Mistake) -> Parsed {
         if arguments.first == "inspect" { return try parseInspect(arguments.dropFirst(), environment: environment) }
+        if arguments.first == "watch" { return try parseWatch(arguments.dropFirst(), environment: environment) }
         var options = Options(socketPath: SocketPath.defaultPath(environment: environment))
         var iterator = arguments.makeIterator()
         while let argument = iterator.next() {
@@ -98,6 +105,35 @@ struct Options {
             }
         }
         return .run(options)
+    }
+
+    /// `watch [--socket PATH] [--json] [--since V] [--lifecycle] TARGET…`.
+    private static func parseWatch(_ arguments: ArraySlice<String>, environment: [String: String]) throws(Mistake) -> Parsed {
+        var parameters = WatchCommand.Parameters(socketPath: SocketPath.defaultPath(environment: environment), targets: [])
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--help", "-h": return .print(usage)
+            case "--socket":
+                guard let path = iterator.next(), !path.isEmpty else { throw Mistake(message: "--socket needs a path") }
+                parameters.socketPath = path
+            case "--json": parameters.json = true
+            case "--lifecycle": parameters.lifecycle = true
+            case "--since":
+                guard let text = iterator.next(), let version = Int(text.hasPrefix("v") ? String(text.dropFirst()) : text), version >= 0
+                else {
+                    throw Mistake(message: "--since needs a version, such as 12")
+                }
+                parameters.since = version
+            default:
+                guard !argument.hasPrefix("--") else { throw Mistake(message: "unknown option \(argument) for watch") }
+                parameters.targets.append(argument)
+            }
+        }
+        guard !parameters.targets.isEmpty || parameters.lifecycle else {
+            throw Mistake(message: "watch needs a key path or a view path to watch (or --lifecycle)")
+        }
+        return .watch(parameters)
     }
 
     /// `inspect [--socket PATH] [--port N]`.

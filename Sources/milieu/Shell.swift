@@ -95,7 +95,8 @@ final class Shell {
                 return .success(text: results.watchList(records), result: .array(records.map(describe)))
             }
             let record = try link.watch(targets: targets, lifecycle: lifecycle)
-            return .success(text: results.watch(record), result: describe(record))
+            let note = oneShot ? style.yellow("  (ends when milieu exits; milieu watch \(record.targetsText) streams until Ctrl-C)") : ""
+            return .success(text: results.watch(record) + note, result: describe(record))
         case .unwatch(let numbers):
             return try unwatch(numbers)
         case .types(let name):

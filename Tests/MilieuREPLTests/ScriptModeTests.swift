@@ -255,7 +255,8 @@ struct ScriptModeTests {
         #expect(run.status == 0, "\(run.stderr)")
         #expect(
             run.outputLines == [
-                "w1 watching login  from version 1", "stopped w1", "ok, version 2",
+                "w1 watching login  from version 1  (ends when milieu exits; milieu watch login streams until Ctrl-C)", "stopped w1",
+                "ok, version 2",
                 "no watches (watch <keypath or view path>... starts one)",
             ])
     }

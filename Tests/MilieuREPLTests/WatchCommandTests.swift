@@ -1,0 +1,83 @@
+import Foundation
+import MilieuClient
+import MilieuJSON
+import MilieuProtocol
+import MilieuTestSupport
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `milieu watch`, the real binary against a real daemon: it streams until told to stop.
+@Suite(.serialized)
+struct WatchCommandTests {
+    /// A running `milieu watch` and the lines it has printed so far.
+    final class Watching: Sendable {
+        let process = Process()
+        private let output = Pipe()
+        private let lines = Mutex<[String]>([])
+
+        init(_ arguments: [String]) throws {
+            process.executableURL = URL(fileURLWithPath: MilieuRun.binary)
+            process.arguments = ["watch"] + arguments
+            process.environment = ChildProcess.environment(removing: ["NO_COLOR", "MILIEU_SOCKET"], adding: ["NO_COLOR": "1"])
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            output.fileHandleForReading.readabilityHandler = { [weak self] handle in
+                let text = String(decoding: handle.availableData, as: UTF8.self)
+                self?.lines.withLock { $0 += text.split(separator: "\n").map(String.init) }
+            }
+            try process.run()
+        }
+
+        /// Waits up to 5 s for `count` lines.
+        func waitForLines(_ count: Int) -> [String] {
+            let deadline = ContinuousClock.now + .seconds(5)
+            while lines.withLock({ $0.count }) < count && ContinuousClock.now < deadline { usleep(10_000) }
+            return lines.withLock { $0 }
+        }
+
+        /// Sends `signal` and waits for the exit status.
+        func stop(_ signal: Int32 = SIGINT) -> Int32 {
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+    }
+
+    private func set(_ daemon: Daemon, _ path: String, _ value: JSON) throws {
+        try MilieuClient(socketPath: daemon.socketPath).request(GraphSetRequest(path: path, value: value), timeout: 5)
+    }
+
+    @Test func itPrintsEachNotificationAsItComesUntilCtrlC() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let watching = try Watching(["--socket", daemon.socketPath, "theme.colorScheme"])
+        usleep(300_000)
+        try set(daemon, "theme.colorScheme", "dark")
+        #expect(watching.waitForLines(1) == [#"v2  theme.colorScheme = "dark""#])
+        try set(daemon, "theme.colorScheme", "light")
+        #expect(watching.waitForLines(2).last == #"v3  theme.colorScheme = "light""#)
+        #expect(watching.stop() == 0, "Ctrl-C ends it cleanly")
+    }
+
+    @Test func sinceReplaysTheHistoryAndJSONIsOneObjectALine() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        try set(daemon, "theme.accentColor", "red")
+        let watching = try Watching(["--socket", daemon.socketPath, "--json", "--since", "1", "theme"])
+        let replayed = watching.waitForLines(1)
+        let first = try JSON(parsing: replayed.first ?? "")
+        #expect(first["method"] == "graph/didChange")
+        #expect(first["params"]?["changes"] == [["path": "theme.accentColor", "value": "red"]])
+        #expect(watching.stop(SIGTERM) == 0)
+    }
+
+    @Test func aWatchWithNoTargetIsAMistake() throws {
+        let run = try MilieuRun.run(["watch", "--json"])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("watch needs a key path or a view path"))
+    }
+}
