@@ -26,7 +26,9 @@ enum Command: Equatable {
     /// No numbers: every watch.
     case unwatch(numbers: [Int])
     case types(name: String?)
-    case load(scene: String?)
+    /// `replace`: unload what the scene mounted first, so that it can be loaded again.
+    case load(scene: String?, replace: Bool)
+    case unload(scene: String)
     /// A JSON-RPC line, sent as typed.
     case raw(line: String)
     case help(command: String?)
@@ -127,7 +129,15 @@ extension Command {
             }
             command = .unwatch(numbers: numbers)
         case "types": command = .types(name: arguments.optionalWord())
-        case "load": command = .load(scene: arguments.optionalWord())
+        case "load":
+            var scene: String?
+            var replace = false
+            while let word = arguments.optionalWord() {
+                if word == "--replace" { replace = true } else { scene = word }
+            }
+            if replace && scene == nil { throw arguments.failure("load --replace needs a scene") }
+            command = .load(scene: scene, replace: replace)
+        case "unload": command = .unload(scene: try arguments.word("a scene"))
         case "help": command = .help(command: arguments.optionalWord())
         default: command = .quit
         }

@@ -131,13 +131,21 @@ enum CommandCatalog {
             name: "types", arguments: "[<name>]", summary: "list the model types, or show one",
             details: "  types        types Login", kinds: [.typeName]),
         CommandSpec(
-            name: "load", arguments: "[<scene> | <file.json>]", summary: "register a scene's types and mount its views",
+            name: "load", arguments: "[--replace] [<scene> | <file.json>]", summary: "register a scene's types and mount its views",
             details: """
                 The scenarios S1–S7 ship as scenes, and `rules` shows the finer observation rules;
                 with no argument, load lists them. A file is a
                 scene too: {"description": "...", "types": [type declarations], "views": [view
-                declarations]}. Views are mounted with "retain": true, so they stay after milieu quits.
-                  load s1        load s7-environment        load ./my-scene.json
+                declarations]}. Views are mounted with "retain": true, so they stay after milieu quits;
+                --replace unloads the scene first, so that it starts again from its initial state.
+                  load s1        load s7-environment        load ./my-scene.json        load --replace s1
+                """, kinds: [.scene]),
+        CommandSpec(
+            name: "unload", arguments: "<scene> | <file.json>", summary: "unmount what a scene mounted",
+            details: """
+                Unmounts each view of the scene whose parent is not one of its own, with everything
+                below it; its types stay registered (types cannot be removed).
+                  unload s1
                 """, kinds: [.scene]),
         CommandSpec(
             name: "help", arguments: "[<command>]", summary: "list the commands, or explain one",

@@ -20,7 +20,7 @@ enum DaemonSpawner {
 
     /// Starts the daemon on `socketPath` and waits until it answers; returns a sentence
     /// saying what was started, or throws one saying why not.
-    static func spawn(socketPath: String, environment: [String: String]) throws(MilieuClientError) -> String {
+    static func spawn(socketPath: String, ephemeral: Bool = false, environment: [String: String]) throws(MilieuClientError) -> String {
         guard let binary = binary(environment: environment) else {
             // `swift run milieu` builds milieu alone: the likeliest way to get here.
             throw MilieuClientError(
@@ -42,7 +42,7 @@ enum DaemonSpawner {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let arguments = [binary, "--socket", socketPath]
+        let arguments = [binary, "--socket", socketPath] + (ephemeral ? ["--ephemeral"] : [])
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         var envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }

@@ -54,7 +54,8 @@ enum Launch {
             return nil
         } catch let error as MilieuClientError where error.code == .notListening && options.spawn {
             do {
-                console.status(try DaemonSpawner.spawn(socketPath: options.socketPath, environment: environment))
+                console.status(
+                    try DaemonSpawner.spawn(socketPath: options.socketPath, ephemeral: options.ephemeral, environment: environment))
                 try link.connect()
                 return nil
             } catch {

@@ -5,6 +5,8 @@ import MilieuTransport
 struct Options {
     var socketPath: String
     var spawn = false
+    /// `--ephemeral` with `--spawn`: the daemon started keeps nothing (`milieud --ephemeral`).
+    var ephemeral = false
     /// Commands given with -c, run in order instead of reading standard input.
     var commands: [String] = []
     var json = false
@@ -21,7 +23,7 @@ struct Options {
     static let interactiveTimeout = 30.0
 
     static let usage = """
-        usage: milieu [--socket PATH] [--spawn] [--json | --raw] [--keep-going] [--timeout S] [-c COMMAND]...
+        usage: milieu [--socket PATH] [--spawn [--ephemeral]] [--json | --raw] [--keep-going] [--timeout S] [-c COMMAND]...
                milieu inspect [--socket PATH] [--port N]
                milieu watch [--socket PATH] [--json] [--since V] [--lifecycle] TARGET...
 
@@ -42,6 +44,7 @@ struct Options {
           --socket PATH   the daemon's socket (default: $MILIEU_SOCKET, else
                           $XDG_RUNTIME_DIR/milieu/milieu.sock, else /tmp/milieu-$UID/milieu.sock)
           --spawn         start milieud in the background if none answers, then connect
+          --ephemeral     with --spawn: the daemon it starts keeps nothing on disk
           -c COMMAND      run COMMAND (repeatable) instead of reading commands
           --json          print each result, error and notification as one JSON object a line
           --raw           print a value that is a string as its text, without quotes
@@ -89,6 +92,7 @@ struct Options {
                 guard let path = iterator.next(), !path.isEmpty else { throw Mistake(message: "--socket needs a path") }
                 options.socketPath = path
             case "--spawn": options.spawn = true
+            case "--ephemeral": options.ephemeral = true
             case "--json": options.json = true
             case "--raw": options.raw = true
             case "--keep-going": options.keepGoing = true
@@ -103,6 +107,9 @@ struct Options {
             default:
                 throw Mistake(message: "unknown option \(argument)")
             }
+        }
+        if options.ephemeral && !options.spawn {
+            throw Mistake(message: "--ephemeral goes with --spawn: it is how the daemon started keeps nothing")
         }
         return .run(options)
     }

@@ -117,6 +117,35 @@ struct SceneLoader {
     }
 }
 
+extension SceneLoader {
+    /// Unmounts what scene `argument` mounted: each of its views whose parent is not one of
+    /// them, with its subtree; a view that is not there (never loaded, or unmounted since) is
+    /// skipped.
+    func unload(_ argument: String) throws -> (text: String, result: JSON) {
+        let (name, scene) = try SceneLibrary.scene(argument)
+        let views = scene["views"]?.arrayValue ?? []
+        let paths = views.compactMap { view -> String? in
+            guard let parent = view["parent"]?.stringValue, let viewName = view["name"]?.stringValue else { return nil }
+            return parent + "/" + viewName + (view["id"].map { "[\($0.jsonText)]" } ?? "")
+        }
+        let roots = paths.filter { path in !paths.contains { other in other != path && path.hasPrefix(other + "/") } }
+        var unmounted: [String] = []
+        for path in roots {
+            do {
+                _ = try link.request(ViewUnmountRequest(path: path))
+                unmounted.append(path)
+            } catch let error as RPCError where error.kind == ErrorKind.unknownPath.rawValue {
+                continue
+            }
+        }
+        let text =
+            unmounted.isEmpty
+            ? "\(style.bold(name)): nothing of it is mounted"
+            : "\(style.green("unloaded")) \(style.bold(name)): unmounted \(unmounted.joined(separator: ", "))"
+        return (text, ["scene": .string(name), "unmounted": .array(unmounted.map(JSON.string))])
+    }
+}
+
 /// A view of a scene that could not be mounted: the daemon's error, and which view it was.
 struct SceneMountError: Error {
     let error: RPCError

@@ -101,13 +101,18 @@ final class Shell {
             return try unwatch(numbers)
         case .types(let name):
             return try types(name, results: results)
-        case .load(let scene):
+        case .load(let scene, let replace):
             guard let scene else {
                 let names = SceneLibrary.embedded.map { JSON.string($0.name) }
                 return .success(text: SceneLibrary.listing(style: style), result: .array(names))
             }
-            let loaded = try SceneLoader(link: link, style: style).load(scene)
-            return .success(text: loaded.text, result: loaded.result)
+            let loader = SceneLoader(link: link, style: style)
+            let unloaded = replace ? try loader.unload(scene).text + "\n" : ""
+            let loaded = try loader.load(scene)
+            return .success(text: unloaded + loaded.text, result: loaded.result)
+        case .unload(let scene):
+            let unloaded = try SceneLoader(link: link, style: style).unload(scene)
+            return .success(text: unloaded.text, result: unloaded.result)
         case .raw(let line):
             return try raw(line, results: results)
         case .help(let name):

@@ -138,6 +138,23 @@ struct ScriptModeTests {
         #expect(ContinuousClock.now - started < .seconds(10), "it gave up, rather than waiting on")
     }
 
+    @Test func aSceneCanBeUnloadedAndLoadedAgainFromItsStart() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let twice = try MilieuRun.run(["--socket", daemon.socketPath, "-c", "load s1", "-c", "load s1"])
+        #expect(twice.status == 1 && twice.stderr.contains("DuplicateView"), "loading it again as it is clashes")
+        let run = try MilieuRun.run([
+            "--socket", daemon.socketPath, "-c", "set /App/ContainerView.toggle true", "-c", "load --replace s1",
+            "-c", "get /App/ContainerView.toggle", "-c", "unload s1", "-c", "unload s1",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("unloaded s1-login: unmounted /App/ContainerView, /App/FixedContainerView"))
+        #expect(run.outputLines.contains("false"), "loaded again from its initial state")
+        #expect(run.stdout.contains("s1-login: nothing of it is mounted"))
+        let after = try MilieuRun.run(["--socket", daemon.socketPath, "-c", "get /App/ContainerView"])
+        #expect(after.status == 1 && after.stderr.contains("UnknownPath"))
+    }
+
     @Test func bareWordsAreStrings() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }
@@ -319,6 +336,20 @@ struct ScriptModeTests {
         try client.request(ShutdownRequest(), timeout: 5)
         #expect(throws: MilieuClientError.self) { try client.nextNotification(timeout: 5) }
         #expect(!client.isConnected)
+    }
+
+    @Test func spawnEphemeralStartsADaemonThatKeepsNothing() throws {
+        let directory = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socket = "\(directory)/milieu.sock"
+        let run = try MilieuRun.run(
+            ["--socket", socket, "--spawn", "--ephemeral", "-c", "set theme.colorScheme dark"],
+            environment: ["MILIEUD": Daemon.binary, "XDG_STATE_HOME": directory])
+        #expect(run.status == 0, "\(run.stderr)")
+        let client = try MilieuClient(socketPath: socket)
+        try client.request(ShutdownRequest(), timeout: 5)
+        #expect(!FileManager.default.fileExists(atPath: "\(directory)/milieu"), "no data directory was made")
+        #expect(try MilieuRun.run(["--ephemeral", "-c", "get theme"]).status == 2, "--ephemeral alone is a mistake")
     }
 
     @Test func spawnWithNoDaemonBinarySaysHowToBuildOne() throws {
