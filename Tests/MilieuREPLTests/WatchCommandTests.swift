@@ -17,7 +17,14 @@ struct WatchCommandTests {
     final class Watching: Sendable {
         let process = Process()
         private let output = Pipe()
-        private let lines = Mutex<[String]>([])
+        private let lines = Lines()
+
+        /// The lines read so far, shared with the reading thread.
+        final class Lines: Sendable {
+            private let storage = Mutex<[String]>([])
+            func add(_ line: String) { storage.withLock { $0.append(line) } }
+            var all: [String] { storage.withLock { $0 } }
+        }
 
         init(_ arguments: [String]) throws {
             process.executableURL = URL(fileURLWithPath: MilieuRun.binary)
@@ -25,18 +32,32 @@ struct WatchCommandTests {
             process.environment = ChildProcess.environment(removing: ["NO_COLOR", "MILIEU_SOCKET"], adding: ["NO_COLOR": "1"])
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
-            output.fileHandleForReading.readabilityHandler = { [weak self] handle in
-                let text = String(decoding: handle.availableData, as: UTF8.self)
-                self?.lines.withLock { $0 += text.split(separator: "\n").map(String.init) }
-            }
             try process.run()
+            // Blocking reads on a thread of its own until end of file: Foundation's
+            // readabilityHandler on Linux can crash libdispatch when the pipe closes under it.
+            let reading = output.fileHandleForReading.fileDescriptor
+            Thread.detachNewThread { [lines] in
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                var pending = ""
+                while true {
+                    let count = buffer.withUnsafeMutableBytes { read(reading, $0.baseAddress, $0.count) }
+                    if count < 0 && errno == EINTR { continue }
+                    guard count > 0 else { return }
+                    pending += String(decoding: buffer[..<count], as: UTF8.self)
+                    while let end = pending.firstIndex(of: "\n") {
+                        let line = String(pending[..<end])
+                        pending = String(pending[pending.index(after: end)...])
+                        lines.add(line)
+                    }
+                }
+            }
         }
 
         /// Waits up to 5 s for `count` lines.
         func waitForLines(_ count: Int) -> [String] {
             let deadline = ContinuousClock.now + .seconds(5)
-            while lines.withLock({ $0.count }) < count && ContinuousClock.now < deadline { usleep(10_000) }
-            return lines.withLock { $0 }
+            while lines.all.count < count && ContinuousClock.now < deadline { usleep(10_000) }
+            return lines.all
         }
 
         /// Sends `signal` and waits for the exit status.
