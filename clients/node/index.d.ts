@@ -45,6 +45,8 @@ export interface ConnectOptions {
 
 /** Connects to milieud and sends `initialize`. Rejects with `ConnectionLost` when nothing answers. */
 export function connect(options?: ConnectOptions): Promise<Client>;
+/** The same as `connect({socketPath})`. */
+export function connect(socketPath: string): Promise<Client>;
 
 /** The socket path, as milieud resolves it: `MILIEU_SOCKET`, `$XDG_RUNTIME_DIR/milieu/milieu.sock`, `/tmp/milieu-$UID/milieu.sock`. */
 export function resolveSocketPath(env?: Record<string, string | undefined>, uid?: number): string;

@@ -16,11 +16,11 @@ const START = Symbol('start');
 
 /**
  * Connects to milieud and sends `initialize`.
- * @param {object} [options] see index.d.ts `ConnectOptions`
+ * @param {object|string} [options] see index.d.ts `ConnectOptions`; a string is the socket path
  * @returns {Promise<Client>}
  */
 export async function connect(options = {}) {
-  const client = new Client(options);
+  const client = new Client(typeof options === 'string' ? { socketPath: options } : options);
   await client[START]();
   return client;
 }

@@ -17,6 +17,14 @@ test('connect sends initialize; initialize answers again', needsDaemon, async (t
   assert.equal(again.version, 1);
 });
 
+test('connect takes a socket path as a string', needsDaemon, async (t) => {
+  const daemon = await daemonFor(t);
+  const client = await connect(daemon.socketPath);
+  t.after(() => client.close());
+  assert.equal(client.socketPath, daemon.socketPath);
+  assert.equal(await client.get('theme.colorScheme'), 'light');
+});
+
 test('connect finds the daemon through MILIEU_SOCKET', needsDaemon, async (t) => {
   const daemon = await daemonFor(t);
   const saved = process.env.MILIEU_SOCKET;
