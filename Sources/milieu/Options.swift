@@ -88,9 +88,7 @@ struct Options {
             switch argument {
             case "--help", "-h": return .print(usage)
             case "--version": return .print("milieu \(ProtocolInfo.serverVersion) (protocol \(ProtocolInfo.version))")
-            case "--socket":
-                guard let path = iterator.next(), !path.isEmpty else { throw Mistake(message: "--socket needs a path") }
-                options.socketPath = path
+            case "--socket": options.socketPath = try socketArgument(from: &iterator)
             case "--spawn": options.spawn = true
             case "--ephemeral": options.ephemeral = true
             case "--json": options.json = true
@@ -114,6 +112,12 @@ struct Options {
         return .run(options)
     }
 
+    /// The path after `--socket`, in every form of the command line.
+    private static func socketArgument(from iterator: inout IndexingIterator<some Collection<String>>) throws(Mistake) -> String {
+        guard let path = iterator.next(), !path.isEmpty else { throw Mistake(message: "--socket needs a path") }
+        return path
+    }
+
     /// `watch [--socket PATH] [--json] [--since V] [--lifecycle] TARGET…`.
     private static func parseWatch(_ arguments: ArraySlice<String>, environment: [String: String]) throws(Mistake) -> Parsed {
         var parameters = WatchCommand.Parameters(socketPath: SocketPath.defaultPath(environment: environment), targets: [])
@@ -121,9 +125,7 @@ struct Options {
         while let argument = iterator.next() {
             switch argument {
             case "--help", "-h": return .print(usage)
-            case "--socket":
-                guard let path = iterator.next(), !path.isEmpty else { throw Mistake(message: "--socket needs a path") }
-                parameters.socketPath = path
+            case "--socket": parameters.socketPath = try socketArgument(from: &iterator)
             case "--json": parameters.json = true
             case "--lifecycle": parameters.lifecycle = true
             case "--since":
@@ -151,9 +153,7 @@ struct Options {
         while let argument = iterator.next() {
             switch argument {
             case "--help", "-h": return .print(usage)
-            case "--socket":
-                guard let path = iterator.next(), !path.isEmpty else { throw Mistake(message: "--socket needs a path") }
-                socketPath = path
+            case "--socket": socketPath = try socketArgument(from: &iterator)
             case "--port":
                 guard let text = iterator.next(), let number = UInt16(text), number > 0 else {
                     throw Mistake(message: "--port needs a port number from 1 to 65535")
