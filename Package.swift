@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "MilieuTestSupport", dependencies: ["MilieuJSON", "MilieuTransport"], swiftSettings: strict),
         .executableTarget(
             name: "milieu-bench", dependencies: ["MilieuEngine", "MilieuJSON", "MilieuTransport", "CMilieuShims"], swiftSettings: strict),
-        .testTarget(name: "MilieuJSONTests", dependencies: ["MilieuJSON"], swiftSettings: strict),
+        .testTarget(name: "MilieuJSONTests", dependencies: ["MilieuJSON", "MilieuTestSupport"], swiftSettings: strict),
         .testTarget(name: "MilieuEngineTests", dependencies: ["MilieuEngine", "MilieuProtocol", "MilieuJSON"], swiftSettings: strict),
         .testTarget(name: "MilieuTransportTests", dependencies: ["MilieuTransport"], swiftSettings: strict),
         .testTarget(
@@ -56,7 +56,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "MilieuInspectorTests", dependencies: ["MilieuInspector", "MilieuJSON", "MilieuProtocol"], swiftSettings: strict),
-        .testTarget(name: "MilieuProtocolTests", dependencies: ["MilieuProtocol", "MilieuJSON"], swiftSettings: strict),
+        .testTarget(
+            name: "MilieuProtocolTests", dependencies: ["MilieuProtocol", "MilieuJSON", "MilieuTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "MilieuServerTests",
             dependencies: [

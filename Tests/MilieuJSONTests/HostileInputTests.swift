@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuTestSupport
 import Testing
 
 /// One input the reader must refuse, and a fragment of the reason it must give.

@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuTestSupport
 
 /// The error parsing `bytes` throws, or nil if it parses.
 func parseError(_ bytes: [UInt8], limits: JSONLimits = .default) -> JSONParseError? {
@@ -12,21 +13,6 @@ func parseError(_ bytes: [UInt8], limits: JSONLimits = .default) -> JSONParseErr
 
 func parseError(_ text: String, limits: JSONLimits = .default) -> JSONParseError? {
     parseError(Array(text.utf8), limits: limits)
-}
-
-/// A small deterministic generator (SplitMix64) so generated corpora are the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 /// Random JSON values of varied shape: every case, nested containers, awkward strings and numbers.

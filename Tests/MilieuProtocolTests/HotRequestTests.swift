@@ -1,5 +1,6 @@
 import MilieuJSON
 import MilieuProtocol
+import MilieuTestSupport
 import Testing
 
 /// The hot path (`HotRequest`) against the general one (`IncomingMessage` + `Methods.decode`):
@@ -101,7 +102,7 @@ import Testing
             #"{"jsonrpc":"2.0","id":"s","method":"graph/get","params":{"path":"theme.colorScheme"}}"#,
         ].map { Array($0.utf8) }
         let alphabet = Array(#"{}[]":,\ u0123456789.-+eE"tfnlrsaidpvmhgj/"#.utf8) + [0x00, 0x7F, 0xC3, 0xA9, 0xFF, 0x09]
-        var generator = SplitMix64(seed: 0x5EED)
+        var generator = SeededGenerator(seed: 0x5EED)
         var taken = 0
         for round in 0..<20_000 {
             var line = seeds[round % seeds.count]
@@ -119,19 +120,6 @@ import Testing
         }
         // Many edits keep a valid hot request (another id, path or value): both paths saw those.
         #expect(taken > 1000)
-    }
-}
-
-/// A small deterministic generator, so that a failure can be replayed.
-private struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
