@@ -133,22 +133,9 @@ import Testing
 
     // MARK: S3 — seed 002
 
-    /// Seed 002: the parent owns the model and injects it; one child shows `count`, the other only
-    /// has a button. `ObservableObject`: `@StateObject` + `.environmentObject` + `@EnvironmentObject`;
-    /// `@Observable`: `@State` + `.environment(vm)` + `@Environment(NewObservable.self)`.
+    /// Seed 002's counter screen (`Graph.mountCounterScreen`), then `add()`.
     private func counterScreen(_ graph: Graph, observable: Bool) throws -> Commit {
-        let type: JSON = observable ? "NewObservable" : "OriginalObservable"
-        let reader: JSON = observable ? ["environment": ["vm": ["type": type]]] : ["environmentObjects": ["vm": type]]
-        try graph.mount([
-            "parent": "/App", "name": "ContentView",
-            observable ? "state" : "stateObjects": observable ? ["vm": ["$new": ["type": type]]] : ["vm": ["type": type]],
-            "provide": [observable ? "observables" : "environmentObjects": ["vm"]],
-        ])
-        for (name, body) in [("CountView", "count: {vm.count}"), ("ButtonView", "+")] {
-            var declaration: JSONObject = ["parent": "/App/ContentView", "name": .string(name), "body": [.string(body)]]
-            for (key, value) in reader.objectValue ?? [:] { declaration[key] = value }
-            try graph.mount(.object(declaration))
-        }
+        try graph.mountCounterScreen(observable: observable)
         return try graph.call("/App/ContentView.vm.add")
     }
 

@@ -13,18 +13,7 @@ import Testing
     /// `ButtonView` reads nothing of it.
     private func counterScreen(observable: Bool) throws -> Graph {
         let graph = try makeGraph()
-        let type: JSON = observable ? "NewObservable" : "OriginalObservable"
-        let reader: JSON = observable ? ["environment": ["vm": ["type": type]]] : ["environmentObjects": ["vm": type]]
-        try graph.mount([
-            "parent": "/App", "name": "ContentView",
-            observable ? "state" : "stateObjects": observable ? ["vm": ["$new": ["type": type]]] : ["vm": ["type": type]],
-            "provide": [observable ? "observables" : "environmentObjects": ["vm"]],
-        ])
-        for (name, body) in [("CountView", "count: {vm.count}"), ("ButtonView", "+")] {
-            var declaration: JSONObject = ["parent": "/App/ContentView", "name": .string(name), "body": [.string(body)]]
-            for (key, value) in reader.objectValue ?? [:] { declaration[key] = value }
-            try graph.mount(.object(declaration))
-        }
+        try graph.mountCounterScreen(observable: observable)
         return graph
     }
 

@@ -56,6 +56,24 @@ extension Graph {
         ]).commit
     }
 
+    /// Seed 002 (S3): `ContentView` owns the model and injects it; `CountView` shows `count`,
+    /// `ButtonView` only has a button. `ObservableObject`: `@StateObject` + `.environmentObject` +
+    /// `@EnvironmentObject`; `@Observable`: `@State` + `.environment(vm)` + `@Environment(NewObservable.self)`.
+    func mountCounterScreen(observable: Bool) throws {
+        let type: JSON = observable ? "NewObservable" : "OriginalObservable"
+        let reader: JSON = observable ? ["environment": ["vm": ["type": type]]] : ["environmentObjects": ["vm": type]]
+        try mount([
+            "parent": "/App", "name": "ContentView",
+            observable ? "state" : "stateObjects": observable ? ["vm": ["$new": ["type": type]]] : ["vm": ["type": type]],
+            "provide": [observable ? "observables" : "environmentObjects": ["vm"]],
+        ])
+        for (name, body) in [("CountView", "count: {vm.count}"), ("ButtonView", "+")] {
+            var declaration: JSONObject = ["parent": "/App/ContentView", "name": .string(name), "body": [.string(body)]]
+            for (key, value) in reader.objectValue ?? [:] { declaration[key] = value }
+            try mount(.object(declaration))
+        }
+    }
+
     /// A whole-graph picture for checking that a failed operation changed nothing.
     func fingerprint() throws -> String {
         let objectsText = objects.values.sorted { $0.serial < $1.serial }
