@@ -34,7 +34,8 @@ extension Server {
     /// Decodes a request and runs it.
     func perform(_ request: Request, session: ClientSession) throws(RPCError) -> Reply {
         guard let handler = Self.handlers[request.method] else { throw .methodNotFound(request.method) }
-        if Self.stateChangingMethods.contains(request.method) { try refuseChangesWhileDiskIsFull() }
+        // The cheap test first: the method is looked up only while the disk is full.
+        if let backlog = fullDiskBacklog, Self.stateChangingMethods.contains(request.method) { throw diskFullRefusal(backlog) }
         return try handler(request.params, self, session)
     }
 
@@ -42,19 +43,23 @@ extension Server {
     func perform(_ request: HotRequest, session: ClientSession) throws(RPCError) -> Reply {
         switch request {
         case .set(_, let method):
-            try refuseChangesWhileDiskIsFull()
+            if let backlog = fullDiskBacklog { throw diskFullRefusal(backlog) }
             return try method.perform(in: self, session: session)
         case .get(_, let method): return try method.perform(in: self, session: session)
         }
     }
 
-    /// Past the bound of changes waiting for a full disk, a request that would change state is
-    /// refused before it is applied; reads and watches go on.
-    private func refuseChangesWhileDiskIsFull() throws(RPCError) {
-        guard let store, store.backlogBytes > configuration.maxBacklogBytes else { return }
-        throw RPCError.limitExceeded(
+    /// The bytes of changes waiting for a full disk, once they have passed their bound: a request
+    /// that would change state is then refused before it is applied; reads and watches go on.
+    private var fullDiskBacklog: Int? {
+        guard let store, store.backlogBytes > configuration.maxBacklogBytes else { return nil }
+        return store.backlogBytes
+    }
+
+    private func diskFullRefusal(_ backlog: Int) -> RPCError {
+        RPCError.limitExceeded(
             "diskBacklog", max: configuration.maxBacklogBytes,
-            message: "the disk is full: \(store.backlogBytes) bytes of changes already wait to be written, so no more "
+            message: "the disk is full: \(backlog) bytes of changes already wait to be written, so no more "
                 + "changes are taken until it has room again; reads and watches go on")
     }
 

@@ -37,9 +37,11 @@ extension Graph {
             }
         }
         let readers = byView.compactMap { serial, reasons in viewsBySerial[serial].map { ($0, reasons) } }
-        return readers.sorted { ($0.0.depth, $0.0.serial) < ($1.0.depth, $1.0.serial) }.map { node, reasons in
-            ViewReader(view: node.path, reasons: Self.ordered(reasons.all))
-        }
+        // Each view's depth walked once, not at every comparison.
+        return readers.map { (node: $0.0, reasons: $0.1, depth: $0.0.depth) }
+            .sorted { ($0.depth, $0.node.serial) < ($1.depth, $1.node.serial) }.map { node, reasons, _ in
+                ViewReader(view: node.path, reasons: Self.ordered(reasons.all))
+            }
     }
 
     /// A mounted view by path, or UnknownPath.

@@ -94,10 +94,12 @@ struct InvalidationQueue {
         // A transaction queues each view at most once, and no transaction holds 2^31 views.
         node.queueSlot = Int32(self.reasons.count)
         self.reasons.append(reasons)
-        while buckets.count <= node.depth { buckets.append([]) }
-        buckets[node.depth].append(node)
-        if node.depth < depth {
-            depth = node.depth
+        // The depth is the parent chain's length (`ViewNode.depth`): walked once here.
+        let level = node.depth
+        while buckets.count <= level { buckets.append([]) }
+        buckets[level].append(node)
+        if level < depth {
+            depth = level
             position = 0
         }
     }
