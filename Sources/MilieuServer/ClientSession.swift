@@ -15,6 +15,8 @@ final class ClientSession {
     var lineStartedAt: ContinuousClock.Instant?
     /// The `client.name` it gave in `initialize`, for what it commits (`graph/explain`).
     var clientName: String?
+    /// When it connected (`daemon/clients`).
+    let connectedAt = ContinuousClock.now
 
     init(connection: any PeerConnection, maxLineBytes: Int) {
         self.connection = connection

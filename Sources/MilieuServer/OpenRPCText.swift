@@ -1247,6 +1247,42 @@ extension OpenRPCDocument {
           "$ref": "#/components/errors/ResultTooLarge"
         }
       ]
+    },
+    {
+      "name": "daemon/info",
+      "summary": "What the daemon is and holds: its build, uptime, socket, data directory and durability, and how many connections, watches, views and objects it serves, with its memory.",
+      "description": "Specified in protocol/SPEC.md section 9.20. Any method may also fail with ParseError (-32700), InvalidRequest (-32600), MethodNotFound (-32601) and InternalError (-32603).",
+      "paramStructure": "by-name",
+      "params": [],
+      "result": {
+        "name": "daemonInfoResult",
+        "schema": {
+          "$ref": "#/components/schemas/daemonInfoResult"
+        }
+      },
+      "errors": [
+        {
+          "$ref": "#/components/errors/InvalidParams"
+        }
+      ]
+    },
+    {
+      "name": "daemon/clients",
+      "summary": "Every connection the daemon serves, in the order they connected: the process and user behind it, the name it gave, and the watches, views and unsent output it holds.",
+      "description": "Specified in protocol/SPEC.md section 9.21. Any method may also fail with ParseError (-32700), InvalidRequest (-32600), MethodNotFound (-32601) and InternalError (-32603).",
+      "paramStructure": "by-name",
+      "params": [],
+      "result": {
+        "name": "daemonClientsResult",
+        "schema": {
+          "$ref": "#/components/schemas/daemonClientsResult"
+        }
+      },
+      "errors": [
+        {
+          "$ref": "#/components/errors/InvalidParams"
+        }
+      ]
     }
   ],
   "components": {
@@ -4379,6 +4415,207 @@ extension OpenRPCDocument {
           "from",
           "to",
           "kind"
+        ],
+        "additionalProperties": false
+      },
+      "daemonInfoParams": {
+        "type": "object",
+        "description": "No parameters.",
+        "properties": {},
+        "additionalProperties": false
+      },
+      "daemonInfoResult": {
+        "type": "object",
+        "properties": {
+          "server": {
+            "type": "object",
+            "properties": {
+              "name": {
+                "const": "milieud"
+              },
+              "version": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "name",
+              "version"
+            ],
+            "additionalProperties": false
+          },
+          "protocolVersion": {
+            "type": "string"
+          },
+          "instance": {
+            "type": "string",
+            "description": "As initialize's: the same while versions continue."
+          },
+          "pid": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "uptimeSeconds": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Whole seconds since the daemon started."
+          },
+          "socket": {
+            "type": "string",
+            "description": "The socket's path; absent for a socket inherited from systemd whose path is not known."
+          },
+          "dataDirectory": {
+            "type": "string",
+            "description": "Where the durable state lives; absent with --ephemeral."
+          },
+          "durability": {
+            "enum": [
+              "always",
+              "everysec",
+              "no",
+              "ephemeral"
+            ],
+            "description": "The log's fsync policy (SPEC 12.3), or ephemeral: nothing is kept across restarts."
+          },
+          "version": {
+            "$ref": "#/components/schemas/version"
+          },
+          "oldestVersion": {
+            "$ref": "#/components/schemas/version",
+            "description": "The oldest version the history holds: a watch resumes with sinceVersion from one less (SPEC 11.4)."
+          },
+          "connections": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "watches": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "views": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Views mounted, /App included."
+          },
+          "objects": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Objects alive."
+          },
+          "memory": {
+            "type": "object",
+            "properties": {
+              "residentBytes": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "The daemon's resident set size."
+              },
+              "bufferedOutputBytes": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Bytes sent to connections that they have not read yet."
+              },
+              "bufferedInputBytes": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Bytes of lines received but not yet ended."
+              }
+            },
+            "required": [
+              "residentBytes",
+              "bufferedOutputBytes",
+              "bufferedInputBytes"
+            ],
+            "additionalProperties": false
+          }
+        },
+        "required": [
+          "server",
+          "protocolVersion",
+          "instance",
+          "pid",
+          "uptimeSeconds",
+          "durability",
+          "version",
+          "oldestVersion",
+          "connections",
+          "watches",
+          "views",
+          "objects",
+          "memory"
+        ],
+        "additionalProperties": false
+      },
+      "daemonClientsParams": {
+        "type": "object",
+        "description": "No parameters.",
+        "properties": {},
+        "additionalProperties": false
+      },
+      "daemonClientsResult": {
+        "type": "object",
+        "properties": {
+          "clients": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "properties": {
+                "connection": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "description": "The connection's id, as graph/explain's causes name it."
+                },
+                "pid": {
+                  "type": "integer",
+                  "description": "The peer's process id when it connected (SO_PEERCRED)."
+                },
+                "uid": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "name": {
+                  "type": "string",
+                  "description": "The client.name it gave in initialize; absent if it gave none."
+                },
+                "self": {
+                  "type": "boolean",
+                  "description": "True for the connection that asked."
+                },
+                "connectedSeconds": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "watches": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "views": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "description": "Views it mounted without retain that its close unmounts, each with its subtree."
+                },
+                "bufferedOutputBytes": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "description": "Bytes sent to it that it has not read yet."
+                }
+              },
+              "required": [
+                "connection",
+                "pid",
+                "uid",
+                "self",
+                "connectedSeconds",
+                "watches",
+                "views",
+                "bufferedOutputBytes"
+              ],
+              "additionalProperties": false
+            },
+            "description": "In the order they connected."
+          }
+        },
+        "required": [
+          "clients"
         ],
         "additionalProperties": false
       }

@@ -27,6 +27,8 @@ public final class Server: ConnectionHandler {
     /// The log's id with a data directory (new when the store is new or recovered), else new at
     /// every start: a client resumes watches while it stays the same.
     let instance: String
+    /// When the server was made: `daemon/info`'s uptime counts from here.
+    let startedAt = ContinuousClock.now
     /// The durable state; nil with --ephemeral.
     let store: Store?
     /// What this loop turn will send once its changes are committed to the store.
@@ -35,6 +37,9 @@ public final class Server: ConnectionHandler {
     /// takes its views with it) go to `turn`, for the next hand-over. Kept to reuse its storage.
     private var sending = Turn()
     private var listener: UnixListener?
+    /// The path clients connect to; nil before `run`, and for a socket inherited from systemd
+    /// whose path is not known.
+    var socketPath: String? { listener?.path }
     /// While the log cannot be written: the wait before the next attempt at the backlog.
     private var retryDelay: Double?
     private var shuttingDown = false

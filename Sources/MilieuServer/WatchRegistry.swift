@@ -41,6 +41,9 @@ final class WatchRegistry {
 
     func count(connection: Int) -> Int { byConnection[connection]?.count ?? 0 }
 
+    /// Every connection's watches together.
+    var count: Int { registrations.count }
+
     func contains(_ key: WatchKey) -> Bool { registrations[key] != nil }
 
     func add(_ key: WatchKey, targets: [(target: WatchTarget, spelled: String)], lifecycle wantsLifecycle: Bool) {

@@ -26,6 +26,9 @@ enum Command: Equatable {
     /// No numbers: every watch.
     case unwatch(numbers: [Int])
     case types(name: String?)
+    /// `daemon/info` and `daemon/clients`.
+    case info
+    case clients
     /// `replace`: unload what the scene mounted first, so that it can be loaded again.
     case load(scene: String?, replace: Bool)
     case unload(scene: String)
@@ -129,6 +132,8 @@ extension Command {
             }
             command = .unwatch(numbers: numbers)
         case "types": command = .types(name: arguments.optionalWord())
+        case "info": command = .info
+        case "clients": command = .clients
         case "load":
             var scene: String?
             var replace = false

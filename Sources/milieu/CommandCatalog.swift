@@ -131,6 +131,21 @@ enum CommandCatalog {
             name: "types", arguments: "[<name>]", summary: "list the model types, or show one",
             details: "  types        types Login", kinds: [.typeName]),
         CommandSpec(
+            name: "info", arguments: "", summary: "which daemon this is: version, uptime, socket, state, load, memory",
+            details: """
+                The daemon's version and pid, how long it has run, its socket, where it keeps its
+                state and how durably (or that it keeps nothing), the current version and how far
+                back watches can resume, how many connections, watches, views and objects it
+                serves, and its memory: resident, output its clients have not read, unfinished lines.
+                """, kinds: []),
+        CommandSpec(
+            name: "clients", arguments: "", summary: "who is connected: pid, uid, name, watches, views, unsent output",
+            details: """
+                One row per connection, in the order they connected; * marks this one. views are
+                the views it mounted that go when it closes (not those mounted with "retain": true);
+                unsent is output it has not read yet, which grows when a client stops reading.
+                """, kinds: []),
+        CommandSpec(
             name: "load", arguments: "[--replace] [<scene> | <file.json>]", summary: "register a scene's types and mount its views",
             details: """
                 The scenarios S1–S7 ship as scenes, and `rules` shows the finer observation rules;

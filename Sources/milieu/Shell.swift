@@ -101,6 +101,12 @@ final class Shell {
             return try unwatch(numbers)
         case .types(let name):
             return try types(name, results: results)
+        case .info:
+            let result = try link.request(DaemonInfoRequest())
+            return .success(text: DaemonRenderer(style: style).info(result), result: result.wire)
+        case .clients:
+            let result = try link.request(DaemonClientsRequest())
+            return .success(text: DaemonRenderer(style: style).clients(result.clients), result: result.wire)
         case .load(let scene, let replace):
             guard let scene else {
                 let names = SceneLibrary.embedded.map { JSON.string($0.name) }

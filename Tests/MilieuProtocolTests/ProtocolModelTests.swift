@@ -74,6 +74,25 @@ import Testing
                 ]
             ).wire
         ),
+        (
+            DaemonInfoRequest(),
+            DaemonInfoRequest.Result(
+                serverName: "milieud", serverVersion: "0.1.0", protocolVersion: "1", instance: "ab", pid: 42, uptimeSeconds: 7,
+                socket: "/run/m.sock", dataDirectory: nil, durability: "ephemeral", version: 9, oldestVersion: 1, connections: 2,
+                watches: 3, views: 4, objects: 5, residentBytes: 6, bufferedOutputBytes: 7, bufferedInputBytes: 8
+            ).wire
+        ),
+        (
+            DaemonClientsRequest(),
+            DaemonClientsRequest.Result(clients: [
+                DaemonClient(
+                    connection: 1, pid: 42, uid: 1000, name: "milieu", isCaller: true, connectedSeconds: 3, watches: 1, views: 2,
+                    bufferedOutputBytes: 0),
+                DaemonClient(
+                    connection: 2, pid: 43, uid: 1000, name: nil, isCaller: false, connectedSeconds: 0, watches: 0, views: 0,
+                    bufferedOutputBytes: 9),
+            ]).wire
+        ),
     ]
 
     /// A type with a stored, a computed and a constrained property, and an action.

@@ -56,6 +56,29 @@ struct ScriptModeTests {
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
     }
 
+    @Test func infoAndClientsSayWhichDaemonThisIsAndWhoIsConnected() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let dashboard = try daemon.connect()
+        _ = try dashboard.call("initialize", ["client": ["name": "dashboard"]])
+        _ = try dashboard.call("watch", ["paths": ["theme"]])
+        _ = try dashboard.call("view/mount", ["parent": "/App", "name": "Panel"])
+        let run = try MilieuRun.run(["--socket", daemon.socketPath, "-c", "info", "-c", "clients"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.outputLines
+        #expect(
+            lines.first?.hasPrefix("milieud \(ProtocolInfo.serverVersion), protocol 1, pid \(daemon.process.processIdentifier), up ")
+                == true)
+        #expect(lines.contains("  socket    \(daemon.socketPath)"))
+        #expect(lines.contains("  serving   2 connections, 1 watch, 2 views, 3 objects"), "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("  memory    ") && $0.contains(" MiB resident, 0 B unsent") })
+        let rows = lines.filter { $0.contains("dashboard") || $0.contains("milieu ") }
+        #expect(rows.count == 2, "\(lines)")
+        #expect(rows.first?.hasPrefix("  ") == true && rows.first?.contains("  1        1      0 B") == true, "\(rows)")
+        #expect(rows.last?.hasPrefix("* ") == true && rows.last?.contains("  0        0      0 B") == true, "\(rows)")
+        #expect(lines.last == "2 connections; * is this one")
+    }
+
     @Test func aFailingCommandExitsOneAndSaysWhyOnStandardError() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }

@@ -228,6 +228,38 @@ export interface EnvironmentResult {
   version: number;
 }
 
+/** `daemon/info` (SPEC §9.20): `socket` is absent for an inherited socket, `dataDirectory` with `--ephemeral`. */
+export interface DaemonInfo {
+  server: { name: 'milieud'; version: string };
+  protocolVersion: string;
+  instance: string;
+  pid: number;
+  uptimeSeconds: number;
+  socket?: string;
+  dataDirectory?: string;
+  durability: 'always' | 'everysec' | 'no' | 'ephemeral';
+  version: number;
+  oldestVersion: number;
+  connections: number;
+  watches: number;
+  views: number;
+  objects: number;
+  memory: { residentBytes: number; bufferedOutputBytes: number; bufferedInputBytes: number };
+}
+
+/** One connection of `daemon/clients` (SPEC §9.21): `self` is the one that asked; `views` those its close unmounts. */
+export interface DaemonClient {
+  connection: number;
+  pid: number;
+  uid: number;
+  name?: string;
+  self: boolean;
+  connectedSeconds: number;
+  watches: number;
+  views: number;
+  bufferedOutputBytes: number;
+}
+
 export interface TreeOptions extends CallOptions {
   /** Levels below the path to include (0: the view alone); default all. */
   depth?: number;
@@ -490,6 +522,10 @@ export class Client extends EventEmitter {
   readers(path: string, options?: CallOptions): Promise<{ readers: ViewReader[]; version: number }>;
   /** What the view's environment holds, each with the view that provides it (SPEC §9.18). */
   environment(path: string, options?: CallOptions): Promise<EnvironmentResult>;
+  /** What the daemon is and holds: build, uptime, socket, data directory, durability, counts, memory (SPEC §9.20). */
+  daemonInfo(options?: CallOptions): Promise<DaemonInfo>;
+  /** Every connection the daemon serves, in the order they connected (SPEC §9.21). */
+  daemonClients(options?: CallOptions): Promise<{ clients: DaemonClient[] }>;
   discover(options?: CallOptions): Promise<Record<string, unknown>>;
   /** The cause and effect of commit `version`: what made it, what it changed, the views it evaluated and why. */
   explain(version: number, options?: CallOptions): Promise<ExplainResult>;

@@ -250,6 +250,10 @@ public final class Graph {
         return finishCommit()
     }
 
+    /// How many views `connection`'s close would unmount with their subtrees: those it mounted
+    /// without `retain` under a view it does not own (`daemon/clients`).
+    public func closingViewCount(_ connection: ConnectionID) -> Int { closeRoots[connection]?.count ?? 0 }
+
     /// Whether views of `connection` are left to unmount after a partial `connectionClosed`.
     public func isClosing(_ connection: ConnectionID) -> Bool { closing[connection] != nil }
 

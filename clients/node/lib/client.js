@@ -606,6 +606,10 @@ const REQUESTS = Object.freeze({
   readers: (path, options) => ['graph/readers', { path }, options],
   /** `view/environment` → `{path, environmentObjects, observables, environment, version}`, each with its provider. */
   environment: (path, options) => ['view/environment', { path }, options],
+  /** `daemon/info` → the daemon's build, pid, uptime, socket, data directory, durability, counts and memory. */
+  daemonInfo: (options) => ['daemon/info', {}, options],
+  /** `daemon/clients` → `{clients}`: each connection's id, pid, uid, name, watches, views and unsent output. */
+  daemonClients: (options) => ['daemon/clients', {}, options],
   /** `rpc.discover` → the OpenRPC document. */
   discover: (options) => ['rpc.discover', {}, options],
   /** `graph/explain` → the cause and effect of commit `version`: `{version, cause, nodes, edges}`. */

@@ -202,6 +202,29 @@ test('batch sends many requests on one line; notify sends one without id', needs
   await assert.rejects(client.batch([]), TypeError);
 });
 
+test('daemonInfo counts what the daemon serves; daemonClients names each connection', needsDaemon, async (t) => {
+  const daemon = await daemonFor(t);
+  const client = await clientFor(t, daemon);
+  const info = await client.daemonInfo();
+  assert.equal(info.server.name, 'milieud');
+  assert.equal(info.socket, daemon.socketPath);
+  assert.equal(info.instance, client.instance);
+  assert.deepEqual([info.connections, info.watches], [1, 0]);
+  const other = await clientFor(t, daemon);
+  await other.mount({ parent: '/App', name: 'Probe', stateObjects: { cart: { type: 'Cart' } } });
+  await client.watch({ paths: ['theme'] });
+  const busier = await client.daemonInfo();
+  assert.deepEqual(
+    [busier.connections, busier.watches, busier.views, busier.objects],
+    [2, 1, info.views + 1, info.objects + 1],
+  );
+  const { clients } = await other.daemonClients();
+  assert.deepEqual(
+    clients.map((c) => [c.self, c.pid, c.name, c.watches, c.views]),
+    [[false, process.pid, 'milieu-node', 1, 0], [true, process.pid, 'milieu-node', 0, 1]],
+  );
+});
+
 test('discover returns the OpenRPC document', needsDaemon, async (t) => {
   const client = await clientFor(t, await daemonFor(t));
   const document = await client.discover();

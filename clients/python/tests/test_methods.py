@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Callable
 
 import pytest
@@ -290,6 +291,32 @@ def test_see_why_never_shows_a_secure_value(client: milieu.Client) -> None:
     text = repr(answers)
     assert "hunter2-python" not in text and "token-python-42" not in text
     assert answers[1]["readers"] == [{"view": "/App/Secrets", "reasons": ["login.password"]}]
+
+
+def test_daemon_info_counts_what_the_daemon_serves(daemon: Daemon, client: milieu.Client) -> None:
+    info = client.daemon_info()
+    assert info["server"]["name"] == "milieud" and info["protocolVersion"] == "1"
+    assert info["instance"] == client.instance and info["socket"] == daemon.socket
+    assert info["connections"] == 1 and info["watches"] == 0 and info["version"] == client.get("theme")["version"]
+    assert info["memory"]["residentBytes"] > 1 << 20
+    views, objects = info["views"], info["objects"]
+    with milieu.Client(daemon.socket) as other:
+        other.mount(parent="/App", name="Probe", state_objects={"cart": {"type": "Cart"}})
+        with client.watch(paths=["theme"]):
+            busier = client.daemon_info()
+            assert (busier["connections"], busier["watches"]) == (2, 1)
+            assert (busier["views"], busier["objects"]) == (views + 1, objects + 1)
+
+
+def test_daemon_clients_names_each_connection(daemon: Daemon, client: milieu.Client) -> None:
+    with milieu.Client(daemon.socket) as other:
+        other.mount(parent="/App", name="Probe")
+        with client.watch(paths=["theme"]):
+            listed = client.daemon_clients()["clients"]
+    assert [c["self"] for c in listed] == [True, False]
+    assert all(c["pid"] == os.getpid() and c["uid"] == os.getuid() and c["name"] == "milieu-py" for c in listed)
+    assert [(c["watches"], c["views"]) for c in listed] == [(1, 0), (0, 1)]
+    assert listed[0]["connection"] < listed[1]["connection"]
 
 
 def test_discover(client: milieu.Client) -> None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Sequence, 
 from . import ops
 from ._core import Call, Connection, Plan, W, WatchState, initialize_params, names
 from .results import (
-    CallResult, DependenciesResult, EnvironmentResult, ExplainResult, InitializeResult, MountResult, PageNode,
+    CallResult, DaemonClientsResult, DaemonInfoResult, DependenciesResult, EnvironmentResult, ExplainResult, InitializeResult, MountResult, PageNode,
     ReadersResult, RegisterResult, TransactionResult, TreePage, TreeResult, TypesResult, VersionResult, ViewNode,
 )
 
@@ -253,6 +253,20 @@ def explain(core: Connection[Any], version: int, *, timeout: float | None = None
     """``graph/explain``: the cause and effect of commit ``version``: what made it, the attributes
     it changed (old and new values), the views it evaluated and why, and what followed."""
     result: ExplainResult = yield Call("graph/explain", {"version": version}, timeout)
+    return result
+
+
+def daemon_info(core: Connection[Any], *, timeout: float | None = None) -> Plan[DaemonInfoResult]:
+    """``daemon/info``: the daemon's build, uptime, socket, data directory and durability, and
+    how many connections, watches, views and objects it serves, with its memory (SPEC §9.20)."""
+    result: DaemonInfoResult = yield Call("daemon/info", {}, timeout)
+    return result
+
+
+def daemon_clients(core: Connection[Any], *, timeout: float | None = None) -> Plan[DaemonClientsResult]:
+    """``daemon/clients``: every connection the daemon serves, with its pid, uid, name, watches,
+    views and unsent output (SPEC §9.21)."""
+    result: DaemonClientsResult = yield Call("daemon/clients", {}, timeout)
     return result
 
 

@@ -368,6 +368,8 @@ class Client(ClientBase[Watch]):
     watch = sync_method(methods.watch)
     unwatch = sync_method(methods.unwatch)
     explain = sync_method(methods.explain)
+    daemon_info = sync_method(methods.daemon_info)
+    daemon_clients = sync_method(methods.daemon_clients)
     discover = sync_method(methods.discover)
 
     def shutdown(self, *, timeout: float | None = None) -> None:

@@ -245,3 +245,59 @@ class ExplainResult(TypedDict):
     nodes: List[Dict[str, Any]]
     edges: List[Dict[str, Any]]
 
+
+class _DaemonPlaces(TypedDict, total=False):
+    socket: str
+    dataDirectory: str
+
+
+class DaemonMemory(TypedDict):
+    residentBytes: int
+    bufferedOutputBytes: int
+    bufferedInputBytes: int
+
+
+class DaemonInfoResult(_DaemonPlaces):
+    """``daemon/info``: the daemon's build, pid, uptime, socket and data directory (``socket`` is
+    absent for an inherited socket, ``dataDirectory`` with ``--ephemeral``), its ``durability``
+    (``always``, ``everysec``, ``no`` or ``ephemeral``), the current and oldest versions, what it
+    serves and its memory (SPEC §9.20)."""
+
+    server: Dict[str, Any]
+    protocolVersion: str
+    instance: str
+    pid: int
+    uptimeSeconds: int
+    durability: str
+    version: int
+    oldestVersion: int
+    connections: int
+    watches: int
+    views: int
+    objects: int
+    memory: DaemonMemory
+
+
+class _ClientName(TypedDict, total=False):
+    name: str
+
+
+class DaemonClient(_ClientName):
+    """One connection of ``daemon/clients``: ``self`` is the one that asked; ``views`` are those
+    its close would unmount (SPEC §9.21)."""
+
+    connection: int
+    pid: int
+    uid: int
+    self: bool
+    connectedSeconds: int
+    watches: int
+    views: int
+    bufferedOutputBytes: int
+
+
+class DaemonClientsResult(TypedDict):
+    """``daemon/clients``: every connection, in the order they connected (SPEC §9.21)."""
+
+    clients: List[DaemonClient]
+
