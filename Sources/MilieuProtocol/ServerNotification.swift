@@ -17,6 +17,9 @@ public enum ServerNotification: Sendable, Equatable {
     case objectDidDestroy(WatchStamp, ObjectEvent)
     /// `diagnostic`: SwiftUI would have done something surprising, such as ignoring a new initial value.
     case diagnostic(WatchStamp, Diagnostic)
+    /// `graph/didCommit`: a version was committed, what made it and what it did (watches with
+    /// `commits`); the last notification of its version.
+    case didCommit(WatchStamp, CommitSummary)
     /// `connection/dropped`: the daemon is closing this connection, and why. Outside any watch.
     case connectionDropped(reason: String, message: String, pendingBytes: Int)
 
@@ -30,6 +33,7 @@ public enum ServerNotification: Sendable, Equatable {
         case .objectDidCreate: "object/didCreate"
         case .objectDidDestroy: "object/didDestroy"
         case .diagnostic: "diagnostic"
+        case .didCommit: "graph/didCommit"
         case .connectionDropped: "connection/dropped"
         }
     }
@@ -38,7 +42,7 @@ public enum ServerNotification: Sendable, Equatable {
     public var stamp: WatchStamp? {
         switch self {
         case .didChange(let stamp, _), .didUpdate(let stamp, _, _, _), .didMount(let stamp, _, _, _), .didUnmount(let stamp, _, _),
-            .objectDidCreate(let stamp, _), .objectDidDestroy(let stamp, _), .diagnostic(let stamp, _):
+            .objectDidCreate(let stamp, _), .objectDidDestroy(let stamp, _), .diagnostic(let stamp, _), .didCommit(let stamp, _):
             stamp
         case .connectionDropped: nil
         }
@@ -70,6 +74,7 @@ public enum ServerNotification: Sendable, Equatable {
             params["type"] = .string(event.type)
             params["owner"] = event.owner.map(JSON.string) ?? .null
             params["reason"] = .string(event.reason)
+            if !event.endedTargets.isEmpty { params["endedTargets"] = .array(event.endedTargets.map(JSON.string)) }
         case .diagnostic(_, let diagnostic):
             params["kind"] = .string(diagnostic.kind)
             params["message"] = .string(diagnostic.message)
@@ -77,6 +82,9 @@ public enum ServerNotification: Sendable, Equatable {
             params["variable"] = .string(diagnostic.variable)
             params["ignored"] = diagnostic.ignored
             params["hint"] = .string(diagnostic.hint)
+        case .didCommit(_, let summary):
+            params["cause"] = summary.cause?.wire ?? .null
+            params["counts"] = summary.counts.wire
         case .connectionDropped(let reason, let message, let pendingBytes):
             params["reason"] = .string(reason)
             params["message"] = .string(message)
@@ -126,7 +134,9 @@ public enum ServerNotification: Sendable, Equatable {
             guard let object = json["object"]?.stringValue, let type = json["type"]?.stringValue,
                 let reason = json["reason"]?.stringValue
             else { return nil }
-            let event = ObjectEvent(object: object, type: type, owner: json["owner"]?.stringValue, reason: reason)
+            let event = ObjectEvent(
+                object: object, type: type, owner: json["owner"]?.stringValue, reason: reason,
+                endedTargets: strings(json["endedTargets"]) ?? [])
             self = method == "object/didCreate" ? .objectDidCreate(stamp, event) : .objectDidDestroy(stamp, event)
         case "diagnostic":
             guard let path, let kind = json["kind"]?.stringValue, let message = json["message"]?.stringValue,
@@ -135,6 +145,17 @@ public enum ServerNotification: Sendable, Equatable {
             self = .diagnostic(
                 stamp,
                 Diagnostic(kind: kind, message: message, path: path, variable: variable, ignored: json["ignored"] ?? .null, hint: hint))
+        case "graph/didCommit":
+            guard let counts = json["counts"].flatMap(CommitSummary.Counts.init(wire:)) else { return nil }
+            let cause: CommitCause?
+            switch json["cause"] {
+            case .null?: cause = nil
+            case let wire?:
+                guard let known = CommitCause(wire: wire) else { return nil }
+                cause = known
+            case nil: return nil
+            }
+            self = .didCommit(stamp, CommitSummary(cause: cause, counts: counts))
         default: return nil
         }
     }
@@ -142,7 +163,7 @@ public enum ServerNotification: Sendable, Equatable {
     /// Every notification method, for documents and tests.
     public static let methods = [
         "graph/didChange", "view/didUpdate", "view/didMount", "view/didUnmount", "object/didCreate", "object/didDestroy",
-        "diagnostic", "connection/dropped",
+        "diagnostic", "connection/dropped", "graph/didCommit",
     ]
 }
 
@@ -228,12 +249,61 @@ public struct ObjectEvent: Sendable, Hashable {
     public var owner: String?
     /// The lifecycle reason's wire name (SPEC §10.5, §10.6).
     public var reason: String
+    /// Of a destruction: the targets of the watch, as it spelled them, that covered this object
+    /// and so cover nothing from now on (SPEC §11.1). Empty for a lifecycle watch's news.
+    public var endedTargets: [String]
 
-    public init(object: String, type: String, owner: String?, reason: String) {
+    public init(object: String, type: String, owner: String?, reason: String, endedTargets: [String] = []) {
         self.object = object
         self.type = type
         self.owner = owner
         self.reason = reason
+        self.endedTargets = endedTargets
+    }
+}
+
+/// What `graph/didCommit` tells of a version: what made it, when the daemon knows, and how
+/// much it did (SPEC §10.9).
+public struct CommitSummary: Sendable, Equatable {
+    /// How many of each kind of change the commit made.
+    public struct Counts: Sendable, Equatable {
+        /// Properties and `@State`s changed.
+        public var values = 0
+        /// Views whose bodies were evaluated again.
+        public var rendered = 0
+        public var mounted = 0
+        public var unmounted = 0
+        public var created = 0
+        public var destroyed = 0
+        public var diagnostics = 0
+
+        public init() {}
+
+        public var wire: JSON {
+            [
+                "values": .int(values), "rendered": .int(rendered), "mounted": .int(mounted), "unmounted": .int(unmounted),
+                "objectsCreated": .int(created), "objectsDestroyed": .int(destroyed), "diagnostics": .int(diagnostics),
+            ]
+        }
+
+        public init?(wire: JSON) {
+            guard let values = wire["values"]?.intValue, let rendered = wire["rendered"]?.intValue,
+                let mounted = wire["mounted"]?.intValue, let unmounted = wire["unmounted"]?.intValue,
+                let created = wire["objectsCreated"]?.intValue, let destroyed = wire["objectsDestroyed"]?.intValue,
+                let diagnostics = wire["diagnostics"]?.intValue
+            else { return nil }
+            (self.values, self.rendered, self.mounted, self.unmounted) = (values, rendered, mounted, unmounted)
+            (self.created, self.destroyed, self.diagnostics) = (created, destroyed, diagnostics)
+        }
+    }
+
+    /// nil when the daemon no longer knows (a commit read back from the log after a restart).
+    public var cause: CommitCause?
+    public var counts: Counts
+
+    public init(cause: CommitCause?, counts: Counts) {
+        self.cause = cause
+        self.counts = counts
     }
 }
 

@@ -81,11 +81,13 @@ struct History {
         return low
     }
 
-    /// The commits after `version`, oldest first; nil when some of them are no longer held.
-    func commits(after version: Version, current: Version) -> [Commit]? {
+    /// The commits after `version` with what made each, oldest first; nil when some of them are
+    /// no longer held.
+    func entries(after version: Version, current: Version) -> [(commit: Commit, cause: StoredCause?)]? {
         guard version < current else { return [] }
         guard let oldest, oldest <= version.next else { return nil }
-        return Array(commits[firstIndex(after: version)...])
+        let first = firstIndex(after: version)
+        return Array(zip(commits[first...], causes[first...]))
     }
 }
 

@@ -1021,6 +1021,14 @@ extension OpenRPCDocument {
           }
         },
         {
+          "name": "commits",
+          "required": false,
+          "schema": {
+            "type": "boolean",
+            "description": "Every commit, with what made it and how much it did (graph/didCommit), even one that changed nothing."
+          }
+        },
+        {
           "name": "sinceVersion",
           "required": false,
           "schema": {
@@ -3825,6 +3833,10 @@ extension OpenRPCDocument {
           "lifecycle": {
             "type": "boolean"
           },
+          "commits": {
+            "type": "boolean",
+            "description": "Every commit, with what made it and how much it did (graph/didCommit), even one that changed nothing."
+          },
           "sinceVersion": {
             "$ref": "#/components/schemas/version"
           }
@@ -3839,6 +3851,14 @@ extension OpenRPCDocument {
           },
           "version": {
             "$ref": "#/components/schemas/version"
+          },
+          "notMounted": {
+            "type": "array",
+            "description": "The view targets no view is mounted at now, canonical: the watch covers them once one is. Absent when every view target is mounted.",
+            "items": {
+              "$ref": "#/components/schemas/viewPath"
+            },
+            "minItems": 1
           }
         },
         "required": [
@@ -4077,6 +4097,14 @@ extension OpenRPCDocument {
           },
           "reason": {
             "$ref": "#/components/schemas/destructionReason"
+          },
+          "endedTargets": {
+            "type": "array",
+            "description": "The targets of this watch, as it spelled them, that covered the object and cover nothing from now on. Absent for a watch that only has lifecycle.",
+            "items": {
+              "$ref": "#/components/schemas/keyPath"
+            },
+            "minItems": 1
           }
         },
         "required": [
@@ -4618,6 +4646,81 @@ extension OpenRPCDocument {
           "clients"
         ],
         "additionalProperties": false
+      },
+      "graphDidCommitParams": {
+        "type": "object",
+        "properties": {
+          "watch": {
+            "$ref": "#/components/schemas/watchId"
+          },
+          "version": {
+            "$ref": "#/components/schemas/version"
+          },
+          "cause": {
+            "description": "What made the commit, as graph/explain gives it; null when the daemon no longer knows (a commit read back from the log after a restart).",
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/commitCause"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "counts": {
+            "type": "object",
+            "description": "How many of each kind of change the commit made.",
+            "properties": {
+              "values": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Properties and @State values changed."
+              },
+              "rendered": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Views whose bodies were evaluated again."
+              },
+              "mounted": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "unmounted": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "objectsCreated": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "objectsDestroyed": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "diagnostics": {
+                "type": "integer",
+                "minimum": 0
+              }
+            },
+            "required": [
+              "values",
+              "rendered",
+              "mounted",
+              "unmounted",
+              "objectsCreated",
+              "objectsDestroyed",
+              "diagnostics"
+            ],
+            "additionalProperties": false
+          }
+        },
+        "required": [
+          "watch",
+          "version",
+          "cause",
+          "counts"
+        ],
+        "additionalProperties": false
       }
     },
     "errors": {
@@ -4957,6 +5060,14 @@ extension OpenRPCDocument {
       "description": "Specified in protocol/SPEC.md section 10.8.",
       "params": {
         "$ref": "#/components/schemas/connectionDroppedParams"
+      }
+    },
+    {
+      "name": "graph/didCommit",
+      "summary": "A version was committed: what made it and how much it did (watches with commits: true). The last notification of its version.",
+      "description": "Specified in protocol/SPEC.md section 10.9.",
+      "params": {
+        "$ref": "#/components/schemas/graphDidCommitParams"
       }
     }
   ]

@@ -103,7 +103,8 @@ extension InitializeRequest: ServerMethod {
             throw RPCError.invalidParams(
                 field: "/protocolVersion", "this daemon speaks protocol \(ProtocolInfo.version), not \(protocolVersion)")
         }
-        session.clientName = client?["name"]?.stringValue
+        // A later initialize without a name (to learn the version, say) keeps the one given.
+        if let name = client?["name"]?.stringValue { session.clientName = name }
         let result = Result(
             serverName: ProtocolInfo.serverName, serverVersion: ProtocolInfo.serverVersion, protocolVersion: ProtocolInfo.version,
             maxLineBytes: server.configuration.maxLineBytes, instance: server.instance, version: server.graph.version.rawValue)
@@ -235,8 +236,8 @@ extension DiscoverRequest: ServerMethod {
 
 extension Server {
     func watch(_ request: WatchRequest, session: ClientSession) throws(RPCError) -> Reply {
-        guard !request.paths.isEmpty || !request.views.isEmpty || request.lifecycle else {
-            throw RPCError.invalidParams(field: "", "watch needs paths, views or lifecycle: true")
+        guard !request.paths.isEmpty || !request.views.isEmpty || request.lifecycle || request.commits else {
+            throw RPCError.invalidParams(field: "", "watch needs paths, views, lifecycle: true or commits: true")
         }
         guard watches.count(connection: session.id) < configuration.maxWatchesPerConnection else {
             throw RPCError.limitExceeded("watches", max: configuration.maxWatchesPerConnection)
@@ -252,30 +253,33 @@ extension Server {
             }
             targets.append((target, path))
         }
+        var notMounted: [String] = []
         for view in request.views {
-            guard case .view(let canonical)? = try engine({ () throws(EngineError) in try graph.watchTarget(view) }) else {
+            guard let (canonical, isMounted) = try engine({ () throws(EngineError) in try graph.viewWatchTarget(view) }) else {
                 throw RPCError.invalidParams(field: "/views", "\(view) is not a view path")
             }
             targets.append((.view(canonical), canonical))
+            if !isMounted { notMounted.append(canonical) }
         }
-        var replay: [Commit] = []
+        var replay: [(commit: Commit, cause: StoredCause?)] = []
         if let requested = request.sinceVersion {
             let sinceVersion = Version(requested)
             guard sinceVersion <= graph.version else {
                 throw RPCError.invalidParams(field: "/sinceVersion", "version \(sinceVersion) has not happened yet (now \(graph.version))")
             }
-            guard let missed = history.commits(after: sinceVersion, current: graph.version) else {
+            guard let missed = history.entries(after: sinceVersion, current: graph.version) else {
                 throw RPCError.compacted(oldest: (history.oldest ?? graph.version).rawValue, requested: requested)
             }
             replay = missed
         }
         let key = WatchKey(connection: session.id, watch: session.nextWatchID)
         session.nextWatchID += 1
-        watches.add(key, targets: targets, lifecycle: request.lifecycle)
+        watches.add(key, targets: targets, lifecycle: request.lifecycle, commits: request.commits)
         var followUps = JSONWriter()
-        for commit in replay {
-            followUps.writeRaw(watches.notifications(for: commit, only: key).bytes(for: session.id))
+        for (commit, cause) in replay {
+            followUps.writeRaw(watches.notifications(for: commit, cause: cause?.cause, only: key).bytes(for: session.id))
         }
-        return Reply(result: WatchRequest.Result(watch: key.watch, version: graph.version.rawValue).wire, followUps: followUps)
+        let result = WatchRequest.Result(watch: key.watch, version: graph.version.rawValue, notMounted: notMounted)
+        return Reply(result: result.wire, followUps: followUps)
     }
 }

@@ -412,8 +412,9 @@ public final class Server: ConnectionHandler {
     func publish(_ commit: Commit, cause: StoredCause) {
         guard commit.version > (history.newest ?? Version(0)) else { return }
         history.append(commit, size: store?.stagedSize(of: commit.version.rawValue) ?? 0, cause: cause)
-        guard !commit.isEmpty else { return }
-        let fanOut = watches.notifications(for: commit)
+        guard !commit.isEmpty || watches.watchesCommits else { return }
+        let fanOut = watches.notifications(for: commit, cause: cause.cause)
+        watches.forgetDestroyedObjects(of: commit)
         // The parts come one connection after another: each session is looked up once, and its
         // output limits checked once all of its share is queued.
         var receiver: (connection: Int, session: ClientSession?)?

@@ -30,8 +30,10 @@ final class WatchRegistry {
     private var byState: [String: WatchGroups<String>] = [:]
     private var byView: [String: WatchGroups<Void>] = [:]
     private var lifecycle = WatchGroups<Void>()
+    /// The watches of every commit (`commits: true`).
+    private var commitWatchers = WatchGroups<Void>()
     /// What each watch registered, to take it out again.
-    private var registrations: [WatchKey: (targets: [WatchTarget], lifecycle: Bool)] = [:]
+    private var registrations: [WatchKey: (targets: [WatchTarget], lifecycle: Bool, commits: Bool)] = [:]
     /// Each connection's watch ids, so that closing it does not look at anyone else's.
     private var byConnection: [Int: Set<Int>] = [:]
     /// Index entries taken out so far: what the tests hold removal proportional to.
@@ -46,7 +48,12 @@ final class WatchRegistry {
 
     func contains(_ key: WatchKey) -> Bool { registrations[key] != nil }
 
-    func add(_ key: WatchKey, targets: [(target: WatchTarget, spelled: String)], lifecycle wantsLifecycle: Bool) {
+    /// Whether some watch wants every commit, even one that changed nothing (`schema/register`).
+    var watchesCommits: Bool { !commitWatchers.isEmpty }
+
+    func add(
+        _ key: WatchKey, targets: [(target: WatchTarget, spelled: String)], lifecycle wantsLifecycle: Bool, commits wantsCommits: Bool
+    ) {
         for (target, spelled) in targets {
             switch target {
             case .object(let object):
@@ -58,7 +65,8 @@ final class WatchRegistry {
             }
         }
         if wantsLifecycle { lifecycle.append((), for: key) }
-        registrations[key] = (targets.map(\.target), wantsLifecycle)
+        if wantsCommits { commitWatchers.append((), for: key) }
+        registrations[key] = (targets.map(\.target), wantsLifecycle, wantsCommits)
         byConnection[key.connection, default: []].insert(key.watch)
     }
 
@@ -79,6 +87,16 @@ final class WatchRegistry {
             removalSteps += 1
             lifecycle.remove(key)
         }
+        if registration.commits {
+            removalSteps += 1
+            commitWatchers.remove(key)
+        }
+    }
+
+    /// Takes the watches of `commit`'s destroyed objects out of the index: they told their watches
+    /// (`endedTargets`) and cover nothing more, and an object's id is never used again.
+    func forgetDestroyedObjects(of commit: Commit) {
+        for case .objectDestroyed(let object, _, _, _) in commit.changes { byObject[object] = nil }
     }
 
     func removeAll(connection: Int) {
@@ -96,7 +114,8 @@ final class WatchRegistry {
     private static func stateKey(_ view: String, _ variable: String) -> String { view + "." + variable }
 
     /// The notification lines `commit` produces, per connection; with `only`, for that watch alone.
-    func notifications(for commit: Commit, only: WatchKey? = nil) -> FanOut {
+    /// `cause` is what made the commit, for watches of every commit.
+    func notifications(for commit: Commit, cause: @autoclosure () -> CommitCause?, only: WatchKey? = nil) -> FanOut {
         guard !registrations.isEmpty else { return FanOut() }
         var pending: [WatchKey: Pending] = [:]
         // Sized for as many watches as the last commit reached: a fan-out to the same watchers
@@ -155,15 +174,22 @@ final class WatchRegistry {
                 let event = ObjectEvent(object: object, type: type, owner: owner, reason: reason.rawValue)
                 lifecycle.forEach { key, _ in add(key) { pending, stamp in pending.events.append(.objectDidCreate(stamp, event)) } }
             case .objectDestroyed(let object, let type, let owner, let reason):
-                let event = ObjectEvent(object: object, type: type, owner: owner, reason: reason.rawValue)
-                var told = Set<WatchKey>()
-                func tell(_ key: WatchKey) {
-                    guard told.insert(key).inserted else { return }
+                // Each watch once: with the targets it loses, if it had any on the object.
+                var ended: [WatchKey: [String]] = [:]
+                byObject[object]?.forEach { key, entry in ended[key, default: []].append(entry.spelled) }
+                for (key, targets) in ended {
+                    let event = ObjectEvent(object: object, type: type, owner: owner, reason: reason.rawValue, endedTargets: targets)
                     add(key) { pending, stamp in pending.events.append(.objectDidDestroy(stamp, event)) }
                 }
-                lifecycle.forEach { key, _ in tell(key) }
-                byObject[object]?.forEach { key, entry in if entry.property == nil { tell(key) } }
+                let event = ObjectEvent(object: object, type: type, owner: owner, reason: reason.rawValue)
+                lifecycle.forEach { key, _ in
+                    if ended[key] == nil { add(key) { pending, stamp in pending.events.append(.objectDidDestroy(stamp, event)) } }
+                }
             }
+        }
+        if !commitWatchers.isEmpty {
+            let summary = CommitSummary(cause: cause(), counts: Self.counts(of: commit))
+            commitWatchers.forEach { key, _ in add(key) { pending, stamp in pending.events.append(.didCommit(stamp, summary)) } }
         }
         // Sorted with their notes, so that each watch's notes are not looked up again.
         var output = FanOut(watches: pending.count)
@@ -172,6 +198,23 @@ final class WatchRegistry {
             notes.write(WatchStamp(watch: key.watch, version: commit.version.rawValue), tails: &tails, to: key.connection, into: &output)
         }
         return output
+    }
+
+    /// How many of each kind of change `commit` made, for `graph/didCommit`.
+    private static func counts(of commit: Commit) -> CommitSummary.Counts {
+        var counts = CommitSummary.Counts()
+        for change in commit.changes {
+            switch change {
+            case .property, .state: counts.values += 1
+            case .viewUpdated: counts.rendered += 1
+            case .viewMounted: counts.mounted += 1
+            case .viewUnmounted: counts.unmounted += 1
+            case .objectCreated: counts.created += 1
+            case .objectDestroyed: counts.destroyed += 1
+            case .diagnostic: counts.diagnostics += 1
+            }
+        }
+        return counts
     }
 
     /// The watches on `view` or on any of its ancestors.

@@ -22,7 +22,7 @@ enum Command: Equatable {
     /// `view/environment` of a view, as text or drawn.
     case environment(path: String, picture: Picture?)
     /// No targets and no lifecycle: list the watches.
-    case watch(targets: [String], lifecycle: Bool)
+    case watch(targets: [String], lifecycle: Bool, commits: Bool)
     /// No numbers: every watch.
     case unwatch(numbers: [Int])
     case types(name: String?)
@@ -118,10 +118,15 @@ extension Command {
         case "watch":
             var targets: [String] = []
             var lifecycle = false
+            var commits = false
             while let word = arguments.optionalWord() {
-                if word == "--lifecycle" { lifecycle = true } else { targets.append(word) }
+                switch word {
+                case "--lifecycle": lifecycle = true
+                case "--commits": commits = true
+                default: targets.append(word)
+                }
             }
-            command = .watch(targets: targets, lifecycle: lifecycle)
+            command = .watch(targets: targets, lifecycle: lifecycle, commits: commits)
         case "unwatch":
             var numbers: [Int] = []
             while let word = arguments.optionalWord() {

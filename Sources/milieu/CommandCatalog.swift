@@ -114,14 +114,18 @@ enum CommandCatalog {
                   env /App/CartScreen/CartList        env /App        env /App/Shop --svg env.svg
                 """, kinds: [.viewPath]),
         CommandSpec(
-            name: "watch", arguments: "[--lifecycle] <keypath or view path>...",
+            name: "watch", arguments: "[--lifecycle] [--commits] <keypath or view path>...",
             summary: "print notifications for these as they happen",
             details: """
                 A key path to a value watches that value; to an object, all its properties. A view
                 path watches that view and every view below it: re-renders with their reasons and
-                bodies, mounts, unmounts, diagnostics and @State changes. --lifecycle adds every
-                object creation and destruction. With no arguments, lists the watches. From a shell,
-                `milieu watch TARGET...` streams one watch's notifications until Ctrl-C.
+                bodies, mounts, unmounts, diagnostics and @State changes; it need not be mounted
+                yet (it is shown once it is). --lifecycle adds every object creation and
+                destruction; --commits every commit, with the request and the connection that made
+                it. A key path resolves to its object now: when that object is destroyed (replaced,
+                say), the watch says so once. With no arguments, lists the watches. From a shell,
+                `milieu watch TARGET...` streams one watch's notifications until Ctrl-C, and
+                `milieu monitor` every commit.
                   watch login        watch /App/Container --lifecycle        watch theme.colorScheme /App
                 """, kinds: [.keyOrViewPath]),
         CommandSpec(

@@ -14,7 +14,7 @@ struct Completer {
         }
         guard let spec = CommandCatalog.spec(named: String(first)), !spec.kinds.isEmpty else { return .candidates([]) }
         let kind = spec.kinds[min(words.count - 1, spec.kinds.count - 1)]
-        if spec.name == "watch", word.hasPrefix("-") { return terminal(["--lifecycle"], matching: word) }
+        if spec.name == "watch", word.hasPrefix("-") { return terminal(["--commits", "--lifecycle"], matching: word) }
         switch kind {
         case .commandName: return terminal(CommandCatalog.commands.map(\.name), matching: word)
         case .typeName: return terminal(typeNames(), matching: word)

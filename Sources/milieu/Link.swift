@@ -118,11 +118,14 @@ final class Link {
     }
 
     /// Starts a watch on `targets` (view paths go in `views`, key paths in `paths`).
-    func watch(targets: [String], lifecycle: Bool, since: Int? = nil) throws -> WatchRecord {
+    func watch(targets: [String], lifecycle: Bool, commits: Bool = false, since: Int? = nil) throws -> WatchRecord {
         let views = targets.filter(PathSyntax.isViewPath)
         let paths = targets.filter { !PathSyntax.isViewPath($0) }
-        let result = try request(WatchRequest(paths: paths, views: views, lifecycle: lifecycle, sinceVersion: since))
-        return watches.add(paths: paths, views: views, lifecycle: lifecycle, daemonID: result.watch, version: result.version)
+        let result = try request(WatchRequest(paths: paths, views: views, lifecycle: lifecycle, commits: commits, sinceVersion: since))
+        let record = watches.add(
+            paths: paths, views: views, lifecycle: lifecycle, commits: commits, daemonID: result.watch, version: result.version)
+        record.notMounted = result.notMounted
+        return record
     }
 
     /// Ends a watch, on the daemon too while connected.

@@ -31,7 +31,9 @@ struct NotificationRenderer {
             lines = ["\(style.green("+")) \(event.object) created (\(event.reason))\(owner(event))"]
         case .objectDidDestroy(_, let event)?:
             lines = ["\(style.magenta("−")) \(event.object) destroyed (\(event.reason))\(owner(event))"]
+            if !event.endedTargets.isEmpty { lines.append(ended(event, watch: notification.watch)) }
         case .diagnostic(_, let diagnostic)?: lines = self.diagnostic(diagnostic)
+        case .didCommit(_, let summary)?: lines = [commit(summary)]
         case .connectionDropped(_, let message, _)?: lines = [style.yellow("connection dropped: ") + message]
         case nil: lines = ["\(notification.method) \(JSON.object(notification.params).jsonText)"]
         }
@@ -46,6 +48,41 @@ struct NotificationRenderer {
             guard let value = change.value else { return "\(path) changed \(style.dim("<secure>"))" }
             return "\(path) = \(value.jsonText)"
         }
+    }
+
+    /// `w1: Login#15 is gone (replaced): login.email covers nothing now; watching nothing`.
+    private func ended(_ event: ObjectEvent, watch: Int?) -> String {
+        let record = watches.record(daemonID: watch)
+        let name = record.map { "w\($0.number)" } ?? "watch \(watch.map(String.init) ?? "?")"
+        let targets = event.endedTargets.joined(separator: ", ")
+        let verb = event.endedTargets.count == 1 ? "covers" : "cover"
+        var line = "\(style.yellow(name + ":")) \(event.object) is gone (\(event.reason)): \(targets) \(verb) nothing now"
+        if record?.noteEnded(event.endedTargets) == true { line += "; " + style.yellow("watching nothing") }
+        return line
+    }
+
+    /// `● graph/set login.email  by milieu, connection 3, pid 4242: 1 value, 1 view re-rendered`.
+    private func commit(_ summary: CommitSummary) -> String {
+        let counts = summary.counts
+        let effects = [
+            (counts.values, "value", "values"), (counts.rendered, "view re-rendered", "views re-rendered"),
+            (counts.mounted, "mounted", "mounted"), (counts.unmounted, "unmounted", "unmounted"),
+            (counts.created, "object created", "objects created"), (counts.destroyed, "object destroyed", "objects destroyed"),
+            (counts.diagnostics, "diagnostic", "diagnostics"),
+        ].filter { $0.0 > 0 }.map { "\($0.0) \($0.0 == 1 ? $0.1 : $0.2)" }
+        let what = effects.isEmpty ? "no change" : effects.joined(separator: ", ")
+        guard let cause = summary.cause else { return "\(style.blue("●")) (cause not kept across the restart): \(what)" }
+        let by = [cause.client, "connection \(cause.connection)", cause.pid.map { "pid \($0)" }].compactMap { $0 }
+        guard cause.method != CommitCause.connectionClosed else {
+            return "\(style.blue("●")) connection \(cause.connection) closed: \(what)"
+        }
+        var paths = cause.operations.compactMap(\.path)
+        if cause.method == GraphTransactionRequest.name {
+            paths = cause.operations.map { op in [op.method, op.path].compactMap { $0 }.joined(separator: " ") }
+            if cause.moreOperations > 0 { paths.append("… \(cause.moreOperations) more") }
+        }
+        let request = ([style.bold(cause.method)] + (paths.isEmpty ? [] : [paths.joined(separator: "; ")])).joined(separator: " ")
+        return "\(style.blue("●")) \(request)  \(style.dim("by " + by.joined(separator: ", "))): \(what)"
     }
 
     private func body(_ lines: [String]) -> [String] {

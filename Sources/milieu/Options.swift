@@ -25,15 +25,21 @@ struct Options {
     static let usage = """
         usage: milieu [--socket PATH] [--spawn [--ephemeral]] [--json | --raw] [--keep-going] [--timeout S] [-c COMMAND]...
                milieu inspect [--socket PATH] [--port N]
-               milieu watch [--socket PATH] [--json] [--since V] [--lifecycle] TARGET...
+               milieu watch [--socket PATH] [--json] [--since V] [--lifecycle] [--commits] TARGET...
+               milieu monitor [--socket PATH] [--json] [--since V]
 
         Explore and drive milieud, SwiftUI's data flow as a daemon. On a terminal milieu is
         an interactive prompt (type help); with -c, or with commands piped to it, it runs
         them in order and stops at the first that fails.
 
         milieu watch prints the notifications of one watch (key paths, view paths, and with
-        --lifecycle every object made and destroyed) one a line as they come, until Ctrl-C;
-        --since V first replays what changed after version V, from the daemon's history.
+        --lifecycle every object made and destroyed, with --commits every commit) one a line
+        as they come, until Ctrl-C; --since V first replays what changed after version V, from
+        the daemon's history. A view path need not be mounted yet: it is shown once it is.
+
+        milieu monitor prints every commit as it happens, as redis-cli MONITOR does: its
+        version, the request and the paths it named, the connection that sent it (its client
+        name and pid), and how many values, views and objects it changed (watch --commits).
 
         milieu inspect serves a live page of the daemon on 127.0.0.1 (a free port, or
         --port N) and prints its address, with a token every request must carry: the view
@@ -82,6 +88,7 @@ struct Options {
     static func parse(_ arguments: [String], environment: [String: String]) throws(Mistake) -> Parsed {
         if arguments.first == "inspect" { return try parseInspect(arguments.dropFirst(), environment: environment) }
         if arguments.first == "watch" { return try parseWatch(arguments.dropFirst(), environment: environment) }
+        if arguments.first == "monitor" { return try parseWatch(arguments.dropFirst(), environment: environment, monitor: true) }
         var options = Options(socketPath: SocketPath.defaultPath(environment: environment))
         var iterator = arguments.makeIterator()
         while let argument = iterator.next() {
@@ -118,16 +125,22 @@ struct Options {
         return path
     }
 
-    /// `watch [--socket PATH] [--json] [--since V] [--lifecycle] TARGET…`.
-    private static func parseWatch(_ arguments: ArraySlice<String>, environment: [String: String]) throws(Mistake) -> Parsed {
+    /// `watch [--socket PATH] [--json] [--since V] [--lifecycle] [--commits] TARGET…`, and
+    /// `monitor [--socket PATH] [--json] [--since V]`: a watch of every commit and nothing else.
+    private static func parseWatch(
+        _ arguments: ArraySlice<String>, environment: [String: String], monitor: Bool = false
+    ) throws(Mistake) -> Parsed {
+        let command = monitor ? "monitor" : "watch"
         var parameters = WatchCommand.Parameters(socketPath: SocketPath.defaultPath(environment: environment), targets: [])
+        parameters.commits = monitor
         var iterator = arguments.makeIterator()
         while let argument = iterator.next() {
             switch argument {
             case "--help", "-h": return .print(usage)
             case "--socket": parameters.socketPath = try socketArgument(from: &iterator)
             case "--json": parameters.json = true
-            case "--lifecycle": parameters.lifecycle = true
+            case "--lifecycle" where !monitor: parameters.lifecycle = true
+            case "--commits" where !monitor: parameters.commits = true
             case "--since":
                 guard let text = iterator.next(), let version = Int(text.hasPrefix("v") ? String(text.dropFirst()) : text), version >= 0
                 else {
@@ -135,12 +148,15 @@ struct Options {
                 }
                 parameters.since = version
             default:
-                guard !argument.hasPrefix("--") else { throw Mistake(message: "unknown option \(argument) for watch") }
+                guard !argument.hasPrefix("-") else { throw Mistake(message: "unknown option \(argument) for \(command)") }
+                guard !monitor else {
+                    throw Mistake(message: "monitor takes no targets: it shows every commit (watch TARGET… watches some)")
+                }
                 parameters.targets.append(argument)
             }
         }
-        guard !parameters.targets.isEmpty || parameters.lifecycle else {
-            throw Mistake(message: "watch needs a key path or a view path to watch (or --lifecycle)")
+        guard !parameters.targets.isEmpty || parameters.lifecycle || parameters.commits else {
+            throw Mistake(message: "watch needs a key path or a view path to watch (or --lifecycle, or --commits)")
         }
         return .watch(parameters)
     }

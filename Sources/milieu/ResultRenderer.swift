@@ -37,8 +37,13 @@ struct ResultRenderer {
         return lines.joined(separator: "\n")
     }
 
-    func watch(_ record: WatchRecord) -> String {
-        "\(style.bold("w\(record.number)")) watching \(record.targetsText)  \(style.dim("from version \(record.lastShown)"))"
+    /// A new watch, `note` after its first line, and the view targets not mounted yet.
+    func watch(_ record: WatchRecord, note: String = "") -> String {
+        let line =
+            "\(style.bold("w\(record.number)")) watching \(record.targetsText)  \(style.dim("from version \(record.lastShown)"))" + note
+        guard !record.notMounted.isEmpty else { return line }
+        let paths = record.notMounted.joined(separator: ", ")
+        return line + "\n  " + style.yellow("not mounted yet: ") + paths + style.dim("  (shown once a view is mounted there)")
     }
 
     func watchList(_ records: [WatchRecord]) -> String {

@@ -89,14 +89,14 @@ final class Shell {
             guard let picture else { return .success(text: SeeWhyRenderer(style: style).environment(result), result: result.wire) }
             let source = Graphviz.environment(result)
             return .success(text: try picture.output(source), result: ["dot": .string(source)])
-        case .watch(let targets, let lifecycle):
-            guard !targets.isEmpty || lifecycle else {
+        case .watch(let targets, let lifecycle, let commits):
+            guard !targets.isEmpty || lifecycle || commits else {
                 let records = link.watches.records
                 return .success(text: results.watchList(records), result: .array(records.map(describe)))
             }
-            let record = try link.watch(targets: targets, lifecycle: lifecycle)
+            let record = try link.watch(targets: targets, lifecycle: lifecycle, commits: commits)
             let note = oneShot ? style.yellow("  (ends when milieu exits; milieu watch \(record.targetsText) streams until Ctrl-C)") : ""
-            return .success(text: results.watch(record) + note, result: describe(record))
+            return .success(text: results.watch(record, note: note), result: describe(record))
         case .unwatch(let numbers):
             return try unwatch(numbers)
         case .types(let name):
@@ -198,6 +198,7 @@ final class Shell {
         [
             "number": .int(record.number), "paths": .array(record.paths.map(JSON.string)),
             "views": .array(record.views.map(JSON.string)), "lifecycle": .bool(record.lifecycle),
+            "commits": .bool(record.commits), "notMounted": .array(record.notMounted.map(JSON.string)),
             "lastShown": .int(record.lastShown),
         ]
     }

@@ -10,27 +10,43 @@ final class WatchRecord {
     let paths: [String]
     let views: [String]
     let lifecycle: Bool
+    /// Every commit, with what made it (`milieu monitor`).
+    let commits: Bool
+    /// The view targets not mounted when the watch was made: it covers them once they are.
+    var notMounted: [String] = []
+    /// The key path targets whose object was destroyed: they cover nothing any more.
+    private(set) var endedTargets: Set<String> = []
     /// The daemon's id for this watch on the current connection; nil while disconnected.
     var daemonID: Int?
     /// Every notification of this watch up to this version has been shown.
     var lastShown: Int
 
-    init(number: Int, paths: [String], views: [String], lifecycle: Bool, daemonID: Int, version: Int) {
+    init(number: Int, paths: [String], views: [String], lifecycle: Bool, commits: Bool, daemonID: Int, version: Int) {
         self.number = number
         self.paths = paths
         self.views = views
         self.lifecycle = lifecycle
+        self.commits = commits
         self.daemonID = daemonID
         self.lastShown = version
     }
 
     /// A `watch` request for the same targets, resumed after `sinceVersion` if given.
     func request(sinceVersion: Int? = nil) -> WatchRequest {
-        WatchRequest(paths: paths, views: views, lifecycle: lifecycle, sinceVersion: sinceVersion)
+        WatchRequest(paths: paths, views: views, lifecycle: lifecycle, commits: commits, sinceVersion: sinceVersion)
     }
 
     /// The targets as the user would type them: `login /App --lifecycle`.
-    var targetsText: String { (paths + views + (lifecycle ? ["--lifecycle"] : [])).joined(separator: " ") }
+    var targetsText: String {
+        (paths + views + (lifecycle ? ["--lifecycle"] : []) + (commits ? ["--commits"] : [])).joined(separator: " ")
+    }
+
+    /// Notes that `targets` cover nothing any more (their object was destroyed); true when the
+    /// watch is left watching nothing at all.
+    func noteEnded(_ targets: [String]) -> Bool {
+        endedTargets.formUnion(targets)
+        return views.isEmpty && !lifecycle && !commits && paths.allSatisfy(endedTargets.contains)
+    }
 }
 
 /// The user's watches, by number.
@@ -40,8 +56,9 @@ final class WatchBook {
 
     var isEmpty: Bool { records.isEmpty }
 
-    func add(paths: [String], views: [String], lifecycle: Bool, daemonID: Int, version: Int) -> WatchRecord {
-        let record = WatchRecord(number: nextNumber, paths: paths, views: views, lifecycle: lifecycle, daemonID: daemonID, version: version)
+    func add(paths: [String], views: [String], lifecycle: Bool, commits: Bool, daemonID: Int, version: Int) -> WatchRecord {
+        let record = WatchRecord(
+            number: nextNumber, paths: paths, views: views, lifecycle: lifecycle, commits: commits, daemonID: daemonID, version: version)
         nextNumber += 1
         records.append(record)
         return record

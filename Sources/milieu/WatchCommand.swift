@@ -5,7 +5,8 @@ import MilieuClient
 import Glibc
 #endif
 
-/// `milieu watch [--json] [--since V] [--lifecycle] TARGET…`: one watch, its notifications
+/// `milieu watch [--json] [--since V] [--lifecycle] [--commits] TARGET…` and `milieu monitor`
+/// (`--commits` alone: every commit, as `redis-cli MONITOR` shows every command): one watch, its notifications
 /// printed one a line as they arrive, until Ctrl-C, SIGTERM, or the reader of a pipe going
 /// away (SIGPIPE), as `etcdctl watch` and `redis-cli SUBSCRIBE` do. If the daemon goes away it
 /// says so on standard error, connects again when it is back and resumes the watch from the
@@ -15,6 +16,7 @@ enum WatchCommand {
         var socketPath: String
         var targets: [String]
         var lifecycle = false
+        var commits = false
         var since: Int?
         var json = false
     }
@@ -26,7 +28,8 @@ enum WatchCommand {
         let link = Link(socketPath: parameters.socketPath, requestTimeout: Options.interactiveTimeout)
         do {
             _ = try link.connect()
-            let record = try link.watch(targets: parameters.targets, lifecycle: parameters.lifecycle, since: parameters.since)
+            let record = try link.watch(
+                targets: parameters.targets, lifecycle: parameters.lifecycle, commits: parameters.commits, since: parameters.since)
             console.status(ResultRenderer(style: console.errorStyle).watch(record) + console.errorStyle.dim("  (Ctrl-C stops)"))
         } catch let error as MilieuClientError where error.code == .notListening {
             console.status(ConnectionMessages.noDaemon(socketPath: parameters.socketPath, interactive: false, style: console.errorStyle))

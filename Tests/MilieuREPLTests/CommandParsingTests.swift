@@ -38,7 +38,8 @@ struct CommandParsingTests {
     }
 
     @Test func watchSeparatesTheLifecycleFlagFromTargets() throws {
-        #expect(try Command.parse("watch login /App --lifecycle") == .watch(targets: ["login", "/App"], lifecycle: true))
+        #expect(try Command.parse("watch login /App --lifecycle") == .watch(targets: ["login", "/App"], lifecycle: true, commits: false))
+        #expect(try Command.parse("watch --commits") == .watch(targets: [], lifecycle: false, commits: true))
     }
 
     @Test func treeTakesAPathAndADepthInEitherOrder() throws {

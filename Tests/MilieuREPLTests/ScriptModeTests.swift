@@ -79,6 +79,26 @@ struct ScriptModeTests {
         #expect(lines.last == "2 connections; * is this one")
     }
 
+    @Test func aWatchSaysOnceWhenItsTargetIsGoneAndWaitsForAViewNotMountedYet() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let run = try MilieuRun.run([
+            "--socket", daemon.socketPath, "-c", "watch /App/Later", "-c",
+            #"mount {"parent": "/App", "name": "Later", "state": {"toggle": false}}"#, "-c",
+            #"mount {"parent": "/App/Later", "name": "L2", "inputs": {"t": {"$parent": "toggle"}}, "observedObjects": {"vm": {"construct": "LoginViewModel"}}}"#,
+            "-c", "watch /App/Later/L2.vm.email", "-c", "set /App/Later.toggle true", "-c", "set /App/Later.toggle false",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.outputLines
+        #expect(lines.contains("  not mounted yet: /App/Later  (shown once a view is mounted there)"), "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("v2  + /App/Later mounted") }, "\(lines)")
+        let ended = lines.filter { $0.contains("is gone") }
+        #expect(ended.count == 1, "said once: \(lines)")
+        #expect(
+            ended.first?.hasSuffix(": LoginViewModel#4 is gone (replaced): /App/Later/L2.vm.email covers nothing now; watching nothing")
+                == true, "\(lines)")
+    }
+
     @Test func aFailingCommandExitsOneAndSaysWhyOnStandardError() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }

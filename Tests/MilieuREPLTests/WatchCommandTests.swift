@@ -26,9 +26,10 @@ struct WatchCommandTests {
             var all: [String] { storage.withLock { $0 } }
         }
 
-        init(_ arguments: [String]) throws {
+        /// `milieu <command> <arguments>`: `watch`, or `monitor`.
+        init(_ arguments: [String], command: String = "watch") throws {
             process.executableURL = URL(fileURLWithPath: MilieuRun.binary)
-            process.arguments = ["watch"] + arguments
+            process.arguments = [command] + arguments
             process.environment = ChildProcess.environment(removing: ["NO_COLOR", "MILIEU_SOCKET"], adding: ["NO_COLOR": "1"])
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
@@ -94,6 +95,35 @@ struct WatchCommandTests {
         #expect(first["method"] == "graph/didChange")
         #expect(first["params"]?["changes"] == [["path": "theme.accentColor", "value": "red"]])
         #expect(watching.stop(SIGTERM) == 0)
+    }
+
+    @Test func monitorPrintsEveryCommitWithWhoMadeItAndWhatItDid() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let monitoring = try Watching(["--socket", daemon.socketPath], command: "monitor")
+        usleep(300_000)
+        let run = try MilieuRun.run([
+            "--socket", daemon.socketPath, "-c", "set login.email kim@example.com", "-c",
+            #"mount {"parent": "/App", "name": "Shop", "stateObjects": {"cart": {"type": "Cart"}}}"#,
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = monitoring.waitForLines(3)
+        let pid = lines.first.flatMap { $0.range(of: "pid ") }.map { lines[0][$0.upperBound...].prefix { $0.isNumber } }
+        #expect(lines.first?.hasPrefix("v2  ● graph/set login.email  by milieu, connection ") == true, "\(lines)")
+        #expect(lines.first?.hasSuffix(": 2 values") == true, "\(lines)")
+        #expect(pid.flatMap { Int32($0) } != nil)
+        #expect(lines.dropFirst().first?.hasPrefix("v3  ● view/mount /App/Shop  by milieu") == true, "\(lines)")
+        #expect(lines.dropFirst().first?.hasSuffix(": 1 mounted, 1 object created") == true, "\(lines)")
+        #expect(
+            lines.dropFirst(2).first?.hasSuffix(" closed: 1 unmounted, 1 object destroyed") == true,
+            "the one-shot mount goes with milieu: \(lines)")
+        #expect(monitoring.stop() == 0)
+    }
+
+    @Test func monitorTakesNoTargets() throws {
+        let run = try MilieuRun.run(["monitor", "login"])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("monitor takes no targets"))
     }
 
     @Test func aWatchWithNoTargetIsAMistake() throws {

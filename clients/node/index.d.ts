@@ -390,6 +390,8 @@ export interface WatchParams {
   paths?: string[];
   views?: string[];
   lifecycle?: boolean;
+  /** Every commit with what made it: 'didCommit' (SPEC §10.9), as `milieu monitor` shows them. */
+  commits?: boolean;
   /** Replay what happened after this version first (SPEC §11.4). */
   sinceVersion?: number;
 }
@@ -415,7 +417,24 @@ export type CreationReason = 'stateObject' | 'state' | 'construct' | 'stateIniti
 export type DestructionReason = 'replaced' | 'discarded' | 'ownerUnmounted' | 'identity' | 'released' | (string & {});
 export interface ObjectLifecycleParams { watch: number; version: number; object: string; type: string; owner: string | null; reason: CreationReason | DestructionReason }
 export interface ObjectCreatedParams extends ObjectLifecycleParams { reason: CreationReason }
-export interface ObjectDestroyedParams extends ObjectLifecycleParams { reason: DestructionReason }
+/** `endedTargets`: this watch's key path targets (as given) that resolved to the object and cover nothing now. */
+export interface ObjectDestroyedParams extends ObjectLifecycleParams { reason: DestructionReason; endedTargets?: string[] }
+/** What made a commit, as `graph/explain` gives it (SPEC §9.19). */
+export interface CommitCauseInfo {
+  method: string;
+  connection: number;
+  pid?: number;
+  client?: string;
+  ops: { method: string; path?: string }[];
+  moreOps?: number;
+}
+export interface DidCommitParams {
+  watch: number;
+  version: number;
+  /** null when the daemon no longer knows (a commit read back from its log after a restart). */
+  cause: CommitCauseInfo | null;
+  counts: { values: number; rendered: number; mounted: number; unmounted: number; objectsCreated: number; objectsDestroyed: number; diagnostics: number };
+}
 export interface DiagnosticParams {
   watch: number;
   version: number;
@@ -440,6 +459,7 @@ export type Notification =
   | { method: 'object/didCreate'; params: ObjectCreatedParams }
   | { method: 'object/didDestroy'; params: ObjectDestroyedParams }
   | { method: 'diagnostic'; params: DiagnosticParams }
+  | { method: 'graph/didCommit'; params: DidCommitParams }
   | { method: string; params: { watch: number; version: number; [member: string]: unknown } };
 
 /** What a Watch's async iterator yields: a daemon notification, or a resync marker. */
@@ -455,6 +475,8 @@ export class Watch extends EventEmitter implements AsyncIterable<WatchItem> {
   readonly id: number;
   /** The targets it was made with, without sinceVersion. */
   readonly params: Readonly<Omit<WatchParams, 'sinceVersion'>>;
+  /** The view targets no view was mounted at when it was last made: it delivers for them once one is. */
+  readonly notMounted: readonly string[];
   /** The latest version delivered or covered. */
   readonly version: number;
   /** True once unwatched or its client closed. */
@@ -469,6 +491,7 @@ export class Watch extends EventEmitter implements AsyncIterable<WatchItem> {
   on(event: 'objectCreated', listener: (params: ObjectCreatedParams) => void): this;
   on(event: 'objectDestroyed', listener: (params: ObjectDestroyedParams) => void): this;
   on(event: 'diagnostic', listener: (params: DiagnosticParams) => void): this;
+  on(event: 'didCommit', listener: (params: DidCommitParams) => void): this;
   on(event: 'notification', listener: (notification: Notification) => void): this;
   on(event: 'resync', listener: (params: ResyncParams) => void): this;
   on(event: 'end', listener: (error?: MilieuError) => void): this;
@@ -480,6 +503,7 @@ export class Watch extends EventEmitter implements AsyncIterable<WatchItem> {
   once(event: 'objectCreated', listener: (params: ObjectCreatedParams) => void): this;
   once(event: 'objectDestroyed', listener: (params: ObjectDestroyedParams) => void): this;
   once(event: 'diagnostic', listener: (params: DiagnosticParams) => void): this;
+  once(event: 'didCommit', listener: (params: DidCommitParams) => void): this;
   once(event: 'notification', listener: (notification: Notification) => void): this;
   once(event: 'resync', listener: (params: ResyncParams) => void): this;
   once(event: 'end', listener: (error?: MilieuError) => void): this;

@@ -159,6 +159,15 @@ extension Graph {
         }
     }
 
+    /// A view target of `watch` (SPEC §11.1): the view path canonical, and whether a view is
+    /// mounted there now; nil when `path` is a key path, not a view path. A view target need not
+    /// be mounted: it follows the path, so it covers a view mounted there later.
+    public func viewWatchTarget(_ path: String) throws(EngineError) -> (path: String, isMounted: Bool)? {
+        let keyPath = try parsedKeyPath(path)
+        guard case .view(let viewPath) = keyPath.root, keyPath.members.isEmpty else { return nil }
+        return (viewPath, views[viewPath] != nil)
+    }
+
     /// The object and reference property `keyPath` ends at, if it ends at one: a reference
     /// property is a property, whose value is an object id (SPEC §9.4, §11.1); only a member
     /// after it continues in the object it refers to.

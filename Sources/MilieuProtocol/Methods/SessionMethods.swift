@@ -74,13 +74,18 @@ public struct WatchRequest: RPCMethod {
     public var paths: [String]
     public var views: [String]
     public var lifecycle: Bool
+    /// Every commit, with what made it (`graph/didCommit`), as `milieu monitor` shows them.
+    public var commits: Bool
     /// Replays every commit after this version first (SPEC §11.4).
     public var sinceVersion: Int?
 
-    public init(paths: [String] = [], views: [String] = [], lifecycle: Bool = false, sinceVersion: Int? = nil) {
+    public init(
+        paths: [String] = [], views: [String] = [], lifecycle: Bool = false, commits: Bool = false, sinceVersion: Int? = nil
+    ) {
         self.paths = paths
         self.views = views
         self.lifecycle = lifecycle
+        self.commits = commits
         self.sinceVersion = sinceVersion
     }
 
@@ -88,6 +93,7 @@ public struct WatchRequest: RPCMethod {
         paths = try params.optionalStrings("paths") ?? []
         views = try params.optionalStrings("views") ?? []
         lifecycle = try params.optionalBool("lifecycle") ?? false
+        commits = try params.optionalBool("commits") ?? false
         sinceVersion = try params.optionalInt("sinceVersion")
     }
 
@@ -96,6 +102,7 @@ public struct WatchRequest: RPCMethod {
         if !paths.isEmpty { params["paths"] = .array(paths.map(JSON.string)) }
         if !views.isEmpty { params["views"] = .array(views.map(JSON.string)) }
         if lifecycle { params["lifecycle"] = true }
+        if commits { params["commits"] = true }
         params.set("sinceVersion", sinceVersion.map(JSON.int))
         return params
     }
@@ -104,17 +111,24 @@ public struct WatchRequest: RPCMethod {
         /// The watch's id on this connection, carried by its notifications.
         public var watch: Int
         public var version: Int
+        /// The view targets no view is mounted at now, canonical: the watch covers them once one is.
+        public var notMounted: [String]
 
-        public init(watch: Int, version: Int) {
+        public init(watch: Int, version: Int, notMounted: [String] = []) {
             self.watch = watch
             self.version = version
+            self.notMounted = notMounted
         }
 
-        public var wire: JSON { ["watch": .int(watch), "version": .int(version)] }
+        public var wire: JSON {
+            var object: JSONObject = ["watch": .int(watch), "version": .int(version)]
+            if !notMounted.isEmpty { object["notMounted"] = .array(notMounted.map(JSON.string)) }
+            return .object(object)
+        }
 
         public init?(wire: JSON) {
             guard let watch = wire["watch"]?.intValue, let version = wire["version"]?.intValue else { return nil }
-            self.init(watch: watch, version: version)
+            self.init(watch: watch, version: version, notMounted: strings(wire["notMounted"]) ?? [])
         }
     }
 }

@@ -119,7 +119,7 @@ export class Client extends EventEmitter {
   }
 
   /**
-   * `watch` → a `Watch`. `params`: `{paths?, views?, lifecycle?, sinceVersion?}`.
+   * `watch` → a `Watch`. `params`: `{paths?, views?, lifecycle?, commits?, sinceVersion?}`.
    * @returns {Promise<Watch>}
    */
   watch(params = {}, options) {
@@ -521,7 +521,7 @@ export class Client extends EventEmitter {
 
   #rebind(watch, result, skip) {
     this.#watches.set(result.watch, watch);
-    watch._rebind(result.watch, skip);
+    watch._rebind(result, skip);
   }
 
   #whenOpen() {

@@ -11,6 +11,7 @@ const EVENT_OF_METHOD = Object.freeze({
   'object/didCreate': 'objectCreated',
   'object/didDestroy': 'objectDestroyed',
   diagnostic: 'diagnostic',
+  'graph/didCommit': 'didCommit',
 });
 
 const NOTIFICATION_EVENTS = new Set([...Object.values(EVENT_OF_METHOD), 'notification']);
@@ -25,7 +26,7 @@ const NOTIFICATION_EVENTS = new Set([...Object.values(EVENT_OF_METHOD), 'notific
  * Use it as an async iterator (`for await (const {method, params} of watch)`,
  * a resync arrives as `{method: 'resync', params}`), or through events:
  * 'didChange', 'didUpdate', 'didMount', 'didUnmount', 'objectCreated',
- * 'objectDestroyed', 'diagnostic' (each with the notification's params),
+ * 'objectDestroyed', 'diagnostic', 'didCommit' (each with the notification's params),
  * 'notification' (every daemon notification, `{method, params}`), 'resync'
  * (`{reason, version, ...}`) and 'end' (the error that ended it, if any).
  *
@@ -39,6 +40,7 @@ export class Watch extends EventEmitter {
   #unwatch;
   #params;
   #id;
+  #notMounted;
   /** Every version up to this one has been delivered in full. */
   #since;
   /** The latest version delivered, perhaps in part, and how many of its notifications. */
@@ -59,7 +61,7 @@ export class Watch extends EventEmitter {
    * Made by `Client.watch`, not directly.
    * @param {(watch: Watch) => Promise<object>} unwatch
    * @param {object} params the watch's targets, without `sinceVersion`
-   * @param {{watch: number, version: number}} result the response to `watch`
+   * @param {{watch: number, version: number, notMounted?: string[]}} result the response to `watch`
    * @param {number} [sinceVersion] the `sinceVersion` it was made with
    */
   constructor(unwatch, params, result, sinceVersion) {
@@ -67,6 +69,7 @@ export class Watch extends EventEmitter {
     this.#unwatch = unwatch;
     this.#params = Object.freeze({ ...params });
     this.#id = result.watch;
+    this.#notMounted = Object.freeze([...(result.notMounted ?? [])]);
     this.#since = sinceVersion ?? result.version;
     this.on('newListener', (event) => {
       if (NOTIFICATION_EVENTS.has(event) && !this.#iterating) {
@@ -82,9 +85,14 @@ export class Watch extends EventEmitter {
     return this.#id;
   }
 
-  /** The targets: `{paths?, views?, lifecycle?}`. */
+  /** The targets: `{paths?, views?, lifecycle?, commits?}`. */
   get params() {
     return this.#params;
+  }
+
+  /** The view targets no view was mounted at when the watch was last made: it delivers for them once one is. */
+  get notMounted() {
+    return this.#notMounted;
   }
 
   /** The latest version this watch has delivered a notification of, or covered since it was made. */
@@ -164,14 +172,16 @@ export class Watch extends EventEmitter {
   }
 
   /** The watch was resumed on a new connection under a new id. */
-  _rebind(id, skip) {
-    this.#id = id;
+  _rebind(result, skip) {
+    this.#id = result.watch;
+    this.#notMounted = Object.freeze([...(result.notMounted ?? [])]);
     this.#skip = skip === null ? null : { ...skip };
   }
 
   /** The watch was made afresh (history compacted, or a new daemon); what it had delivered may be stale. */
   _resync(result, info) {
     this.#id = result.watch;
+    this.#notMounted = Object.freeze([...(result.notMounted ?? [])]);
     this.#since = result.version;
     this.#partialVersion = 0;
     this.#partialCount = 0;

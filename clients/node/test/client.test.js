@@ -1,8 +1,11 @@
 // Every method of the client against a real milieud.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { connect, double, ops, Client, TypeMismatch, ConnectionLost, ResultTooLarge } from '../index.js';
 import { clientFor, daemonFor, needsDaemon } from '../testing/helpers.js';
+
+const within = (ms = 3000) => ({ signal: AbortSignal.timeout(ms) });
 
 test('connect sends initialize; initialize answers again', needsDaemon, async (t) => {
   const client = await clientFor(t, await daemonFor(t));
@@ -181,6 +184,44 @@ test('watch, unwatch, then no more notifications for it', needsDaemon, async (t)
   await client.set('theme.colorScheme', 'light');
   assert.deepEqual(await iterator.next(), { value: undefined, done: true });
   await assert.rejects(client.unwatch(1), { kind: 'InvalidParams', field: '/watch' });
+});
+
+test('a commits watch tells every commit, with its cause and counts, last of its version', needsDaemon, async (t) => {
+  const daemon = await daemonFor(t);
+  const client = await clientFor(t, daemon);
+  const writer = await clientFor(t, daemon);
+  const monitor = await client.watch({ commits: true, paths: ['login.email'] });
+  const iterator = monitor[Symbol.asyncIterator]();
+  const { version } = await writer.set('login.email', 'kim@example.com');
+  const change = (await iterator.next()).value;
+  assert.equal(change.method, 'graph/didChange');
+  const commit = (await iterator.next()).value;
+  assert.equal(commit.method, 'graph/didCommit');
+  assert.equal(commit.params.version, version);
+  assert.deepEqual(
+    [commit.params.cause.client, commit.params.cause.pid, commit.params.cause.ops],
+    ['milieu-node', process.pid, [{ method: 'graph/set', path: 'login.email' }]],
+  );
+  assert.equal(commit.params.counts.values, 2);
+});
+
+test('a view watch waits for a view not mounted yet; a destroyed target says which target ended', needsDaemon, async (t) => {
+  const client = await clientFor(t, await daemonFor(t));
+  const later = await client.watch({ views: ['/App/Container'] });
+  assert.deepEqual(later.notMounted, ['/App/Container']);
+  const mounted = once(later, 'didMount', within());
+  await client.mount({ parent: '/App', name: 'Container', state: { toggle: false } });
+  assert.equal((await mounted)[0].path, '/App/Container');
+  await client.mount({
+    parent: '/App/Container', name: 'LoginView2', inputs: { t: { $parent: 'toggle' } },
+    observedObjects: { loginVM: { construct: 'LoginViewModel' } },
+  });
+  const email = await client.watch({ paths: ['/App/Container/LoginView2.loginVM.email'] });
+  assert.deepEqual(email.notMounted, []);
+  const destroyed = once(email, 'objectDestroyed', within());
+  await client.set('/App/Container.toggle', true);
+  const [gone] = await destroyed;
+  assert.deepEqual([gone.reason, gone.endedTargets], ['replaced', ['/App/Container/LoginView2.loginVM.email']]);
 });
 
 test('batch sends many requests on one line; notify sends one without id', needsDaemon, async (t) => {

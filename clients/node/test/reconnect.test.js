@@ -203,13 +203,15 @@ test('a restarted daemon whose kept history is too short: the watch resyncs as c
   assert.equal(await client.get('theme.accentColor'), 'yellow');
 });
 
-test('a watch whose view went with the old connection ends with the error', needsDaemon, async (t) => {
+test('a watch whose @State went with the old connection ends with the error; a view watch follows its path', needsDaemon, async (t) => {
   const daemon = await daemonFor(t);
   const client = await clientFor(t, daemon, { reconnect: FAST });
-  await client.mount({ parent: '/App', name: 'Mine', retain: false });
+  await client.mount({ parent: '/App', name: 'Mine', retain: false, state: { n: 0 } });
   await client.mount({ parent: '/App', name: 'Kept', retain: true });
-  const mine = await client.watch({ views: ['/App/Mine'] });
+  const mine = await client.watch({ paths: ['/App/Mine.n'] });
   const kept = await client.watch({ views: ['/App/Kept'] });
+  const place = await client.watch({ views: ['/App/Mine'] });
+  const unmounted = once(place, 'didUnmount', within());
   const ended = once(mine, 'end', within());
   const reconnected = once(client, 'reconnect', within());
   client.socket.destroy();
@@ -219,6 +221,9 @@ test('a watch whose view went with the old connection ends with the error', need
   assert.equal(mine.ended, true);
   await assert.rejects(mine[Symbol.asyncIterator]().next(), UnknownPath);
   assert.equal(kept.ended, false);
+  const [gone] = await unmounted;
+  assert.deepEqual([gone.path, gone.reason], ['/App/Mine', 'connectionClosed']);
+  assert.deepEqual([place.ended, place.notMounted], [false, ['/App/Mine']]);
 });
 
 test('reconnecting gives up after maxAttempts: pending calls and watches fail, close is emitted', needsDaemon, async (t) => {

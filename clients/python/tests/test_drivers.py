@@ -115,7 +115,7 @@ def test_a_watch_that_cannot_be_made_again_ends_with_its_error(driver: Type[AnyC
     async def scenario() -> None:
         async with connected(driver, daemon.socket, reconnect=PATIENT) as c:
             await done(c.mount(parent="/App", name="Mine", state={"n": 0}))
-            mine = await done(c.watch(views="/App/Mine"))
+            mine = await done(c.watch(paths="/App/Mine.n"))
             await drop(c)  # the daemon unmounts the view: it was this connection's
             with pytest.raises(milieu.Resync) as info:
                 await done(mine.next(timeout=10))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import List
 
@@ -9,6 +10,8 @@ import pytest
 
 import milieu
 from milieu import ops
+
+from conftest import Daemon
 
 
 def test_every_notification_type_is_typed(client: milieu.Client) -> None:
@@ -65,6 +68,45 @@ def test_every_notification_type_is_typed(client: milieu.Client) -> None:
     unmounted = app.next(timeout=5)
     assert isinstance(unmounted, milieu.DidUnmount)
     assert (unmounted.path, unmounted.reason, unmounted.version) == ("/App/Banner", "unmounted", 9)
+
+
+def test_a_commits_watch_tells_every_commit_with_its_cause(daemon: Daemon, client: milieu.Client) -> None:
+    monitor = client.watch(commits=True)
+    assert monitor.commits
+    with milieu.Client(daemon.socket) as writer:
+        version = writer.set("login.email", "kim@example.com")["version"]
+        writer.register([{"name": "Note", "style": "observable", "properties": {"text": {"type": "string", "default": ""}}}])
+    wrote = monitor.next(timeout=5)
+    assert isinstance(wrote, milieu.DidCommit) and wrote.version == version
+    assert wrote.cause is not None and wrote.cause["client"] == "milieu-py" and wrote.cause["pid"] == os.getpid()
+    assert wrote.cause["ops"] == [{"method": "graph/set", "path": "login.email"}]
+    assert wrote.counts["values"] == 2 and wrote.counts["rendered"] == 0
+    registered = monitor.next(timeout=5)
+    assert isinstance(registered, milieu.DidCommit) and registered.version == version + 1
+    assert registered.cause is not None and registered.cause["method"] == "schema/register"
+    assert set(registered.counts.values()) == {0}
+
+
+def test_a_watch_says_which_target_a_destroyed_object_ends(client: milieu.Client) -> None:
+    client.mount(parent="/App", name="Container", state={"toggle": False})
+    client.mount(
+        parent="/App/Container", name="LoginView2", inputs={"t": {"$parent": "toggle"}},
+        observed_objects={"loginVM": {"construct": "LoginViewModel"}},
+    )
+    email = client.watch(paths="/App/Container/LoginView2.loginVM.email")
+    client.set("/App/Container.toggle", True)
+    gone = email.next(timeout=5)
+    assert isinstance(gone, milieu.ObjectDestroyed) and gone.reason == "replaced"
+    assert gone.ended_targets == ("/App/Container/LoginView2.loginVM.email",)
+
+
+def test_a_view_watch_waits_for_a_view_not_mounted_yet(client: milieu.Client) -> None:
+    later = client.watch(views="/App/Later")
+    assert later.not_mounted == ("/App/Later",)
+    client.mount(parent="/App", name="Later", body=["here"])
+    mounted = later.next(timeout=5)
+    assert isinstance(mounted, milieu.DidMount) and mounted.path == "/App/Later"
+    assert client.watch(views="/App/Later").not_mounted == ()
 
 
 def test_for_loop_iterates_in_version_order(client: milieu.Client) -> None:

@@ -236,7 +236,7 @@ def test_resync_when_the_history_was_compacted(make_daemon: Callable[..., Daemon
 def test_a_watch_that_cannot_be_made_again_ends(daemon: Daemon) -> None:
     with milieu.Client(daemon.socket) as c:
         c.mount(parent="/App", name="Mine", state={"n": 0})
-        mine = c.watch(views="/App/Mine")
+        mine = c.watch(paths="/App/Mine.n")
         drop(c)
         with pytest.raises(milieu.Resync) as info:
             mine.next(timeout=10)

@@ -8,7 +8,7 @@ import { parseExact } from '../exact-json.js';
 import { isObject } from './match.js';
 
 const MIN_SECRET = 4;
-const NOTIFICATIONS = new Set(['graph/didChange', 'view/didUpdate', 'view/didMount', 'view/didUnmount', 'object/didCreate', 'object/didDestroy', 'diagnostic']);
+const NOTIFICATIONS = new Set(['graph/didChange', 'view/didUpdate', 'view/didMount', 'view/didUnmount', 'object/didCreate', 'object/didDestroy', 'diagnostic', 'graph/didCommit']);
 
 /**
  * What the case has taught about secure values: the secure properties of each type (from

@@ -23,11 +23,12 @@ from .errors import (
     UnknownPath, UnknownType, VersionConflict,
 )
 from .notifications import (
-    Change, Diagnostic, DidChange, DidMount, DidUnmount, DidUpdate, Notification, ObjectCreated, ObjectDestroyed,
+    Change, Diagnostic, DidChange, DidCommit, DidMount, DidUnmount, DidUpdate, Notification, ObjectCreated,
+    ObjectDestroyed,
 )
 
 __all__ = [
-    "AsyncClient", "AsyncWatch", "Change", "Client", "Compacted", "ConnectionLost", "Diagnostic", "DidChange",
+    "AsyncClient", "AsyncWatch", "Change", "Client", "Compacted", "ConnectionLost", "Diagnostic", "DidChange", "DidCommit",
     "DidMount", "DidUnmount", "DidUpdate", "DuplicateView", "EnvironmentObjectMissing", "Forbidden", "InUse",
     "InternalError", "InvalidDeclaration", "InvalidParams", "InvalidRequest", "InvalidValue", "LimitExceeded",
     "MessageTooLarge", "MethodNotFound", "MilieuError", "Notification", "ObjectCreated", "ObjectDestroyed",

@@ -150,10 +150,13 @@ class WatchState:
     notifications it already has: nothing is lost and nothing repeated.
     """
 
-    def __init__(self, paths: Sequence[str], views: Sequence[str], lifecycle: bool) -> None:
+    def __init__(self, paths: Sequence[str], views: Sequence[str], lifecycle: bool, commits: bool = False) -> None:
         self.paths = tuple(paths)
         self.views = tuple(views)
         self.lifecycle = lifecycle
+        self.commits = commits
+        self.not_mounted: Tuple[str, ...] = ()
+        """The view targets no view was mounted at when the watch was last made."""
         self.instance: str | None = None
         """The daemon instance the watch was last made on; its versions are that instance's."""
         self.last_version = 0
@@ -170,6 +173,8 @@ class WatchState:
             params["views"] = list(self.views)
         if self.lifecycle:
             params["lifecycle"] = True
+        if self.commits:
+            params["commits"] = True
         if since_version is not None:
             params["sinceVersion"] = since_version
         return params
@@ -236,6 +241,17 @@ class WatchBase:
     def lifecycle(self) -> bool:
         """Whether object creation and destruction are watched."""
         return self._state.lifecycle
+
+    @property
+    def commits(self) -> bool:
+        """Whether every commit is watched (:class:`~milieu.notifications.DidCommit`)."""
+        return self._state.commits
+
+    @property
+    def not_mounted(self) -> Tuple[str, ...]:
+        """The view targets no view was mounted at when the watch was made (canonical): it
+        delivers for them once one is."""
+        return self._state.not_mounted
 
     @property
     def last_version(self) -> int:
@@ -641,6 +657,7 @@ class Connection(Generic[W]):
         if watch not in self._watches:
             self._watches.append(watch)
         watch.id = watch_id
+        watch._state.not_mounted = tuple(result.get("notMounted", ()))
         if repeated is not None:
             watch._state.resumed(repeated)
         else:

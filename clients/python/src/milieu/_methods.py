@@ -233,15 +233,19 @@ def watch(
     views: Sequence[str] | str | None = None,
     lifecycle: bool = False,
     *,
+    commits: bool = False,
     since_version: int | None = None,
     timeout: float | None = None,
 ) -> Plan[W]:
     """``watch``: returns a watch (:class:`~milieu.Watch`, or :class:`~milieu.AsyncWatch` for the
     asyncio client) that yields the notifications for these targets.
 
-    With ``since_version`` the daemon first replays what happened after that version.
+    ``commits`` adds every commit with what made it (:class:`~milieu.DidCommit`, as ``milieu
+    monitor`` shows them). A view path need not be mounted yet: ``watch.not_mounted`` lists
+    those that are not, and the watch delivers for them once they are. With ``since_version``
+    the daemon first replays what happened after that version.
     """
-    return core.watch(WatchState(names(paths), names(views), lifecycle), since_version, timeout)
+    return core.watch(WatchState(names(paths), names(views), lifecycle, commits), since_version, timeout)
 
 
 def unwatch(core: Connection[W], watch: W, *, timeout: float | None = None) -> Plan[None]:

@@ -107,6 +107,8 @@ class ObjectDestroyed:
     ``reason``: ``replaced`` (a ``construct``ed object or ``$new`` input replaced), ``discarded`` (a
     ``stateInitial`` object), ``ownerUnmounted``, ``identity`` (its owner's identity changed) or
     ``released`` (it had lost its owner, and the last reference went; ``owner`` is None).
+    ``ended_targets``: this watch's key path targets (as given) that resolved to the object
+    and cover nothing from now on; empty for news a lifecycle watch gets.
     """
 
     method: ClassVar[str] = "object/didDestroy"
@@ -116,6 +118,7 @@ class ObjectDestroyed:
     type: str
     owner: Optional[str]
     reason: str
+    ended_targets: Tuple[str, ...]
     raw: Dict[str, Any] = field(repr=False, compare=False)
 
 
@@ -139,7 +142,26 @@ class Diagnostic:
     raw: Dict[str, Any] = field(repr=False, compare=False)
 
 
-Notification = Union[DidChange, DidUpdate, DidMount, DidUnmount, ObjectCreated, ObjectDestroyed, Diagnostic]
+@dataclass(frozen=True)
+class DidCommit:
+    """``graph/didCommit`` (watches with ``commits=True``): a version was committed, the last
+    notification of its version.
+
+    ``cause`` is what made it, as ``graph/explain`` gives it (``method``, ``connection``, ``pid``,
+    ``client``, ``ops`` with the paths they named), or None when the daemon no longer knows;
+    ``counts`` how many ``values``, ``rendered`` views, ``mounted``, ``unmounted``,
+    ``objectsCreated``, ``objectsDestroyed`` and ``diagnostics`` it made.
+    """
+
+    method: ClassVar[str] = "graph/didCommit"
+    watch: int
+    version: int
+    cause: Optional[Dict[str, Any]]
+    counts: Dict[str, int]
+    raw: Dict[str, Any] = field(repr=False, compare=False)
+
+
+Notification = Union[DidChange, DidUpdate, DidMount, DidUnmount, ObjectCreated, ObjectDestroyed, Diagnostic, DidCommit]
 """Any typed notification."""
 
 
@@ -174,7 +196,10 @@ def _created(p: Dict[str, Any]) -> Notification:
 
 
 def _destroyed(p: Dict[str, Any]) -> Notification:
-    return ObjectDestroyed(p["watch"], p["version"], str(p.get("object")), str(p.get("type")), p.get("owner"), str(p.get("reason")), p)
+    return ObjectDestroyed(
+        p["watch"], p["version"], str(p.get("object")), str(p.get("type")), p.get("owner"), str(p.get("reason")),
+        _strings(p.get("endedTargets")), p,
+    )
 
 
 def _diagnostic(p: Dict[str, Any]) -> Notification:
@@ -182,6 +207,13 @@ def _diagnostic(p: Dict[str, Any]) -> Notification:
     return Diagnostic(
         p["watch"], p["version"], str(p.get("kind")), str(p.get("message", "")), p.get("path"),
         p.get("variable"), ignored if isinstance(ignored, dict) else None, p.get("hint"), p,
+    )
+
+
+def _did_commit(p: Dict[str, Any]) -> Notification:
+    cause, counts = p.get("cause"), p.get("counts")
+    return DidCommit(
+        p["watch"], p["version"], cause if isinstance(cause, dict) else None, dict(counts) if isinstance(counts, dict) else {}, p
     )
 
 
@@ -193,6 +225,7 @@ _PARSERS: Dict[str, Callable[[Dict[str, Any]], Notification]] = {
     ObjectCreated.method: _created,
     ObjectDestroyed.method: _destroyed,
     Diagnostic.method: _diagnostic,
+    DidCommit.method: _did_commit,
 }
 
 
