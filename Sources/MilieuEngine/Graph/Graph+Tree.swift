@@ -139,10 +139,12 @@ extension Graph {
 
 extension ViewNode {
     /// The connection whose close unmounts this view with its subtree (rule 15): the one that
-    /// mounted it without `retain`, unless it also owns the parent, whose teardown takes this one.
+    /// mounted it without `retain`, unless the same close takes its parent, and this one with it
+    /// (a parent that connection mounted without `retain`; one it retained stays).
     /// Fixed for the view's life: its owner, flag and parent never change.
     var closeOwner: ConnectionID? {
-        guard let owner, !retained, parent?.owner != owner else { return nil }
+        guard let owner, !retained else { return nil }
+        if let parent, parent.owner == owner, !parent.retained { return nil }
         return owner
     }
 }
