@@ -1291,6 +1291,36 @@ extension OpenRPCDocument {
           "$ref": "#/components/errors/InvalidParams"
         }
       ]
+    },
+    {
+      "name": "graph/reset",
+      "summary": "The graph back to its scene's start, as one transaction: every view clients mounted unmounted (retained ones too), scene views a client unmounted mounted again, and what the scene's views provide and their values as they began. With dryRun, what it would do, and nothing done.",
+      "description": "Specified in protocol/SPEC.md section 9.22. Any method may also fail with ParseError (-32700), InvalidRequest (-32600), MethodNotFound (-32601) and InternalError (-32603).",
+      "paramStructure": "by-name",
+      "params": [
+        {
+          "name": "dryRun",
+          "required": false,
+          "schema": {
+            "type": "boolean",
+            "description": "Say what a reset would do, and do nothing."
+          }
+        }
+      ],
+      "result": {
+        "name": "graphResetResult",
+        "schema": {
+          "$ref": "#/components/schemas/graphResetResult"
+        }
+      },
+      "errors": [
+        {
+          "$ref": "#/components/errors/InvalidParams"
+        },
+        {
+          "$ref": "#/components/errors/LimitExceeded"
+        }
+      ]
     }
   ],
   "components": {
@@ -4719,6 +4749,61 @@ extension OpenRPCDocument {
           "version",
           "cause",
           "counts"
+        ],
+        "additionalProperties": false
+      },
+      "graphResetParams": {
+        "type": "object",
+        "properties": {
+          "dryRun": {
+            "type": "boolean",
+            "description": "Say what a reset would do, and do nothing."
+          }
+        },
+        "additionalProperties": false
+      },
+      "graphResetResult": {
+        "type": "object",
+        "properties": {
+          "version": {
+            "$ref": "#/components/schemas/version",
+            "description": "The version the reset committed; the current one with dryRun or when there was nothing to undo."
+          },
+          "unmounted": {
+            "type": "array",
+            "description": "The views clients mounted, retained or not, each unmounted with everything below it.",
+            "items": {
+              "$ref": "#/components/schemas/viewPath"
+            }
+          },
+          "remounted": {
+            "type": "array",
+            "description": "Scene views a client had unmounted, mounted again.",
+            "items": {
+              "$ref": "#/components/schemas/viewPath"
+            }
+          },
+          "provided": {
+            "type": "array",
+            "description": "Scene views whose provided objects and environment values were set back.",
+            "items": {
+              "$ref": "#/components/schemas/viewPath"
+            }
+          },
+          "written": {
+            "type": "array",
+            "description": "The @State values of scene views, and stored properties of the objects they hold, written back.",
+            "items": {
+              "$ref": "#/components/schemas/keyPath"
+            }
+          }
+        },
+        "required": [
+          "version",
+          "unmounted",
+          "remounted",
+          "provided",
+          "written"
         ],
         "additionalProperties": false
       }

@@ -65,8 +65,11 @@ extension Server {
 
     /// The methods that may change the graph: what a full disk's backlog refuses once it is at its bound.
     static let stateChangingMethods: Set<String> = Set(
-        Methods.all.filter { $0 is any TransactionMethod.Type || $0 is GraphTransactionRequest.Type || $0 is SchemaRegisterRequest.Type }
-            .map { $0.name })
+        Methods.all.filter {
+            $0 is any TransactionMethod.Type || $0 is GraphTransactionRequest.Type || $0 is SchemaRegisterRequest.Type
+                || $0 is GraphResetRequest.Type
+        }
+        .map { $0.name })
 
     /// Runs an engine call, its error turned into the wire's.
     func engine<T>(_ body: () throws(EngineError) -> T) throws(RPCError) -> T {
@@ -166,6 +169,21 @@ extension GraphTransactionRequest: ServerMethod {
         let (outcomes, commit) = try server.engine { () throws(EngineError) in try server.graph.apply(engineOperations) }
         let results = outcomes.map { server.result(of: $0, version: commit.version.rawValue) }
         return Reply(result: Result(results: results, version: commit.version.rawValue).wire, commit: commit)
+    }
+}
+
+extension GraphResetRequest: ServerMethod {
+    func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
+        let plan = try server.engine { () throws(EngineError) in try server.graph.resetPlan() }
+        var commit: Commit?
+        if !dryRun && !plan.isEmpty {
+            commit = try server.engine { () throws(EngineError) in try server.graph.apply(plan.operations).commit }
+            server.log.info("graph reset by connection \(session.id): \(plan.unmounted.count) views unmounted, \(plan.written.count) values written back")
+        }
+        let result = Result(
+            version: commit?.version.rawValue ?? server.graph.version.rawValue, unmounted: plan.unmounted, remounted: plan.remounted,
+            provided: plan.provided, written: plan.written)
+        return Reply(result: result.wire, commit: commit)
     }
 }
 

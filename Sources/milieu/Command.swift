@@ -29,6 +29,8 @@ enum Command: Equatable {
     /// `daemon/info` and `daemon/clients`.
     case info
     case clients
+    /// `graph/reset`; `confirmed` by `--yes`, or by answering yes at the prompt.
+    case reset(confirmed: Bool)
     /// `replace`: unload what the scene mounted first, so that it can be loaded again.
     case load(scene: String?, replace: Bool)
     case unload(scene: String)
@@ -139,6 +141,10 @@ extension Command {
         case "types": command = .types(name: arguments.optionalWord())
         case "info": command = .info
         case "clients": command = .clients
+        case "reset":
+            let flag = arguments.optionalWord()
+            guard flag == nil || flag == "--yes" else { throw arguments.failure("reset takes only --yes") }
+            command = .reset(confirmed: flag != nil)
         case "load":
             var scene: String?
             var replace = false

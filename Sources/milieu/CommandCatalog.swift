@@ -150,6 +150,15 @@ enum CommandCatalog {
                 unsent is output it has not read yet, which grows when a client stops reading.
                 """, kinds: []),
         CommandSpec(
+            name: "reset", arguments: "[--yes]", summary: "back to the scene's start: every mounted view goes, values as they began",
+            details: """
+                One transaction: every view clients mounted goes, retained ones too (scenes that
+                load mounted), and the scene's views, what they provide and their values are set
+                back to how the daemon started; types stay registered. At the prompt it first says
+                what it would do and asks; --yes, -c and piped commands do not ask.
+                  reset        reset --yes
+                """, kinds: []),
+        CommandSpec(
             name: "load", arguments: "[--replace] [<scene> | <file.json>]", summary: "register a scene's types and mount its views",
             details: """
                 The scenarios S1–S7 ship as scenes, and `rules` shows the finer observation rules;

@@ -71,6 +71,7 @@ final class InteractiveSession {
         console.show(link.takeNotifications(sync: true), watches: link.watches)
         if case .quit = outcome { quit() }
         noticeLoss()
+        editor.setPrompt(shell.awaitsAnswer ? Self.questionPrompt : prompt(connected: link.isConnected))
     }
 
     /// Leaves: readline lets go of the terminal at once, so no new prompt is drawn.
@@ -134,6 +135,9 @@ final class InteractiveSession {
 
     /// `milieu> `, or `milieu (no daemon)> ` while disconnected; escapes are wrapped in
     /// \u{01}…\u{02} so that readline knows they take no room.
+    /// The prompt while a question waits for its answer (`reset`).
+    static let questionPrompt = "reset? [y/N] "
+
     private func prompt(connected: Bool) -> String {
         let style = console.style
         func hidden(_ code: String) -> String { style.enabled ? "\u{01}\u{1B}[\(code)m\u{02}" : "" }

@@ -22,6 +22,11 @@ final class Shell {
     let oneShot: Bool
     /// `--raw`: a value that is a string is printed as its text.
     let raw: Bool
+    /// A command waiting for the user's yes (`reset` at the prompt): the next line answers it.
+    private var awaitingYes: Command?
+
+    /// Whether the next line answers a question (`reset? [y/N]`) rather than being a command.
+    var awaitsAnswer: Bool { awaitingYes != nil }
 
     init(link: Link, style: Style, errorStyle: Style, oneShot: Bool = false, raw: Bool = false) {
         self.link = link
@@ -34,6 +39,12 @@ final class Shell {
     /// Parses and runs one line; nil for a blank line or a comment.
     func run(_ line: String) -> Outcome? {
         do {
+            if let waiting = awaitingYes {
+                awaitingYes = nil
+                let answer = line.filter { !$0.isWhitespace }.lowercased()
+                guard answer == "y" || answer == "yes" else { return .success(text: "nothing was reset", result: .null) }
+                return try execute(waiting)
+            }
             guard let command = try Command.parse(line) else { return nil }
             return try execute(command)
         } catch {
@@ -101,6 +112,14 @@ final class Shell {
             return try unwatch(numbers)
         case .types(let name):
             return try types(name, results: results)
+        case .reset(let confirmed):
+            let asks = !confirmed && !oneShot
+            let result = try link.request(GraphResetRequest(dryRun: asks))
+            let renderer = ResetRenderer(style: style)
+            guard asks else { return .success(text: renderer.done(result), result: result.wire) }
+            guard !renderer.isNothing(result) else { return .success(text: renderer.done(result), result: result.wire) }
+            awaitingYes = .reset(confirmed: true)
+            return .success(text: renderer.question(result), result: result.wire)
         case .info:
             let result = try link.request(DaemonInfoRequest())
             return .success(text: DaemonRenderer(style: style).info(result), result: result.wire)

@@ -175,6 +175,29 @@ struct InteractiveTests {
         try terminal.waitFor("milieu to leave") { _ in (try? terminal.exitStatus()) == 0 }
     }
 
+    @Test func resetSaysWhatItWouldDoAndAsksFirst() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let terminal = try repl(daemon)
+        try enter(terminal, #"mount {"parent": "/App", "name": "Kept", "retain": true}"#)
+        try enter(terminal, "set theme.colorScheme dark")
+        try terminal.waitFor("the write") { $0.hasSuffix("ok, version 3\nmilieu>") }
+        try enter(terminal, "reset")
+        let asked = try terminal.waitFor("the question") { $0.hasSuffix("reset? [y/N]") }
+        #expect(asked.contains("reset to the scene's start would:"))
+        #expect(asked.contains("/App/Kept (with everything below)") && asked.contains("write back  /App.theme.colorScheme"))
+        try enter(terminal, "n")
+        try terminal.waitFor("the refusal") { $0.hasSuffix("nothing was reset\nmilieu>") }
+        try enter(terminal, "get theme.colorScheme")
+        try terminal.waitFor("nothing changed") { $0.hasSuffix("\"dark\"\nmilieu>") }
+        try enter(terminal, "reset")
+        try terminal.waitFor("the question again") { $0.hasSuffix("reset? [y/N]") }
+        try enter(terminal, "y")
+        try terminal.waitFor("the reset") { $0.contains("reset to the scene's start  version 4") && $0.hasSuffix("milieu>") }
+        try enter(terminal, "get theme.colorScheme")
+        try terminal.waitFor("the scene's value") { $0.hasSuffix("\"light\"\nmilieu>") }
+    }
+
     @Test func aSyntaxHintFollowsACommandNameAndGoesWhenTheLineIsDone() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }

@@ -99,6 +99,21 @@ struct ScriptModeTests {
                 == true, "\(lines)")
     }
 
+    @Test func resetInAScriptDoesNotAskAndSaysWhatItDid() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let run = try MilieuRun.run([
+            "--socket", daemon.socketPath, "-c", "load s1", "-c", "set login.email kim", "-c", "reset", "-c", "reset", "-c", "get login.email",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let text = run.stdout
+        #expect(text.contains("reset to the scene's start  version 4"))
+        #expect(text.contains("  unmount     /App/ContainerView, /App/FixedContainerView (with everything below)"))
+        #expect(text.contains("  write back  /App.login.email"))
+        #expect(text.contains("nothing to reset: the graph is at its scene's start  version 4"))
+        #expect(run.outputLines.last == #""""#)
+    }
+
     @Test func aFailingCommandExitsOneAndSaysWhyOnStandardError() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }

@@ -36,6 +36,23 @@ import Testing
         #expect(try again.call("graph/get", ["path": "theme.colorScheme"]) == "dark")
     }
 
+    @Test func aResetIsKeptAcrossARestart() throws {
+        let data = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let first = try start(data)
+        let client = try first.connect()
+        _ = try client.call("view/mount", ["parent": "/App", "name": "Kept", "retain": true, "state": ["n": 1]])
+        _ = try client.call("graph/set", ["path": "theme.colorScheme", "value": "dark"])
+        let reset = try client.call("graph/reset")
+        #expect(reset["unmounted"] == ["/App/Kept"] && reset["written"] == ["/App.theme.colorScheme"])
+        first.stop()
+        let second = try start(data)
+        defer { second.stop() }
+        let again = try second.connect()
+        #expect(try again.failure("graph/get", ["path": "/App/Kept"])["data"]?["kind"] == "UnknownPath")
+        #expect(try again.call("graph/get", ["path": "theme.colorScheme"]) == "light")
+    }
+
     @Test func viewsThatAreNotRetainedAndEphemeralDaemonsKeepNothing() throws {
         let data = try Daemon.makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: data) }

@@ -228,6 +228,15 @@ export interface EnvironmentResult {
   version: number;
 }
 
+/** `graph/reset` (SPEC §9.22): what it did, or with `dryRun` would do. */
+export interface ResetResult {
+  version: number;
+  unmounted: string[];
+  remounted: string[];
+  provided: string[];
+  written: string[];
+}
+
 /** `daemon/info` (SPEC §9.20): `socket` is absent for an inherited socket, `dataDirectory` with `--ephemeral`. */
 export interface DaemonInfo {
   server: { name: 'milieud'; version: string };
@@ -546,6 +555,11 @@ export class Client extends EventEmitter {
   readers(path: string, options?: CallOptions): Promise<{ readers: ViewReader[]; version: number }>;
   /** What the view's environment holds, each with the view that provides it (SPEC §9.18). */
   environment(path: string, options?: CallOptions): Promise<EnvironmentResult>;
+  /**
+   * The graph back to its scene's start, as one transaction: every view clients mounted goes (retained ones
+   * too), the scene's views, what they provide and their values as they began; `dryRun` only says what it would do.
+   */
+  reset(options?: CallOptions & { dryRun?: boolean }): Promise<ResetResult>;
   /** What the daemon is and holds: build, uptime, socket, data directory, durability, counts, memory (SPEC §9.20). */
   daemonInfo(options?: CallOptions): Promise<DaemonInfo>;
   /** Every connection the daemon serves, in the order they connected (SPEC §9.21). */

@@ -71,6 +71,8 @@ public final class Graph {
     /// Parsed key paths by text: clients write the same few paths over and over.
     @exclusivity(unchecked) var keyPaths: [String: KeyPath] = [:]
     public let limits: GraphLimits
+    /// What the graph started from: `graph/reset` goes back to it.
+    let scene: Scene
     /// The views each connection's close unmounts with their subtrees (rule 15): those it mounted
     /// without `retain` under a view it does not own. Kept as views are linked and unlinked, so
     /// that a close costs what that connection mounted, not what the tree holds.
@@ -92,6 +94,7 @@ public final class Graph {
         limits: GraphLimits = GraphLimits()
     ) throws(EngineError) {
         self.registry = TypeRegistry()
+        self.scene = scene
         self.clock = clock
         self.limits = limits
         for declaration in scene.types { try registry.register(ModelType(declaration: declaration)) }

@@ -204,3 +204,50 @@ public struct GraphTransactionRequest: RPCMethod {
         }
     }
 }
+
+/// `graph/reset` (SPEC §9.22): the graph back to its scene's start, as one transaction — every
+/// view clients mounted unmounted (retained ones too), the scene's views, what they provide and
+/// their values as they began. With `dryRun`, what it would do, and nothing done.
+public struct GraphResetRequest: RPCMethod {
+    public static let name = "graph/reset"
+    public var dryRun: Bool
+
+    public init(dryRun: Bool = false) { self.dryRun = dryRun }
+    public init(params: inout ParamsReader) throws(RPCError) { dryRun = try params.optionalBool("dryRun") ?? false }
+    public var params: JSONObject { dryRun ? ["dryRun": true] : [:] }
+
+    public struct Result: WireResult, Equatable {
+        /// The version it committed; with `dryRun`, or when there was nothing to undo, the current one.
+        public var version: Int
+        /// The top views it unmounted (each with everything below it), the scene views it mounted
+        /// again, the scene views whose provided environment it restored, and the paths it wrote back.
+        public var unmounted: [String]
+        public var remounted: [String]
+        public var provided: [String]
+        public var written: [String]
+
+        public init(version: Int, unmounted: [String], remounted: [String], provided: [String], written: [String]) {
+            self.version = version
+            self.unmounted = unmounted
+            self.remounted = remounted
+            self.provided = provided
+            self.written = written
+        }
+
+        public var wire: JSON {
+            [
+                "version": .int(version), "unmounted": .array(unmounted.map(JSON.string)),
+                "remounted": .array(remounted.map(JSON.string)), "provided": .array(provided.map(JSON.string)),
+                "written": .array(written.map(JSON.string)),
+            ]
+        }
+
+        public init?(wire: JSON) {
+            guard let version = wire["version"]?.intValue, let unmounted = strings(wire["unmounted"]),
+                let remounted = strings(wire["remounted"]), let provided = strings(wire["provided"]),
+                let written = strings(wire["written"])
+            else { return nil }
+            self.init(version: version, unmounted: unmounted, remounted: remounted, provided: provided, written: written)
+        }
+    }
+}

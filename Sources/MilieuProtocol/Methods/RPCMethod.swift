@@ -35,7 +35,7 @@ public enum Methods {
         GraphSetRequest.self, GraphCallRequest.self, GraphTransactionRequest.self, ViewMountRequest.self,
         ViewUnmountRequest.self, ViewProvideRequest.self, ViewTreeRequest.self, WatchRequest.self, UnwatchRequest.self,
         ShutdownRequest.self, DiscoverRequest.self, ViewDependenciesRequest.self, GraphReadersRequest.self,
-        ViewEnvironmentRequest.self, GraphExplainRequest.self, DaemonInfoRequest.self, DaemonClientsRequest.self,
+        ViewEnvironmentRequest.self, GraphExplainRequest.self, DaemonInfoRequest.self, DaemonClientsRequest.self, GraphResetRequest.self,
     ]
 
     /// Every method name, for `rpc.discover` checks and completion.

@@ -606,6 +606,8 @@ const REQUESTS = Object.freeze({
   readers: (path, options) => ['graph/readers', { path }, options],
   /** `view/environment` → `{path, environmentObjects, observables, environment, version}`, each with its provider. */
   environment: (path, options) => ['view/environment', { path }, options],
+  /** `graph/reset` with `{dryRun?}` → `{version, unmounted, remounted, provided, written}`: back to the scene's start. */
+  reset: ({ dryRun, ...options } = {}) => ['graph/reset', dryRun ? { dryRun: true } : {}, options],
   /** `daemon/info` → the daemon's build, pid, uptime, socket, data directory, durability, counts and memory. */
   daemonInfo: (options) => ['daemon/info', {}, options],
   /** `daemon/clients` → `{clients}`: each connection's id, pid, uid, name, watches, views and unsent output. */

@@ -266,6 +266,19 @@ test('daemonInfo counts what the daemon serves; daemonClients names each connect
   );
 });
 
+test('reset goes back to the scene start; dryRun only says what it would do', needsDaemon, async (t) => {
+  const client = await clientFor(t, await daemonFor(t));
+  await client.mount({ parent: '/App', name: 'Kept', retain: true });
+  await client.set('theme.colorScheme', 'dark');
+  const planned = await client.reset({ dryRun: true });
+  assert.deepEqual([planned.unmounted, planned.written], [['/App/Kept'], ['/App.theme.colorScheme']]);
+  assert.equal(await client.get('theme.colorScheme'), 'dark');
+  const done = await client.reset();
+  assert.equal(done.version, planned.version + 1);
+  assert.equal(await client.get('theme.colorScheme'), 'light');
+  assert.deepEqual((await client.reset()).written, []);
+});
+
 test('discover returns the OpenRPC document', needsDaemon, async (t) => {
   const client = await clientFor(t, await daemonFor(t));
   const document = await client.discover();

@@ -293,6 +293,20 @@ def test_see_why_never_shows_a_secure_value(client: milieu.Client) -> None:
     assert answers[1]["readers"] == [{"view": "/App/Secrets", "reasons": ["login.password"]}]
 
 
+def test_reset_goes_back_to_the_scenes_start(client: milieu.Client) -> None:
+    client.mount(parent="/App", name="Kept", retain=True)
+    client.set("theme.colorScheme", "dark")
+    planned = client.reset(dry_run=True)
+    assert (planned["unmounted"], planned["written"]) == (["/App/Kept"], ["/App.theme.colorScheme"])
+    assert client.get("theme.colorScheme") == "dark"
+    done = client.reset()
+    assert done["version"] == planned["version"] + 1 and done["unmounted"] == ["/App/Kept"]
+    assert client.get("theme.colorScheme") == "light"
+    with pytest.raises(milieu.UnknownPath):
+        client.get("/App/Kept")
+    assert client.reset()["written"] == []
+
+
 def test_daemon_info_counts_what_the_daemon_serves(daemon: Daemon, client: milieu.Client) -> None:
     info = client.daemon_info()
     assert info["server"]["name"] == "milieud" and info["protocolVersion"] == "1"

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Sequence, 
 from . import ops
 from ._core import Call, Connection, Plan, W, WatchState, initialize_params, names
 from .results import (
-    CallResult, DaemonClientsResult, DaemonInfoResult, DependenciesResult, EnvironmentResult, ExplainResult, InitializeResult, MountResult, PageNode,
+    CallResult, DaemonClientsResult, ResetResult, DaemonInfoResult, DependenciesResult, EnvironmentResult, ExplainResult, InitializeResult, MountResult, PageNode,
     ReadersResult, RegisterResult, TransactionResult, TreePage, TreeResult, TypesResult, VersionResult, ViewNode,
 )
 
@@ -257,6 +257,14 @@ def explain(core: Connection[Any], version: int, *, timeout: float | None = None
     """``graph/explain``: the cause and effect of commit ``version``: what made it, the attributes
     it changed (old and new values), the views it evaluated and why, and what followed."""
     result: ExplainResult = yield Call("graph/explain", {"version": version}, timeout)
+    return result
+
+
+def reset(core: Connection[Any], *, dry_run: bool = False, timeout: float | None = None) -> Plan[ResetResult]:
+    """``graph/reset``: the graph back to its scene's start, as one transaction: every view
+    clients mounted goes (retained ones too), the scene's views, what they provide and their
+    values as they began. With ``dry_run``, what it would do, and nothing done (SPEC §9.22)."""
+    result: ResetResult = yield Call("graph/reset", {"dryRun": True} if dry_run else {}, timeout)
     return result
 
 

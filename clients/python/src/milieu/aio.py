@@ -344,6 +344,7 @@ class AsyncClient(ClientBase[AsyncWatch]):
     watch = async_method(methods.watch)
     unwatch = async_method(methods.unwatch)
     explain = async_method(methods.explain)
+    reset = async_method(methods.reset)
     daemon_info = async_method(methods.daemon_info)
     daemon_clients = async_method(methods.daemon_clients)
     discover = async_method(methods.discover)

@@ -368,6 +368,7 @@ class Client(ClientBase[Watch]):
     watch = sync_method(methods.watch)
     unwatch = sync_method(methods.unwatch)
     explain = sync_method(methods.explain)
+    reset = sync_method(methods.reset)
     daemon_info = sync_method(methods.daemon_info)
     daemon_clients = sync_method(methods.daemon_clients)
     discover = sync_method(methods.discover)

@@ -296,6 +296,19 @@ class DaemonClient(_ClientName):
     bufferedOutputBytes: int
 
 
+class ResetResult(TypedDict):
+    """``graph/reset``: the version it committed (the current one with ``dry_run``, or when there
+    was nothing to undo), and what it did: the top views it ``unmounted``, the scene views it
+    ``remounted``, those whose environment it ``provided`` again, and the key paths it ``written``
+    back (SPEC §9.22)."""
+
+    version: int
+    unmounted: List[str]
+    remounted: List[str]
+    provided: List[str]
+    written: List[str]
+
+
 class DaemonClientsResult(TypedDict):
     """``daemon/clients``: every connection, in the order they connected (SPEC §9.21)."""
 
