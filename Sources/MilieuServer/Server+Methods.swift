@@ -178,7 +178,9 @@ extension GraphResetRequest: ServerMethod {
         var commit: Commit?
         if !dryRun && !plan.isEmpty {
             commit = try server.engine { () throws(EngineError) in try server.graph.apply(plan.operations).commit }
-            server.log.info("graph reset by connection \(session.id): \(plan.unmounted.count) views unmounted, \(plan.written.count) values written back")
+            server.log.info(
+                "graph reset by connection \(session.id): \(plan.unmounted.count) views unmounted, \(plan.written.count) values written back"
+            )
         }
         let result = Result(
             version: commit?.version.rawValue ?? server.graph.version.rawValue, unmounted: plan.unmounted, remounted: plan.remounted,

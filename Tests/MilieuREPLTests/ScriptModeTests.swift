@@ -103,7 +103,8 @@ struct ScriptModeTests {
         let daemon = try Daemon()
         defer { daemon.stop() }
         let run = try MilieuRun.run([
-            "--socket", daemon.socketPath, "-c", "load s1", "-c", "set login.email kim", "-c", "reset", "-c", "reset", "-c", "get login.email",
+            "--socket", daemon.socketPath, "-c", "load s1", "-c", "set login.email kim", "-c", "reset", "-c", "reset", "-c",
+            "get login.email",
         ])
         #expect(run.status == 0, "\(run.stderr)")
         let text = run.stdout
