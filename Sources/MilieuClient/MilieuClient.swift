@@ -38,6 +38,9 @@ public final class MilieuClient {
     private var answers: [Int: JSONObject] = [:]
     /// Responses whose id is not one this client assigned (answers to `sendLine`), in order.
     private var unmatched: [JSON] = []
+    /// The error with id null the daemon sent as its last line, if the last line was one: why it
+    /// closed the connection (`Forbidden`, `LimitExceeded`, `MessageTooLarge`, SPEC §1.2, §1.3).
+    private var lastWord: RPCError?
     private var notifications: [ClientNotification] = []
 
     /// Connects to the daemon at `socketPath` (default: `MILIEU_SOCKET`, else the
@@ -223,6 +226,9 @@ public final class MilieuClient {
         } catch let error as TransportError where error.code == .timedOut {
             throw MilieuClientError(.timedOut, "milieud at \(socketPath) is not reading")
         } catch {
+            // The daemon may have written why before it closed (another user's daemon says
+            // Forbidden): read it, so that the error says so rather than EPIPE.
+            try? pump()
             markClosed()
             throw closedError()
         }
@@ -296,11 +302,13 @@ public final class MilieuClient {
     private func file(_ line: UnsafeRawBufferPointer) -> String? {
         // Read as the daemon reads requests: a raw line's id may be a number no double holds (1e400).
         guard let message = try? JSON.parsingMessage(line).message else { return String(decoding: line.prefix(200), as: UTF8.self) }
+        lastWord = nil
         guard case .object(let object) = message else {
             guard case .array = message else { return message.jsonText }
             unmatched.append(message)
             return nil
         }
+        if object["id"] == .null, let error = object["error"] { lastWord = RPCError(wire: error) }
         if object["id"] == nil {
             guard case .string(let method)? = object["method"] else { return message.jsonText }
             notifications.append(ClientNotification(method: method, params: object["params"]?.objectValue ?? [:]))
@@ -320,7 +328,9 @@ public final class MilieuClient {
     }
 
     private func closedError() -> MilieuClientError {
-        MilieuClientError(.connectionClosed, "milieud at \(socketPath) closed the connection")
+        guard let lastWord else { return MilieuClientError(.connectionClosed, "milieud at \(socketPath) closed the connection") }
+        return MilieuClientError(
+            .connectionClosed, "milieud at \(socketPath) closed the connection: \(lastWord.message) (\(lastWord.kind))")
     }
 
     private func invalid(_ message: JSON) -> MilieuClientError {

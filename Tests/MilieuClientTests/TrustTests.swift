@@ -1,5 +1,6 @@
 import Foundation
 import MilieuClient
+import MilieuProtocol
 import MilieuTestSupport
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 struct TrustTests {
     /// A listening socket at `directory/milieu.sock` that never accepts: a connection the
     /// client made would wait in its backlog, where `accepted()` finds it.
-    final class FakeServer {
+    final class FakeServer: Sendable {
         let path: String
         let fd: Int32
 
@@ -40,6 +41,22 @@ struct TrustTests {
         }
 
         deinit { close(fd) }
+
+        /// Does what milieud does for another user's connection (SPEC §1.2): accepts, writes
+        /// one error line with id null, closes, before the client has sent anything.
+        func refuse() {
+            var polled = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&polled, 1, 5_000) == 1 else { return }
+            let connection = accept(fd, nil, nil)
+            guard connection >= 0 else { return }
+            let line = Array(Self.refusal.utf8)
+            _ = line.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+            close(connection)
+        }
+
+        static let refusal =
+            #"{"jsonrpc":"2.0","id":null,"error":{"code":-32011,"message":"connections from uid 1001 are refused: "#
+            + #"milieud serves only its own user","data":{"reason":"peer","kind":"Forbidden"}}}"# + "\n"
     }
 
     private func squatted(mode: mode_t, owner: uid_t? = nil) throws -> (parent: String, directory: String, server: FakeServer) {
@@ -75,5 +92,26 @@ struct TrustTests {
                 == "refusing \(server.path): its directory \(directory) belongs to uid 65534, not to you (uid 0); "
                 + "remove it or set MILIEU_SOCKET")
         #expect(!server.accepted())
+    }
+
+    @Test func aRefusedConnectionSaysTheDaemonsReasonNotThatItClosed() throws {
+        let directory = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try FakeServer(directory: directory)
+        // Before and after the client writes: the refusal may come either side of its request.
+        for delay in [0, 50_000] {
+            let refusing = Thread { server.refuse() }
+            refusing.start()
+            let client = try MilieuClient(socketPath: server.path)
+            usleep(useconds_t(delay))
+            let error = #expect(throws: MilieuClientError.self) {
+                try client.request(InitializeRequest(), timeout: 5)
+            }
+            #expect(error?.code == .connectionClosed)
+            #expect(
+                error?.message
+                    == "milieud at \(server.path) closed the connection: connections from uid 1001 are refused: "
+                    + "milieud serves only its own user (Forbidden)")
+        }
     }
 }

@@ -316,6 +316,17 @@ export class Client extends EventEmitter {
   #send(line, ids, internal) {
     const live = ids.filter((id) => this.#pending.has(id));
     if (ids.length > 0 && live.length === 0) return;
+    if (internal && this.#socket === null) {
+      // The connection being set up is already gone (a refusing daemon closes at once): the
+      // handshake fails now, with the daemon's reason if it gave one.
+      const error = this.#lastWord ?? new ConnectionLost('The connection to milieud closed before the request was sent');
+      for (const id of live) {
+        const entry = this.#pending.get(id);
+        this.#settle(id, entry);
+        entry.reject(error);
+      }
+      return;
+    }
     if (this.#socket !== null && (this.#state === 'open' || internal)) {
       for (const id of live) this.#pending.get(id).sent = true;
       this.#socket.write(`${line}\n`);
@@ -333,6 +344,8 @@ export class Client extends EventEmitter {
       this.#socket?.destroy(new Error(`milieud sent a line that is not JSON: ${error.message}`));
       return;
     }
+    // The last word is the last line only: a refusal is followed by nothing but the close.
+    if (message?.id !== null || !message.error) this.#lastWord = null;
     if (Array.isArray(message)) {
       for (const response of message) this.#onResponse(response);
     } else if (message !== null && typeof message === 'object') {
@@ -382,8 +395,51 @@ export class Client extends EventEmitter {
   async #open() {
     await this.#connectSocket();
     const previous = this.#info?.instance;
-    const info = await this.initialize(undefined, { internal: true });
+    let info;
+    try {
+      info = await this.initialize(undefined, { internal: true });
+    } catch (error) {
+      // A daemon that refuses the connection (another user's: Forbidden) writes why, then
+      // closes; when the close came before initialize was written, the write failed (EPIPE)
+      // and the socket was gone before the reason was read. Listen for it once more.
+      if (error instanceof ConnectionLost) throw (await this.#refusal()) ?? error;
+      throw error;
+    }
     return previous !== undefined && info.instance !== previous;
+  }
+
+  /**
+   * Connects once more, sends nothing and reads for up to a second: the error a refusing daemon
+   * sends at once with id null (SPEC §1.2), or null when none comes.
+   */
+  #refusal() {
+    return new Promise((resolve) => {
+      const socket = net.createConnection(this.#socketPath);
+      let text = '';
+      const done = (error) => {
+        clearTimeout(timer);
+        socket.destroy();
+        resolve(error);
+      };
+      const timer = setTimeout(() => done(null), 1000);
+      socket.on('data', (chunk) => {
+        text += chunk;
+        const end = text.indexOf('\n');
+        if (end < 0) {
+          if (text.length > 65536) done(null);
+          return;
+        }
+        let message = null;
+        try {
+          message = JSON.parse(text.slice(0, end));
+        } catch {
+          // not a refusal
+        }
+        done(message?.id === null && message.error ? errorFromWire(message.error) : null);
+      });
+      socket.on('error', () => done(null));
+      socket.on('close', () => done(null));
+    });
   }
 
   #connectSocket() {
@@ -431,10 +487,12 @@ export class Client extends EventEmitter {
     this.#watches.clear();
     const cause = this.#lastWord ?? socketError ?? undefined;
     const lost = new ConnectionLost(cause ? `The connection to milieud was lost: ${cause.message}` : 'The connection to milieud was lost', cause);
+    // While connecting, a daemon's last word (Forbidden) is the answer to the handshake itself.
+    const answer = this.#state !== 'open' && this.#lastWord ? this.#lastWord : lost;
     for (const [id, entry] of this.#pending) {
       if (!entry.sent) continue;
       this.#settle(id, entry);
-      entry.reject(lost);
+      entry.reject(answer);
     }
     if (this.#state === 'open') {
       if (this.#reconnect === null || this.#stopping) {

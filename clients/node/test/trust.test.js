@@ -57,3 +57,30 @@ test('a socket directory of another uid is refused before a byte is sent', { ski
   assert.equal(server.connections, 0);
   assert.deepEqual(server.received, []);
 });
+
+const REFUSAL =
+  '{"jsonrpc":"2.0","id":null,"error":{"code":-32011,"message":"connections from uid 1001 are refused: ' +
+  'milieud serves only its own user","data":{"reason":"peer","kind":"Forbidden"}}}\n';
+
+test("a refused connection rejects with the daemon's Forbidden, not EPIPE", async (t) => {
+  // What milieud does for another user's connection (SPEC §1.2): one error line at once, then the close.
+  const directory = mkdtempSync(path.join(os.tmpdir(), 'milieu-refuse-'));
+  const socketPath = path.join(directory, 'milieu.sock');
+  const listener = net.createServer((socket) => {
+    socket.on('error', () => {});
+    socket.write(REFUSAL, () => socket.destroy());
+  });
+  await new Promise((resolve) => listener.listen(socketPath, resolve));
+  t.after(async () => {
+    await new Promise((resolve) => listener.close(resolve));
+    rmSync(directory, { recursive: true, force: true });
+  });
+  // Ten times: the close may come before or after the client has written initialize.
+  for (let attempt = 0; attempt < 10; attempt++) {
+    await assert.rejects(connect({ socketPath, timeout: 2000, reconnect: false }), (error) => {
+      assert.equal(error.kind, 'Forbidden');
+      assert.match(error.message, /milieud serves only its own user/);
+      return true;
+    });
+  }
+});

@@ -44,6 +44,10 @@ class FakeServer:
                     pass
 
     def close(self) -> None:
+        try:
+            self.listener.shutdown(socket.SHUT_RDWR)  # wakes the accept() the thread waits in
+        except OSError:
+            pass
         self.listener.close()
         self.thread.join(2.0)
 
@@ -149,3 +153,61 @@ def test_peer_of_another_uid_is_refused(tmp_path: object) -> None:
         finally:
             os.close(read_end)
             os.waitpid(pid, 0)
+
+
+REFUSAL = (
+    b'{"jsonrpc":"2.0","id":null,"error":{"code":-32011,"message":"connections from uid 1001 are refused: '
+    b'milieud serves only its own user","data":{"reason":"peer","kind":"Forbidden"}}}\n'
+)
+
+
+class RefusingServer:
+    """Does what milieud does for another user's connection (SPEC §1.2): writes one error line
+    with id null as soon as it accepts, and closes, before the client has sent anything."""
+
+    def __init__(self, directory: str) -> None:
+        self.path = os.path.join(directory, "milieu.sock")
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(self.path)
+        self.listener.listen(8)
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            with conn:
+                conn.sendall(REFUSAL)
+
+    def close(self) -> None:
+        try:
+            self.listener.shutdown(socket.SHUT_RDWR)  # wakes the accept() the thread waits in
+        except OSError:
+            pass
+        self.listener.close()
+        self.thread.join(2.0)
+
+
+@pytest.fixture
+def refusing() -> Iterator[RefusingServer]:
+    with tempfile.TemporaryDirectory(dir="/tmp") as directory:
+        server = RefusingServer(directory)
+        yield server
+        server.close()
+
+
+def test_a_refused_connection_raises_the_daemons_forbidden(refusing: RefusingServer) -> None:
+    # Ten times: the close may come before or after the client has written initialize (EPIPE).
+    for _ in range(10):
+        with pytest.raises(milieu.Forbidden) as info:
+            milieu.Client(refusing.path, timeout=2.0, reconnect=None).connect()
+        assert "milieud serves only its own user" in str(info.value)
+
+        async def attempt() -> None:
+            await milieu.AsyncClient(refusing.path, timeout=2.0, reconnect=None).connect()
+
+        with pytest.raises(milieu.Forbidden):
+            asyncio.run(attempt())

@@ -414,6 +414,7 @@ class Connection(Generic[W]):
         self._watches: List[W] = []
         """The watches to make again on the next connection, in the order they were made."""
         self._last_unsolicited: MilieuError | None = None
+        self._lost_generation = 0
 
     @property
     def instance(self) -> str | None:
@@ -502,6 +503,16 @@ class Connection(Generic[W]):
             raise ConnectionLost("the client is not connected: call connect() or use it as a context manager")
         return False
 
+    @property
+    def last_word(self) -> MilieuError | None:
+        """The error with id null the daemon sent as its last line on this connection, if its
+        last line was one: why it closed the connection (``Forbidden``, ``LimitExceeded``)."""
+        return self._last_unsolicited
+
+    def has_lost(self, generation: int) -> bool:
+        """Whether the loss of connection ``generation`` has been reported (:meth:`lost`)."""
+        return self._lost_generation >= generation
+
     def is_up(self, generation: int) -> bool:
         """Whether connection ``generation`` is the current one and its loss not yet reported."""
         return generation == self.generation and self.state == READY
@@ -537,6 +548,8 @@ class Connection(Generic[W]):
         except ValueError:
             log.warning("ignoring a line that is not JSON: %.200r", line)
             return
+        if not (isinstance(message, Response) and message.id is None):
+            self._last_unsolicited = None  # the last word is the last line only
         if isinstance(message, Response):
             self._respond(message)
         elif isinstance(message, Note):
@@ -563,13 +576,19 @@ class Connection(Generic[W]):
         reconnect. Without a reconnect (no policy, or closing) the client is closed for good."""
         if generation != self.generation:
             return False
+        self._lost_generation = generation
+        self._changed()  # a send that failed waits for this, to give the daemon's reason
         cause = self._last_unsolicited
+        said = f": milieud said {cause}" if cause is not None else ""
         failed = [p for p in self._pending.values() if p.generation == generation]
         for p in failed:
             del self._pending[p.id]
         self._bound.clear()
         for p in failed:
-            error = ConnectionLost("the connection was lost before the response arrived")
+            if cause is not None and self.state != READY:
+                p.complete(None, cause)  # the daemon refused the connection: its error is the answer
+                continue
+            error = ConnectionLost(f"the connection was lost before the response arrived{said}")
             error.__cause__ = cause
             p.complete(None, error)
         if self.state != READY:
@@ -578,7 +597,7 @@ class Connection(Generic[W]):
             self._become(RECONNECTING)
             return True
         if not self.closing:
-            self.failure = ConnectionLost("the connection to the daemon was lost")
+            self.failure = ConnectionLost(f"the connection to the daemon was lost{said}")
             self.failure.__cause__ = cause
         self._end()
         return False

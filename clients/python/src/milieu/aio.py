@@ -59,16 +59,25 @@ class _Pending(Pending):
 class _Protocol(asyncio.Protocol):
     """Reads connection ``generation`` for the client's state machine."""
 
-    def __init__(self, client: AsyncClient, generation: int) -> None:
+    def __init__(self, client: AsyncClient, generation: int, sock: socket.socket) -> None:
         self._client = client
         self._generation = generation
         self._framer = Framer()
+        self._sock = sock
 
     def data_received(self, data: bytes) -> None:
         for line in self._framer.feed(data):
             self._client._core.receive(line)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if exc is not None:
+            # A write failed (EPIPE): asyncio stops without reading what the daemon wrote before
+            # it closed, which says why (Forbidden). The socket is still open here: read it.
+            try:
+                while chunk := self._sock.recv(1 << 16):
+                    self.data_received(chunk)
+            except OSError:
+                pass
         self._client._lost(self._generation)
 
 
@@ -234,7 +243,7 @@ class AsyncClient(ClientBase[AsyncWatch]):
             raise ConnectionLost(f"cannot connect to {self.path}: {e!r}") from e
         try:
             check_peer(sock, self.path)
-            transport, _ = await loop.create_unix_connection(lambda: _Protocol(self, generation), sock=sock)
+            transport, _ = await loop.create_unix_connection(lambda: _Protocol(self, generation, sock), sock=sock)
         except OSError as e:
             sock.close()
             if isinstance(e, ConnectionLost):

@@ -333,6 +333,13 @@ class Client(ClientBase[Watch]):
                 with self._lock:
                     self._core.abandon(pending)
                     if call.internal or self._core.reconnect_policy is None:
+                        # The daemon may have said why it closed (Forbidden): once the reader
+                        # has seen the close, that is the error, not EPIPE.
+                        remaining = deadline.remaining()
+                        patience = 1.0 if remaining is None else min(1.0, remaining)
+                        self._lock.wait_for(lambda: self._core.has_lost(pending.generation), patience)
+                        if self._core.last_word is not None:
+                            raise self._core.last_word from e
                         raise ConnectionLost(f"{call.method}: could not send the request: {e}") from e
                     self._wait_for(lambda: not self._core.is_up(pending.generation), deadline)
         if not pending.done.wait(deadline.remaining()):
