@@ -9,22 +9,14 @@ import Testing
 @Suite struct ResetTests {
     /// The default scene, plus a scene view that owns a cart, provides it and a value, and shows `n`.
     static let scene: Scene = {
-        let json: JSON = [
-            "app": [
-                "state": [
-                    "session": ["$new": ["type": "Session"]], "theme": ["$new": ["type": "Theme"]],
-                    "login": ["$new": ["type": "Login"]],
-                ],
-                "provide": ["observables": ["session", "theme", "login"]],
-            ],
-            "views": [
-                [
-                    "parent": "/App", "name": "Shop", "state": ["n": 1], "stateObjects": ["cart": ["type": "Cart"]],
-                    "provide": ["environmentObjects": ["cart"], "environment": ["colorScheme": "dark"]], "body": ["n = {n}"],
-                ]
-            ],
+        guard case .object(var json) = Scene.defaultJSON else { preconditionFailure("the default scene is an object") }
+        json["views"] = [
+            [
+                "parent": "/App", "name": "Shop", "state": ["n": 1], "stateObjects": ["cart": ["type": "Cart"]],
+                "provide": ["environmentObjects": ["cart"], "environment": ["colorScheme": "dark"]], "body": ["n = {n}"],
+            ]
         ]
-        do { return try Scene(json: json) } catch { preconditionFailure("\(error)") }
+        do { return try Scene(json: .object(json)) } catch { preconditionFailure("\(error)") }
     }()
 
     /// What a graph holds, without what only counts time (versions, evaluation counts): each

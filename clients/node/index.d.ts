@@ -428,20 +428,11 @@ export interface ObjectLifecycleParams { watch: number; version: number; object:
 export interface ObjectCreatedParams extends ObjectLifecycleParams { reason: CreationReason }
 /** `endedTargets`: this watch's key path targets (as given) that resolved to the object and cover nothing now. */
 export interface ObjectDestroyedParams extends ObjectLifecycleParams { reason: DestructionReason; endedTargets?: string[] }
-/** What made a commit, as `graph/explain` gives it (SPEC §9.19). */
-export interface CommitCauseInfo {
-  method: string;
-  connection: number;
-  pid?: number;
-  client?: string;
-  ops: { method: string; path?: string }[];
-  moreOps?: number;
-}
 export interface DidCommitParams {
   watch: number;
   version: number;
   /** null when the daemon no longer knows (a commit read back from its log after a restart). */
-  cause: CommitCauseInfo | null;
+  cause: CommitCause | null;
   counts: { values: number; rendered: number; mounted: number; unmounted: number; objectsCreated: number; objectsDestroyed: number; diagnostics: number };
 }
 export interface DiagnosticParams {

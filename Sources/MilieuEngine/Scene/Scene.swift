@@ -38,15 +38,16 @@ public struct Scene: Sendable {
     /// The embedded default: `/App` owns `session`, `theme` and `login` (all `@Observable`) with
     /// `@State` and provides them with `.environment(_:)` (rule 15).
     public static let `default`: Scene = {
-        let json: JSON = [
-            "app": [
-                "state": [
-                    "session": ["$new": ["type": "Session"]], "theme": ["$new": ["type": "Theme"]],
-                    "login": ["$new": ["type": "Login"]],
-                ],
-                "provide": ["observables": ["session", "theme", "login"]],
-            ]
-        ]
-        do { return try Scene(json: json) } catch { preconditionFailure("the embedded scene is valid: \(error)") }
+        do { return try Scene(json: defaultJSON) } catch { preconditionFailure("the embedded scene is valid: \(error)") }
     }()
+
+    /// The embedded default as JSON, for scenes that build on it.
+    public static let defaultJSON: JSON = [
+        "app": [
+            "state": [
+                "session": ["$new": ["type": "Session"]], "theme": ["$new": ["type": "Theme"]], "login": ["$new": ["type": "Login"]],
+            ],
+            "provide": ["observables": ["session", "theme", "login"]],
+        ]
+    ]
 }

@@ -16,10 +16,13 @@ import milieu
 
 
 class FakeServer:
-    """Listens on ``directory/milieu.sock`` and records every byte a client sends."""
+    """Listens on ``directory/milieu.sock`` and records every byte a client sends; with
+    ``refusal``, does what milieud does for another user's connection (SPEC §1.2) instead:
+    writes that line as soon as it accepts, and closes."""
 
-    def __init__(self, directory: str) -> None:
+    def __init__(self, directory: str, refusal: bytes | None = None) -> None:
         self.path = os.path.join(directory, "milieu.sock")
+        self.refusal = refusal
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind(self.path)
         self.listener.listen(4)
@@ -37,6 +40,9 @@ class FakeServer:
             self.connections += 1
             conn.settimeout(0.5)
             with conn:
+                if self.refusal is not None:
+                    conn.sendall(self.refusal)
+                    continue
                 try:
                     while data := conn.recv(4096):
                         self.received += data
@@ -161,45 +167,15 @@ REFUSAL = (
 )
 
 
-class RefusingServer:
-    """Does what milieud does for another user's connection (SPEC §1.2): writes one error line
-    with id null as soon as it accepts, and closes, before the client has sent anything."""
-
-    def __init__(self, directory: str) -> None:
-        self.path = os.path.join(directory, "milieu.sock")
-        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.listener.bind(self.path)
-        self.listener.listen(8)
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.listener.accept()
-            except OSError:
-                return
-            with conn:
-                conn.sendall(REFUSAL)
-
-    def close(self) -> None:
-        try:
-            self.listener.shutdown(socket.SHUT_RDWR)  # wakes the accept() the thread waits in
-        except OSError:
-            pass
-        self.listener.close()
-        self.thread.join(2.0)
-
-
 @pytest.fixture
-def refusing() -> Iterator[RefusingServer]:
+def refusing() -> Iterator[FakeServer]:
     with tempfile.TemporaryDirectory(dir="/tmp") as directory:
-        server = RefusingServer(directory)
+        server = FakeServer(directory, refusal=REFUSAL)
         yield server
         server.close()
 
 
-def test_a_refused_connection_raises_the_daemons_forbidden(refusing: RefusingServer) -> None:
+def test_a_refused_connection_raises_the_daemons_forbidden(refusing: FakeServer) -> None:
     # Ten times: the close may come before or after the client has written initialize (EPIPE).
     for _ in range(10):
         with pytest.raises(milieu.Forbidden) as info:
