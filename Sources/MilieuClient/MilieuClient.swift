@@ -34,6 +34,12 @@ public final class MilieuClient {
     private var nextID = 1
     /// Ids of requests sent with `send` whose responses have not been read yet.
     private var awaited: Set<Int> = []
+    /// Ids of requests whose wait was interrupted: their answers are dropped when they come.
+    private var abandoned: Set<Int> = []
+    /// A descriptor that, once readable, interrupts a wait for a response (`.cancelled`); the
+    /// client only polls it, its owner reads it. milieu's prompt gives its signal pipe, so that
+    /// Ctrl-C abandons a request a stopped daemon will not answer. -1: none.
+    public var interruption: Int32 = -1
     /// Responses read for awaited ids, not yet collected with `result(of:)`.
     private var answers: [Int: JSONObject] = [:]
     /// Responses whose id is not one this client assigned (answers to `sendLine`), in order.
@@ -130,7 +136,12 @@ public final class MilieuClient {
     /// nil waits as long as the connection lives; `.invalidMessage` for a result of the wrong shape).
     @discardableResult
     public func request<M: RPCMethod>(_ method: M, timeout: Double? = nil) throws -> M.Result {
-        try result(of: send(method), as: M.self, timeout: timeout)
+        do {
+            return try result(of: send(method), as: M.self, timeout: timeout)
+        } catch let error as MilieuClientError {
+            guard error.code == .cancelled else { throw error }
+            throw MilieuClientError(.cancelled, "cancelled: no answer to \(M.name) from milieud at \(socketPath) yet")
+        }
     }
 
     /// The view tree from `path` (nil: `/App`), `depth` levels below it at most, asked for
@@ -203,7 +214,12 @@ public final class MilieuClient {
             guard awaited.contains(id) else {
                 throw MilieuClientError(.invalidMessage, "request \(id) was not sent, or its response was taken")
             }
-            try receive(until: deadline, waitingFor: "response to request \(id)")
+            do {
+                try receive(until: deadline, waitingFor: "response to request \(id)")
+            } catch {
+                if error.code == .cancelled { abandon(id) }
+                throw error
+            }
             answer = answers.removeValue(forKey: id)
         }
         guard let response = answer else { throw closedError() }
@@ -275,7 +291,7 @@ public final class MilieuClient {
     /// Waits until the socket is readable (or the deadline passes), then files what it holds.
     private func receive(until deadline: Deadline, waitingFor what: String) throws(MilieuClientError) {
         guard isConnected else { throw closedError() }
-        guard try input.waitReadable(until: deadline) else {
+        guard try input.waitReadable(until: deadline, interruption: interruption) else {
             throw MilieuClientError(.timedOut, "no \(what) from milieud at \(socketPath) within \(deadline.seconds ?? 0) s")
         }
         try pump()
@@ -314,10 +330,18 @@ public final class MilieuClient {
             notifications.append(ClientNotification(method: method, params: object["params"]?.objectValue ?? [:]))
         } else if case .int(let id)? = object["id"], awaited.remove(id) != nil {
             answers[id] = object
+        } else if case .int(let id)? = object["id"], abandoned.remove(id) != nil {
+            return nil  // the answer to a request whose wait was interrupted: nobody wants it now
         } else {
             unmatched.append(message)
         }
         return nil
+    }
+
+    /// Stops waiting for request `id`: its answer is dropped when it comes.
+    private func abandon(_ id: Int) {
+        awaited.remove(id)
+        abandoned.insert(id)
     }
 
     private func markClosed() {

@@ -5,7 +5,7 @@ public struct MilieuClientError: Error, Sendable, Hashable, CustomStringConverti
     /// What went wrong, as a value to compare against (`error.code == .notListening`).
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
-            case notListening, connectionClosed, timedOut, invalidMessage, systemError, untrustedSocket
+            case notListening, connectionClosed, timedOut, cancelled, invalidMessage, systemError, untrustedSocket
         }
 
         private let base: Base
@@ -17,6 +17,9 @@ public struct MilieuClientError: Error, Sendable, Hashable, CustomStringConverti
         public static let connectionClosed = Code(.connectionClosed)
         /// No answer came within the timeout.
         public static let timedOut = Code(.timedOut)
+        /// The wait was interrupted (`MilieuClient.interruption`, Ctrl-C at milieu's prompt); the
+        /// request may still be carried out, but its answer is dropped.
+        public static let cancelled = Code(.cancelled)
         /// The daemon sent a line that is not a JSON-RPC message.
         public static let invalidMessage = Code(.invalidMessage)
         /// A system call failed; `message` names it and the errno text.

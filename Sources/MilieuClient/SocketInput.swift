@@ -50,11 +50,13 @@ final class SocketInput {
     deinit { chunk.deallocate() }
 
     /// Waits until the socket has input or was closed; false if the deadline passed first.
-    func waitReadable(until deadline: Deadline) throws(MilieuClientError) -> Bool {
+    /// Throws `.cancelled` when `interruption` (a descriptor, or -1 for none) becomes readable first.
+    func waitReadable(until deadline: Deadline, interruption: Int32 = -1) throws(MilieuClientError) -> Bool {
         while true {
-            var request = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&request, 1, deadline.pollTimeout)
-            if ready > 0 { return true }
+            var requests = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: interruption, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&requests, interruption >= 0 ? 2 : 1, deadline.pollTimeout)
+            if ready > 0 && requests[0].revents != 0 { return true }
+            if ready > 0 { throw MilieuClientError(.cancelled, "the wait was interrupted") }
             if ready == 0 { return false }
             guard errno == EINTR else { throw systemError("poll") }
         }

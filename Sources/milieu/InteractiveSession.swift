@@ -36,6 +36,7 @@ final class InteractiveSession {
     /// Runs until `quit` or Ctrl-D; the exit status.
     func run() -> Int32 {
         let signals = SignalPipe.install([SIGINT, SIGWINCH, SIGTSTP, SIGTERM, SIGHUP])
+        link.interruption = signals  // Ctrl-C abandons a request the daemon does not answer
         if shownConnected {
             console.status(console.style.dim("connected to milieud at \(link.socketPath); help lists the commands, Ctrl-D leaves"))
         }
@@ -50,7 +51,7 @@ final class InteractiveSession {
             }
             let ready = poll(&descriptors, nfds_t(descriptors.count), link.isConnected ? -1 : 1000)
             if ready < 0 && errno != EINTR { break }
-            if ready > 0 && descriptors[1].revents != 0 { handleSignals() }
+            if ready > 0 && descriptors[1].revents != 0 { handleSignals(SignalPipe.drain()) }
             if descriptors.count > 2 && descriptors[2].revents != 0 { receive() }
             if ready > 0 && descriptors[0].revents & Int16(POLLIN | POLLHUP) != 0 { editor.readCharacter() }
             if !link.isConnected { reconnect() }
@@ -67,6 +68,8 @@ final class InteractiveSession {
         }
         if !link.isConnected { reconnect(now: true) }
         guard let outcome = shell.run(line) else { return }
+        // A Ctrl-C while the command waited cancelled it; it is not also a Ctrl-C at the prompt.
+        handleSignals(SignalPipe.drain().filter { $0 != SIGINT })
         console.show(outcome)
         console.show(link.takeNotifications(sync: true), watches: link.watches)
         if case .quit = outcome { quit() }
@@ -121,8 +124,8 @@ final class InteractiveSession {
         editor.setPrompt(prompt(connected: true))
     }
 
-    private func handleSignals() {
-        for signal in SignalPipe.drain() {
+    private func handleSignals(_ signals: [Int32]) {
+        for signal in signals {
             switch signal {
             case SIGINT: editor.interrupt()
             case SIGWINCH: editor.resize()

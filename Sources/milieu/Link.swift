@@ -23,6 +23,12 @@ final class Link {
 
     var isConnected: Bool { client?.isConnected ?? false }
 
+    /// A descriptor whose readability interrupts a wait for an answer (the prompt's signal pipe:
+    /// Ctrl-C), given to every client this link makes. -1: none.
+    var interruption: Int32 = -1 {
+        didSet { client?.interruption = interruption }
+    }
+
     /// What happened to the watches on connecting again.
     struct Resumption {
         /// The daemon is a new instance: its versions restarted, and its state is fresh.
@@ -40,6 +46,7 @@ final class Link {
     @discardableResult
     func connect() throws -> Resumption? {
         let client = try MilieuClient(socketPath: socketPath)
+        client.interruption = interruption
         let hello = try client.request(InitializeRequest(client: ["name": "milieu"]), timeout: requestTimeout)
         let newInstance = hello.instance
         let previous = instance

@@ -175,6 +175,27 @@ struct InteractiveTests {
         try terminal.waitFor("milieu to leave") { _ in (try? terminal.exitStatus()) == 0 }
     }
 
+    @Test func ctrlCCancelsARequestTheDaemonDoesNotAnswerAndItsLateAnswerIsDropped() throws {
+        let daemon = try Daemon()
+        defer {
+            kill(daemon.process.processIdentifier, SIGCONT)
+            daemon.stop()
+        }
+        let terminal = try repl(daemon)
+        kill(daemon.process.processIdentifier, SIGSTOP)
+        try enter(terminal, "get login.email")
+        usleep(300_000)
+        try terminal.press("C-c")
+        try terminal.waitFor("the cancellation") {
+            $0.contains("cancelled: no answer to graph/get from milieud at \(daemon.socketPath) yet") && $0.hasSuffix("milieu>")
+        }
+        kill(daemon.process.processIdentifier, SIGCONT)
+        try enter(terminal, "get theme.colorScheme")
+        let screen = try terminal.waitFor("the next answer") { $0.hasSuffix("\"light\"\nmilieu>") }
+        #expect(!screen.contains("\"\"\nmilieu>"), "the late answer to get login.email is not printed")
+        #expect(try terminal.exitStatus() == nil)
+    }
+
     @Test func resetSaysWhatItWouldDoAndAsksFirst() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }
