@@ -227,9 +227,51 @@ private struct Arguments {
     }
 }
 
+/// Lines typed until their JSON brackets balance, as one command: `mount {` on one line and
+/// `"parent": "/App", "name": "V"}` on the next are `mount {"parent": "/App", "name": "V"}`.
+/// The lines are joined with a space, so a raw JSON-RPC request stays one line on the wire.
+struct LineJoiner {
+    /// The text typed so far of a command not complete yet.
+    private(set) var pending: String?
+
+    /// The command `line` completes; nil while brackets are still open (more lines are needed).
+    mutating func add(_ line: String) -> String? {
+        let text = pending.map { $0 + " " + line } ?? line
+        guard ArgumentScanner.openBrackets(in: Substring(text)) == 0 else {
+            pending = text
+            return nil
+        }
+        pending = nil
+        return text
+    }
+
+    /// Forgets the lines typed so far (Ctrl-C at `...>`).
+    mutating func abandon() { pending = nil }
+}
+
 /// Splits argument text into words at spaces outside JSON strings and brackets, so that
 /// `Row["a b"].x` and `[1, 2]` are one word each.
 enum ArgumentScanner {
+    /// How many `{` and `[` outside JSON strings are still open at the end of `text`.
+    static func openBrackets(in text: Substring) -> Int {
+        var depth = 0
+        var inString = false
+        var escaped = false
+        for character in text {
+            if inString {
+                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
+                continue
+            }
+            switch character {
+            case "\"": inString = true
+            case "[", "{": depth += 1
+            case "]", "}": depth = max(0, depth - 1)
+            default: break
+            }
+        }
+        return depth
+    }
+
     static func words(in text: Substring) -> [Substring] {
         var words: [Substring] = []
         var start: Substring.Index?

@@ -203,6 +203,7 @@ enum CommandCatalog {
         )
         lines.append("")
         lines.append("Tab completes commands, key paths, view paths, types and actions from the live graph.")
+        lines.append("JSON whose brackets are still open at the end of a line goes on at the ...> prompt.")
         lines.append("Ctrl-C clears the line, or cancels a command still waiting for its answer; Ctrl-D leaves.")
         lines.append("help <command> explains one command.")
         lines.append("To watch the tree live in a browser, run milieu inspect in a shell (milieu --help).")

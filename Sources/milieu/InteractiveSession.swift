@@ -15,6 +15,8 @@ final class InteractiveSession {
     private var link: Link { shell.link }
     private var editor: LineEditor!
     private var quitting = false
+    /// The lines of a command whose brackets are still open, typed at `...>`.
+    private var joiner = LineJoiner()
     /// Whether the user has been told the connection is up (the prompt says so too).
     private var shownConnected: Bool
     private var lastAttempt = Date.distantPast
@@ -66,8 +68,16 @@ final class InteractiveSession {
             quit()
             return
         }
+        guard let command = joiner.add(line) else {
+            editor.setPrompt(Self.continuationPrompt)
+            return
+        }
+        editor.remember(command)
         if !link.isConnected { reconnect(now: true) }
-        guard let outcome = shell.run(line) else { return }
+        guard let outcome = shell.run(command) else {
+            editor.setPrompt(prompt(connected: link.isConnected))
+            return
+        }
         // A Ctrl-C while the command waited cancelled it; it is not also a Ctrl-C at the prompt.
         handleSignals(SignalPipe.drain().filter { $0 != SIGINT })
         console.show(outcome)
@@ -127,7 +137,12 @@ final class InteractiveSession {
     private func handleSignals(_ signals: [Int32]) {
         for signal in signals {
             switch signal {
-            case SIGINT: editor.interrupt()
+            case SIGINT:
+                editor.interrupt()
+                if joiner.pending != nil {
+                    joiner.abandon()
+                    editor.setPrompt(prompt(connected: link.isConnected))
+                }
             case SIGWINCH: editor.resize()
             case SIGTSTP: editor.suspend(SignalPipe.stopProcess)
             case SIGTERM, SIGHUP: quit()
@@ -140,6 +155,8 @@ final class InteractiveSession {
     /// \u{01}…\u{02} so that readline knows they take no room.
     /// The prompt while a question waits for its answer (`reset`).
     static let questionPrompt = "reset? [y/N] "
+    /// The prompt for the next line of a command whose brackets are still open.
+    static let continuationPrompt = "...> "
 
     private func prompt(connected: Bool) -> String {
         let style = console.style

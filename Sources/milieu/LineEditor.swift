@@ -24,7 +24,7 @@ final class LineEditor {
     }
 
     private let history: HistoryFile
-    /// Whether a line the user entered goes into the history (a line that writes a secret does not).
+    /// Whether a command the user entered goes into the history (one that writes a secret does not).
     var keepsInHistory: (String) -> Bool = { _ in true }
     /// Called with each line entered; nil on Ctrl-D at an empty line.
     private let onLine: (String?) -> Void
@@ -152,8 +152,13 @@ final class LineEditor {
         }
         let line = String(cString: pointer)
         free(pointer)
-        if keepsInHistory(line) { history.add(line) }
         onLine(line)
+    }
+
+    /// Puts a whole command in the history (its lines joined, when it took several), unless
+    /// `keepsInHistory` refuses it.
+    func remember(_ command: String) {
+        if keepsInHistory(command) { history.add(command) }
     }
 
     /// Ends the line without leaving a hint on screen beside it.

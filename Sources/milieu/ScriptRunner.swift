@@ -11,14 +11,18 @@ struct ScriptRunner {
     func run(commands: [String]) -> Int32 {
         var failed = false
         var lines = commands.makeIterator()
+        var joiner = LineJoiner()
         while let line = commands.isEmpty ? readLine(strippingNewline: true) : lines.next() {
-            switch runLine(line) {
+            guard let command = joiner.add(line) else { continue }
+            switch runLine(command) {
             case .goOn: continue
             case .failed where keepGoing: failed = true
             case .failed: return ExitStatus.commandFailed
             case .quit: return failed ? ExitStatus.commandFailed : ExitStatus.success
             }
         }
+        // Input that ended inside brackets is a command too: run, it says what is wrong.
+        if let unfinished = joiner.pending, case .failed = runLine(unfinished) { return ExitStatus.commandFailed }
         return failed ? ExitStatus.commandFailed : ExitStatus.success
     }
 

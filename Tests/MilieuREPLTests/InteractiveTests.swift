@@ -196,6 +196,29 @@ struct InteractiveTests {
         #expect(try terminal.exitStatus() == nil)
     }
 
+    @Test func jsonWithOpenBracketsContinuesAtADotsPromptAndIsOneHistoryEntry() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let terminal = try repl(daemon)
+        try enter(terminal, #"mount {"parent": "/App","#)
+        try terminal.waitFor("the continuation prompt") { $0.hasSuffix("...>") }
+        try enter(terminal, #""name": "Multi", "state": {"n": [1,"#)
+        try terminal.waitFor("still open") { $0.hasSuffix("...>") }
+        try enter(terminal, "2]}}")
+        try terminal.waitFor("the mount") { $0.contains("mounted /App/Multi") && $0.hasSuffix("milieu>") }
+        try terminal.press("Up")
+        try terminal.waitFor("the whole command from the history") {
+            $0.hasSuffix(#"milieu> mount {"parent": "/App", "name": "Multi", "state": {"n": [1, 2]}}"#)
+        }
+        try terminal.press("C-u")
+        try enter(terminal, #"set theme.colorScheme {"#)
+        try terminal.waitFor("the continuation prompt again") { $0.hasSuffix("...>") }
+        try terminal.press("C-c")
+        try terminal.waitFor("the command abandoned") { $0.hasSuffix("...> ^C\nmilieu>") }
+        try enter(terminal, "get /App/Multi.n")
+        try terminal.waitFor("the value") { $0.hasSuffix("  2\n]\nmilieu>") }
+    }
+
     @Test func resetSaysWhatItWouldDoAndAsksFirst() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }

@@ -115,6 +115,26 @@ struct ScriptModeTests {
         #expect(run.outputLines.last == #""""#)
     }
 
+    @Test func pipedJSONMayTakeSeveralLinesUntilItsBracketsClose() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let script = """
+            mount {
+              "parent": "/App",
+              "name": "Multi",
+              "state": {"n": [1, 2]}
+            }
+            {"jsonrpc": "2.0", "id": 7,
+             "method": "graph/get", "params": {"path": "/App/Multi.n"}}
+            get /App/Multi.n
+            """
+        let run = try MilieuRun.run(["--socket", daemon.socketPath], input: script)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("mounted /App/Multi"))
+        #expect(run.stdout.contains(#""id":7"#) || run.stdout.contains(#""id": 7"#), "\(run.stdout)")
+        #expect(Array(run.outputLines.suffix(4)) == ["[", "  1,", "  2", "]"], "\(run.outputLines)")
+    }
+
     @Test func aFailingCommandExitsOneAndSaysWhyOnStandardError() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }
