@@ -301,6 +301,12 @@ enum ArgumentScanner {
         return words
     }
 
+    /// Whether `text` has the shape of a bare word: a letter, then letters, digits and `@._-`.
+    static func isBareWord(_ text: String) -> Bool {
+        guard let first = text.first, first.isLetter else { return false }
+        return text.allSatisfy { $0.isLetter || $0.isNumber || "@._-".contains($0) }
+    }
+
     /// Parses JSON text. A bare word — a letter, then letters, digits and `@._-`, which no JSON
     /// value is — is the string it spells (`set theme.colorScheme dark`); `true`, `false`,
     /// `null` and numbers stay JSON, and anything else that is not JSON is a mistake.
@@ -308,9 +314,7 @@ enum ArgumentScanner {
         do {
             return try JSON(parsing: text)
         } catch {
-            if let first = text.first, first.isLetter, text.allSatisfy({ $0.isLetter || $0.isNumber || "@._-".contains($0) }) {
-                return .string(text)
-            }
+            if isBareWord(text) { return .string(text) }
             throw failure("\(text) is not JSON (\(error)); a string with spaces or other signs needs double quotes")
         }
     }

@@ -5,6 +5,8 @@ import MilieuProtocol
 /// key paths through views' variables and objects' properties, actions, types, scenes.
 struct Completer {
     let link: Link
+    /// What the schema says of values: `set <path> ` offers a property's `oneOf` values.
+    let schema: SchemaHelp
 
     func complete(before: String, word: String) -> LineEditor.Completion {
         let words = ArgumentScanner.words(in: before[...])
@@ -19,7 +21,9 @@ struct Completer {
         case .commandName: return terminal(CommandCatalog.commands.map(\.name), matching: word)
         case .typeName: return terminal(typeNames(), matching: word)
         case .watchNumber: return terminal(link.watches.records.map { String($0.number) }, matching: word)
-        case .json: return .candidates([])
+        case .json:
+            guard spec.name == "set", words.count == 2 else { return .candidates([]) }
+            return terminal(schema.values(for: String(words[1])), matching: word)
         case .scene:
             if word.contains("/") || word.hasSuffix(".json") { return .fileNames }
             return terminal(SceneLibrary.embedded.map(\.name), matching: word)

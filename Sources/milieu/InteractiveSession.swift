@@ -17,6 +17,9 @@ final class InteractiveSession {
     private var quitting = false
     /// The lines of a command whose brackets are still open, typed at `...>`.
     private var joiner = LineJoiner()
+    /// The schema's types and the objects paths reach, for Tab and the hints; forgotten after
+    /// each command, which may have changed either.
+    private let schema: SchemaHelp
     /// Whether the user has been told the connection is up (the prompt says so too).
     private var shownConnected: Bool
     private var lastAttempt = Date.distantPast
@@ -25,14 +28,17 @@ final class InteractiveSession {
         self.shell = shell
         self.console = console
         shownConnected = shell.link.isConnected
+        schema = SchemaHelp(link: shell.link)
         editor = LineEditor(prompt: prompt(connected: shownConnected), history: HistoryFile.resolve(environment: environment)) {
             [unowned self] line in handle(line)
         }
-        editor.completer = { [unowned self] before, word in Completer(link: link).complete(before: before, word: word) }
+        editor.completer = { [unowned self] before, word in
+            Completer(link: link, schema: schema).complete(before: before, word: word)
+        }
         editor.keepsInHistory = { [unowned self] line in
             !SecretLines(types: try? link.request(SchemaTypesRequest()).types).writesASecret(line)
         }
-        if console.style.enabled { editor.hinter = SyntaxHint.hint(for:) }
+        if console.style.enabled { editor.hinter = { [unowned self] line in SyntaxHint.hint(for: line, schema: schema) } }
     }
 
     /// Runs until `quit` or Ctrl-D; the exit status.
@@ -73,6 +79,7 @@ final class InteractiveSession {
             return
         }
         editor.remember(command)
+        schema.forget()
         if !link.isConnected { reconnect(now: true) }
         guard let outcome = shell.run(command) else {
             editor.setPrompt(prompt(connected: link.isConnected))
@@ -119,6 +126,7 @@ final class InteractiveSession {
     private func reconnect(now: Bool = false) {
         guard now || Date().timeIntervalSince(lastAttempt) >= 1 else { return }
         lastAttempt = Date()
+        schema.forget()
         let resumption: Link.Resumption?
         do {
             resumption = try link.connect()

@@ -242,6 +242,29 @@ struct InteractiveTests {
         try terminal.waitFor("the scene's value") { $0.hasSuffix("\"light\"\nmilieu>") }
     }
 
+    @Test func hintsAndTabOfferWhatTheSchemaKnows() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let terminal = try repl(daemon)
+        try terminal.type("set theme.fontScale ")
+        try terminal.waitFor("the range") { $0.hasSuffix("milieu> set theme.fontScale <double 0.5..3>") }
+        try terminal.press("C-u")
+        try terminal.type("call session.start ")
+        try terminal.waitFor("the action's parameter") { $0.hasSuffix("milieu> call session.start <user: string>") }
+        try terminal.press("C-u")
+        try terminal.type("set theme.colorScheme ")
+        try terminal.waitFor("the values") { $0.hasSuffix("milieu> set theme.colorScheme light | dark") }
+        try terminal.press("Tab")
+        try terminal.press("Tab")
+        let listing = try terminal.waitFor("the values, listed") { $0.contains("dark") && $0.contains("light\n") }
+        #expect(listing.split(separator: "\n").contains { $0.contains("dark") && $0.contains("light") }, "\(listing)")
+        try terminal.type("d")
+        try terminal.press("Tab")
+        try terminal.waitFor("the value") { $0.hasSuffix("milieu> set theme.colorScheme dark") }
+        try terminal.press("Enter")
+        try terminal.waitFor("the write") { $0.contains("ok, version 2") }
+    }
+
     @Test func aSyntaxHintFollowsACommandNameAndGoesWhenTheLineIsDone() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }
@@ -249,7 +272,7 @@ struct InteractiveTests {
         try terminal.type("set ")
         try terminal.waitFor("the hint") { $0.hasSuffix("milieu> set <keypath> <json>") }
         try terminal.type("login.email ")
-        try terminal.waitFor("the rest of the hint") { $0.hasSuffix("milieu> set login.email <json>") }
+        try terminal.waitFor("the rest of the hint: the schema's type") { $0.hasSuffix("milieu> set login.email <string>") }
         try terminal.type(#""a@b.co""#)
         try terminal.waitFor("the hint to go") { $0.hasSuffix(#"milieu> set login.email "a@b.co""#) }
         try terminal.press("Enter")
