@@ -281,6 +281,10 @@ extension Server {
             targets.append((.view(canonical), canonical))
             if !isMounted { notMounted.append(canonical) }
         }
+        let held = watches.targetBytes(connection: session.id)
+        guard held + WatchRegistry.bytes(of: targets) <= configuration.maxWatchTargetBytes else {
+            throw RPCError.limitExceeded("watchTargetBytes", max: configuration.maxWatchTargetBytes)
+        }
         var replay: [(commit: Commit, cause: StoredCause?)] = []
         if let requested = request.sinceVersion {
             let sinceVersion = Version(requested)

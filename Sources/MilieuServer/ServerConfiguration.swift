@@ -31,6 +31,9 @@ public struct ServerConfiguration: Sendable {
     public var historyBytes = 64 << 20
     public var maxWatchesPerConnection = 1024
     public var maxTargetsPerWatch = 4096
+    /// UTF-8 bytes of the targets of one connection's watches together: a view target need not
+    /// be mounted, so without it 1024 watches of 1 MiB lines of paths would be held.
+    public var maxWatchTargetBytes = 4 << 20
     public var maxTransactionOps = 10_000
     public var outputLimits = OutputLimits()
     /// Connections served at once; one more is refused with LimitExceeded.

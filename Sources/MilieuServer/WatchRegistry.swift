@@ -32,8 +32,10 @@ final class WatchRegistry {
     private var lifecycle = WatchGroups<Void>()
     /// The watches of every commit (`commits: true`).
     private var commitWatchers = WatchGroups<Void>()
-    /// What each watch registered, to take it out again.
-    private var registrations: [WatchKey: (targets: [WatchTarget], lifecycle: Bool, commits: Bool)] = [:]
+    /// What each watch registered, to take it out again, and the bytes of its spelled targets.
+    private var registrations: [WatchKey: (targets: [WatchTarget], lifecycle: Bool, commits: Bool, bytes: Int)] = [:]
+    /// The bytes of spelled targets each connection's watches hold (`watchTargetBytes`).
+    private var targetBytes: [Int: Int] = [:]
     /// Each connection's watch ids, so that closing it does not look at anyone else's.
     private var byConnection: [Int: Set<Int>] = [:]
     /// Index entries taken out so far: what the tests hold removal proportional to.
@@ -42,6 +44,14 @@ final class WatchRegistry {
     private var lastReach = 0
 
     func count(connection: Int) -> Int { byConnection[connection]?.count ?? 0 }
+
+    /// The UTF-8 bytes of the targets `connection`'s watches spelled, together.
+    func targetBytes(connection: Int) -> Int { targetBytes[connection] ?? 0 }
+
+    /// The bytes a watch of `targets` counts against `watchTargetBytes`.
+    static func bytes(of targets: [(target: WatchTarget, spelled: String)]) -> Int {
+        targets.reduce(0) { $0 + $1.spelled.utf8.count }
+    }
 
     /// Every connection's watches together.
     var count: Int { registrations.count }
@@ -66,12 +76,16 @@ final class WatchRegistry {
         }
         if wantsLifecycle { lifecycle.append((), for: key) }
         if wantsCommits { commitWatchers.append((), for: key) }
-        registrations[key] = (targets.map(\.target), wantsLifecycle, wantsCommits)
+        let bytes = Self.bytes(of: targets)
+        registrations[key] = (targets.map(\.target), wantsLifecycle, wantsCommits, bytes)
+        targetBytes[key.connection, default: 0] += bytes
         byConnection[key.connection, default: []].insert(key.watch)
     }
 
     func remove(_ key: WatchKey) {
         guard let registration = registrations.removeValue(forKey: key) else { return }
+        targetBytes[key.connection, default: 0] -= registration.bytes
+        if targetBytes[key.connection] == 0 { targetBytes[key.connection] = nil }
         if byConnection[key.connection]?.remove(key.watch) != nil, byConnection[key.connection]?.isEmpty == true {
             byConnection[key.connection] = nil
         }

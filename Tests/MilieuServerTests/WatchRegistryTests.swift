@@ -69,3 +69,24 @@ import Testing
         }
     }
 }
+
+/// A view target need not be mounted, so what a connection's watches spell is bounded in bytes.
+@Suite struct WatchTargetBytesTests {
+    @Test func watchesPastTheTargetBytesOfAConnectionAreRefusedAndUnwatchingGivesThemBack() throws {
+        let embedded = try EmbeddedServer { $0.maxWatchTargetBytes = 100 }
+        let client = embedded.connect()
+        let waiting = "/App/Waiting[\"" + String(repeating: "a", count: 40) + "\"]"  // 57 bytes
+        embedded.receive(EmbeddedServer.request(1, "watch", ["views": [.string(waiting)]]), from: client)
+        embedded.receive(EmbeddedServer.request(2, "watch", ["views": [.string(waiting)]]), from: client)
+        embedded.receive(EmbeddedServer.request(3, "watch", ["paths": ["login"]]), from: client)
+        embedded.endTurn()
+        let answers = try client.read()
+        #expect(answers[0]["result"]?["notMounted"] == [.string(waiting)])
+        #expect(answers[1]["error"]?["data"] == ["limit": "watchTargetBytes", "max": 100, "kind": "LimitExceeded"])
+        #expect(answers[2]["result"]?["watch"] == 2, "a small target still fits")
+        embedded.receive(EmbeddedServer.request(4, "unwatch", ["watch": 1]), from: client)
+        embedded.receive(EmbeddedServer.request(5, "watch", ["views": [.string(waiting)]]), from: client)
+        embedded.endTurn()
+        #expect(try client.read().last?["result"]?["watch"] == 3)
+    }
+}
