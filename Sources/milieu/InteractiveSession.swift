@@ -159,13 +159,13 @@ final class InteractiveSession {
         }
     }
 
-    /// `milieu> `, or `milieu (no daemon)> ` while disconnected; escapes are wrapped in
-    /// \u{01}…\u{02} so that readline knows they take no room.
     /// The prompt while a question waits for its answer (`reset`).
     static let questionPrompt = "reset? [y/N] "
     /// The prompt for the next line of a command whose brackets are still open.
     static let continuationPrompt = "...> "
 
+    /// `milieu> `, or `milieu (no daemon)> ` while disconnected; escapes are wrapped in
+    /// \u{01}…\u{02} so that readline knows they take no room.
     private func prompt(connected: Bool) -> String {
         let style = console.style
         func hidden(_ code: String) -> String { style.enabled ? "\u{01}\u{1B}[\(code)m\u{02}" : "" }
