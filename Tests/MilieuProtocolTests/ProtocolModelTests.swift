@@ -78,6 +78,12 @@ import Testing
             ).wire
         ),
         (
+            GraphResetRequest(dryRun: true),
+            GraphResetRequest.Result(
+                version: 7, unmounted: ["/App/Kept"], remounted: [], provided: ["/App"], written: ["/App.theme.colorScheme"]
+            ).wire
+        ),
+        (
             DaemonInfoRequest(),
             DaemonInfoRequest.Result(
                 serverName: "milieud", serverVersion: "0.1.0", protocolVersion: "1", instance: "ab", pid: 42, uptimeSeconds: 7,
