@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "MilieuProtocol", dependencies: ["MilieuJSON"], swiftSettings: strict),
         .target(
             name: "MilieuServer", dependencies: ["MilieuEngine", "MilieuProtocol", "MilieuTransport", "MilieuStore"],
-            swiftSettings: strict),
+            swiftSettings: strict, plugins: ["EmbedText"]),
         .executableTarget(name: "milieud", dependencies: ["MilieuServer", "MilieuStore"], swiftSettings: strict),
         .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
         .target(name: "MilieuClient", dependencies: ["MilieuJSON", "MilieuProtocol", "MilieuTransport"], swiftSettings: strict),
@@ -41,7 +41,10 @@ let package = Package(
         .executableTarget(
             name: "milieu",
             dependencies: ["CReadline", "MilieuClient", "MilieuInspector", "MilieuJSON", "MilieuProtocol", "MilieuTransport"],
-            swiftSettings: strict),
+            swiftSettings: strict, plugins: ["EmbedText"]),
+        // protocol/openrpc.json and scenes/*.json compiled into the daemon and the REPL at build time.
+        .executableTarget(name: "embed-text", swiftSettings: strict),
+        .plugin(name: "EmbedText", capability: .buildTool(), dependencies: ["embed-text"]),
         .target(name: "MilieuTestSupport", dependencies: ["MilieuJSON", "MilieuTransport"], swiftSettings: strict),
         .executableTarget(
             name: "milieu-bench", dependencies: ["MilieuEngine", "MilieuJSON", "MilieuTransport", "CMilieuShims"], swiftSettings: strict),

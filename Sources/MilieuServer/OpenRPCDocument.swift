@@ -2,7 +2,8 @@ import MilieuJSON
 import MilieuProtocol
 
 /// The OpenRPC document (protocol/openrpc.json), served verbatim by `rpc.discover`.
-/// Its text is compiled in (scripts/embed-openrpc), so the daemon reads no file for it.
+/// Its text is compiled in from protocol/openrpc.json at build time (Plugins/EmbedText), so the
+/// daemon reads no file for it.
 enum OpenRPCDocument {
     static func load() throws(RPCError) -> JSON {
         do {

@@ -2,7 +2,7 @@ import Foundation
 import MilieuJSON
 import MilieuProtocol
 
-/// The scenes `load` knows: S1–S7, compiled in from scenes/ (scripts/embed-scenes), and
+/// The scenes `load` knows: S1–S7, compiled in from scenes/ at build time (Plugins/EmbedText), and
 /// any scene file. A scene is `{"description", "types": [type declarations], "environmentKeys", "views":
 /// [view declarations]}`, the format `milieud --scene` reads.
 enum SceneLibrary {

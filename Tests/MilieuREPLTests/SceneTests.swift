@@ -19,10 +19,10 @@ struct SceneTests {
 
     @Test func theEmbeddedScenesEqualTheFiles() throws {
         #expect(Self.files.count == 8, "scenes/ holds S1–S7 and the rules scene")
-        #expect(SceneLibrary.embedded.map { $0.name + ".json" } == Self.files, "run scripts/embed-scenes")
+        #expect(SceneLibrary.embedded.map { $0.name + ".json" } == Self.files, "the build embeds scenes/*.json (Plugins/EmbedText)")
         for scene in SceneLibrary.embedded {
             let file = try String(contentsOf: Self.scenesDirectory.appendingPathComponent(scene.name + ".json"), encoding: .utf8)
-            #expect(scene.text + "\n" == file, "\(scene.name) differs from its file: run scripts/embed-scenes")
+            #expect(scene.text + "\n" == file, "\(scene.name) differs from its file (Plugins/EmbedText)")
         }
     }
 

@@ -13,7 +13,7 @@ import Testing
         defer { daemon.stop() }
         let served = try daemon.connect().call("rpc.discover")
         let file = try JSON(parsing: [UInt8](Data(contentsOf: Self.repository.appendingPathComponent("protocol/openrpc.json"))))
-        #expect(served == file, "run scripts/embed-openrpc after changing protocol/openrpc.json")
+        #expect(served == file, "the build embeds protocol/openrpc.json (Plugins/EmbedText)")
         let methods = served["methods"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
         #expect(Set(methods).isSuperset(of: ["initialize", "graph/get", "graph/set", "view/mount", "watch", "shutdown"]))
     }

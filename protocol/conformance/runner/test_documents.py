@@ -1,7 +1,7 @@
 """The protocol's machine-readable documents agree with each other and with SPEC.md; no daemon.
 
 - every file of protocol/schemas is a valid JSON Schema 2020-12 (SPEC 15.4, step 4);
-- openrpc.json (what rpc.discover serves) says what the schemas say: its components are
+- openrpc.json (what rpc.discover serves) is what scripts/generate writes, and says what the schemas say: its components are
   common.schema.json's definitions, and each method's params and result, and each
   notification's params, are those of the method's request, response or notification schema;
   its errors have the codes and data fields of error.schema.json;
@@ -11,6 +11,8 @@
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -67,6 +69,12 @@ def _resolve(schema):
     if ref and set(schema) == {"$ref"} and ref.startswith("#/components/schemas/"):
         return OPENRPC["components"]["schemas"][ref.rsplit("/", 1)[1]]
     return schema
+
+
+def test_the_generated_documents_are_up_to_date():
+    """scripts/generate writes openrpc.json from the schemas and openrpc.overlay.json: never by hand."""
+    run = subprocess.run([sys.executable, str(PROTOCOL_DIR.parent / "scripts" / "generate"), "--check"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
 
 
 @pytest.mark.parametrize("path", SCHEMA_FILES, ids=[p.name for p in SCHEMA_FILES])
