@@ -42,6 +42,10 @@ final class WatchRegistry {
     private(set) var removalSteps = 0
     /// How many watches the last commit's notifications were for.
     private var lastReach = 0
+    /// The watches with more than one target, whose targets may overlap (`login` and
+    /// `login.email`, a view and one of its @State): only their changes are checked for a path
+    /// given twice, which SPEC §11.1 merges.
+    private var severalTargets: Set<WatchKey> = []
 
     func count(connection: Int) -> Int { byConnection[connection]?.count ?? 0 }
 
@@ -71,11 +75,15 @@ final class WatchRegistry {
             case .property(let object, let property):
                 byObject[object, default: WatchGroups()].append(PropertyWatch(property: property, spelled: spelled), for: key)
             case .state(let view, let variable): byState[Self.stateKey(view, variable), default: WatchGroups()].append(spelled, for: key)
-            case .view(let path): byView[path, default: WatchGroups()].append((), for: key)
+            case .view(let path):
+                // A view named twice is one target: its events go out once.
+                guard byView[path]?.contains(key) != true else { continue }
+                byView[path, default: WatchGroups()].append((), for: key)
             }
         }
         if wantsLifecycle { lifecycle.append((), for: key) }
         if wantsCommits { commitWatchers.append((), for: key) }
+        if targets.count > 1 { severalTargets.insert(key) }
         let bytes = Self.bytes(of: targets)
         registrations[key] = (targets.map(\.target), wantsLifecycle, wantsCommits, bytes)
         targetBytes[key.connection, default: 0] += bytes
@@ -84,6 +92,7 @@ final class WatchRegistry {
 
     func remove(_ key: WatchKey) {
         guard let registration = registrations.removeValue(forKey: key) else { return }
+        severalTargets.remove(key)
         targetBytes[key.connection, default: 0] -= registration.bytes
         if targetBytes[key.connection] == 0 { targetBytes[key.connection] = nil }
         if byConnection[key.connection]?.remove(key.watch) != nil, byConnection[key.connection]?.isEmpty == true {
@@ -140,6 +149,15 @@ final class WatchRegistry {
             guard only == nil || only == key else { return }
             body(&pending[key, default: Pending()], WatchStamp(watch: key.watch, version: commit.version.rawValue))
         }
+        let mayOverlap = !severalTargets.isEmpty
+        /// A changed value under the path `path` a watch spells: once per spelling (SPEC §11.1).
+        func addChange(_ key: WatchKey, path: String, _ change: EncodedValueChange) {
+            guard mayOverlap, severalTargets.contains(key) else {
+                add(key) { pending, _ in pending.changes.append(change) }
+                return
+            }
+            add(key) { pending, _ in if pending.paths.insert(path).inserted { pending.changes.append(change) } }
+        }
         let watchesViews = !byView.isEmpty
         for change in commit.changes {
             switch change {
@@ -148,21 +166,18 @@ final class WatchRegistry {
                 byObject[object]?.forEach { key, entry in
                     guard entry.property == nil || entry.property == property, only == nil || only == key else { return }
                     let path = entry.property == nil ? entry.spelled + "." + property : entry.spelled
-                    let change = encoding.encoded(path: path)
-                    add(key) { pending, _ in pending.changes.append(change) }
+                    addChange(key, path: path, encoding.encoded(path: path))
                 }
             case .state(let view, let variable, let value):
                 let path = Self.stateKey(view, variable)
                 var encoding = ChangeEncoding(value: value)
                 byState[path]?.forEach { key, spelled in
                     guard only == nil || only == key else { return }
-                    let change = encoding.encoded(path: spelled)
-                    add(key) { pending, _ in pending.changes.append(change) }
+                    addChange(key, path: spelled, encoding.encoded(path: spelled))
                 }
                 if watchesViews {
                     for key in viewWatchers(of: view) where only == nil || only == key {
-                        let change = encoding.encoded(path: path)
-                        add(key) { pending, _ in pending.changes.append(change) }
+                        addChange(key, path: path, encoding.encoded(path: path))
                     }
                 }
             case .viewUpdated(let view, let reasons, let body):
@@ -231,17 +246,27 @@ final class WatchRegistry {
         return counts
     }
 
-    /// The watches on `view` or on any of its ancestors.
+    /// The watches on `view` or on any of its ancestors, each once: a watch of `/App` and of
+    /// `/App/V` is told of `/App/V` once (SPEC §11.1).
     private func viewWatchers(of view: String) -> [WatchKey] {
         var keys: [WatchKey] = []
-        for prefix in ViewPathPrefixes.of(view) { byView[prefix]?.forEach { key, _ in keys.append(key) } }
-        return keys
+        var groups = 0
+        for prefix in ViewPathPrefixes.of(view) {
+            guard let group = byView[prefix] else { continue }
+            groups += 1
+            group.forEach { key, _ in keys.append(key) }
+        }
+        guard groups > 1 else { return keys }
+        var seen = Set<WatchKey>(minimumCapacity: keys.count)
+        return keys.filter { seen.insert($0).inserted }
     }
 
     /// One watch's share of a commit: its changed values first (one `graph/didChange`), then its events.
     private struct Pending {
         var changes: [EncodedValueChange] = []
         var events: [ServerNotification] = []
+        /// The paths of `changes`, kept only for a watch whose targets may overlap.
+        var paths: Set<String> = []
 
         func write(_ stamp: WatchStamp, tails: inout DidChangeTails, to connection: Int, into output: inout FanOut) {
             if !changes.isEmpty {
@@ -365,6 +390,8 @@ struct WatchGroups<Entry> {
     private var positions: [WatchKey: Int] = [:]
 
     var isEmpty: Bool { keys.isEmpty }
+
+    func contains(_ key: WatchKey) -> Bool { positions[key] != nil }
 
     mutating func append(_ entry: Entry, for key: WatchKey) {
         if let position = positions[key] {
