@@ -47,19 +47,27 @@ extension EngineError {
     /// Rules 8 and 17: the message reads as SwiftUI's does, for an `ObservableObject` read with
     /// `@EnvironmentObject` or an `@Observable` object read with `@Environment(T.self)`. The hint
     /// also names `existing`, an object of the type that is in the graph and the view to provide
-    /// it on (`Graph.providableObject`), when there is one.
+    /// it on (`Graph.providableObject`), when there is one; `providesToContent` says the view's
+    /// own `provide` has one, which reaches its content but not the view itself (rule 7).
     static func environmentObjectMissing(
         type: String, view: String, variable: String, searched: [String], observable: Bool = false,
-        existing: (keyPath: String, provider: String)? = nil
+        existing: (keyPath: String, provider: String)? = nil, providesToContent: Bool = false
     )
         -> EngineError
     {
         let ancestors = searched.dropFirst().joined(separator: ", ")
         let member = observable ? "observables" : "environmentObjects"
-        var hint =
-            "Provide a \(type) on \(view) or one of its ancestors (\(ancestors)): add its key path to "
-            + "\"provide\": {\"\(member)\": [...]} in an ancestor's declaration, or call view/provide "
-            + "with {\"path\": <ancestor>, \"\(member)\": [<key path of a \(type)>]}."
+        let modifier = observable ? ".environment(x)" : ".environmentObject(x)"
+        var hint = ""
+        if providesToContent {
+            hint =
+                "\(view)'s own \"provide\" gives a \(type) to its content, not to \(view) itself: a view reads its "
+                + "environment from where it is placed, as in SwiftUI. "
+        }
+        hint +=
+            "Provide a \(type) from above \(view): in an ancestor's \"provide\": {\"\(member)\": [...]} (\(modifier) in "
+            + "its body; searched: \(ancestors)), in \(view)'s \"modifiers\": {\"\(member)\": [...]} (\(modifier) where "
+            + "its parent uses it), or with view/provide {\"path\": <ancestor>, \"\(member)\": [<key path of a \(type)>]}."
         if let existing {
             hint +=
                 " A \(type) exists at \(existing.keyPath); provide it with view/provide "

@@ -53,23 +53,6 @@ struct History {
         return (commits[index], causes[index])
     }
 
-    /// The value `change`'s property or @State had before `version`, from the newest earlier
-    /// commit held that changed it: `.some(nil)` for a secure one, nil when none held did.
-    func previousValue(of change: Change, before version: Version) -> JSON?? {
-        var index = firstIndex(after: Version(version.rawValue - 1)) - 1
-        while index >= start {
-            for earlier in commits[index].changes where earlier.isSameAttribute(as: change) {
-                switch earlier {
-                case .property(_, _, _, let value): return .some(value)
-                case .state(_, _, let value): return .some(value)
-                default: continue
-                }
-            }
-            index -= 1
-        }
-        return nil
-    }
-
     /// The index of the first commit held after `version`.
     private func firstIndex(after version: Version) -> Int {
         var low = start
@@ -88,16 +71,5 @@ struct History {
         guard let oldest, oldest <= version.next else { return nil }
         let first = firstIndex(after: version)
         return Array(zip(commits[first...], causes[first...]))
-    }
-}
-
-extension Change {
-    /// Whether both are changes of the same property of the same object, or of the same @State.
-    fileprivate func isSameAttribute(as other: Change) -> Bool {
-        switch (self, other) {
-        case (.property(let a, _, let p, _), .property(let b, _, let q, _)): a == b && p == q
-        case (.state(let a, let v, _), .state(let b, let w, _)): a == b && v == w
-        default: false
-        }
     }
 }

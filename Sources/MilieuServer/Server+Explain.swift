@@ -20,7 +20,7 @@ extension Server {
             throw .compacted(oldest: history.oldest?.rawValue ?? graph.version.rawValue + 1, requested: version.rawValue - 1)
         }
         var builder = ExplainGraphBuilder(cause: cause?.cause)
-        builder.addChanges(commit.changes, registry: graph.registry) { change in history.previousValue(of: change, before: version) }
+        builder.addChanges(commit.changes, replaced: commit.replaced, registry: graph.registry)
         builder.addInvalidations(commit.invalidations)
         return GraphExplainRequest.Result(version: version.rawValue, cause: cause?.cause, nodes: builder.nodes, edges: builder.edges)
     }
@@ -50,9 +50,15 @@ struct ExplainGraphBuilder {
     }
 
     /// Attributes and views first, in the commit's order, then the effects, each linked to the
-    /// evaluated view it happened under, or else to the cause.
-    mutating func addChanges(_ changes: [Change], registry: TypeRegistry, previous: (Change) -> JSON??) {
+    /// evaluated view it happened under, or else to the cause. A written value's `old` is the one
+    /// the engine recorded the transaction replacing (`replaced`), left out when it is not known.
+    mutating func addChanges(_ changes: [Change], replaced: ReplacedValues, registry: TypeRegistry) {
         var effects: [(detail: JSONObject, underView: String?)] = []
+        var written = 0
+        func old() -> JSON?? {
+            defer { written += 1 }
+            return replaced[written]
+        }
         for change in changes {
             switch change {
             case .property(let object, let type, let property, let value):
@@ -61,14 +67,14 @@ struct ExplainGraphBuilder {
                     "path": .string(object + "." + property), "new": value ?? Self.secure,
                 ]
                 if registry[type]?.model.computed.contains(where: { $0.name == property }) == true { detail["computed"] = true }
-                if let old = previous(change) { detail["old"] = old ?? Self.secure }
+                if let old = old() { detail["old"] = old ?? Self.secure }
                 addAttribute(.property(object: object, property: property), detail)
             case .state(let view, let variable, let value):
                 var detail: JSONObject = [
                     "attribute": "state", "view": .string(view), "variable": .string(variable), "path": .string(view + "." + variable),
                     "new": value,
                 ]
-                if let old = previous(change) { detail["old"] = old ?? Self.secure }
+                if let old = old() { detail["old"] = old ?? Self.secure }
                 addAttribute(.state(view: view, variable: variable), detail)
             case .viewUpdated(let view, let reasons, let body):
                 let id = "v\(views.count)"

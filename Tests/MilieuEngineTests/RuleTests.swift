@@ -104,6 +104,43 @@ import Testing
         expectError(.unknownPath) { _ = try graph.get("/App/List/Row[\"a\"].expanded").wire }
     }
 
+    /// Issue #25.2: two siblings whose ids trade places in one action are two new identities,
+    /// each with fresh state (OpenSwiftUI's `IDView`), not a refused transaction: names are
+    /// checked against the tree the transaction ends with.
+    @Test func rule6SiblingsThatSwapIdsEachResetTheirOwnSubtree() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "Tabs", "state": ["first": "a", "second": "b"], "body": ["{first} {second}"]])
+        for variable in ["first", "second"] {
+            try graph.mount(["parent": "/App/Tabs", "name": "Tab", "id": ["$parent": .string(variable)], "state": ["count": 0]])
+        }
+        try graph.mount(["parent": "/App/Tabs/Tab[\"a\"]", "name": "Detail", "state": ["notes": ""]])
+        try graph.set("/App/Tabs/Tab[\"a\"].count", 1)
+        try graph.set("/App/Tabs/Tab[\"b\"].count", 2)
+        try graph.set("/App/Tabs/Tab[\"a\"]/Detail.notes", "x")
+        let (_, swap) = try graph.apply([
+            .set(path: "/App/Tabs.first", value: "b", ifVersion: nil), .set(path: "/App/Tabs.second", value: "a", ifVersion: nil),
+        ])
+        #expect(
+            swap.changes.filter {
+                if case .viewUnmounted = $0 { true } else if case .viewMounted = $0 { true } else { false }
+            } == [
+                .viewUnmounted(view: "/App/Tabs/Tab[\"a\"]/Detail", reason: .identity),
+                .viewUnmounted(view: "/App/Tabs/Tab[\"a\"]", reason: .identity),
+                .viewUnmounted(view: "/App/Tabs/Tab[\"b\"]", reason: .identity),
+                .viewMounted(view: "/App/Tabs/Tab[\"b\"]", reason: .identity, body: []),
+                .viewMounted(view: "/App/Tabs/Tab[\"a\"]", reason: .identity, body: []),
+                .viewMounted(view: "/App/Tabs/Tab[\"b\"]/Detail", reason: .identity, body: []),
+            ])
+        #expect(try graph.get("/App/Tabs/Tab[\"a\"].count").wire == 0)
+        #expect(try graph.get("/App/Tabs/Tab[\"b\"].count").wire == 0)
+        // The first tab is now Tab["b"], and the detail the old first tab had is under it, fresh.
+        #expect(
+            try graph.tree("/App/Tabs").wire["children"]?.arrayValue?.compactMap { $0["path"] } == [
+                "/App/Tabs/Tab[\"b\"]", "/App/Tabs/Tab[\"a\"]",
+            ])
+        #expect(try graph.get("/App/Tabs/Tab[\"b\"]/Detail.notes").wire == "")
+    }
+
     @Test func rule7NearestProviderWins() throws {
         let graph = try makeGraph()
         try graph.mount([
@@ -124,6 +161,110 @@ import Testing
         #expect(top?.body == ["light"])
         // A value read under another name is still reported by its key.
         #expect(try graph.provide("/App/Outer", environment: ["colorScheme": "dark"]).updates["/App/Outer/Reader"] == ["env.colorScheme"])
+    }
+
+    /// Issue #25.1: `CartScreen` owns a cart and injects it inside its body
+    /// (`Child().environmentObject(cart)`), and reads `@EnvironmentObject var envCart: Cart`: the
+    /// read comes from where CartScreen is placed, never from its own body's modifier.
+    @Test func rule7AViewsOwnBodyModifiersNeverReachTheViewItself() throws {
+        let graph = try makeGraph()
+        let cartScreen: JSONObject = [
+            "name": "CartScreen", "stateObjects": ["cart": ["type": "Cart"]], "environmentObjects": ["envCart": "Cart"],
+            "provide": ["environmentObjects": ["cart"]], "body": ["{envCart}"],
+        ]
+        var alone = cartScreen
+        alone["parent"] = "/App"
+        let before = try graph.fingerprint()
+        let error = expectError(.environmentObjectMissing) { try graph.mount(.object(alone)) }
+        #expect(error?.data["searched"] == ["/App/CartScreen", "/App"])
+        #expect(error?.data["hint"]?.stringValue?.hasPrefix("/App/CartScreen's own \"provide\" gives a Cart to its content") == true)
+        #expect(try graph.fingerprint() == before)
+
+        let (outer, _) = try graph.mount([
+            "parent": "/App", "name": "Shop", "stateObjects": ["outerCart": ["type": "Cart"]],
+            "provide": ["environmentObjects": ["outerCart"]],
+        ])
+        let outerCart = try #require(outer?.objects.first { $0.variable == "outerCart" }?.object)
+        var placed = cartScreen
+        placed["parent"] = "/App/Shop"
+        let (screen, _) = try graph.mount(.object(placed))
+        let ownCart = try #require(screen?.objects.first { $0.variable == "cart" }?.object)
+        #expect(screen?.body == [.init(outerCart)])
+        let (child, _) = try graph.mount([
+            "parent": "/App/Shop/CartScreen", "name": "Child", "environmentObjects": ["cart": "Cart"], "body": ["{cart}"],
+        ])
+        #expect(child?.body == [.init(ownCart)])
+        #expect(try graph.environmentScope(of: "/App/Shop/CartScreen").scope.environmentObjects.map(\.object) == [outerCart])
+    }
+
+    /// The same for `@Environment(T.self)` and for environment values: what a view's body provides
+    /// reaches its content only.
+    @Test func rule7AViewsOwnEnvironmentValuesAndObservablesComeFromAbove() throws {
+        let graph = try makeGraph()
+        let (view, _) = try graph.mount([
+            "parent": "/App", "name": "Themed", "state": ["own": ["$new": ["type": "Theme", "init": ["colorScheme": "dark"]]]],
+            "environment": ["scheme": ["key": "colorScheme"], "theme": ["type": "Theme"]],
+            "provide": ["observables": ["own"], "environment": ["colorScheme": "dark"]], "body": ["{scheme} {theme.colorScheme}"],
+        ])
+        #expect(view?.body == ["light light"])
+        let (content, _) = try graph.mount([
+            "parent": "/App/Themed", "name": "Content", "environment": ["scheme": ["key": "colorScheme"], "theme": ["type": "Theme"]],
+            "body": ["{scheme} {theme.colorScheme}"],
+        ])
+        #expect(content?.body == ["dark dark"])
+        // Changing what Themed's body provides re-renders its content, never Themed itself.
+        let change = try graph.provide("/App/Themed", environment: ["colorScheme": "light"])
+        #expect(change.updates == ["/App/Themed/Content": ["env.colorScheme"]])
+        let missing = expectError(.environmentObjectMissing) {
+            try graph.mount([
+                "parent": "/App", "name": "Prefs", "state": ["own": ["$new": ["type": "NewObservable"]]],
+                "environment": ["vm": ["type": "NewObservable"]], "provide": ["observables": ["own"]],
+            ])
+        }
+        #expect(missing?.message.hasPrefix("No Observable object of type NewObservable found.") == true)
+    }
+
+    /// `Child().environmentObject(x)` in the parent's body (`modifiers`): that child and its
+    /// subtree see it, its siblings do not; key paths are the parent's, re-read at each of its evaluations.
+    @Test func rule7AModifierAtTheUseSiteReachesThatChildAndItsSubtreeOnly() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "Root", "state": ["flag": false], "body": ["{flag}"]])
+        let (parent, _) = try graph.mount([
+            "parent": "/App/Root", "name": "Parent", "inputs": ["flag": ["$parent": "flag"]],
+            "observedObjects": ["cart": ["construct": "Cart"]],
+        ])
+        let first = try #require(parent?.objects.first?.object)
+        let (marked, _) = try graph.mount([
+            "parent": "/App/Root/Parent", "name": "Marked", "environmentObjects": ["cart": "Cart"],
+            "environment": ["scheme": ["key": "colorScheme"]],
+            "modifiers": ["environmentObjects": ["cart"], "environment": ["colorScheme": "dark"]], "body": ["{cart} {scheme}"],
+        ])
+        #expect(marked?.body == [.init("\(first) dark")])
+        let (below, _) = try graph.mount([
+            "parent": "/App/Root/Parent/Marked", "name": "Below", "environmentObjects": ["cart": "Cart"], "body": ["{cart}"],
+        ])
+        #expect(below?.body == [.init(first)])
+        let (sibling, _) = try graph.mount([
+            "parent": "/App/Root/Parent", "name": "Sibling", "environment": ["scheme": ["key": "colorScheme"]], "body": ["{scheme}"],
+        ])
+        #expect(sibling?.body == ["light"])
+        // The modifier is written in Parent's body: Parent is its provider.
+        let scope = try graph.environmentScope(of: "/App/Root/Parent/Marked").scope
+        #expect(scope.environmentObjects.map(\.provider) == ["/App/Root/Parent"])
+        #expect(scope.environment.first { $0.key == "colorScheme" }?.provider == "/App/Root/Parent")
+        expectError(.environmentObjectMissing) {
+            try graph.mount(["parent": "/App/Root/Parent", "name": "Other", "environmentObjects": ["cart": "Cart"]])
+        }
+        // Root re-renders: Parent constructs a new Cart (@self), and what it applies to Marked is the new one.
+        let change = try graph.set("/App/Root.flag", true)
+        let second = try #require(change.created.first?.object)
+        #expect(change.updates["/App/Root/Parent/Marked"] == ["_cart"])
+        #expect(change.body(of: "/App/Root/Parent/Marked") == [.init("\(second) dark")])
+        #expect(change.body(of: "/App/Root/Parent/Marked/Below") == [.init(second)])
+        // A modifier's key path must name an object of the parent's.
+        expectError(.typeMismatch) {
+            try graph.mount(["parent": "/App/Root", "name": "Bad", "modifiers": ["environmentObjects": ["flag"]]])
+        }
     }
 
     @Test func rule8AMissingEnvironmentObjectFailsWithSwiftUIsMessage() throws {
@@ -169,11 +310,52 @@ import Testing
         #expect(same.isEmpty && sameProperty.isEmpty)
         #expect(graph.version == version)
         #expect(same.version == version)
-        // A transaction that changes a value and changes it back is no change either.
-        let (_, roundTrip) = try graph.apply([
+    }
+
+    /// Issue #25.3: "equal" is equal to the value at the moment of the write. `on = false; on = true`
+    /// and `level += 1; level -= 1` in one transaction are two real changes each: the readers
+    /// re-render once, though the transaction ends where it began; its values are reported as they end.
+    @Test func rule9ASetAndASetBackInOneTransactionStillInvalidate() throws {
+        let graph = try makeGraph()
+        try graph.mount([
+            "parent": "/App", "name": "V", "state": ["on": true], "environment": ["theme": ["type": "Theme"]],
+            "body": ["{on} {theme.fontScale}"],
+        ])
+        let version = graph.version
+        let (_, state) = try graph.apply([
             .set(path: "/App/V.on", value: false, ifVersion: nil), .set(path: "/App/V.on", value: true, ifVersion: nil),
         ])
-        #expect(roundTrip.isEmpty)
+        #expect(state.version == version.next)
+        #expect(state.updates == ["/App/V": ["_on"]])
+        #expect(state.propertyChanges == ["/App/V.on": true])
+        let (_, property) = try graph.apply([
+            .set(path: "theme.fontScale", value: 2, ifVersion: nil), .set(path: "theme.fontScale", value: 1, ifVersion: nil),
+        ])
+        #expect(property.updates == ["/App/V": ["theme.fontScale"]])
+        #expect(property.replaced[0] == .some(1.0))
+        // The same inside one method of an @Observable: `level += 1; level -= 1`.
+        _ = try graph.register(
+            declaration: [
+                "name": "Meter", "style": "observable", "properties": ["level": ["type": "int"]],
+                "actions": [
+                    "bump": [
+                        "steps": [
+                            ["set": "level", "to": ["+": [["get": "level"], 1]]], ["set": "level", "to": ["-": [["get": "level"], 1]]],
+                        ]
+                    ]
+                ],
+            ])
+        try graph.mount([
+            "parent": "/App", "name": "Gauge", "state": ["meter": ["$new": ["type": "Meter"]]], "body": ["{meter.level}"],
+        ])
+        let bump = try graph.call("/App/Gauge.meter.bump")
+        #expect(bump.updates == ["/App/Gauge": ["meter.level"]])
+        #expect(bump.body(of: "/App/Gauge") == ["0"])
+        // Two equal writes are still no change at all.
+        let (_, equal) = try graph.apply([
+            .set(path: "/App/V.on", value: true, ifVersion: nil), .set(path: "theme.fontScale", value: 1, ifVersion: nil),
+        ])
+        #expect(equal.isEmpty && equal.version == bump.version)
     }
 
     @Test func rule10EachReasonIsReported() throws {

@@ -30,13 +30,13 @@ struct ScriptModeTests {
         #expect(run.status == 0, "\(run.stderr)")
         let text = run.stdout
         #expect(text.contains("v4  graph/set /App/Container.toggle"))
-        #expect(text.contains("✎ /App/Container.toggle  … → true"))
+        #expect(text.contains("✎ /App/Container.toggle  false → true"))
         #expect(text.contains("↻ /App/Container  _toggle"))
         #expect(text.contains("↻ /App/Container/LoginView2  @self"))
         #expect(text.contains("+ LoginViewModel#"), "the object the re-render made, under its view")
         #expect(text.contains("/App/Container/LoginView2 re-rendered at v4 because:"))
         #expect(text.contains("@self: its parent /App/Container re-rendered"))
-        #expect(text.contains("_toggle: /App/Container.toggle  … → true"))
+        #expect(text.contains("_toggle: /App/Container.toggle  false → true"))
     }
 
     @Test func treeAndExplainDrawWithGraphviz() throws {

@@ -58,11 +58,34 @@ import Testing
         let views = nodes(explained, "view")
         #expect(views.map { $0["path"] } == ["/App/Parent", "/App/Parent/Child"])
         #expect(views.map { $0["order"] } == [0, 1])
-        // No change of n before this one is in the history (a mount logs no @State change): no `old`.
+        // The first write after a mount still shows what it replaced: the engine records it as it writes.
         #expect(nodes(explained, "attribute").first?["new"] == 2)
-        #expect(nodes(explained, "attribute").first?["old"] == nil)
+        #expect(nodes(explained, "attribute").first?["old"] == 1)
         let (parent, child) = (views[0]["id"]?.stringValue ?? "", views[1]["id"]?.stringValue ?? "")
         #expect(edges(explained).contains([parent, child, "parent", "@self"]))
+    }
+
+    /// Issue #25.4: after a reset and the same mount again, a write shows the value it replaced,
+    /// not one an earlier identity's history held (`isOn true → true`, as if equal writes re-rendered).
+    @Test func theOldValueIsTheOneTheWriteReplacedNotOneFromTheHistory() throws {
+        let embedded = try EmbeddedServer()
+        let client = embedded.connect()
+        let declaration: JSON = ["parent": "/App", "name": "Switch", "state": ["isOn": false], "body": ["{isOn}"]]
+        _ = try call(embedded, client, "view/mount", declaration)
+        _ = try call(embedded, client, "graph/set", ["path": "/App/Switch.isOn", "value": true])
+        _ = try call(embedded, client, "graph/reset")
+        _ = try call(embedded, client, "view/mount", declaration)
+        let version = try #require(
+            try call(embedded, client, "graph/set", ["path": "/App/Switch.isOn", "value": true])["result"]?["version"])
+        let explained = try #require(try call(embedded, client, "graph/explain", ["version": version])["result"])
+        let attribute = try #require(nodes(explained, "attribute").first)
+        #expect(attribute["old"] == false && attribute["new"] == true)
+        // A secure value replaced is never shown.
+        let secret = try #require(
+            try call(embedded, client, "graph/set", ["path": "login.password", "value": "hunter2"])["result"]?["version"])
+        let secretExplained = try #require(try call(embedded, client, "graph/explain", ["version": secret])["result"])
+        let written = try #require(nodes(secretExplained, "attribute").first)
+        #expect(written["old"] == "<secure>" && written["new"] == "<secure>")
     }
 
     @Test func anObjectMadeByAReRenderIsAnEffectOfThatView() throws {

@@ -299,6 +299,13 @@ export type NewObject = { $new: { type: string; init?: Record<string, Expression
 /** How a view reads the environment: `@Environment(\.key)` by key, or `@Environment(T.self)` an `@Observable` object (`optional` for `T?`). */
 export type EnvironmentEntry = { key: string } | { type: string; optional?: boolean };
 
+/** `.environmentObject(x)`, `.environment(x)`, `.environment(\.key, v)`: key paths of `ObservableObject` objects (`environmentObjects`) and of `@Observable` ones (`observables`); literal environment values. */
+export interface EnvironmentModifiers {
+  environmentObjects?: string[];
+  observables?: string[];
+  environment?: Record<string, JSONValue>;
+}
+
 /** A view declaration (SPEC §6.1), the params of `view/mount`. */
 export interface ViewDeclaration {
   parent: string;
@@ -315,8 +322,10 @@ export interface ViewDeclaration {
   environmentObjects?: Record<string, string>;
   /** Keys read into variables of the same name, or `{var: {key} | {type, optional?}}`. */
   environment?: string[] | Record<string, EnvironmentEntry>;
-  /** Key paths of `ObservableObject` objects (`environmentObjects`) and of `@Observable` ones (`observables`); literal environment values. */
-  provide?: { environmentObjects?: string[]; observables?: string[]; environment?: Record<string, JSONValue> };
+  /** The modifiers inside the view's body, on its content: its descendants see them, the view itself does not. */
+  provide?: EnvironmentModifiers;
+  /** The modifiers its parent's body applies where it places the view (`Child().environmentObject(x)`): the view and its descendants see them, its siblings do not; key paths are relative to the parent. */
+  modifiers?: EnvironmentModifiers;
   body?: string[];
   retain?: boolean;
 }

@@ -80,13 +80,54 @@ public struct Commit: Sendable {
     /// read back from the log.
     public let invalidations: [Invalidation]
 
-    public init(version: Version, changes: [Change], invalidations: [Invalidation] = []) {
+    /// The value each property and `@State` change of `changes` replaced, recorded as the
+    /// transaction wrote it (`graph/explain`'s `old`); empty for a commit read back from the log.
+    public let replaced: ReplacedValues
+
+    public init(version: Version, changes: [Change], invalidations: [Invalidation] = [], replaced: ReplacedValues = ReplacedValues()) {
         self.version = version
         self.changes = changes
         self.invalidations = invalidations
+        self.replaced = replaced
     }
 
     public var isEmpty: Bool { changes.isEmpty }
+}
+
+/// The values a commit's property and `@State` changes replaced, one for each, in the order of
+/// those changes (they come first in a commit, SPEC §8.3); nil for a secure value (rule 13). Most
+/// commits change one value, which is kept without an array.
+public struct ReplacedValues: Sendable {
+    private enum Storage: Sendable {
+        case none
+        case one(JSON?)
+        case many([JSON?])
+    }
+
+    private var storage = Storage.none
+
+    public init() {}
+
+    mutating func append(_ value: JSON?) {
+        switch storage {
+        case .none: storage = .one(value)
+        case .one(let first): storage = .many([first, value])
+        case .many(var values):
+            storage = .none
+            values.append(value)
+            storage = .many(values)
+        }
+    }
+
+    /// The value the `index`-th property or `@State` change replaced: `.some(nil)` when it was
+    /// secure, nil when it is not known (a commit read back from the log).
+    public subscript(index: Int) -> JSON?? {
+        switch storage {
+        case .none: nil
+        case .one(let value): index == 0 ? .some(value) : nil
+        case .many(let values): values.indices.contains(index) ? .some(values[index]) : nil
+        }
+    }
 }
 
 /// The number of a committed transaction that changed something: one total order across

@@ -1,31 +1,40 @@
 import MilieuJSON
 
 extension Graph {
-    /// Rule 7: the nearest provider of an `ObservableObject` of `type` (`.environmentObject`),
-    /// searching the view itself and then its ancestors. When there is none, the error lists
-    /// `node.ancestorsAndSelf`: every view searched.
-    func environmentObject(_ type: String, for node: ViewNode) -> ObjectSerial? {
-        for view in node.ancestorsAndSelf {
-            if let id = view.provided.objects[type] { return id }
+    /// Rule 7: the nearest environment modifier above `node` for which `find` finds something,
+    /// and the view whose body writes it: its provider. A view sees what its parent's body applied
+    /// where it placed it (`modifiers`), then, for each ancestor from the nearest, what that
+    /// ancestor's body applies to its content (`provide`) and what was applied where that ancestor
+    /// was placed. A view's own `provide` is for its content, never for the view itself.
+    func nearestModifier<Found>(
+        above node: ViewNode, _ find: (Provided, _ provider: ViewNode) -> Found?
+    ) -> (provider: ViewNode, found: Found)? {
+        var view = node
+        while let parent = view.parent {
+            if let found = find(view.placed, parent) { return (parent, found) }
+            if let found = find(parent.provided, parent) { return (parent, found) }
+            view = parent
         }
         return nil
     }
 
-    /// Rule 17: the nearest provider of an `@Observable` object of `type` (`.environment(x)`),
-    /// a slot of its own.
+    /// The nearest provided `ObservableObject` of `type` (`.environmentObject`). When there is
+    /// none, the error lists `node.ancestorsAndSelf`: every view whose modifiers were searched.
+    func environmentObject(_ type: String, for node: ViewNode) -> ObjectSerial? {
+        nearestModifier(above: node) { provided, _ in provided.objects[type] }?.found
+    }
+
+    /// Rule 17: the nearest provided `@Observable` object of `type` (`.environment(x)`), a slot of its own.
     func environmentObservable(_ type: String, for node: ViewNode) -> ObjectSerial? {
-        for view in node.ancestorsAndSelf {
-            if let id = view.provided.observables[type] { return id }
-        }
-        return nil
+        nearestModifier(above: node) { provided, _ in provided.observables[type] }?.found
     }
 
     /// The nearest provided value of `key`, or its default (rule 21) with no provider.
     func environmentValue(_ key: String, for node: ViewNode) -> (provider: ViewSerial?, value: JSON) {
-        for view in node.ancestorsAndSelf {
-            if let value = view.provided.environment[key] { return (view.serial, value) }
+        guard let (provider, value) = nearestModifier(above: node, { provided, _ in provided.environment[key] }) else {
+            return (nil, environmentKeys[key]?.defaultValue ?? .null)
         }
-        return (nil, environmentKeys[key]?.defaultValue ?? .null)
+        return (provider.serial, value)
     }
 
     /// The declared key `key`, or an error naming how to declare it.
@@ -45,24 +54,29 @@ extension Graph {
         try checked(value, for: try environmentKey(key, field: field, view: view), path: "env.\(key)")
     }
 
-    /// What a declaration's `provide` comes to for `node` now: objects by type, values by key.
-    func declaredProvides(of node: ViewNode) throws(EngineError) -> Provided {
-        let declaration = node.declaration
+    /// What `node`'s declared modifiers in `layer` come to now, objects by type and values by key:
+    /// its `provide`, whose key paths are relative to the view, or its `modifiers`, relative to its
+    /// parent, whose body they are written in.
+    func declaredModifiers(of node: ViewNode, _ layer: EnvironmentLayer) throws(EngineError) -> Provided {
+        let (modifiers, field, base) =
+            layer == .content
+            ? (node.declaration.provides, "provide", node) : (node.declaration.modifiers, "modifiers", node.parent ?? node)
         var provided = Provided()
-        for path in declaration.provideObjects {
-            let (type, id) = try providedObject(path, relativeTo: node, slot: .environmentObject, field: "provide.environmentObjects")
+        guard !modifiers.isEmpty else { return provided }
+        for path in modifiers.objects {
+            let (type, id) = try providedObject(path, relativeTo: base, slot: .environmentObject, field: "\(field).environmentObjects")
             guard provided.objects.updateValue(id, forKey: type) == nil else {
-                throw .invalidDeclaration(field: "provide.environmentObjects", reason: "two objects of type \(type)", view: node.path)
+                throw .invalidDeclaration(field: "\(field).environmentObjects", reason: "two objects of type \(type)", view: node.path)
             }
         }
-        for path in declaration.provideObservables {
-            let (type, id) = try providedObject(path, relativeTo: node, slot: .environment, field: "provide.observables")
+        for path in modifiers.observables {
+            let (type, id) = try providedObject(path, relativeTo: base, slot: .environment, field: "\(field).observables")
             guard provided.observables.updateValue(id, forKey: type) == nil else {
-                throw .invalidDeclaration(field: "provide.observables", reason: "two objects of type \(type)", view: node.path)
+                throw .invalidDeclaration(field: "\(field).observables", reason: "two objects of type \(type)", view: node.path)
             }
         }
-        for (key, value) in declaration.provideEnvironment {
-            provided.environment[key] = try checkedEnvironmentValue(key, value, field: "provide.environment.\(key)", view: node.path)
+        for (key, value) in modifiers.environment {
+            provided.environment[key] = try checkedEnvironmentValue(key, value, field: "\(field).environment.\(key)", view: node.path)
         }
         return provided
     }
@@ -91,7 +105,8 @@ extension Graph {
         return (record.type.name, id)
     }
 
-    /// `view/provide`: adds, replaces or withdraws what a mounted view provides to its subtree.
+    /// `view/provide`: adds, replaces or withdraws what a mounted view's body provides to its
+    /// content, its descendants (rule 7).
     /// A withdrawn name is a type in either object slot or a value key.
     func provideOperation(
         _ path: String, objects objectPaths: [String], observables observablePaths: [String], environment: JSONObject,
@@ -127,14 +142,17 @@ extension Graph {
                 throw .invalidParams(pointer: "/withdraw/\(index)", "\(canonical) provides no \(name) to withdraw")
             }
         }
-        try applyProvides(node, provided)
+        try applyModifiers(node, .content, provided)
     }
 
-    /// Makes `node` provide exactly `new`, and brings its subtree's environment up to date:
-    /// views that now see another object or value are evaluated again; views left
-    /// without a required object make the change fail with InUse (rules 8, 17).
-    func applyProvides(_ node: ViewNode, _ new: Provided) throws(EngineError) {
-        let old = node.provided
+    /// Makes `node`'s modifiers in `layer` provide exactly `new`, and brings the environment of
+    /// the views that see them up to date (its descendants, and for `.placement` the view itself):
+    /// views that now see another object or value are evaluated again; views left without a
+    /// required object make the change fail with InUse (rules 7, 8, 17).
+    func applyModifiers(_ node: ViewNode, _ layer: EnvironmentLayer, _ new: Provided) throws(EngineError) {
+        let old = node[layer]
+        // The view whose body writes these modifiers: the provider the causes name.
+        let writer = layer == .content ? node : node.parent ?? node
         func changed<Value: Equatable>(_ new: [String: Value], _ old: [String: Value]) -> Set<String> {
             Set(new.keys).union(old.keys).filter { new[$0] != old[$0] }
         }
@@ -145,10 +163,10 @@ extension Graph {
         pending.structural = true
         for type in types { if let id = new.objects[type] { hold(id) } }
         for type in observableTypes { if let id = new.observables[type] { hold(id) } }
-        node.provided = new
-        journal.record(.provides(node, old))
+        node[layer] = new
+        journal.record(.provides(node, layer, old))
         var missing: [(type: String, view: String)] = []
-        for view in node.subtree {
+        for view in node.subtree.dropFirst(layer == .content ? 1 : 0) {
             for (name, type) in view.declaration.environmentObjects where types.contains(type) {
                 guard let found = environmentObject(type, for: view) else {
                     missing.append((type, view.path))
@@ -156,7 +174,7 @@ extension Graph {
                 }
                 if view.variables[name]?.object != found {
                     setVariable(view, name, .object(found, .environmentObject))
-                    queue(view, reason: UpdateReason.variable(name), .provider(node))
+                    queue(view, reason: UpdateReason.variable(name), .provider(writer))
                 }
             }
             for (name, wanted) in view.declaration.environmentObservables where observableTypes.contains(wanted.type) {
@@ -167,7 +185,7 @@ extension Graph {
                 }
                 if view.variables[name]?.object != found {
                     setVariable(view, name, found.map { .object($0, .environment) } ?? .noObject)
-                    queue(view, reason: UpdateReason.variable(name), .provider(node))
+                    queue(view, reason: UpdateReason.variable(name), .provider(writer))
                 }
             }
             for (name, key) in view.declaration.environment where keys.contains(key) {
@@ -177,7 +195,7 @@ extension Graph {
                 else { continue }
                 setVariable(view, name, .environment(provider: provider, value: value))
                 if view.dependencies.contains(.environment(provider: oldProvider, key: key)) {
-                    queue(view, reason: UpdateReason.environment(key), .provider(node))
+                    queue(view, reason: UpdateReason.environment(key), .provider(writer))
                 }
             }
         }

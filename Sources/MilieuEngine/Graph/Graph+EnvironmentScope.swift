@@ -3,21 +3,20 @@ import MilieuProtocol
 
 extension Graph {
     /// `view/environment`: what the environment holds for the view at `path` (rules 7, 17, 21):
-    /// for each object type in each slot the nearest provider's object, the view itself first,
-    /// and every environment key's value, provided or its default.
+    /// for each object type in each slot the nearest provider's object, in the order
+    /// `nearestModifier` searches, and every environment key's value, provided or its default.
     public func environmentScope(of path: String) throws(EngineError) -> (path: String, scope: EnvironmentScope) {
         let node = try mountedView(path)
         var objects: [String: EnvironmentScope.ProvidedObject] = [:]
         var observables: [String: EnvironmentScope.ProvidedObject] = [:]
-        for view in node.ancestorsAndSelf {
-            let provided = view.provided
-            guard !provided.isEmpty else { continue }
+        _ = nearestModifier(above: node) { provided, view -> Void? in
             for (type, id) in provided.objects where objects[type] == nil {
                 objects[type] = providedObject(type, id, by: view)
             }
             for (type, id) in provided.observables where observables[type] == nil {
                 observables[type] = providedObject(type, id, by: view)
             }
+            return nil
         }
         let values = environmentKeys.all.map { key in
             let (provider, value) = environmentValue(key.name, for: node)
@@ -36,7 +35,8 @@ extension Graph {
     /// For `EnvironmentObjectMissing`'s hint: the nearest key path to an object of `type` that
     /// could be provided to `node`, and the view to provide it on. An object a view above `node`
     /// holds comes first, nearest first; else any object of that type, by its owner's key path
-    /// (or its id), provided on the nearest view above both. Nil when there is no such object.
+    /// (or its id), provided on the nearest view above both; never one `node` itself made, which
+    /// goes with it when its mount fails. Nil when there is no such object.
     func providableObject(_ type: String, for node: ViewNode) -> (keyPath: String, provider: String)? {
         for view in node.ancestorsAndSelf.dropFirst() {
             for (name, variable) in view.variables {
@@ -46,7 +46,7 @@ extension Graph {
         // Past the ancestors only the objects themselves say where they are: this runs on an
         // error, never on a mount that succeeds.
         guard let parent = node.parent,
-            let record = objects.values.filter({ $0.type.name == type }).min(by: { $0.serial < $1.serial })
+            let record = objects.values.filter({ $0.type.name == type && $0.ownerView !== node }).min(by: { $0.serial < $1.serial })
         else { return nil }
         let owner = record.ownerView.map { Set($0.ancestorsAndSelf.map(\.serial)) } ?? []
         let provider = parent.ancestorsAndSelf.first { owner.contains($0.serial) } ?? parent

@@ -11,16 +11,14 @@ extension Graph {
             guard let original = pending.originals[location] else { continue }
             switch location {
             case .property(let id, let slot):
-                guard let record = objects[id] else { continue }
-                // A secure value counts as changed, equal or not: no oracle for guessing it (rule 13).
-                let changed = record.values[slot] != original || record.type.isSecure(slot)
-                guard changed || record.type.announcesEveryWrite(slot) else { continue }
-                written.add(id, slot: slot, changed: changed)
+                // Touched only by a write that changed it or announces every write (rule 9).
+                guard objects[id] != nil else { continue }
+                written.add(id, slot: slot, changed: original.changed, old: original.value)
             case .state(let serial, let index):
-                guard let node = viewsBySerial[serial], case .state(let value, _) = node.variables[at: index].value,
-                    value != original
+                guard original.changed, let node = viewsBySerial[serial], case .state(let value, _) = node.variables[at: index].value
                 else { continue }
                 pending.propertyChanges.append(.state(view: node.path, variable: node.variables[at: index].name, value: value))
+                pending.replaced.append(original.value)
                 setVersion(node, next)
                 invalidate(.location(location))
             }
@@ -29,10 +27,10 @@ extension Graph {
         for (id, writes) in written.objects {
             guard let record = objects[id] else { continue }
             var announced = !pending.announced.isEmpty && pending.announced.contains(id)
-            for (slot, changed) in writes {
+            for (slot, changed, old) in writes {
                 let announces = record.type.announces(slot)
                 announced = announced || announces
-                reportPropertyChange(record, slot: slot, invalidating: changed && announces)
+                reportPropertyChange(record, slot: slot, replacing: old, invalidating: changed && announces)
             }
             // Most types compute nothing: no set of changed slots to build for them.
             if !record.type.model.computed.isEmpty { updateComputed(record, changed: Set(writes.lazy.filter(\.changed).map(\.slot))) }
@@ -46,13 +44,15 @@ extension Graph {
         }
     }
 
-    /// Reports a property's new value to watches; `invalidating` also re-renders the views that read it.
-    private func reportPropertyChange(_ record: ObjectRecord, slot: Int, invalidating: Bool = true) {
+    /// Reports a property's new value, and the one it replaced (`old`), to watches; `invalidating`
+    /// also re-renders the views that read it.
+    private func reportPropertyChange(_ record: ObjectRecord, slot: Int, replacing old: JSON, invalidating: Bool = true) {
         let secure = record.type.isSecure(slot)
         pending.propertyChanges.append(
             .property(
                 object: record.name, type: record.type.name, property: record.type.propertyName(slot),
                 value: secure ? nil : record.values[slot]))
+        pending.replaced.append(secure ? nil : old)
         if invalidating { invalidate(.location(.property(object: record.serial, slot: slot))) }
     }
 
@@ -66,7 +66,7 @@ extension Graph {
             journal.record(.computed(record, index: index, reads: oldReads, old: old))
             guard new != old else { continue }
             record.values[base + index] = new
-            reportPropertyChange(record, slot: base + index)
+            reportPropertyChange(record, slot: base + index, replacing: old)
         }
     }
 
@@ -100,6 +100,7 @@ extension Graph {
         } else {
             pending.events.append(.viewUpdated(view: node.path, reasons: Self.ordered(reasons.all), body: body))
         }
+        if children.contains(where: { child, evaluated in !child.hasExplicitID(evaluated.id) }) { try replaceIdentities(children) }
         for (child, evaluated) in children where child.isMounted {
             try reconcile(child, with: evaluated)
         }
@@ -132,14 +133,10 @@ extension Graph {
         return line
     }
 
-    /// A child whose parent was evaluated: a new id makes a new identity (rule 6); otherwise
-    /// new inputs, binding targets or observed objects re-evaluate it with `@self` (rules 5, 10),
-    /// and a state object's new initial values are dropped and reported (rule 4).
+    /// A child whose parent was evaluated and whose identity stays: new inputs, binding targets or
+    /// observed objects re-evaluate it with `@self` (rules 5, 10), and a state object's new
+    /// initial values are dropped and reported (rule 4).
     private func reconcile(_ child: ViewNode, with evaluated: EvaluatedDeclaration) throws(EngineError) {
-        if !child.hasExplicitID(evaluated.id) {
-            try replaceIdentity(child, evaluated: evaluated)
-            return
-        }
         let fresh = child.birth == transaction
         var changed = false
         var objectsChanged = false
@@ -215,7 +212,9 @@ extension Graph {
                 }
             }
         }
-        if objectsChanged { try applyProvides(child, try declaredProvides(of: child)) }
+        if objectsChanged { try applyModifiers(child, .content, try declaredModifiers(of: child, .content)) }
+        // What the parent applies where it places the child reads the parent's variables, as they are now.
+        if !child.declaration.modifiers.isEmpty { try applyModifiers(child, .placement, try declaredModifiers(of: child, .placement)) }
         if changed && !fresh, let parent = child.parent { queue(child, reason: UpdateReason.parent, .parent(parent)) }
     }
 
@@ -255,17 +254,19 @@ extension Graph {
 /// here cost about 1.4k instructions of a 25k `graph/set`); past `scanLimit` objects an index
 /// keeps each look-up constant, so a transaction's cost stays in proportion to its writes.
 struct WrittenSlots {
-    private(set) var objects: [(id: ObjectSerial, writes: [(slot: Int, changed: Bool)])] = []
+    /// Each write: the slot, whether it changed (rule 9), and the value it had before the transaction.
+    typealias Write = (slot: Int, changed: Bool, old: JSON)
+    private(set) var objects: [(id: ObjectSerial, writes: [Write])] = []
     private var index: [ObjectSerial: Int] = [:]
     static let scanLimit = 8
 
     /// Records a write of `slot`; without a slot, the object is only announced (`objectWillChange`).
-    mutating func add(_ id: ObjectSerial, slot: Int? = nil, changed: Bool = false) {
+    mutating func add(_ id: ObjectSerial, slot: Int? = nil, changed: Bool = false, old: JSON = .null) {
         if let position = position(of: id) {
-            if let slot { objects[position].writes.append((slot, changed)) }
+            if let slot { objects[position].writes.append((slot, changed, old)) }
             return
         }
-        objects.append((id, slot.map { [($0, changed)] } ?? []))
+        objects.append((id, slot.map { [($0, changed, old)] } ?? []))
         guard objects.count > Self.scanLimit else { return }
         if index.isEmpty {
             for (position, object) in objects.enumerated() { index[object.id] = position }

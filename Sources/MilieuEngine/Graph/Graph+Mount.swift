@@ -268,17 +268,18 @@ extension Graph {
             hold(id)
             node.variables.append(name, .object(id, .observedObject))
         }
-        if !declaration.provideObjects.isEmpty || !declaration.provideObservables.isEmpty || !declaration.provideEnvironment.isEmpty {
-            let provided = try declaredProvides(of: node)
+        for (layer, modifiers) in [(EnvironmentLayer.placement, declaration.modifiers), (.content, declaration.provides)]
+        where !modifiers.isEmpty {
+            let provided = try declaredModifiers(of: node, layer)
             for id in provided.heldObjects { hold(id) }
-            node.provided = provided
+            node[layer] = provided
         }
         for (name, type) in declaration.environmentObjects {
             try requireStyle(of: type, for: .environmentObject, field: "environmentObjects.\(name)", view: node.path)
             guard let found = environmentObject(type, for: node) else {
                 throw .environmentObjectMissing(
                     type: type, view: node.path, variable: name, searched: node.ancestorsAndSelf.map(\.path),
-                    existing: providableObject(type, for: node))
+                    existing: providableObject(type, for: node), providesToContent: node.provided.objects[type] != nil)
             }
             node.variables.append(name, .object(found, .environmentObject))
         }
@@ -291,7 +292,8 @@ extension Graph {
             } else {
                 throw .environmentObjectMissing(
                     type: wanted.type, view: node.path, variable: name, searched: node.ancestorsAndSelf.map(\.path),
-                    observable: true, existing: providableObject(wanted.type, for: node))
+                    observable: true, existing: providableObject(wanted.type, for: node),
+                    providesToContent: node.provided.observables[wanted.type] != nil)
             }
         }
         for (name, key) in declaration.environment {
@@ -358,7 +360,7 @@ extension Graph {
                 default: break
                 }
             }
-            for id in current.provided.heldObjects { release(id, reason: .released) }
+            for id in current.heldByModifiers { release(id, reason: .released) }
             setDependencies(current, DependencySet())
             remove(current)
             removed += 1
@@ -377,18 +379,34 @@ extension Graph {
         release(id, reason: owns ? ownerReason : .released, byOwner: owns)
     }
 
-    /// Rule 6: a new `id` makes a new view. The old identity and its subtree go; the same
-    /// declarations are built again, with fresh state, from the current inputs.
-    func replaceIdentity(_ child: ViewNode, evaluated: EvaluatedDeclaration) throws(EngineError) {
-        guard let parent = child.parent else { return }
-        let previous = child.previousSibling
-        let plan = child.children.map(RebuildPlan.init)
-        teardown(child, reason: .identity)
-        let fresh = try buildNode(
-            child.declaration, literals: child.literals, parent: parent, explicitID: evaluated.id, owner: child.owner,
-            evaluated: evaluated, after: previous, atEnd: false, arrival: .identity)
-        fresh.durableDeclaration = child.durableDeclaration
-        for item in plan { try rebuild(item, under: fresh) }
+    /// Rule 6: a new `id` makes a new view. Among a parent's `children`, each whose id changed
+    /// goes with its subtree, and the same declarations are built again in its place, with fresh
+    /// state, from the current inputs. Every old identity goes before any new one is built, so
+    /// siblings that trade ids in one transaction (`.id(a)` and `.id(b)` swapped) never meet.
+    func replaceIdentities(_ children: [(node: ViewNode, evaluated: EvaluatedDeclaration)]) throws(EngineError) {
+        var retired: [[RebuildPlan]?] = []
+        retired.reserveCapacity(children.count)
+        for (child, evaluated) in children {
+            guard child.isMounted, !child.hasExplicitID(evaluated.id) else {
+                retired.append(nil)
+                continue
+            }
+            retired.append(child.children.map(RebuildPlan.init))
+            teardown(child, reason: .identity)
+        }
+        var previous: ViewNode?
+        for ((child, evaluated), plan) in zip(children, retired) {
+            guard let plan, let parent = child.parent else {
+                if child.isMounted { previous = child }
+                continue
+            }
+            let fresh = try buildNode(
+                child.declaration, literals: child.literals, parent: parent, explicitID: evaluated.id, owner: child.owner,
+                evaluated: evaluated, after: previous, atEnd: false, arrival: .identity)
+            fresh.durableDeclaration = child.durableDeclaration
+            for item in plan { try rebuild(item, under: fresh) }
+            previous = fresh
+        }
     }
 
     private func rebuild(_ plan: RebuildPlan, under parent: ViewNode) throws(EngineError) {

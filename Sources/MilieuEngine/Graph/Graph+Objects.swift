@@ -88,8 +88,9 @@ extension Graph {
         }
         let conformed = try checked(value, for: record.type.model.stored[slot], path: path)
         let old = record.values[slot]
-        guard old != conformed || record.type.announcesEveryWrite(slot) else { return }
-        pending.touch(.property(object: record.serial, slot: slot), original: old)
+        let changed = record.type.isChange(slot, from: old, to: conformed)
+        guard changed || record.type.announcesEveryWrite(slot) else { return }
+        pending.touch(.property(object: record.serial, slot: slot), original: old, changed: changed)
         record.values[slot] = conformed
         journal.record(.value(record, slot: slot, old: old))
     }

@@ -272,8 +272,10 @@ extension Graph {
             guard let conformed = type.conform(value) else {
                 throw .typeMismatch(path: display, expected: type.description, actual: value.kindName)
             }
+            // Rule 9: a write equal to the value at this moment is no change; any other one is, even
+            // if a later write of the transaction puts the first value back.
             guard conformed != old else { return }
-            pending.touch(location, original: old)
+            pending.touch(location, original: old, changed: true)
             setVariable(node, node.variables[at: index].name, .state(conformed, type))
         }
     }

@@ -276,9 +276,10 @@ public final class Graph {
             return Commit(version: version, changes: [])
         }
         let invalidations = namedInvalidations()
+        let replaced = pending.replaced
         pending.reset()
         version = version.next
-        return Commit(version: version, changes: Change.inProtocolOrder(changes), invalidations: invalidations)
+        return Commit(version: version, changes: Change.inProtocolOrder(changes), invalidations: invalidations, replaced: replaced)
     }
 
     private func perform(_ operation: Operation) throws(EngineError) -> PendingOutcome {

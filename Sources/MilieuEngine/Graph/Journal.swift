@@ -31,7 +31,7 @@ enum UndoStep {
     case viewVersion(ViewNode, old: Version)
     /// A view's dependencies were replaced; `old` is what it read before.
     case dependencies(ViewNode, old: DependencySet)
-    case provides(ViewNode, Provided)
+    case provides(ViewNode, EnvironmentLayer, Provided)
     case objectCreated(ObjectRecord)
     case objectDestroyed(ObjectRecord)
     case holders(ObjectRecord, old: Int)
@@ -55,7 +55,7 @@ extension Graph {
             (node.body, node.evaluations, node.lastEvaluatedBits) = (old, evaluations, lastEvaluated)
         case .viewVersion(let node, let old): node.version = old
         case .dependencies(let node, let old): reindex(node, to: old)
-        case .provides(let node, let provided): node.provided = provided
+        case .provides(let node, let layer, let provided): node[layer] = provided
         case .objectCreated(let record):
             objects[record.serial] = nil
             objectsByName[record.name] = nil

@@ -2,10 +2,12 @@ import MilieuJSON
 
 /// What the transaction in progress has touched, queued and logged so far.
 struct PendingTransaction {
-    /// Each written place with the value it had before the transaction, in first-touch order;
-    /// a place written back to its old value is no change (rule 9).
-    var originals: [Location: JSON] = [:]
+    /// Each written place with the value it had before the transaction, in first-touch order.
+    var originals: [Location: Original] = [:]
     var touchOrder: [Location] = []
+    /// The value each reported property or `@State` change replaced, in the order they are
+    /// reported (nil: secure, rule 13).
+    var replaced = ReplacedValues()
     /// `ObservableObject`s whose `objectWillChange.send()` was called (rule 19).
     var announced: Set<ObjectSerial> = []
     /// Views to evaluate, with their reasons (rule 10), parents first (rule 11).
@@ -37,14 +39,26 @@ struct PendingTransaction {
         // new storage of its full size, and after one large transaction every commit would pay for it.
         events = []
         propertyChanges = []
+        replaced = ReplacedValues()
         structural = false
         if !invalidations.isEmpty { invalidations.removeAll(keepingCapacity: true) }
     }
 
-    mutating func touch(_ location: Location, original: JSON) {
-        guard originals[location] == nil else { return }
-        originals[location] = original
-        touchOrder.append(location)
+    /// A written place: the value it had before the transaction, and whether any write of the
+    /// transaction changed it (rule 9: a write differing from the value at that moment). A place
+    /// written and written back was changed twice, and its readers re-render.
+    struct Original {
+        let value: JSON
+        var changed: Bool
+    }
+
+    mutating func touch(_ location: Location, original: JSON, changed: Bool) {
+        guard let index = originals.index(forKey: location) else {
+            originals[location] = Original(value: original, changed: changed)
+            touchOrder.append(location)
+            return
+        }
+        if changed { originals.values[index].changed = true }
     }
 }
 

@@ -40,12 +40,13 @@ public final class RegisteredType: Sendable {
     func referencedType(_ slot: Int) -> String? { slot < storedCount ? referencedTypes[slot] : nil }
     /// Whether a write of this stored slot tells the views that hold or read the object.
     func announces(_ slot: Int) -> Bool { slot < storedCount && announcing[slot] }
-    /// Whether every write of this stored slot is a change, equal or not: a `@Published`
-    /// property has no equality check (rule 9), and a secure one is never compared, so that
-    /// writing a guess of a secret looks the same whether it was right or not (rule 13).
-    func announcesEveryWrite(_ slot: Int) -> Bool {
-        isSecure(slot) || (model.style == .observableObject && announces(slot))
-    }
+    /// Rule 9: whether writing `new` over `old`, the value the stored slot holds at the moment of
+    /// the write, changes it. A secure slot is never compared, so that writing a guess of a secret
+    /// looks the same whether it was right or not (rule 13).
+    func isChange(_ slot: Int, from old: JSON, to new: JSON) -> Bool { isSecure(slot) || old != new }
+    /// Whether a write of this stored slot announces itself even when it changes nothing: a
+    /// `@Published` property has no equality check (rule 9).
+    func announcesEveryWrite(_ slot: Int) -> Bool { model.style == .observableObject && announces(slot) }
 }
 
 /// Property names to slots. Every body that reads a property looks one up, and most types have a

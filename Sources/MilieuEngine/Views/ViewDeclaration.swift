@@ -142,9 +142,13 @@ final class ViewDeclaration: Sendable {
     let environmentObservables: [(name: String, value: EnvironmentObservable)]
     /// Environment values: each variable with the key it reads (the same name in the array form).
     let environment: [(name: String, key: String)]
-    let provideObjects: [String]
-    let provideObservables: [String]
-    let provideEnvironment: [(key: String, value: JSON)]
+    /// What the view's body applies to its content (`provide`): its descendants see it, the view
+    /// itself does not (rule 7).
+    let provides: EnvironmentModifiers
+    /// What the parent's body applies where it places this view (`modifiers`,
+    /// `Child().environmentObject(x)`): the view and its descendants see it, its siblings do not.
+    /// Key paths are relative to the parent.
+    let modifiers: EnvironmentModifiers
     let body: [Template]
     let retain: Bool
     /// How many variables the view declares. A mounted view holds them in declaration order
@@ -156,7 +160,7 @@ final class ViewDeclaration: Sendable {
     /// compared with the last one on every mount, and a chain of string comparisons per member adds up.
     enum Member: CaseIterable {
         case parent, name, id, inputs, state, bindings, stateObjects, observedObjects
-        case environmentObjects, environment, provide, body, retain
+        case environmentObjects, environment, provide, modifiers, body, retain
 
         init?(_ key: String) {
             let match: Member?
@@ -167,6 +171,7 @@ final class ViewDeclaration: Sendable {
             case 6: match = key == "parent" ? .parent : key == "inputs" ? .inputs : .retain
             case 7: match = .provide
             case 8: match = .bindings
+            case 9: match = .modifiers
             case 11: match = .environment
             case 12: match = .stateObjects
             case 15: match = .observedObjects
@@ -190,6 +195,7 @@ final class ViewDeclaration: Sendable {
             case .environmentObjects: "environmentObjects"
             case .environment: "environment"
             case .provide: "provide"
+            case .modifiers: "modifiers"
             case .body: "body"
             case .retain: "retain"
             }
@@ -209,7 +215,7 @@ final class ViewDeclaration: Sendable {
             throw .invalidDeclaration(field: "declaration", reason: "a view declaration is a JSON object")
         }
         if root {
-            try rejectUnknownKeys(object, allowed: Self.keys.subtracting(["parent", "name", "id"]), field: "app")
+            try rejectUnknownKeys(object, allowed: Self.keys.subtracting(["parent", "name", "id", "modifiers"]), field: "app")
             object["parent"] = .string(KeyPath.appPath)
             object["name"] = "App"
         }
@@ -230,7 +236,8 @@ final class ViewDeclaration: Sendable {
         var environmentObjects: [(name: String, value: String)] = []
         var environmentObservables: [(name: String, value: EnvironmentObservable)] = []
         var environment: [(name: String, key: String)] = []
-        var provide = Provide()
+        var provides = EnvironmentModifiers()
+        var modifiers = EnvironmentModifiers()
         var body: [Template] = []
         var retain = false
         // One pass over the members: each is parsed by its key; an unknown key is an error.
@@ -271,7 +278,8 @@ final class ViewDeclaration: Sendable {
                 }
             case .environment:
                 (environment, environmentObservables) = try Self.environment(value, view: view())
-            case .provide: provide = try Self.provide(value, view: view())
+            case .provide: provides = try EnvironmentModifiers(value, field: "provide", view: view())
+            case .modifiers: modifiers = try EnvironmentModifiers(value, field: "modifiers", view: view())
             case .body:
                 guard case .array(let lines) = value else {
                     throw .invalidDeclaration(field: "body", reason: "body is an array of template strings", view: view())
@@ -289,7 +297,8 @@ final class ViewDeclaration: Sendable {
                 }
                 retain = flag
             case nil:
-                try rejectUnknownKeys(object, allowed: root ? Self.keys.subtracting(["id"]) : Self.keys, field: "declaration", view: view())
+                try rejectUnknownKeys(
+                    object, allowed: root ? Self.keys.subtracting(["id", "modifiers"]) : Self.keys, field: "declaration", view: view())
             }
         }
         var variables: [String] = []
@@ -316,9 +325,8 @@ final class ViewDeclaration: Sendable {
         self.environmentObjects = environmentObjects
         self.environmentObservables = environmentObservables
         self.environment = environment
-        self.provideObjects = provide.objects
-        self.provideObservables = provide.observables
-        self.provideEnvironment = provide.environment
+        self.provides = provides
+        self.modifiers = modifiers
         self.body = body
         self.retain = retain
         self.variableCount = variables.count
@@ -330,39 +338,6 @@ final class ViewDeclaration: Sendable {
 
     /// The state object `name` is made from.
     func stateObjectType(_ name: String) -> String? { stateObjects.first { $0.name == name }?.value.type }
-
-    /// What a declaration's `provide` lists: `.environmentObject(x)`, `.environment(x)` and
-    /// `.environment(\\.key, v)` applied by the view.
-    private struct Provide {
-        var objects: [String] = []
-        var observables: [String] = []
-        var environment: [(key: String, value: JSON)] = []
-    }
-
-    private static func provide(_ provide: JSON, view: @autoclosure () -> String) throws(EngineError) -> Provide {
-        guard case .object(let spec) = provide else {
-            throw .invalidDeclaration(field: "provide", reason: "provide is an object", view: view())
-        }
-        try rejectUnknownKeys(spec, allowed: ["environmentObjects", "observables", "environment"], field: "provide", view: view())
-        var result = Provide()
-        func keyPaths(_ key: String) throws(EngineError) -> [String] {
-            guard let listed = spec[key] else { return [] }
-            guard case .array(let items) = listed, let paths = Optional(items.compactMap(\.stringValue)), paths.count == items.count
-            else {
-                throw .invalidDeclaration(field: "provide.\(key)", reason: "an array of key paths to objects", view: view())
-            }
-            return paths
-        }
-        result.objects = try keyPaths("environmentObjects")
-        result.observables = try keyPaths("observables")
-        if let values = spec["environment"] {
-            guard case .object(let entries) = values else {
-                throw .invalidDeclaration(field: "provide.environment", reason: "an object of key: value", view: view())
-            }
-            result.environment = entries.members
-        }
-        return result
-    }
 
     /// `environment`: an array of value keys (`["colorScheme"]`), or an object of variables, each
     /// `{"key": k}` (`@Environment(\\.k)`) or `{"type": T, "optional"?: bool}` (`@Environment(T.self)`).
@@ -498,5 +473,43 @@ final class ViewDeclaration: Sendable {
             }
         }
         return ObjectInitializer(type: type, arguments: arguments, eager: eager)
+    }
+}
+
+/// The environment modifiers a declaration applies: `.environmentObject(x)`, `.environment(x)`
+/// and `.environment(\\.key, v)`, as a view's `provide` (inside its body) or `modifiers` (where
+/// its parent uses it). Objects are key paths; values are literal JSON.
+struct EnvironmentModifiers: Sendable {
+    var objects: [String] = []
+    var observables: [String] = []
+    var environment: [(key: String, value: JSON)] = []
+
+    var isEmpty: Bool { objects.isEmpty && observables.isEmpty && environment.isEmpty }
+
+    init() {}
+
+    /// `{"environmentObjects"?: [keyPath], "observables"?: [keyPath], "environment"?: {key: value}}`
+    /// at `field` (`provide` or `modifiers`).
+    init(_ json: JSON, field: String, view: @autoclosure () -> String) throws(EngineError) {
+        guard case .object(let spec) = json else {
+            throw .invalidDeclaration(field: field, reason: "\(field) is an object", view: view())
+        }
+        try rejectUnknownKeys(spec, allowed: ["environmentObjects", "observables", "environment"], field: field, view: view())
+        func keyPaths(_ key: String) throws(EngineError) -> [String] {
+            guard let listed = spec[key] else { return [] }
+            guard case .array(let items) = listed, let paths = Optional(items.compactMap(\.stringValue)), paths.count == items.count
+            else {
+                throw .invalidDeclaration(field: "\(field).\(key)", reason: "an array of key paths to objects", view: view())
+            }
+            return paths
+        }
+        objects = try keyPaths("environmentObjects")
+        observables = try keyPaths("observables")
+        if let values = spec["environment"] {
+            guard case .object(let entries) = values else {
+                throw .invalidDeclaration(field: "\(field).environment", reason: "an object of key: value", view: view())
+            }
+            environment = entries.members
+        }
     }
 }

@@ -17,8 +17,9 @@ enum Dependency: Hashable, Sendable {
     case environment(provider: ViewSerial?, key: String)
 }
 
-/// What a view provides to its subtree: `.environmentObject(x)` objects and `.environment(x)`
-/// observables, each by type (two slots, rule 17), and `.environment(\\.key, v)` values by key.
+/// What a view's environment modifiers put in the environment: `.environmentObject(x)` objects
+/// and `.environment(x)` observables, each by type (two slots, rule 17), and
+/// `.environment(\\.key, v)` values by key.
 struct Provided: Equatable {
     var objects: [String: ObjectSerial] = [:]
     var observables: [String: ObjectSerial] = [:]
@@ -27,6 +28,16 @@ struct Provided: Equatable {
     var isEmpty: Bool { objects.isEmpty && observables.isEmpty && environment.isEmpty }
     /// Every object held, to hold and release them.
     var heldObjects: [ObjectSerial] { Array(objects.values) + Array(observables.values) }
+}
+
+/// Where a view's environment modifiers are written, which decides who sees them (rule 7).
+enum EnvironmentLayer: Sendable {
+    /// Inside its body, on its content (`provide`, `view/provide`): its descendants see them, the
+    /// view itself does not.
+    case content
+    /// Where its parent's body uses it (`modifiers`, `Child().environmentObject(x)`): the view and
+    /// its descendants see them, its siblings do not.
+    case placement
 }
 
 /// The wrapper that gives a view an object, for the tree and for ownership.
@@ -170,6 +181,7 @@ final class ViewNode {
     final class Extras {
         var stateObjectArguments: [String: JSONObject] = [:]
         var provided = Provided()
+        var placed = Provided()
         var durableDeclaration: JSON?
     }
 
@@ -188,10 +200,33 @@ final class ViewNode {
         set { extrasForWriting(newValue, unless: \.isEmpty)?.stateObjectArguments = newValue }
     }
 
-    /// What the view provides to its subtree (rule 7).
+    /// What the view's body provides to its content: its descendants (rule 7).
     var provided: Provided {
         get { extras?.provided ?? Provided() }
         set { extrasForWriting(newValue, unless: \.isEmpty)?.provided = newValue }
+    }
+
+    /// What its parent's body applies where it places the view: the view and its descendants see it (rule 7).
+    var placed: Provided {
+        get { extras?.placed ?? Provided() }
+        set { extrasForWriting(newValue, unless: \.isEmpty)?.placed = newValue }
+    }
+
+    /// What the view's modifiers in `layer` provide.
+    subscript(layer: EnvironmentLayer) -> Provided {
+        get { layer == .content ? provided : placed }
+        set {
+            switch layer {
+            case .content: provided = newValue
+            case .placement: placed = newValue
+            }
+        }
+    }
+
+    /// Every object its environment modifiers hold, in both layers.
+    var heldByModifiers: [ObjectSerial] {
+        guard let extras else { return [] }
+        return extras.provided.heldObjects + extras.placed.heldObjects
     }
 
     /// The declaration as mounted, kept for a retained view a client mounted, so that it can be

@@ -33,8 +33,11 @@ class ViewFields(TypedDict, total=False):
     ``inputs={"num": ops.parent("selectedNum")}``. ``environment`` is a list of
     keys (``["colorScheme"]``) or ``{var: {"key": key}}`` and, for
     ``@Environment(T.self)``, ``{var: {"type": T}}`` (``"optional": True`` for
-    ``T?``); ``provide`` is ``{"environmentObjects": [...], "observables": [...],
-    "environment": {...}}``.
+    ``T?``); ``provide`` (the modifiers inside the view's body: its descendants
+    see them, the view does not) and ``modifiers`` (those its parent applies where
+    it places the view, ``Child().environmentObject(x)``: the view and its
+    descendants see them, key paths relative to the parent) are each
+    ``{"environmentObjects": [...], "observables": [...], "environment": {...}}``.
     """
 
     parent: str
@@ -48,6 +51,7 @@ class ViewFields(TypedDict, total=False):
     environment_objects: Mapping[str, str]
     environment: Sequence[str] | Mapping[str, Mapping[str, Any]]
     provide: Mapping[str, Any]
+    modifiers: Mapping[str, Any]
     body: Sequence[str]
     retain: bool
 
