@@ -16,7 +16,8 @@ import Testing
         #expect(try graph.get("login.email").wire == "kim@example.com")
         #expect(try graph.get("/App.login.email").wire == "kim@example.com")
         #expect(write.propertyChanges["Login#3.email"] == .some("kim@example.com"))
-        #expect(write.updates == ["/App/Form": ["login.email"], "/App/Form/EmailField": ["_email"]])
+        // Form re-renders and passes a Binding whose value changed (@self), which EmailField read (_email).
+        #expect(write.updates == ["/App/Form": ["login.email"], "/App/Form/EmailField": ["@self", "_email"]])
     }
 
     @Test func rule2AChildCannotWriteWhatItsParentPasses() throws {
@@ -375,8 +376,27 @@ import Testing
         #expect(try graph.set("/App/Parent.label", "y").updates[child] == ["@self"])
         #expect(try graph.set("/App/Parent.flag", true).updates[child] == ["_flag"])
         #expect(try graph.call("/App/Parent.counter.add").updates[child] == ["counter.count"])
-        #expect(try graph.call("/App/Parent.box.add").updates[child] == ["_box"])
+        // Parent re-renders for _box and passes the binding to flag, which changed since it last did: @self.
+        #expect(try graph.call("/App/Parent.box.add").updates[child] == ["@self", "_box"])
         #expect(try graph.provide("/App/Parent", environment: ["tone": "cool"]).updates[child] == ["env.tone"])
+    }
+
+    /// Issue #25.5: a `Binding` carries its value (OpenSwiftUI's `Binding.Box`). A parent that passes
+    /// one whose value changed since its own last evaluation passes its child a new value, `@self`,
+    /// whether or not the child reads it; `_var` only when the child's body read it.
+    @Test func rule10APassedBindingWhoseValueChangedIsANewValue() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "Parent", "state": ["text": "", "other": 0], "body": ["{other}"]])
+        try graph.mount(["parent": "/App/Parent", "name": "Reads", "bindings": ["text": ["$parent": "text"]], "body": ["{text}"]])
+        try graph.mount(["parent": "/App/Parent", "name": "Passes", "bindings": ["text": ["$parent": "text"]], "body": ["Toggle"]])
+        // Parent does not read text: it is not evaluated, so it passes nothing new.
+        let typed = try graph.set("/App/Parent/Reads.text", "kim")
+        #expect(typed.updates == ["/App/Parent/Reads": ["_text"]])
+        // Parent re-renders for another reason, and its bindings now carry "kim" where they carried "".
+        let other = try graph.set("/App/Parent.other", 1)
+        #expect(other.updates == ["/App/Parent": ["_other"], "/App/Parent/Reads": ["@self"], "/App/Parent/Passes": ["@self"]])
+        // Again, with nothing new in the bindings: no @self.
+        #expect(try graph.set("/App/Parent.other", 2).updates == ["/App/Parent": ["_other"]])
     }
 
     @Test func rule11EachViewIsEvaluatedOnceParentsFirstUnderOneVersion() throws {

@@ -181,7 +181,7 @@ import Testing
         try graph.call("\(state).saveFavoritePrime")
         try graph.call("\(state).increment")
         let save = try graph.call("\(state).saveFavoritePrime")
-        #expect(save.updates["/App/ContentView/FavoritePrimesView"] == ["_favoritePrimes"])
+        #expect(save.updates["/App/ContentView/FavoritePrimesView"] == ["@self", "_favoritePrimes"])
         #expect(save.body(of: "/App/ContentView/FavoritePrimesView") == ["[2,3]"])
 
         // Remove 2 the way FavoritePrimesView's onDelete does: through its two bindings, in one transaction.
@@ -191,7 +191,7 @@ import Testing
             .set(path: "/App/ContentView/FavoritePrimesView.favoritePrimes", value: [3], ifVersion: nil),
             .set(path: "/App/ContentView/FavoritePrimesView.activityFeed", value: .array(feed + [removal]), ifVersion: nil),
         ])
-        #expect(remove.updates["/App/ContentView/FavoritePrimesView"] == ["_favoritePrimes"])
+        #expect(remove.updates["/App/ContentView/FavoritePrimesView"] == ["@self", "_favoritePrimes"])
         try graph.call("\(state).removeFavoritePrime", [3])
 
         #expect(try graph.get("\(state).favoritePrimes").wire == [])
@@ -213,7 +213,9 @@ import Testing
         ])
         let flip = try graph.set("/App/ParentView/ToggleRow.isOn", true)
         #expect(try graph.get("/App/ParentView.isOn").wire == true)
-        #expect(flip.updates == ["/App/ParentView": ["_isOn"], "/App/ParentView/ToggleRow": ["_isOn"]])
+        // SwiftUI prints `ToggleRow: @self, _isOn changed.`: ParentView passes a Binding carrying the
+        // new value, and ToggleRow's body read it.
+        #expect(flip.updates == ["/App/ParentView": ["_isOn"], "/App/ParentView/ToggleRow": ["@self", "_isOn"]])
         #expect(flip.updatedViews == ["/App/ParentView", "/App/ParentView/ToggleRow"])
         #expect(flip.propertyChanges["/App/ParentView.isOn"] == .some(true))
     }

@@ -174,9 +174,22 @@ extension Graph {
             }
         }
         for (name, location) in evaluated.bindings {
-            guard case .binding(let old)? = child.variables[name], old != location else { continue }
-            setVariable(child, name, .binding(location))
-            changed = true
+            guard case .binding(let old)? = child.variables[name] else { continue }
+            let passed = boundValue(at: location)
+            let last = child.passedBindings[name]
+            if old != location {
+                setVariable(child, name, .binding(location))
+                changed = true
+            } else if passed == .secure {
+                // Rule 13: a secure value is never compared; a written one counts as changed.
+                changed = changed || pending.originals[location] != nil
+            } else if passed != last {
+                changed = true
+            }
+            if passed != last {
+                journal.record(.passedBinding(child, name: name, old: last))
+                child.passedBindings[name] = passed
+            }
         }
         for (name, source) in evaluated.observed {
             guard case .object(let old, _)? = child.variables[name] else { continue }

@@ -241,7 +241,10 @@ extension Graph {
                 node.variables.append(name, .object(record.serial, .state))
             }
         }
-        for (name, location) in evaluated.bindings { node.variables.append(name, .binding(location)) }
+        for (name, location) in evaluated.bindings {
+            node.variables.append(name, .binding(location))
+            node.passedBindings[name] = boundValue(at: location)
+        }
         for (name, arguments) in evaluated.stateObjects {
             guard let type = declaration.stateObjectType(name) else { continue }
             try requireStyle(of: type, for: .stateObject, field: "stateObjects.\(name)", view: node.path)

@@ -32,6 +32,7 @@ enum UndoStep {
     /// A view's dependencies were replaced; `old` is what it read before.
     case dependencies(ViewNode, old: DependencySet)
     case provides(ViewNode, EnvironmentLayer, Provided)
+    case passedBinding(ViewNode, name: String, old: Bound?)
     case objectCreated(ObjectRecord)
     case objectDestroyed(ObjectRecord)
     case holders(ObjectRecord, old: Int)
@@ -56,6 +57,7 @@ extension Graph {
         case .viewVersion(let node, let old): node.version = old
         case .dependencies(let node, let old): reindex(node, to: old)
         case .provides(let node, let layer, let provided): node[layer] = provided
+        case .passedBinding(let node, let name, let old): node.passedBindings[name] = old
         case .objectCreated(let record):
             objects[record.serial] = nil
             objectsByName[record.name] = nil

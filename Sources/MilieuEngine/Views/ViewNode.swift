@@ -180,6 +180,7 @@ final class ViewNode {
 
     final class Extras {
         var stateObjectArguments: [String: JSONObject] = [:]
+        var passedBindings: [String: Bound] = [:]
         var provided = Provided()
         var placed = Provided()
         var durableDeclaration: JSON?
@@ -198,6 +199,14 @@ final class ViewNode {
     var stateObjectArguments: [String: JSONObject] {
         get { extras?.stateObjectArguments ?? [:] }
         set { extrasForWriting(newValue, unless: \.isEmpty)?.stateObjectArguments = newValue }
+    }
+
+    /// The value each `@Binding` was last passed with by its parent's evaluation. A SwiftUI
+    /// `Binding` carries its value, so a parent that passes one whose value changed since its
+    /// last evaluation passes the view a new value (`@self`, rule 10).
+    var passedBindings: [String: Bound] {
+        get { extras?.passedBindings ?? [:] }
+        set { extrasForWriting(newValue, unless: \.isEmpty)?.passedBindings = newValue }
     }
 
     /// What the view's body provides to its content: its descendants (rule 7).
