@@ -84,7 +84,7 @@ extension EngineError {
     }
 
     static func unknownPath(_ path: String, _ reason: String) -> EngineError {
-        EngineError(kind: .unknownPath, message: "unknown path \(path): \(reason)", data: ["path": .string(path)])
+        EngineError(kind: .unknownPath, message: "unknown path \(path.isEmpty ? "\"\"" : path): \(reason)", data: ["path": .string(path)])
     }
 
     static func unknownType(_ type: String) -> EngineError {
@@ -168,7 +168,7 @@ extension EngineError {
 
     static func invalidParams(pointer: String, _ reason: String) -> EngineError {
         EngineError(
-            kind: .invalidParams, message: "Invalid params: \(pointer): \(reason)",
+            kind: .invalidParams, message: pointer.isEmpty ? "Invalid params: \(reason)" : "Invalid params: \(pointer): \(reason)",
             data: ["field": .string(pointer), "reason": .string(reason)])
     }
 

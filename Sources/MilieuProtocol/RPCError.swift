@@ -45,7 +45,7 @@ public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `field` is a JSON Pointer into `params`, such as `/path`.
     public static func invalidParams(field: String, _ reason: String) -> RPCError {
         RPCError(
-            .invalidParams, message: "Invalid params: \(field): \(reason)",
+            .invalidParams, message: field.isEmpty ? "Invalid params: \(reason)" : "Invalid params: \(field): \(reason)",
             data: ["field": .string(field), "reason": .string(reason)])
     }
 

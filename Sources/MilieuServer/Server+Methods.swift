@@ -34,6 +34,8 @@ extension Server {
     /// Decodes a request and runs it.
     func perform(_ request: Request, session: ClientSession) throws(RPCError) -> Reply {
         guard let handler = Self.handlers[request.method] else { throw .methodNotFound(request.method) }
+        // JSON-RPC 2.0's own examples call an unknown method with positional params: Method not found first.
+        if let error = request.paramsError { throw error }
         // The cheap test first: the method is looked up only while the disk is full.
         if let backlog = fullDiskBacklog, Self.stateChangingMethods.contains(request.method) { throw diskFullRefusal(backlog) }
         return try handler(request.params, self, session)
@@ -274,9 +276,9 @@ extension Server {
             targets.append((target, path))
         }
         var notMounted: [String] = []
-        for view in request.views {
-            guard let (canonical, isMounted) = try engine({ () throws(EngineError) in try graph.viewWatchTarget(view) }) else {
-                throw RPCError.invalidParams(field: "/views", "\(view) is not a view path")
+        for (index, view) in request.views.enumerated() {
+            guard let (canonical, isMounted) = graph.viewWatchTarget(view) else {
+                throw RPCError.invalidParams(field: "/views/\(index)", "\(view) is not a view path under /App")
             }
             targets.append((.view(canonical), canonical))
             if !isMounted { notMounted.append(canonical) }

@@ -347,10 +347,7 @@ public final class Server: ConnectionHandler {
         switch message {
         case .invalid(let id, let error): return (id, "", .failure(error))
         case .request(let request):
-            let reply = run { () throws(RPCError) in
-                if let error = request.paramsError { throw error }
-                return try perform(request, session: session)
-            }
+            let reply = run { () throws(RPCError) in try perform(request, session: session) }
             return (request.id, request.method, reply)
         }
     }

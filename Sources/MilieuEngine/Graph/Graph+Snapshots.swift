@@ -162,9 +162,10 @@ extension Graph {
     /// A view target of `watch` (SPEC §11.1): the view path canonical, and whether a view is
     /// mounted there now; nil when `path` is a key path, not a view path. A view target need not
     /// be mounted: it follows the path, so it covers a view mounted there later.
-    public func viewWatchTarget(_ path: String) throws(EngineError) -> (path: String, isMounted: Bool)? {
-        let keyPath = try parsedKeyPath(path)
-        guard case .view(let viewPath) = keyPath.root, keyPath.members.isEmpty else { return nil }
+    public func viewWatchTarget(_ path: String) -> (path: String, isMounted: Bool)? {
+        guard let keyPath = try? parsedKeyPath(path), case .view(let viewPath) = keyPath.root, keyPath.members.isEmpty,
+            viewPath == root.path || viewPath.hasPrefix(root.path + "/")
+        else { return nil }
         return (viewPath, views[viewPath] != nil)
     }
 

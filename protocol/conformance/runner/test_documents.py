@@ -209,3 +209,26 @@ def test_spec_examples_validate_against_the_schemas(block, schemas: Schemas):
                 problems += [f"line {line}: {p}" for p in schemas.errors(name, request)]
     assert not problems, "\n".join(problems)
 
+
+
+# --- What the schemas refuse, as the daemon does -------------------------------------------
+
+REFUSED_PARAMS = [
+    # A watch with no target (SPEC 9.12).
+    ("watch", {}),
+    ("watch", {"paths": [], "views": []}),
+    ("watch", {"lifecycle": False, "sinceVersion": 3}),
+    # An integer past the signed 64-bit range (SPEC 1.4).
+    ("graph/explain", {"version": 9223372036854775808}),
+    ("graph/set", {"path": "login.email", "value": "x", "ifVersion": -9223372036854775809}),
+    ("view/tree", {"path": "/App", "depth": 9223372036854775808}),
+    # A view target outside /App (SPEC 11.1).
+    ("watch", {"views": ["/Qpp/Panel"]}),
+    ("watch", {"views": ["/App/"]}),
+]
+
+
+@pytest.mark.parametrize("method,params", REFUSED_PARAMS, ids=[f"{m} {json.dumps(p)}" for m, p in REFUSED_PARAMS])
+def test_the_schemas_refuse_what_the_daemon_refuses(method, params, schemas: Schemas):
+    request = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+    assert schemas.errors(schemas.request_name(method), request), f"the schema accepts {json.dumps(params)}"
