@@ -20,7 +20,33 @@ struct InvalidationScaling {
                 rows.append(try measure(style: style, views: views, contenders, settings))
             }
         }
+        for views in viewCounts { rows.append(try broadcast(views: views, contenders, settings)) }
         return rows
+    }
+
+    /// The other end: one write that every one of N views reads (`theme.colorScheme`, which each
+    /// row shows) re-renders all N, and should cost in proportion to N (issue #26, item 5: naming
+    /// the invalidations scanned a list, 3.5 s at 40k views). Times single writes, one at a time.
+    private func broadcast(views: Int, _ contenders: Contenders, _ settings: BenchSettings) throws -> ResultRow {
+        let server = try contenders.startMilieu(.persistent, cpus: Self.serverCPUs)
+        defer { server.stop() }
+        let owner = try LoadConnection(path: server.socketPath)
+        let mountSeconds = try ViewMounting.mountThemeReaders(views: views, on: owner)
+        var latencies = LatencyHistogram()
+        let writes = max(4, settings.rounds * 4)
+        for index in 0..<writes {
+            let scheme: JSON = index % 2 == 0 ? "dark" : "light"
+            let sent = MonotonicClock.now()
+            _ = try MilieuWire.result(
+                of: owner.exchange(MilieuWire.set(id: 10 + index, path: "theme.colorScheme", value: scheme), lines: 1, timeout: 120)[0])
+            latencies.record(MonotonicClock.now() - sent)
+        }
+        var metrics = Metrics([.p50Micros: latencies.percentile(0.5) / 1000, .p99Micros: latencies.percentile(0.99) / 1000])
+        metrics[.opsPerSecond] = 1e9 / latencies.percentile(0.5)
+        metrics[.mountSeconds] = mountSeconds
+        return ResultRow(
+            section: .invalidation, title: "every view reads it, \(views) views", guarantees: .persistent,
+            pending: contenders.pending(.persistent), facts: ["style": "broadcast", "views": .int(views)], milieu: metrics)
     }
 
     private func measure(
@@ -65,6 +91,19 @@ struct InvalidationScaling {
 enum ViewMounting {
     static let chunk = 1000
 
+    /// Mounts `/App/Rows` with `views − 1` rows `Row[i]` that each show `theme.colorScheme`,
+    /// through `@Environment(Theme.self)`.
+    static func mountThemeReaders(views: Int, on connection: LoadConnection) throws -> Double {
+        var declarations: [JSON] = [["parent": "/App", "name": "Rows"]]
+        declarations += (0..<max(0, views - 1)).map { index in
+            [
+                "parent": "/App/Rows", "name": "Row", "id": .int(index), "environment": ["theme": ["type": "Theme"]],
+                "body": ["{theme.colorScheme}"],
+            ]
+        }
+        return try mount(declarations, on: connection)
+    }
+
     /// Mounts `/App/Rows` with `views − 2` rows `Row[i]` that each show their own `@State`,
     /// and `/App/Reader`, whose body shows `probe.count` of an object of `style` it owns.
     /// Returns the seconds the daemon took, from each transaction's send to its reply.
@@ -80,6 +119,11 @@ enum ViewMounting {
         var reader: JSONObject = ["parent": "/App", "name": "Reader", "body": ["{probe.count}"]]
         for (key, value) in owner.objectValue ?? [:] { reader[key] = value }
         declarations.append(.object(reader))
+        return try mount(declarations, on: connection)
+    }
+
+    /// Sends `declarations` in transactions of `chunk` mounts; the daemon's seconds, send to reply.
+    private static func mount(_ declarations: [JSON], on connection: LoadConnection) throws -> Double {
         var nanoseconds: UInt64 = 0
         var id = 0
         for start in stride(from: 0, to: declarations.count, by: chunk) {
