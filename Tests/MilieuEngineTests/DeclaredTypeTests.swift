@@ -286,6 +286,37 @@ import Testing
         #expect(try graph.get("/App/V.vm.long").wire == .null)
     }
 
+    /// Issue #26.6: every getter and action a request runs spends one budget, so that many small
+    /// writes, each re-evaluating an expensive getter, cannot each spend a whole evaluation's budget.
+    /// Past it the request is refused whole, `LimitExceeded` `requestSteps`, and nothing changes.
+    @Test func aRequestsEvaluationsShareOneBudget() throws {
+        // `count` of a 1000-byte string costs about 1000 steps; 30 objects share one request's 20k.
+        let graph = try Graph(scene: .default, clock: { "2026-01-01T00:00:00.000Z" }, limits: GraphLimits(maxRequestSteps: 20_000))
+        try graph.register(
+            ModelType(
+                declaration: [
+                    "name": "Heavy", "style": "observable", "properties": ["text": ["type": "string"]],
+                    "computed": ["length": ["type": "int", "get": ["count": ["get": "text"]]]],
+                ]))
+        for index in 0..<30 {
+            try graph.mount([
+                "parent": "/App", "name": .string("H\(index)"), "state": ["h": ["$new": ["type": "Heavy"]]], "body": ["{h.length}"],
+            ])
+        }
+        let long = JSON.string(String(repeating: "x", count: 1000))
+        let few = (0..<10).map { Operation.set(path: "/App/H\($0).h.text", value: long, ifVersion: nil) }
+        #expect(try graph.apply(few).commit.body(of: "/App/H0") == ["1000"])
+        let before = try graph.fingerprint()
+        let longer = JSON.string(String(repeating: "y", count: 1001))
+        let many = (0..<30).map { Operation.set(path: "/App/H\($0).h.text", value: longer, ifVersion: nil) }
+        let error = expectError(.limitExceeded) { _ = try graph.apply(many) }
+        #expect(error?.data["limit"] == "requestSteps")
+        #expect(error?.data["max"] == 20_000)
+        #expect(try graph.fingerprint() == before)
+        // The next request has a budget of its own.
+        #expect(try graph.apply(Array(many.prefix(10))).commit.body(of: "/App/H0") == ["1001"])
+    }
+
     @Test func appendingPastTheArrayLimitFailsTheAction() throws {
         let graph = try graphHolding(
             declaration(["actions": ["push": ["steps": [["append": "list", "value": 0]]]]]), limits: ExpressionLimits(maxArrayLength: 2))
@@ -415,12 +446,12 @@ import Testing
         }
         let slot = { (property: String) in record.type.slots[property] ?? -1 }
         try graph.set("/App/V.vm.flag", true)
-        _ = record.evaluateComputed(0)
-        _ = record.evaluateComputed(1)
+        _ = record.evaluateComputed(0, budget: graph.budget)
+        _ = record.evaluateComputed(1, budget: graph.budget)
         #expect(record.computedReads == [[slot("flag"), slot("n")], [slot("flag")]])
         try graph.set("/App/V.vm.flag", false)
-        _ = record.evaluateComputed(0)
-        _ = record.evaluateComputed(1)
+        _ = record.evaluateComputed(0, budget: graph.budget)
+        _ = record.evaluateComputed(1, budget: graph.budget)
         #expect(record.computedReads == [[slot("flag"), slot("s")], [slot("flag"), slot("list")]])
     }
 

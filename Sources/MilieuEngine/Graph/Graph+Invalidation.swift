@@ -62,7 +62,7 @@ extension Graph {
         for index in record.type.model.computed.indices where record.computedReads[index].contains(where: changed.contains) {
             let oldReads = record.computedReads[index]
             let old = record.values[base + index]
-            let new = record.evaluateComputed(index)
+            let new = record.evaluateComputed(index, budget: budget)
             journal.record(.computed(record, index: index, reads: oldReads, old: old))
             guard new != old else { continue }
             record.values[base + index] = new

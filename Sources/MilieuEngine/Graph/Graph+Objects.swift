@@ -25,7 +25,7 @@ extension Graph {
             serial: makeSerial(), name: makeObjectName(typeName), type: type, values: values, version: version.next,
             owner: owner)
         for index in type.model.computed.indices {
-            let value = record.evaluateComputed(index)  // reads `values`, so before the append begins
+            let value = record.evaluateComputed(index, budget: budget)  // reads `values`, so before the append begins
             record.values.append(value)
         }
         objects[record.serial] = record
@@ -100,7 +100,7 @@ extension Graph {
         guard record.type.isComputed(slot) else { return record.values[slot] }
         let index = slot - record.type.storedCount
         let previousReads = record.computedReads[index]
-        let value = record.evaluateComputed(index)
+        let value = record.evaluateComputed(index, budget: budget)
         record.computedReads[index] = previousReads
         return value
     }
@@ -158,6 +158,8 @@ public struct ActionContext {
     private unowned let graph: Graph
     private let record: ObjectRecord
     public let arguments: [JSON]
+    /// What the request may still spend on evaluations.
+    var budget: EvaluationBudget { graph.budget }
     private let path: String
 
     init(graph: Graph, record: ObjectRecord, arguments: [JSON], path: String) {

@@ -73,6 +73,8 @@ public final class Graph {
     public let limits: GraphLimits
     /// What the graph started from: `graph/reset` goes back to it.
     let scene: Scene
+    /// The evaluation steps the transaction in progress may still spend (`GraphLimits.maxRequestSteps`).
+    let budget: EvaluationBudget
     /// The views each connection's close unmounts with their subtrees (rule 15): those it mounted
     /// without `retain` under a view it does not own. Kept as views are linked and unlinked, so
     /// that a close costs what that connection mounted, not what the tree holds.
@@ -97,6 +99,7 @@ public final class Graph {
         self.scene = scene
         self.clock = clock
         self.limits = limits
+        self.budget = EvaluationBudget(perRequest: limits.maxRequestSteps)
         for declaration in scene.types { try registry.register(ModelType(declaration: declaration)) }
         _ = try environmentKeys.declare(scene.environmentKeys, pointer: "/environmentKeys")
         transaction = 1
@@ -200,9 +203,12 @@ public final class Graph {
     private func transact(_ operations: () throws(EngineError) -> Void) throws(EngineError) -> Commit {
         transaction += 1
         pending.queue.transaction = transaction
+        budget.renew()
         do throws(EngineError) {
             try operations()
             try propagate()
+            // A getter that ran out of the request's budget read null: the request is refused whole.
+            if budget.isExceeded { throw .limitExceeded(limit: "requestSteps", max: budget.perRequest) }
         } catch {
             rollBack()
             throw error
@@ -231,6 +237,7 @@ public final class Graph {
         }
         transaction += 1
         pending.queue.transaction = transaction
+        self.budget.renew()
         var budget = limit
         while budget > 0, let serial = closing[connection]?.last {
             viewsVisitedClosing += 1
@@ -317,11 +324,14 @@ public struct GraphLimits: Sendable {
     /// Levels below `/App`.
     public var maxDepth: Int
     public var maxObjects: Int
+    /// Expression steps one request may spend across all of its getters and actions (SPEC §9.3.5).
+    public var maxRequestSteps: Int
 
-    public init(maxViews: Int = 1_000_000, maxDepth: Int = 64, maxObjects: Int = 1_000_000) {
+    public init(maxViews: Int = 1_000_000, maxDepth: Int = 64, maxObjects: Int = 1_000_000, maxRequestSteps: Int = 2_000_000) {
         self.maxViews = maxViews
         self.maxDepth = maxDepth
         self.maxObjects = maxObjects
+        self.maxRequestSteps = maxRequestSteps
     }
 }
 

@@ -35,9 +35,10 @@ final class ObjectRecord {
         self.version = version
     }
 
-    /// Evaluates computed property `index` from the current stored values, recording what it read.
-    func evaluateComputed(_ index: Int) -> JSON {
-        let reader = ObjectReader(record: self)
+    /// Evaluates computed property `index` from the current stored values, recording what it read;
+    /// a declared getter spends the request's `budget`.
+    func evaluateComputed(_ index: Int, budget: EvaluationBudget) -> JSON {
+        let reader = ObjectReader(record: self, budget: budget)
         let value = type.model.computed[index].compute(reader)
         computedReads[index] = reader.log.reads
         return type.model.computed[index].type.conform(value) ?? .null
@@ -50,8 +51,13 @@ public struct ObjectReader {
     final class ReadLog { var reads: [Int] = [] }
     fileprivate let record: ObjectRecord
     let log = ReadLog()
+    /// What the request may still spend on evaluations (declared getters spend it).
+    let budget: EvaluationBudget
 
-    fileprivate init(record: ObjectRecord) { self.record = record }
+    fileprivate init(record: ObjectRecord, budget: EvaluationBudget) {
+        self.record = record
+        self.budget = budget
+    }
 
     /// The stored property `name`; null for a name the type does not have.
     public subscript(name: String) -> JSON {

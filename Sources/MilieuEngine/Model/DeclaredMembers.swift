@@ -35,12 +35,15 @@ struct DeclaredMembers {
             guard !known.secret else {
                 throw .invalidParams(pointer: at.description, "\(spec.name) would show a secure property's value (rule 13)")
             }
-            let (limits, place) = (limits, "\(typeName).\(spec.name)")
+            let (limits, place, patterns) = (limits, "\(typeName).\(spec.name)", compiler.patterns)
             properties.append(
                 ComputedProperty(spec.name, spec.type) { reader in
-                    let scope = ExpressionScope(property: { reader[$0] }, arguments: [], now: nil)
-                    var evaluation = ExpressionEvaluation(scope: scope, limits: limits, place: place)
-                    return (try? evaluation.evaluate(getter)) ?? .null
+                    // The getter holds its `matches` patterns: compiled once, for as long as it lives.
+                    withExtendedLifetime(patterns) {
+                        let scope = ExpressionScope(property: { reader[$0] }, arguments: [], now: nil)
+                        var evaluation = ExpressionEvaluation(scope: scope, limits: limits, place: place, budget: reader.budget)
+                        return (try? evaluation.evaluate(getter)) ?? .null
+                    }
                 })
         }
         return properties
@@ -63,13 +66,17 @@ struct DeclaredMembers {
             var compiler = ExpressionCompiler(
                 role: .action(parameters: parameters), stored: stored, computed: computed.map { ($0.name, $0.type) }, limits: limits)
             let steps = try compiler.compileSteps(members[0], at: at.member("steps"), depth: 1)
-            let (limits, place) = (limits, "\(typeName).\(name)")
+            let (limits, place, patterns) = (limits, "\(typeName).\(name)", compiler.patterns)
             actions.append(
                 Action(name, parameters: parameters) { context throws(EngineError) in
-                    let scope = ExpressionScope(
-                        property: { name throws(EngineError) in try context.get(name) }, arguments: context.arguments, now: { context.now })
-                    var evaluation = ExpressionEvaluation(scope: scope, limits: limits, place: place)
-                    return try evaluation.run(steps, writingTo: context) ?? .null
+                    // The action holds its `matches` patterns: compiled once, for as long as it lives.
+                    try withExtendedLifetime(patterns) { () throws(EngineError) -> JSON in
+                        let scope = ExpressionScope(
+                            property: { name throws(EngineError) in try context.get(name) }, arguments: context.arguments,
+                            now: { context.now })
+                        var evaluation = ExpressionEvaluation(scope: scope, limits: limits, place: place, budget: context.budget)
+                        return try evaluation.run(steps, writingTo: context) ?? .null
+                    }
                 })
         }
         return actions

@@ -6,6 +6,8 @@ import MilieuProtocol
 /// `EnvironmentKey` with its `defaultValue` would be. A key nobody declared does not exist.
 public struct EnvironmentKeys: Sendable {
     private var keys: [String: StoredProperty]
+    /// The declared keys' patterns, compiled once and held while the keys are (`WholeMatch`).
+    private var patterns: [DeclaredPattern] = []
 
     /// SwiftUI's defaults for the built-in keys Milieu knows. Where SwiftUI takes a default from
     /// the device (`locale`, `timeZone`, `calendar`, `displayScale`), Milieu fixes one so that every
@@ -47,6 +49,7 @@ public struct EnvironmentKeys: Sendable {
     mutating func declare(_ declarations: JSONObject, pointer: String) throws(EngineError) -> [String] {
         var declared = keys
         var names: [String] = []
+        var patterns: [DeclaredPattern] = []
         for (name, spec) in declarations {
             guard isIdentifier(name) else { throw .invalidParams(pointer: "\(pointer)/\(name)", "a key is an identifier") }
             if case .object(let object) = spec, object["secure"] != nil {
@@ -63,7 +66,7 @@ public struct EnvironmentKeys: Sendable {
                     field: "environmentKeys.\(name).type",
                     reason: "an environment key holds a value; an object goes in the environment with provide.observables")
             }
-            try property.checkConstraints(field: "environmentKeys.\(name)")
+            let pattern = try property.checkConstraints(field: "environmentKeys.\(name)")
             if let existing = declared[name] {
                 guard existing.type == property.type, existing.defaultValue == property.defaultValue,
                     existing.validation == property.validation
@@ -78,8 +81,10 @@ public struct EnvironmentKeys: Sendable {
             }
             declared[name] = property
             names.append(name)
+            if let pattern { patterns.append(pattern) }
         }
         keys = declared
+        self.patterns += patterns
         return names
     }
 }

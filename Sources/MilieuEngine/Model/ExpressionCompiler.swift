@@ -20,6 +20,8 @@ struct ExpressionCompiler {
     private var nodes = 0
     /// The names bound by enclosing iterations, innermost last, with what is known of their elements.
     private var variables: [(name: String, value: StaticValue)] = []
+    /// The patterns of the `matches` compiled so far: what is compiled must keep them (`WholeMatch`).
+    private(set) var patterns: [DeclaredPattern] = []
 
     init(role: Role, stored: [StoredProperty], computed: [(name: String, type: PropertyType)], limits: ExpressionLimits) {
         self.role = role
@@ -205,6 +207,12 @@ struct ExpressionCompiler {
             known.append(value)
         }
         let result = try check(op, known, arguments)
+        if op == .matches, case .string(let pattern) = arguments[1].json {
+            switch WholeMatch.declare(pattern) {
+            case .success(let declared): patterns.append(declared)
+            case .failure(let refusal): throw .invalidParams(pointer: arguments[1].pointer.description, refusal.reason)
+            }
+        }
         return (.operation(op, compiled, pointer: pointer.description), result)
     }
 
@@ -273,10 +281,10 @@ struct ExpressionCompiler {
         case .matches:
             // The pattern is written in the declaration, so that it is compiled, and a bad one refused, here.
             try require(known[0], .string, name, at: pointers[0])
-            guard case .string(let pattern) = arguments[1].json else {
+            // Declared, or refused, once the operation is compiled (`compileOperation`).
+            guard case .string = arguments[1].json else {
                 throw .invalidParams(pointer: pointers[1].description, "the pattern of matches is a string written in the declaration")
             }
-            if let reason = WholeMatch.refusal(of: pattern) { throw .invalidParams(pointer: pointers[1].description, reason) }
             return StaticValue(kinds: .bool)
         }
     }

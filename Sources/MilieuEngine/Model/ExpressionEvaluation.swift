@@ -24,19 +24,23 @@ struct ExpressionEvaluation {
     let limits: ExpressionLimits
     /// `Type.member`: the getter or action, in errors.
     let place: String
+    /// The request's budget, shared by all of its evaluations; nil outside a graph (tests).
+    let budget: EvaluationBudget?
     private(set) var steps = 0
     private var variables: [JSON] = []
 
-    init(scope: ExpressionScope, limits: ExpressionLimits, place: String) {
+    init(scope: ExpressionScope, limits: ExpressionLimits, place: String, budget: EvaluationBudget? = nil) {
         self.scope = scope
         self.limits = limits
         self.place = place
+        self.budget = budget
     }
 
-    /// Spends `cost` steps of the budget.
+    /// Spends `cost` steps of this evaluation's budget and of the request's.
     mutating func spend(_ cost: Int = 1) throws(EngineError) {
         steps += cost
         guard steps <= limits.maxSteps else { throw .limitExceeded(limit: "expressionSteps", max: limits.maxSteps) }
+        if let budget, !budget.spend(cost) { throw .limitExceeded(limit: "requestSteps", max: budget.perRequest) }
     }
 
     /// A value of the wrong kind (or a zero divisor, an overflow) met by the node at `pointer`.

@@ -12,8 +12,11 @@ public final class RegisteredType: Sendable {
     /// For each stored slot, whether a write announces itself to views (rule 19): every property
     /// of an `@Observable` type, the `@Published` ones of an `ObservableObject`.
     private let announcing: [Bool]
+    /// Its properties' patterns, compiled once and held for as long as the type is (`WholeMatch`).
+    private let patterns: [DeclaredPattern]
 
-    init(_ model: ModelType) {
+    init(_ model: ModelType, patterns: [DeclaredPattern]) {
+        self.patterns = patterns
         self.model = model
         slots = SlotTable(model.stored.map(\.name) + model.computed.map(\.name))
         self.actions = Dictionary(model.actions.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -99,11 +102,12 @@ public struct TypeRegistry: Sendable {
                 throw .invalidDeclaration(field: "properties", reason: "\(model.name) declares \(name) twice")
             }
         }
+        var patterns: [DeclaredPattern] = []
         for property in model.stored {
             try checkReferences(property.type, in: model)
-            try property.checkConstraints(field: "properties.\(property.name)")
+            if let pattern = try property.checkConstraints(field: "properties.\(property.name)") { patterns.append(pattern) }
         }
-        types[model.name] = RegisteredType(model)
+        types[model.name] = RegisteredType(model, patterns: patterns)
         names.append(model.name)
     }
 
@@ -130,16 +134,22 @@ func isIdentifier(_ name: some StringProtocol) -> Bool {
 extension StoredProperty {
     /// Checks what a declaration can get wrong beyond its shape: a pattern RE2 refuses or that is
     /// past its bounds, a default that is not of the type or breaks the property's own constraints.
-    /// `field` names the property in errors (`properties.age`, `environmentKeys.tone`).
-    func checkConstraints(field: String) throws(EngineError) {
+    /// `field` names the property in errors (`properties.age`, `environmentKeys.tone`). Returns
+    /// its declared pattern, which whoever keeps the property must hold.
+    func checkConstraints(field: String) throws(EngineError) -> DeclaredPattern? {
         guard type.conform(defaultValue) != nil else {
             throw .invalidDeclaration(field: "\(field).default", reason: "\(defaultValue.jsonText) is not a \(type)")
         }
-        if let pattern = validation.pattern, let reason = WholeMatch.refusal(of: pattern) {
-            throw .invalidDeclaration(field: "\(field).pattern", reason: reason)
+        var declared: DeclaredPattern?
+        if let pattern = validation.pattern {
+            switch WholeMatch.declare(pattern) {
+            case .success(let pattern): declared = pattern
+            case .failure(let refusal): throw .invalidDeclaration(field: "\(field).pattern", reason: refusal.reason)
+            }
         }
         if try validation.violation(of: defaultValue, subject: "\(field).default", secure: secure) != nil {
             throw .invalidDeclaration(field: "\(field).default", reason: "the default breaks the property's own validation")
         }
+        return declared
     }
 }
