@@ -67,8 +67,9 @@ public final class Store {
         var records: [(version: Int, writes: [StoredWrite])]
     }
 
-    /// Opens the store in `directory`, creating the directory (0700) and its parents if needed;
-    /// refuses a directory of another user, and one another daemon holds (SPEC §12.3).
+    /// Opens the store in `directory`, creating the directory (0700) and its parents if needed
+    /// and making it and its files private; refuses a directory of another user, and one
+    /// another daemon holds (SPEC §12.3).
     public init(directory: String, options: StoreOptions) throws(StoreError) {
         try DataDirectory.prepare(directory)
         lockDescriptor = try DataDirectory.lock(directory)
@@ -77,7 +78,6 @@ public final class Store {
         path = directory + "/milieu.db"
         do throws(StoreError) {
             snapshot = try Snapshot(path: path)
-            for file in [path, path + "-wal", path + "-shm"] { _ = chmod(file, 0o600) }
             try open()
         } catch {
             Glibc.close(lockDescriptor)
