@@ -129,7 +129,12 @@ public final class Store {
         var scan = try LogScan.read(directory: directory, logID: expectedLog, folded: folded)
         if let damage = scan.damage {
             let after = damage.lastGood ?? folded
-            let lost = "the \(damage.bytesAfter) bytes from byte \(damage.offset) on (versions after \(after)) cannot be read"
+            var lost = "the \(damage.bytesAfter) bytes from byte \(damage.offset) on (versions after \(after)) cannot be read"
+            if let newest = damage.wholeRecordsAfter.last, newest > after {
+                let count = damage.wholeRecordsAfter.count
+                let records = count == 1 ? "1 whole record follows" : "\(count) whole records follow"
+                lost += "; they hold versions \(after + 1)–\(newest) (\(records) the damage)"
+            }
             problems.append((damage.path, "\(damage.reason): \(lost)"))
         }
         if let first = problems.first, !options.recover {
