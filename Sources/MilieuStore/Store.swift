@@ -189,8 +189,8 @@ public final class Store {
         return Array(records[start...])
     }
 
-    /// Starts appending: the log's next record is version `nextVersion` (versions between
-    /// `lastVersion` and it were taken by the restore and changed nothing to keep).
+    /// Starts appending: the log's next record is version `nextVersion`, the one after
+    /// `lastVersion` (the restore takes no versions, SPEC §8.1).
     public func start(nextVersion: Int) throws(StoreError) {
         let log = ChangeLog(
             directory: directory, logID: logID, policy: options.fsync, segmentBytes: options.segmentBytes,

@@ -109,12 +109,3 @@ extension Graph {
         return writes
     }
 }
-
-extension Graph {
-    /// Continues the version counter after `last`, the last version a restarted daemon logged,
-    /// so that versions are never reused across restarts (SPEC §8.1). The restore's own
-    /// transactions take versions first; a graph already past `last` keeps its version.
-    public func continueVersions(after last: Version) {
-        if last > version { version = last }
-    }
-}
