@@ -10,10 +10,10 @@ enum Persistence {
     /// declaration has that member, and no type name has a dot.
     static let environmentKeyEntry = "environmentKey"
 
-    /// Registers the stored types, mounts the stored retained views, then writes the stored
-    /// values. Anything that no longer fits (a type renamed in the scene, say) is skipped and
-    /// logged. `last` is the last version logged: the restore takes no versions (SPEC §8.1),
-    /// and the graph is at `last` after it.
+    /// Registers the stored types, mounts the stored retained views, writes the stored values,
+    /// then gives each view and object the version it had. Anything that no longer fits (a type
+    /// renamed in the scene, say) is skipped and logged. `last` is the last version logged: the
+    /// restore takes no versions (SPEC §8.1), and the graph is at `last` after it.
     static func restore(_ state: StoredState, into graph: Graph, at last: Version, log: Logger) {
         var restored = (types: 0, views: 0, values: 0)
         for declaration in state.types {
@@ -43,6 +43,10 @@ enum Persistence {
             }
         }
         graph.continueVersions(after: last)
+        // Last: the transactions above gave what they touched the last version logged.
+        for entry in state.versions {
+            graph.restoreVersion(Version(entry.version), view: entry.view, variable: entry.name)
+        }
         log.info("restored \(restored.types) types, \(restored.views) retained views and \(restored.values) values")
     }
 
@@ -75,6 +79,7 @@ enum Persistence {
             case .value(let view, let name, let value): .value(view: view, name: name, value: value)
             case .view(let path, let declaration): .view(path: path, declaration: declaration)
             case .removeView(let path): .removeView(path: path)
+            case .version(let view, let name): .version(view: view, name: name)
             }
         }
         return store.stage(version: commit.version.rawValue, writes: writes, history: historyBytes(commit.changes, graph))

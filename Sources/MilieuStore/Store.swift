@@ -111,7 +111,7 @@ public final class Store {
                 folded = first.firstVersion - 1
             }
         } else {
-            for table in Snapshot.tables where !tables.contains(table) {
+            for table in Snapshot.tables(ofFormat: Int(format ?? "") ?? Snapshot.formatVersion) where !tables.contains(table) {
                 problems.append((path, "its table \(table) is missing (dropped?): what it held is lost"))
             }
             if let expectedLog, names.isEmpty {

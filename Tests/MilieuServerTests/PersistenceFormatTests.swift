@@ -6,8 +6,9 @@ import Testing
 @testable import MilieuStore
 
 /// A data directory an older milieud wrote — log format 1, whose record CRC leaves the length
-/// out — is read, continued in the new format, and its damage is told from a torn tail as the
-/// new format's is (SPEC §12.3).
+/// out, and a snapshot of format 2, which kept no versions of objects and views — is read and
+/// continued in the new formats, its damage is told from a torn tail as the new format's is,
+/// and a stale `ifVersion` stays stale (SPEC §8.1, §12.3).
 @Suite(.serialized) struct PersistenceFormatTests {
     private func u32(_ bytes: [UInt8], _ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
 
@@ -75,6 +76,38 @@ import Testing
         let again = try Daemon(arguments: ["--data-dir", data])
         defer { again.stop() }
         #expect(try again.connect().call("graph/get", ["path": "/App/Notes.text"]) == "next")
+    }
+
+    @Test func aSnapshotOfFormat2IsUpgradedAndAStaleIfVersionStaysStale() throws {
+        let data = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let daemon = try Daemon(arguments: ["--data-dir", data])
+        let client = try daemon.connect()
+        _ = try client.call("view/mount", ["parent": "/App", "name": "Doc", "retain": true, "state": ["text": ""]])
+        _ = try client.call("graph/set", ["path": "/App/Doc.text", "value": "draft"])
+        let read = try #require(try client.call("graph/get", ["path": "/App/Doc"])["version"]?.intValue)
+        for n in 1...5 { _ = try client.call("graph/set", ["path": "/App/Doc.text", "value": .string("edit \(n)")]) }
+        daemon.stop()
+        for file in try logFiles(data) { try rewriteInFormat1(file) }
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        sqlite.arguments = ["\(data)/milieu.db", "DROP TABLE versions; UPDATE meta SET value = '2' WHERE key = 'format'"]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+
+        var upgraded = try Daemon(arguments: ["--data-dir", data])
+        var again = try upgraded.connect()
+        let conflict = try again.failure("graph/set", ["path": "/App/Doc.text", "value": "stale", "ifVersion": .int(read)])
+        #expect(conflict["data"]?["kind"] == "VersionConflict", "\(conflict.jsonText)")
+        let version = try again.call("graph/get", ["path": "/App/Doc"])["version"]
+        _ = try again.call("graph/set", ["path": "theme.colorScheme", "value": "dark"])
+        upgraded.stop()
+        // The version the upgrade gave is kept from then on, as any other.
+        upgraded = try Daemon(arguments: ["--data-dir", data])
+        defer { upgraded.stop() }
+        again = try upgraded.connect()
+        #expect(try again.call("graph/get", ["path": "/App/Doc"])["version"] == version)
+        #expect(try again.call("graph/get", ["path": "/App/Doc.text"]) == "edit 5")
     }
 
     @Test func aDamagedLengthInALogOfFormat1BeforeWholeRecordsIsDamage() throws {
