@@ -10,9 +10,11 @@ enum Persistence {
     /// declaration has that member, and no type name has a dot.
     static let environmentKeyEntry = "environmentKey"
 
-    /// Registers the stored types, mounts the stored retained views, then writes the stored
-    /// values. Anything that no longer fits (a type renamed in the scene, say) is skipped and logged.
-    static func restore(_ state: StoredState, into graph: Graph, log: Logger) {
+    /// Registers the stored types, mounts the stored retained views, writes the stored values,
+    /// then gives each view and object the version it had. Anything that no longer fits (a type
+    /// renamed in the scene, say) is skipped and logged. `last` is the last version logged: the
+    /// restore takes no versions (SPEC §8.1), and the graph is at `last` after it.
+    static func restore(_ state: StoredState, into graph: Graph, at last: Version, log: Logger) {
         var restored = (types: 0, views: 0, values: 0)
         for declaration in state.types {
             do {
@@ -26,34 +28,40 @@ enum Persistence {
                 log.warning("not restoring a stored type: \(error)")
             }
         }
-        // In transactions of up to 1000, as clients mount many views: the restore takes few
-        // versions and little time. A chunk that fails is tried one by one, to skip what no
-        // longer fits and keep the rest.
+        // In transactions of up to 1000, as clients mount many views: little time, and a chunk
+        // that fails is tried one by one, to skip what no longer fits and keep the rest.
         for chunk in state.views.chunked(by: restoreChunk) {
-            restored.views += apply(chunk.map { .mount(declaration: $0.declaration, owner: nil) }, to: graph) { index, error in
+            let operations = chunk.map { Operation.mount(declaration: $0.declaration, owner: nil) }
+            restored.views += apply(operations, to: graph, at: last) { index, error in
                 log.warning("not restoring the retained view \(chunk[chunk.startIndex + index].path): \(error)")
             }
         }
         for chunk in state.values.chunked(by: restoreChunk) {
-            restored.values += apply(chunk.map { .set(path: $0.keyPath, value: $0.value, ifVersion: nil) }, to: graph) { index, error in
+            let operations = chunk.map { Operation.set(path: $0.keyPath, value: $0.value, ifVersion: nil) }
+            restored.values += apply(operations, to: graph, at: last) { index, error in
                 log.warning("not restoring \(chunk[chunk.startIndex + index].keyPath): \(error.kind)")
             }
+        }
+        graph.continueVersions(after: last)
+        // Last: the transactions above gave what they touched the last version logged.
+        for entry in state.versions {
+            graph.restoreVersion(Version(entry.version), view: entry.view, variable: entry.name)
         }
         log.info("restored \(restored.types) types, \(restored.views) retained views and \(restored.values) values")
     }
 
     static let restoreChunk = 1000
 
-    /// Applies `operations` in one transaction, or, if that fails, each alone; returns how many
-    /// were applied and reports each that failed.
+    /// Applies `operations` in one transaction of the restore, or, if that fails, each alone;
+    /// returns how many were applied and reports each that failed.
     private static func apply(
-        _ operations: [Operation], to graph: Graph, failed: (Int, EngineError) -> Void
+        _ operations: [Operation], to graph: Graph, at last: Version, failed: (Int, EngineError) -> Void
     ) -> Int {
-        if (try? graph.apply(operations)) != nil { return operations.count }
+        if (try? graph.applyRestored(operations, at: last)) != nil { return operations.count }
         var applied = 0
         for (index, operation) in operations.enumerated() {
             do {
-                _ = try graph.apply([operation])
+                try graph.applyRestored([operation], at: last)
                 applied += 1
             } catch {
                 failed(index, error)
@@ -71,6 +79,7 @@ enum Persistence {
             case .value(let view, let name, let value): .value(view: view, name: name, value: value)
             case .view(let path, let declaration): .view(path: path, declaration: declaration)
             case .removeView(let path): .removeView(path: path)
+            case .version(let view, let name): .version(view: view, name: name)
             }
         }
         return store.stage(version: commit.version.rawValue, writes: writes, history: historyBytes(commit.changes, graph))

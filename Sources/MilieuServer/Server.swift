@@ -65,8 +65,7 @@ public final class Server: ConnectionHandler {
             options.retainedBytes = configuration.historyBytes
             let store = try Store(directory: directory, options: options)
             for notice in store.notices { log.warning(notice) }
-            Persistence.restore(store.state, into: graph, log: log)
-            graph.continueVersions(after: Version(store.lastVersion))
+            Persistence.restore(store.state, into: graph, at: Version(store.lastVersion), log: log)
             for record in store.history where record.version <= graph.version.rawValue {
                 guard let commit = Persistence.commit(version: record.version, historyBytes: record.history, graph) else { break }
                 history.append(commit, size: record.size)

@@ -41,10 +41,15 @@ final class ChangeLog {
     /// Appends to the newest segment when it holds nothing yet and starts at `nextVersion`,
     /// else starts a new segment there.
     func open(nextVersion: Int) throws(StoreError) {
-        if let last = segments.last, last.lastVersion == nil, last.firstVersion == nextVersion {
+        if let last = segments.last, last.lastVersion == nil, last.firstVersion == nextVersion, last.format == LogFormat.format {
             descriptor = try Self.openFile(last.path, flags: O_WRONLY | O_APPEND)
             syncer?.follow(descriptor)
         } else {
+            if let last = segments.last, last.lastVersion == nil, last.firstVersion == nextVersion {
+                // An empty file of an older format where the new one must start: it holds nothing.
+                unlink(last.path)
+                segments.removeLast()
+            }
             try startSegment(firstVersion: nextVersion)
         }
         syncer?.start()

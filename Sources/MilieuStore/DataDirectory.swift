@@ -3,9 +3,11 @@ import Glibc
 #endif
 
 /// The data directory: created 0700 where missing, the user's own (not another uid's, nor
-/// reached through another uid's symlink), and held by one daemon at a time.
+/// reached through another uid's symlink), private with every file milieud keeps in it, and
+/// held by one daemon at a time.
 enum DataDirectory {
-    /// Creates `directory` and its parents where missing and checks who owns it.
+    /// Creates `directory` and its parents where missing, checks who owns it, and makes it and
+    /// the files milieud keeps in it private (`makePrivate`).
     static func prepare(_ directory: String) throws(StoreError) {
         var components: [String] = []
         for part in directory.split(separator: "/") {
@@ -32,6 +34,49 @@ enum DataDirectory {
             throw StoreError(
                 path: directory,
                 "belongs to uid \(target.st_uid), not to uid \(uid); milieud keeps its state only in a directory of its own user (choose another --data-dir)"
+            )
+        }
+        try makePrivate(directory, mode: target.st_mode)
+    }
+
+    /// Whether milieud keeps a file of this name in its data directory.
+    static func owns(_ name: String) -> Bool {
+        ["milieu.db", "milieu.db-wal", "milieu.db-shm", "milieu.lock"].contains(name) || LogFormat.firstVersion(fileName: name) != nil
+    }
+
+    /// Takes group and other access off the directory (0700) and off every file milieud keeps
+    /// in it (0600), before any is opened: a directory copied back under umask 022 (0755, its
+    /// files 0644) would otherwise let any local user read the log's values. SQLite gives a new
+    /// `-wal` and `-shm` the database's mode, so the database is tightened first. A file that
+    /// cannot be tightened (another uid's) refuses the start, naming the fix.
+    private static func makePrivate(_ directory: String, mode: mode_t) throws(StoreError) {
+        if mode & 0o077 != 0, chmod(directory, 0o700) != 0 {
+            throw StoreError(
+                path: directory,
+                "is open to other users (mode \(String(mode & 0o777, radix: 8))) and cannot be made private: \(String(cString: strerror(errno))); run chmod 700 \(directory)"
+            )
+        }
+        guard let handle = opendir(directory) else {
+            throw StoreError(path: directory, "cannot list the data directory: \(String(cString: strerror(errno)))")
+        }
+        defer { closedir(handle) }
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard owns(name) else { continue }
+            try makePrivate(file: directory + "/" + name)
+        }
+    }
+
+    private static func makePrivate(file path: String) throws(StoreError) {
+        // lstat, not stat: a symbolic link's target is not milieud's file. The directory is the
+        // user's and private by now, so no one else can swap the file between the two calls.
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_mode & 0o077 != 0 else { return }
+        guard chmod(path, 0o600) == 0 else {
+            let code = errno
+            throw StoreError(
+                path: path,
+                "is open to other users (mode \(String(status.st_mode & 0o777, radix: 8)), uid \(status.st_uid)) and cannot be made private: \(String(cString: strerror(code))); run chmod 600 \(path) as its owner, or move it away"
             )
         }
     }

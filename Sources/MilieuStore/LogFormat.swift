@@ -3,16 +3,23 @@ import MilieuJSON
 
 /// The bytes of `milieu-<first version>.log`, the change log's segment files (SPEC §12.3):
 /// a 32-byte header — magic `MILIEULG`, format (u32), 4 zero bytes, the log id (u64) and the
-/// first version the file holds (u64) — then records `[length u32][crc32c u32][version u64]
-/// [payload]`, little-endian. The CRC covers the version and the payload; the payload is
-/// `[u32 n][n bytes of the writes as JSON][the server's history bytes]`.
+/// first version the file holds (u64) — then records, little-endian. Format 2, written now:
+/// `[length u32][header crc32c u32][version u64][payload crc32c u32][payload]`, the header CRC
+/// covering the length, the version and the payload CRC, so that a damaged length is known
+/// for damage and never trusted to find the next record. Format 1, still read:
+/// `[length u32][crc32c u32][version u64][payload]`, the CRC covering the version and the
+/// payload only. The payload is `[u32 n][n bytes of the writes as JSON][the server's history bytes]`.
 enum LogFormat {
     static let magic = Array("MILIEULG".utf8)
-    static let format: UInt32 = 1
+    /// The format this build writes.
+    static let format: UInt32 = 2
     static let headerSize = 32
-    static let recordHeaderSize = 16
     /// A record larger than this is damage, not a record: no turn writes 1 GiB.
     static let maxPayload = 1 << 30
+
+    /// The size of a record's header in `format`; the length is its first u32 and the version
+    /// the u64 at byte 8 in both.
+    static func recordHeaderSize(_ format: UInt32) -> Int { format == 1 ? 16 : 20 }
 
     static func fileName(firstVersion: Int) -> String {
         let digits = String(firstVersion)
@@ -34,20 +41,64 @@ enum LogFormat {
         return bytes
     }
 
-    /// Appends one framed record to `buffer`.
+    /// Appends one framed record to `buffer`, in this build's format.
     static func appendRecord(version: Int, writes: [StoredWrite], history: [UInt8], to buffer: inout [UInt8]) {
         var json = JSONWriter()
         StoredWrite.encode(writes, into: &json)
         let start = buffer.count
+        let size = recordHeaderSize(format)
         buffer.append(contentsOf: repeatElement(0, count: 8))
         append(UInt64(version), to: &buffer)
+        append(UInt32(0), to: &buffer)
         append(UInt32(json.count), to: &buffer)
         buffer.append(contentsOf: json.bytes)
         buffer.append(contentsOf: history)
-        let length = buffer.count - start - recordHeaderSize
-        let crc = buffer.withUnsafeBytes { milieu_crc32c(0, $0.baseAddress! + start + 8, length + 8) }
+        let length = buffer.count - start - size
         store(UInt32(length), in: &buffer, at: start)
-        store(crc, in: &buffer, at: start + 4)
+        store(crc(buffer, from: start + size, count: length), in: &buffer, at: start + 16)
+        store(headerCRC(buffer, at: start), in: &buffer, at: start + 4)
+    }
+
+    /// What lies at a record's place in a segment of `format`.
+    enum RecordCheck {
+        /// A whole record, its checksums right.
+        case whole(version: Int, payload: Range<Int>)
+        /// The file ends inside the record: its header, or the payload its length gives.
+        case cut
+        /// Its header is wrong (format 2: it fails its CRC; format 1: a length no record has):
+        /// its length cannot be trusted to find where it ends.
+        case badHeader
+        /// Its header is right but its payload fails its CRC.
+        case badPayload
+    }
+
+    static func check(_ bytes: [UInt8], at offset: Int, format: UInt32) -> RecordCheck {
+        let size = recordHeaderSize(format)
+        let remaining = bytes.count - offset
+        guard remaining >= size else { return .cut }
+        let length = Int(load(UInt32.self, bytes, at: offset))
+        if format == 1 {
+            guard length <= maxPayload else { return .badHeader }
+            guard length <= remaining - size else { return .cut }
+            let stored = load(UInt32.self, bytes, at: offset + 4)
+            guard crc(bytes, from: offset + 8, count: length + 8) == stored else { return .badPayload }
+        } else {
+            guard headerCRC(bytes, at: offset) == load(UInt32.self, bytes, at: offset + 4), length <= maxPayload else {
+                return .badHeader
+            }
+            guard length <= remaining - size else { return .cut }
+            guard crc(bytes, from: offset + size, count: length) == load(UInt32.self, bytes, at: offset + 16) else {
+                return .badPayload
+            }
+        }
+        return .whole(version: Int(load(UInt64.self, bytes, at: offset + 8)), payload: (offset + size)..<(offset + size + length))
+    }
+
+    /// Format 2's header CRC: over the length, the version and the payload CRC.
+    private static func headerCRC(_ bytes: [UInt8], at offset: Int) -> UInt32 {
+        bytes.withUnsafeBytes { raw in
+            milieu_crc32c(milieu_crc32c(0, raw.baseAddress! + offset, 4), raw.baseAddress! + offset + 8, 12)
+        }
     }
 
     static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {

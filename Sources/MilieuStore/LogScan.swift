@@ -9,6 +9,8 @@ struct Segment {
     /// The last version it holds; nil while it holds none.
     var lastVersion: Int?
     var size: Int
+    /// Its log format (`LogFormat`): records are only appended to a file of this build's.
+    var format = LogFormat.format
 }
 
 /// One record read back from the log.
@@ -31,6 +33,8 @@ struct LogDamage {
     let lastGood: Int?
     /// Bytes from the damage to the end of the log, all files after it included.
     var bytesAfter: Int
+    /// The whole records among those bytes (what `--recover` drops with them), and their newest version.
+    var wholeRecordsAfter: (count: Int, last: Int?) = (0, nil)
 }
 
 /// What start-up read of the change log: its files, its records, and a torn tail or the first damage.
@@ -79,6 +83,8 @@ struct LogScan {
                 }
             } else if Array(bytes[0..<8]) != LogFormat.magic {
                 found = damage(0, "it is not a milieu log (no MILIEULG header)")
+            } else if LogFormat.load(UInt32.self, bytes, at: 8) == 0 {
+                found = damage(0, "its header names log format 0, which no milieud writes")
             } else if LogFormat.load(UInt32.self, bytes, at: 8) > LogFormat.format {
                 found = damage(0, "it was written by a newer milieud (log format \(LogFormat.load(UInt32.self, bytes, at: 8)))")
             } else if let logID, LogFormat.load(UInt64.self, bytes, at: 16) != logID {
@@ -87,29 +93,41 @@ struct LogScan {
             } else if LogFormat.load(UInt64.self, bytes, at: 24) != UInt64(entry.firstVersion) {
                 found = damage(0, "its header names first version \(LogFormat.load(UInt64.self, bytes, at: 24)), not its file name's")
             } else {
+                let format = LogFormat.load(UInt32.self, bytes, at: 8)
+                segment.format = format
                 var offset = LogFormat.headerSize
-                while offset < bytes.count, found == nil {
-                    let remaining = bytes.count - offset
-                    let length = remaining >= 4 ? Int(LogFormat.load(UInt32.self, bytes, at: offset)) : 0
-                    let runsToEnd = remaining < LogFormat.recordHeaderSize || length > remaining - LogFormat.recordHeaderSize
-                    if runsToEnd || length > LogFormat.maxPayload {
-                        if isLast && length <= LogFormat.maxPayload {
-                            scan.torn = (path, offset, remaining)
-                            break
+                records: while offset < bytes.count, found == nil {
+                    let version: Int
+                    let payload: Range<Int>
+                    switch LogFormat.check(bytes, at: offset, format: format) {
+                    case .whole(let v, let range): (version, payload) = (v, range)
+                    case let problem:
+                        // What a crash mid-write leaves is the last file's last record cut or
+                        // unreadable: no whole record after it. Whole records after bad bytes
+                        // mean the bad bytes are damage, whatever they look like.
+                        var followers = Self.wholeRecords(
+                            bytes, after: offset, format: format, following: previous ?? entry.firstVersion - 1)
+                        if isLast && followers.count == 0 {
+                            scan.torn = (path, offset, bytes.count - offset)
+                            break records
                         }
-                        found = damage(offset, "a record at byte \(offset) is cut short")
-                        break
-                    }
-                    let end = offset + LogFormat.recordHeaderSize + length
-                    if LogFormat.crc(bytes, from: offset + 8, count: length + 8) != LogFormat.load(UInt32.self, bytes, at: offset + 4) {
-                        if isLast && end == bytes.count {
-                            scan.torn = (path, offset, remaining)
-                            break
+                        for later in names.dropFirst(index + 1) {
+                            let more = Self.wholeRecords(inFile: directory + "/" + later.name)
+                            followers = (followers.count + more.count, [followers.last, more.last].compactMap { $0 }.max())
                         }
-                        found = damage(offset, "the record at byte \(offset) fails its checksum")
-                        break
+                        let what =
+                            switch problem {
+                            case .cut: "a record at byte \(offset) is cut short"
+                            case .badHeader where format == 1: "a record at byte \(offset) has a length no record has"
+                            case .badHeader: "the record at byte \(offset) fails its header checksum"
+                            default: "the record at byte \(offset) fails its checksum"
+                            }
+                        var damage = damage(offset, what)
+                        damage.wholeRecordsAfter = followers
+                        found = damage
+                        break records
                     }
-                    let version = Int(LogFormat.load(UInt64.self, bytes, at: offset + 8))
+                    let end = payload.upperBound
                     if segment.lastVersion == nil && version != entry.firstVersion {
                         found = damage(offset, "its first record is version \(version), not \(entry.firstVersion)")
                     } else if let previous, version <= previous {
@@ -118,19 +136,18 @@ struct LogScan {
                         let from = max(previous ?? folded, folded) + 1
                         found = damage(offset, "versions \(from)–\(version - 1) are missing before version \(version)")
                     }
-                    let writesLength = length >= 4 ? Int(LogFormat.load(UInt32.self, bytes, at: offset + 16)) : Int.max
+                    let writesLength = payload.count >= 4 ? Int(LogFormat.load(UInt32.self, bytes, at: payload.lowerBound)) : Int.max
                     guard found == nil else { break }
+                    let writesEnd = payload.lowerBound + 4 + writesLength
                     // The snapshot holds the writes of folded versions already: only later ones are read.
-                    guard writesLength <= length - 4,
-                        let writes = version <= folded ? [] : StoredWrite.decode(bytes[(offset + 20)..<(offset + 20 + writesLength)])
+                    guard writesLength <= payload.count - 4,
+                        let writes = version <= folded ? [] : StoredWrite.decode(bytes[(payload.lowerBound + 4)..<writesEnd])
                     else {
                         found = damage(offset, "the record of version \(version) does not read")
                         break
                     }
                     scan.records.append(
-                        LogRecord(
-                            version: version, writes: writes, history: Array(bytes[(offset + 20 + writesLength)..<end]),
-                            size: end - offset))
+                        LogRecord(version: version, writes: writes, history: Array(bytes[writesEnd..<end]), size: end - offset))
                     previous = version
                     segment.lastVersion = version
                     offset = end
@@ -148,6 +165,53 @@ struct LogScan {
             scan.segments.append(segment)
         }
         return scan
+    }
+
+    /// The whole records after the bad bytes at `offset`: how many, and the newest version among
+    /// them. Once a header is damaged its length cannot say where the next record starts, so
+    /// every later byte is tried. A false match needs a 32-bit header CRC to come out right
+    /// (format 2), or a version that can follow `previous` — no further on than one per header's
+    /// worth of bytes — and then a CRC over the length it gives (format 1).
+    static func wholeRecords(
+        _ bytes: [UInt8], after offset: Int, format: UInt32, following previous: Int
+    ) -> (count: Int, last: Int?) {
+        let size = LogFormat.recordHeaderSize(format)
+        let newest = UInt64(max(previous, 0) + (bytes.count - offset) / size + 1)
+        var found = (count: 0, last: Int?.none)
+        var position = offset + 1
+        while position + size <= bytes.count {
+            if format == 1 {
+                let version = LogFormat.load(UInt64.self, bytes, at: position + 8)
+                guard version > UInt64(max(previous, 0)), version <= newest else {
+                    position += 1
+                    continue
+                }
+            }
+            guard case .whole(let version, let payload) = LogFormat.check(bytes, at: position, format: format) else {
+                position += 1
+                continue
+            }
+            found = (found.count + 1, max(found.last ?? version, version))
+            position = payload.upperBound
+            // Records that follow one another need no search.
+            while case .whole(let next, let range) = LogFormat.check(bytes, at: position, format: format) {
+                found = (found.count + 1, max(found.last ?? next, next))
+                position = range.upperBound
+            }
+            position += 1
+        }
+        return found
+    }
+
+    /// The whole records of a later segment file, for what damage before it would drop.
+    static func wholeRecords(inFile path: String) -> (count: Int, last: Int?) {
+        guard let bytes = try? readAll(path), bytes.count >= LogFormat.headerSize, Array(bytes[0..<8]) == LogFormat.magic else {
+            return (0, nil)
+        }
+        let format = LogFormat.load(UInt32.self, bytes, at: 8)
+        guard format >= 1, format <= LogFormat.format else { return (0, nil) }
+        let first = Int(truncatingIfNeeded: LogFormat.load(UInt64.self, bytes, at: 24))
+        return wholeRecords(bytes, after: LogFormat.headerSize - 1, format: format, following: first - 1)
     }
 
     static func readAll(_ path: String) throws(StoreError) -> [UInt8] {

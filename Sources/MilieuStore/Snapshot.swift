@@ -13,6 +13,9 @@ public struct StoredState: Sendable {
     public var views: [(path: String, declaration: JSON)] = []
     /// Durable values: a key path (`/App.login.email`, `/App/Form.toggle`) and its value.
     public var values: [(keyPath: String, value: JSON)] = []
+    /// The version of each durable view (`name` empty) and of each object a variable `name` of
+    /// one owns, where it changed after the scene loaded: what it had when the daemon stopped.
+    public var versions: [(view: String, name: String, version: Int)] = []
 }
 
 /// The compacted state in SQLite (`milieu.db`, WAL): the tables users can open with `sqlite3`,
@@ -20,8 +23,13 @@ public struct StoredState: Sendable {
 /// thread that has it uses it: the opening thread, then the fold thread (hence unchecked Sendable).
 final class Snapshot: @unchecked Sendable {
     /// The format this build writes; a database from a newer one is refused rather than misread.
-    static let formatVersion = 2
-    static let tables = ["types", "views", "vals"]
+    /// Format 3 added `versions`; a database of format 2 is given it when opened (`prepare`).
+    static let formatVersion = 3
+
+    /// The tables a database of `format` has.
+    static func tables(ofFormat format: Int) -> [String] {
+        format >= 3 ? ["types", "views", "vals", "versions"] : ["types", "views", "vals"]
+    }
 
     let path: String
     private var db: OpaquePointer?
@@ -69,8 +77,11 @@ final class Snapshot: @unchecked Sendable {
     }
 
     /// Refuses a database of a newer format; creates what is missing (a new database, or the
-    /// tables `--recover` brings back) and writes this format.
+    /// tables `--recover` brings back) and writes this format. A database of format 2 kept no
+    /// versions: each view and each value's view or object it holds is given the version folded
+    /// through, later than any it had, so that an `ifVersion` read before stays stale.
     func prepare() throws(StoreError) {
+        var upgraded = false
         if let stored = try meta("format") {
             guard let version = Int(stored), version <= Self.formatVersion else {
                 throw StoreError(
@@ -78,13 +89,24 @@ final class Snapshot: @unchecked Sendable {
                     "the database was written by a newer milieud (format \(stored), this one reads \(Self.formatVersion)); "
                         + "use that version, or another --data-dir")
             }
+            upgraded = version < 3
         }
+        let folded = Int(try meta("folded") ?? "0") ?? 0
         try execute("BEGIN")
         try execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         try execute("CREATE TABLE IF NOT EXISTS types (name TEXT PRIMARY KEY, declaration TEXT NOT NULL, seq INTEGER NOT NULL)")
         try execute("CREATE TABLE IF NOT EXISTS views (path TEXT PRIMARY KEY, declaration TEXT NOT NULL, seq INTEGER NOT NULL)")
         try execute(
             "CREATE TABLE IF NOT EXISTS vals (view TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (view, name))")
+        try execute(
+            "CREATE TABLE IF NOT EXISTS versions (view TEXT NOT NULL, name TEXT NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (view, name)) WITHOUT ROWID"
+        )
+        if upgraded {
+            try execute("INSERT OR IGNORE INTO versions SELECT path, '', \(folded) FROM views")
+            try execute(
+                "INSERT OR IGNORE INTO versions SELECT DISTINCT view, CASE WHEN instr(name, '.') > 0 "
+                    + "THEN substr(name, 1, instr(name, '.') - 1) ELSE '' END, \(folded) FROM vals")
+        }
         try execute("INSERT OR REPLACE INTO meta VALUES ('format', '\(Self.formatVersion)')")
         try execute("COMMIT")
         nextTypeSeq = Int(try query("SELECT COALESCE(MAX(seq), 0) + 1 FROM types").first?.first ?? "1") ?? 1
@@ -111,21 +133,38 @@ final class Snapshot: @unchecked Sendable {
                 // kinds, only the last value of each key is written.
                 var values: [ValueKey: JSON] = [:]
                 var order: [ValueKey] = []
+                // And of the versions: a view's (name empty) or the object's its variable owns.
+                var versions: [ValueKey: Int] = [:]
+                var versionOrder: [ValueKey] = []
+                func stamp(_ key: ValueKey, _ version: Int) {
+                    if versions.updateValue(version, forKey: key) == nil { versionOrder.append(key) }
+                }
                 func flush() throws(StoreError) {
                     for key in order {
                         try run("INSERT OR REPLACE INTO vals VALUES (?1, ?2, ?3)", [key.view, key.name, values[key]!.jsonText])
                     }
+                    for key in versionOrder {
+                        try run("INSERT OR REPLACE INTO versions VALUES (?1, ?2, ?3)", [key.view, key.name, String(versions[key]!)])
+                    }
                     values.removeAll(keepingCapacity: true)
                     order.removeAll(keepingCapacity: true)
+                    versions.removeAll(keepingCapacity: true)
+                    versionOrder.removeAll(keepingCapacity: true)
                 }
                 for record in records where record.version > folded {
                     for write in record.writes {
-                        if case .value(let view, let name, let value) = write {
+                        switch write {
+                        case .value(let view, let name, let value):
                             let key = ValueKey(view: view, name: name)
                             if values.updateValue(value, forKey: key) == nil { order.append(key) }
-                        } else {
+                            // `var` is a @State of the view; `var.property` a property of the object `var` owns.
+                            let holder = name.firstIndex(of: ".").map { String(name[..<$0]) } ?? ""
+                            stamp(ValueKey(view: view, name: holder), record.version)
+                        case .version(let view, let name):
+                            stamp(ValueKey(view: view, name: name), record.version)
+                        case .type, .view, .removeView:
                             try flush()
-                            try apply(write)
+                            try apply(write, at: record.version)
                         }
                     }
                     last = record.version
@@ -145,7 +184,9 @@ final class Snapshot: @unchecked Sendable {
         let name: String
     }
 
-    private func apply(_ write: StoredWrite) throws(StoreError) {
+    /// Applies one write of the record of `version` (`fold` gathers values and versions and
+    /// writes only the last of each key).
+    private func apply(_ write: StoredWrite, at version: Int) throws(StoreError) {
         switch write {
         case .type(let name, let declaration):
             try run(
@@ -157,11 +198,17 @@ final class Snapshot: @unchecked Sendable {
                 "INSERT INTO views VALUES (?1, ?2, ?3) ON CONFLICT(path) DO UPDATE SET declaration = excluded.declaration",
                 [path, declaration.jsonText, String(nextViewSeq)])
             nextViewSeq += 1
+            // A view mounted again is a new identity: the versions of the last one go.
+            try run("DELETE FROM versions WHERE view = ?1", [path])
+            try run("INSERT INTO versions VALUES (?1, '', ?2)", [path, String(version)])
         case .value(let view, let name, let value):
             try run("INSERT OR REPLACE INTO vals VALUES (?1, ?2, ?3)", [view, name, value.jsonText])
         case .removeView(let path):
             try run("DELETE FROM views WHERE path = ?1", [path])
             try run("DELETE FROM vals WHERE view = ?1", [path])
+            try run("DELETE FROM versions WHERE view = ?1", [path])
+        case .version(let view, let name):
+            try run("INSERT OR REPLACE INTO versions VALUES (?1, ?2, ?3)", [view, name, String(version)])
         }
     }
 
@@ -183,6 +230,10 @@ final class Snapshot: @unchecked Sendable {
         }
         for row in try query("SELECT view, name, value FROM vals ORDER BY view, name") {
             state.values.append(("\(row[0]).\(row[1])", try parse(row[2])))
+        }
+        // As many rows as views and objects: read in place, without a row of strings each.
+        try forEachRow("SELECT view, name, version FROM versions") { statement in
+            state.versions.append((text(statement, 0), text(statement, 1), Int(sqlite3_column_int64(statement, 2))))
         }
         return state
     }
@@ -247,6 +298,22 @@ final class Snapshot: @unchecked Sendable {
                     sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""
                 })
         }
+    }
+
+    /// Steps through `sql`'s rows, handing each to `body` as the statement positioned on it.
+    private func forEachRow(_ sql: String, _ body: (OpaquePointer) -> Void) throws(StoreError) {
+        let statement = try prepared(sql)
+        defer { sqlite3_reset(statement) }
+        while true {
+            let step = sqlite3_step(statement)
+            if step == SQLITE_DONE { return }
+            guard step == SQLITE_ROW else { throw StoreError(path: path, lastError) }
+            body(statement)
+        }
+    }
+
+    private func text(_ statement: OpaquePointer, _ column: Int32) -> String {
+        sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""
     }
 
     /// SQLite copies each argument (SQLITE_TRANSIENT), so the Swift strings need not outlive the call.

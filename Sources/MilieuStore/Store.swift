@@ -67,8 +67,9 @@ public final class Store {
         var records: [(version: Int, writes: [StoredWrite])]
     }
 
-    /// Opens the store in `directory`, creating the directory (0700) and its parents if needed;
-    /// refuses a directory of another user, and one another daemon holds (SPEC §12.3).
+    /// Opens the store in `directory`, creating the directory (0700) and its parents if needed
+    /// and making it and its files private; refuses a directory of another user, and one
+    /// another daemon holds (SPEC §12.3).
     public init(directory: String, options: StoreOptions) throws(StoreError) {
         try DataDirectory.prepare(directory)
         lockDescriptor = try DataDirectory.lock(directory)
@@ -77,7 +78,6 @@ public final class Store {
         path = directory + "/milieu.db"
         do throws(StoreError) {
             snapshot = try Snapshot(path: path)
-            for file in [path, path + "-wal", path + "-shm"] { _ = chmod(file, 0o600) }
             try open()
         } catch {
             Glibc.close(lockDescriptor)
@@ -111,7 +111,7 @@ public final class Store {
                 folded = first.firstVersion - 1
             }
         } else {
-            for table in Snapshot.tables where !tables.contains(table) {
+            for table in Snapshot.tables(ofFormat: Int(format ?? "") ?? Snapshot.formatVersion) where !tables.contains(table) {
                 problems.append((path, "its table \(table) is missing (dropped?): what it held is lost"))
             }
             if let expectedLog, names.isEmpty {
@@ -129,7 +129,12 @@ public final class Store {
         var scan = try LogScan.read(directory: directory, logID: expectedLog, folded: folded)
         if let damage = scan.damage {
             let after = damage.lastGood ?? folded
-            let lost = "the \(damage.bytesAfter) bytes from byte \(damage.offset) on (versions after \(after)) cannot be read"
+            var lost = "the \(damage.bytesAfter) bytes from byte \(damage.offset) on (versions after \(after)) cannot be read"
+            if let newest = damage.wholeRecordsAfter.last, newest > after {
+                let count = damage.wholeRecordsAfter.count
+                let records = count == 1 ? "1 whole record follows" : "\(count) whole records follow"
+                lost += "; they hold versions \(after + 1)–\(newest) (\(records) the damage)"
+            }
             problems.append((damage.path, "\(damage.reason): \(lost)"))
         }
         if let first = problems.first, !options.recover {
@@ -184,8 +189,8 @@ public final class Store {
         return Array(records[start...])
     }
 
-    /// Starts appending: the log's next record is version `nextVersion` (versions between
-    /// `lastVersion` and it were taken by the restore and changed nothing to keep).
+    /// Starts appending: the log's next record is version `nextVersion`, the one after
+    /// `lastVersion` (the restore takes no versions, SPEC §8.1).
     public func start(nextVersion: Int) throws(StoreError) {
         let log = ChangeLog(
             directory: directory, logID: logID, policy: options.fsync, segmentBytes: options.segmentBytes,

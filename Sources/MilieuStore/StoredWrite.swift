@@ -8,12 +8,15 @@ public enum StoredWrite: Sendable, Equatable {
     case view(path: String, declaration: JSON)
     /// A durable value of a view: `name` is `var` or `var.property`.
     case value(view: String, name: String, value: JSON)
-    /// The view went: its declaration and its values are forgotten.
+    /// The view went: its declaration, its values and its versions are forgotten.
     case removeView(path: String)
+    /// The view (`name` empty) or the object its variable `name` owns changed at this record's
+    /// version, where no `value` or `view` write says so.
+    case version(view: String, name: String)
 }
 
 extension StoredWrite {
-    /// `[["t",name,decl],["v",path,decl],["s",view,name,value],["r",path]]`: JSON, so that a
+    /// `[["t",name,decl],["v",path,decl],["s",view,name,value],["r",path],["c",view,name]]`: JSON, so that a
     /// record is as readable as the snapshot's rows.
     static func encode(_ writes: [StoredWrite], into writer: inout JSONWriter) {
         writer.writeRaw(UInt8(ascii: "["))
@@ -40,6 +43,11 @@ extension StoredWrite {
             case .removeView(let path):
                 writer.writeRaw(#"["r","#)
                 writer.writeString(path)
+            case .version(let view, let name):
+                writer.writeRaw(#"["c","#)
+                writer.writeString(view)
+                writer.writeRaw(UInt8(ascii: ","))
+                writer.writeString(name)
             }
             writer.writeRaw(UInt8(ascii: "]"))
         }
@@ -68,6 +76,9 @@ extension StoredWrite {
             case ("r", 2):
                 guard let path = fields[1].stringValue else { return nil }
                 writes.append(.removeView(path: path))
+            case ("c", 3):
+                guard let view = fields[1].stringValue, let name = fields[2].stringValue else { return nil }
+                writes.append(.version(view: view, name: name))
             default: return nil
             }
         }

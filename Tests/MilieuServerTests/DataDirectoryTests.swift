@@ -45,6 +45,31 @@ import Glibc
         #expect(mode("\(data)/milieu.db") == 0o600)
     }
 
+    @Test func aDataDirectoryCopiedBackWithLooseModesIsMadePrivateAtStart() throws {
+        let data = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        var daemon = try Daemon(arguments: ["--data-dir", data])
+        _ = try daemon.connect().call("graph/set", ["path": "login.email", "value": "kim@example.com"])
+        daemon.stop()
+        // As `cp -r` under umask 022 leaves a copy: the directory 0755, every file 0644.
+        let files = try FileManager.default.contentsOfDirectory(atPath: data)
+        #expect(files.contains { $0.hasPrefix("milieu-") && $0.hasSuffix(".log") } && files.contains("milieu.lock"), "\(files)")
+        chmod(data, 0o755)
+        for file in files { chmod("\(data)/\(file)", 0o644) }
+        let mine = "\(data)/notes.txt"
+        try Data("not milieud's".utf8).write(to: URL(fileURLWithPath: mine))
+        chmod(mine, 0o644)
+
+        daemon = try Daemon(arguments: ["--data-dir", data])
+        defer { daemon.stop() }
+        _ = try daemon.connect().call("initialize")
+        #expect(mode(data) == 0o700)
+        for file in try FileManager.default.contentsOfDirectory(atPath: data) where file != "notes.txt" {
+            #expect(mode("\(data)/\(file)") == 0o600, "\(file) is \(String(mode("\(data)/\(file)") ?? 0, radix: 8))")
+        }
+        #expect(mode(mine) == 0o644, "a file milieud does not own is left as it is")
+    }
+
     @Test(.enabled(if: getuid() == 0, "needs root to give a directory to another uid"))
     func anotherUsersDirectoryOrSymlinkIsRefused() throws {
         let parent = try Daemon.makeDirectory()

@@ -69,8 +69,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: data) }
         let file = try #require(try logFiles(data).first)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: file))
-        let first = 32 + 16 + Int(bytes[32]) + Int(bytes[33]) << 8
-        bytes[first + 20] ^= 0xFF  // in the second record's payload
+        bytes[records(bytes)[1].offset + 24] ^= 0xFF  // in the second record's payload
         try bytes.write(to: URL(fileURLWithPath: file))
         let refused = try attempt(data)
         #expect(refused.status == 1)
@@ -85,6 +84,92 @@ import Testing
         #expect(recovered.notes == "kept")
         let clean = try attempt(data)
         #expect(clean.status == nil && !clean.log.contains("recover"), "the next start is clean: \(clean.log)")
+    }
+
+    /// Where each record of a segment starts: its length is its first u32 in every log format
+    /// (SPEC §12.3), its version the u64 at byte 8; its header is 16 bytes in format 1, 20 in 2.
+    private func records(_ bytes: Data) -> [(offset: Int, version: Int)] {
+        func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
+        func u64(_ at: Int) -> Int { (0..<8).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
+        let header = u32(8) == 1 ? 16 : 20
+        var found: [(Int, Int)] = []
+        var offset = 32
+        while offset + header <= bytes.count {
+            found.append((offset, u64(offset + 8)))
+            offset += header + u32(offset)
+        }
+        return found
+    }
+
+    /// A data directory whose newest segment holds a mount of `/App/Notes` and 300 acknowledged
+    /// sets, synced before each answer and killed before a fold; and the version of each set.
+    private func killedStoreWithNotes() throws -> (data: String, versions: [Int]) {
+        let data = try Daemon.makeDirectory()
+        let daemon = try Daemon(arguments: ["--data-dir", data, "--fsync", "always"])
+        let client = try daemon.connect()
+        _ = try client.call("view/mount", ["parent": "/App", "name": "Notes", "retain": true, "state": ["text": ""]])
+        let versions = try (1...300).map { n in
+            try #require(try client.call("graph/set", ["path": "/App/Notes.text", "value": .string("note \(n)")])["version"]?.intValue)
+        }
+        kill(daemon.process.processIdentifier, SIGKILL)
+        daemon.process.waitUntilExit()
+        daemon.stop()
+        return (data, versions)
+    }
+
+    @Test func aFlippedBitInARecordLengthBeforeWholeRecordsIsDamageNotATornTail() throws {
+        let (data, versions) = try killedStoreWithNotes()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let file = try #require(try logFiles(data).last)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+        let all = records(bytes)
+        let middle = all[all.count / 2]
+        // Bit 24 of the length: the record now seems to run past the end of the file.
+        bytes[middle.offset + 3] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: file))
+        let dropped = "versions \(middle.version)–\(try #require(versions.last))"
+
+        let refused = try attempt(data)
+        #expect(refused.status == 1, "\(refused.log)")
+        #expect(refused.log.contains(file) && refused.log.contains("--recover"), "\(refused.log)")
+        #expect(!refused.log.contains("torn"), "\(refused.log)")
+        #expect(refused.log.contains(dropped), "it says what --recover would drop: \(refused.log)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == bytes, "a refused start changes nothing")
+
+        let recovered = try attempt(data, ["--recover"])
+        #expect(recovered.status == nil, "\(recovered.log)")
+        #expect(recovered.log.contains("recovered") && recovered.log.contains(dropped), "\(recovered.log)")
+        let clean = try attempt(data)
+        #expect(clean.status == nil && !clean.log.contains("recover"), "the next start is clean: \(clean.log)")
+    }
+
+    @Test func aFlippedBitInTheLastRecordsLengthIsATornTail() throws {
+        let (data, versions) = try killedStoreWithNotes()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let file = try #require(try logFiles(data).last)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+        let last = try #require(records(bytes).last)
+        #expect(last.version == versions.last)
+        bytes[last.offset + 3] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: file))
+        let run = try attempt(data)
+        #expect(run.status == nil, "\(run.log)")
+        #expect(run.log.contains("cut a torn tail of \(bytes.count - last.offset) bytes"), "\(run.log)")
+        // The record cut is the last one; every one before it is kept (or folded already).
+        #expect(run.notes == "note 299" || run.notes == "note 300", "\(run.notes?.jsonText ?? "no answer")")
+    }
+
+    @Test func aLastRecordCutShortIsATornTail() throws {
+        let (data, _) = try killedStoreWithNotes()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let file = try #require(try logFiles(data).last)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+        let last = try #require(records(bytes).last)
+        try bytes.prefix(last.offset + 10).write(to: URL(fileURLWithPath: file))
+        let run = try attempt(data)
+        #expect(run.status == nil, "\(run.log)")
+        #expect(run.log.contains("cut a torn tail of 10 bytes"), "\(run.log)")
+        #expect(run.notes == "note 299" || run.notes == "note 300", "\(run.notes?.jsonText ?? "no answer")")
     }
 
     @Test func aDeletedLogIsRefused() throws {

@@ -79,6 +79,9 @@ public struct Commit: Sendable {
     /// Why each view was queued for evaluation, in order (`graph/explain`); empty for a commit
     /// read back from the log.
     public let invalidations: [Invalidation]
+    /// The `ObservableObject`s whose `objectWillChange.send` it ran: their versions changed
+    /// with no value (`durableWrites` keeps them).
+    var announced: Set<ObjectSerial> = []
 
     /// The value each property and `@State` change of `changes` replaced, recorded as the
     /// transaction wrote it (`graph/explain`'s `old`); empty for a commit read back from the log.

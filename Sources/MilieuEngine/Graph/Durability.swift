@@ -10,6 +10,11 @@ public enum DurableWrite: Sendable, Equatable {
     case view(path: String, declaration: JSON)
     /// The view went: forget its declaration and its values.
     case removeView(path: String)
+    /// The view (`name` empty) or the object its variable `name` owns changed in this commit
+    /// where no `value` says so — a secure property written, `objectWillChange` sent, a view
+    /// mounted without a declaration to keep — so that its version survives a restart (SPEC §8.1).
+    /// A `value` says it for its view (`var`) or object (`var.property`), a `view` for its view.
+    case version(view: String, name: String)
 }
 
 extension Graph {
@@ -66,33 +71,61 @@ extension Graph {
         node.isMounted && (node.parent == nil || node.retained || node.owner == nil)
     }
 
+    /// The durable view and variable that own `record`: where its values and version are kept.
+    private func durableOwner(of record: ObjectRecord) -> (view: ViewNode, variable: String)? {
+        guard let view = record.ownerView, let variable = record.ownerVariable, isDurable(view),
+            case .object(_, let wrapper)? = view.variables[variable], wrapper.owns
+        else { return nil }
+        return (view, variable)
+    }
+
     /// What `commit` changes of the durable state, in order.
     public func durableWrites(for commit: Commit) -> [DurableWrite] {
         var writes: [DurableWrite] = []
         for change in commit.changes {
             switch change {
-            case .property(let object, _, let property, let value?):
-                guard let record = objectsByName[object], let view = record.ownerView, let variable = record.ownerVariable,
-                    isDurable(view), case .object(_, let wrapper)? = view.variables[variable], wrapper.owns,
+            case .property(let object, _, let property, let value):
+                guard let record = objectsByName[object], let (view, variable) = durableOwner(of: record),
                     let slot = record.type.slots[property], slot < record.type.storedCount
                 else { continue }
-                writes.append(.value(view: view.path, name: "\(variable).\(property)", value: value))
+                if let value {
+                    writes.append(.value(view: view.path, name: "\(variable).\(property)", value: value))
+                } else {
+                    // A secret is never written, but that it changed the object's version is.
+                    writes.append(.version(view: view.path, name: variable))
+                }
             case .state(let path, let variable, let value):
                 guard let node = views[path], isDurable(node) else { continue }
                 writes.append(.value(view: path, name: variable, value: value))
             case .viewMounted(let path, _, _):
-                guard let node = views[path], let declaration = node.durableDeclaration else { continue }
-                writes.append(.view(path: path, declaration: declaration))
-                writes += durableValues(of: node)
+                guard let node = views[path], isDurable(node) else { continue }
+                if let declaration = node.durableDeclaration {
+                    writes.append(.view(path: path, declaration: declaration))
+                    writes += durableValues(of: node)
+                } else {
+                    // A view its parent's body or the scene declares: it comes back with them,
+                    // and only its version and its objects' need keeping.
+                    writes.append(.version(view: path, name: ""))
+                    for (name, variable) in node.variables {
+                        guard case .object(let id, let wrapper) = variable, wrapper.owns, objects[id]?.ownerView === node else { continue }
+                        writes.append(.version(view: path, name: name))
+                    }
+                }
             case .viewUnmounted(let path, _):
                 writes.append(.removeView(path: path))
             default: continue
             }
         }
+        // `objectWillChange.send` changes an object's version and no value.
+        for id in commit.announced.sorted() {
+            guard let record = objects[id], let (view, variable) = durableOwner(of: record) else { continue }
+            writes.append(.version(view: view.path, name: variable))
+        }
         return writes
     }
 
-    /// Every durable value of a view as it is now (a new retained view's first record).
+    /// Every durable value of a view as it is now (a new retained view's first record); an
+    /// object it owns without a value to keep (every property secure) gets its version kept.
     private func durableValues(of node: ViewNode) -> [DurableWrite] {
         var writes: [DurableWrite] = []
         for (name, variable) in node.variables {
@@ -100,21 +133,14 @@ extension Graph {
             case .state(let value, _): writes.append(.value(view: node.path, name: name, value: value))
             case .object(let id, let wrapper) where wrapper.owns:
                 guard let record = objects[id], record.ownerView === node else { continue }
+                let before = writes.count
                 for (slot, property) in record.type.model.stored.enumerated() where !property.secure {
                     writes.append(.value(view: node.path, name: "\(name).\(property.name)", value: record.values[slot]))
                 }
+                if writes.count == before { writes.append(.version(view: node.path, name: name)) }
             default: continue
             }
         }
         return writes
-    }
-}
-
-extension Graph {
-    /// Continues the version counter after `last`, the last version a restarted daemon logged,
-    /// so that versions are never reused across restarts (SPEC §8.1). The restore's own
-    /// transactions take versions first; a graph already past `last` keeps its version.
-    public func continueVersions(after last: Version) {
-        if last > version { version = last }
     }
 }

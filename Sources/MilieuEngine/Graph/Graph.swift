@@ -214,7 +214,10 @@ public final class Graph {
             throw error
         }
         journal.discard()
-        return finishCommit()
+        let announced = pending.announced
+        var commit = finishCommit()
+        if !announced.isEmpty { commit.announced = announced }
+        return commit
     }
 
     /// An operation's outcome once its transaction has committed.
