@@ -50,6 +50,18 @@ import Testing
         #expect(sent.body(of: "/App/V") == [" notes"])
     }
 
+    /// With no subscriber, `objectWillChange.send()` reaches nobody: no version, for the graph or
+    /// the object (it once gave the object a version no commit took).
+    @Test func objectWillChangeSendThatReachesNobodyChangesNothing() throws {
+        let graph = try makeGraph()
+        let (view, _) = try graph.mount(["parent": "/App", "name": "V", "state": ["box": ["$new": ["type": "CounterObject"]]]])
+        let box = try #require(view?.objects.first?.object)
+        let (version, objectVersion) = (graph.version, try graph.get(box).wire["version"])
+        let sent = try graph.call("/App/V.box.objectWillChange.send")
+        #expect(sent.isEmpty && sent.version == version && graph.version == version)
+        #expect(try graph.get(box).wire["version"] == objectVersion)
+    }
+
     @Test func anObservableTypeHasNoObjectWillChange() throws {
         let graph = try makeGraph()
         let error = expectError(.unknownAction) { try graph.call("session.objectWillChange.send") }

@@ -213,6 +213,12 @@ public final class Graph {
             rollBack()
             throw error
         }
+        // A transaction that changed nothing leaves nothing behind, not even a version given to
+        // what it touched (`objectWillChange.send` on an object nobody subscribes to).
+        guard !pending.changes.isEmpty || pending.structural else {
+            rollBack()
+            return Commit(version: version, changes: [])
+        }
         journal.discard()
         let announced = pending.announced
         var commit = finishCommit()
@@ -280,8 +286,7 @@ public final class Graph {
 
     private func finishCommit() -> Commit {
         let changes = pending.changes
-        let structural = pending.structural
-        guard !changes.isEmpty || structural else {
+        guard !changes.isEmpty || pending.structural else {
             pending.reset()
             return Commit(version: version, changes: [])
         }
