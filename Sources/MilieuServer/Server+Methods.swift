@@ -277,7 +277,7 @@ extension Server {
         }
         var notMounted: [String] = []
         for (index, view) in request.views.enumerated() {
-            guard let (canonical, isMounted) = graph.viewWatchTarget(view) else {
+            guard let (canonical, isMounted) = try engine({ () throws(EngineError) in try graph.viewWatchTarget(view) }) else {
                 throw RPCError.invalidParams(field: "/views/\(index)", "\(view) is not a view path under /App")
             }
             targets.append((.view(canonical), canonical))

@@ -162,7 +162,8 @@ extension Graph {
     /// A view target of `watch` (SPEC §11.1): the view path canonical, and whether a view is
     /// mounted there now; nil when `path` is a key path, not a view path. A view target need not
     /// be mounted: it follows the path, so it covers a view mounted there later.
-    public func viewWatchTarget(_ path: String) -> (path: String, isMounted: Bool)? {
+    public func viewWatchTarget(_ path: String) throws(EngineError) -> (path: String, isMounted: Bool)? {
+        try KeyPath.checkLimits(bytes: path.utf8.count, members: 0)
         guard let keyPath = try? parsedKeyPath(path), case .view(let viewPath) = keyPath.root, keyPath.members.isEmpty,
             viewPath == root.path || viewPath.hasPrefix(root.path + "/")
         else { return nil }

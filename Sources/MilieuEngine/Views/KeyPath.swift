@@ -70,7 +70,9 @@ struct KeyPath: Sendable, Equatable {
 /// name with an optional explicit id written as compact JSON in brackets.
 enum ViewPath {
     /// Splits a key path into its canonical view path and the text after it (without the dot).
+    /// Every view path a request names comes through here, so its length is bounded here (SPEC §13).
     static func split(_ text: String) throws(EngineError) -> (view: String, rest: Substring) {
+        try KeyPath.checkLimits(bytes: text.utf8.count, members: 0)
         if let plain = splitWithoutIDs(text) { return plain }
         var canonical = ""
         var index = text.startIndex
