@@ -55,7 +55,8 @@ import Testing
         #expect(Set(plan.provided) == ["/App", "/App/Shop"])
         #expect(
             Set(plan.written) == [
-                "/App.theme.colorScheme", "/App.login.email", "/App.login.password", "/App/Shop.n", "/App/Shop.cart.items",
+                "/App.theme.colorScheme", "/App.login.email", "/App.login.password", "/App.session.token", "/App/Shop.n",
+                "/App/Shop.cart.items",
             ])
         let commit = try graph.apply(plan.operations).commit
         #expect(!commit.isEmpty)
@@ -64,7 +65,19 @@ import Testing
         #expect(after.keys.filter { $0.hasPrefix("LoginViewModel#") }.isEmpty)
         after = after.filter { start[$0.key] != nil || !$0.key.contains("#") }
         #expect(after == start)
-        #expect(try graph.resetPlan().isEmpty, "a second reset has nothing to do")
+        // A second reset has nothing to undo but the secure values, which it sets back whatever they are.
+        let again = try graph.resetPlan()
+        #expect(again.unmounted.isEmpty && again.remounted.isEmpty && again.provided.isEmpty)
+        #expect(Set(again.written) == ["/App.login.password", "/App.session.token"])
+    }
+
+    /// Issue #26.11: what a reset says it writes must not tell whether a secret still has its start value.
+    @Test func aResetListsASecureValueWhetherOrNotItChanged() throws {
+        let graph = try makeGraph()
+        let untouched = try graph.resetPlan().written
+        try graph.set("login.password", "hunter22")
+        #expect(try graph.resetPlan().written == untouched)
+        #expect(untouched.contains("/App.login.password"))
     }
 
     @Test func aSceneViewAClientUnmountedIsMountedAgain() throws {
@@ -77,8 +90,11 @@ import Testing
         #expect(try graph.get("/App/Shop").wire["body"] == ["n = 1"])
     }
 
-    @Test func aResetOfAnUntouchedGraphDoesNothing() throws {
-        #expect(try makeGraph(scene: Self.scene).resetPlan().isEmpty)
-        #expect(try makeGraph().resetPlan().isEmpty)
+    @Test func aResetOfAnUntouchedGraphOnlySetsTheSecureValuesBack() throws {
+        for graph in [try makeGraph(scene: Self.scene), try makeGraph()] {
+            let plan = try graph.resetPlan()
+            #expect(plan.unmounted.isEmpty && plan.remounted.isEmpty && plan.provided.isEmpty)
+            #expect(Set(plan.written) == ["/App.login.password", "/App.session.token"])
+        }
     }
 }

@@ -229,7 +229,7 @@ struct InteractiveTests {
         try enter(terminal, "reset")
         let asked = try terminal.waitFor("the question") { $0.hasSuffix("reset? [y/N]") }
         #expect(asked.contains("reset to the scene's start would:"))
-        #expect(asked.contains("/App/Kept (with everything below)") && asked.contains("write back  /App.theme.colorScheme"))
+        #expect(asked.contains("/App/Kept (with everything below)") && asked.contains("/App.theme.colorScheme"))
         try enter(terminal, "n")
         try terminal.waitFor("the refusal") { $0.hasSuffix("nothing was reset\nmilieu>") }
         try enter(terminal, "get theme.colorScheme")

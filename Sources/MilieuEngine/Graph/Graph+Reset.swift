@@ -54,7 +54,10 @@ extension Graph {
                     plan.operations.append(.set(path: path, value: initial, ifVersion: nil))
                 case (.object(let initial, _), .object(let now, _)):
                     guard let freshObject = start.objects[initial], let liveObject = objects[now] else { continue }
-                    for slot in 0..<freshObject.type.storedCount where freshObject.values[slot] != liveObject.values[slot] {
+                    // A secure value is set back whatever it is: whether it is listed must not tell
+                    // whether it differs from its start (rule 13).
+                    for slot in 0..<freshObject.type.storedCount
+                    where freshObject.values[slot] != liveObject.values[slot] || freshObject.type.isSecure(slot) {
                         // A reference points into the fresh graph's objects: only "none" carries over.
                         guard freshObject.type.referencedType(slot) == nil || freshObject.values[slot] == .null else { continue }
                         let property = path + "." + freshObject.type.propertyName(slot)
