@@ -37,6 +37,48 @@ extension Graph {
         return (provider.serial, value)
     }
 
+    /// Gives a new view what its environment modifiers provide, then its `@EnvironmentObject`,
+    /// `@Environment(T.self)` and `@Environment(\\.key)` variables from the environment above it
+    /// (rules 7, 8, 17, 21).
+    func installEnvironment(_ node: ViewNode) throws(EngineError) {
+        let declaration = node.declaration
+        if !declaration.modifiers.isEmpty { node.placed = try held(declaredModifiers(of: node, .placement)) }
+        if !declaration.provides.isEmpty { node.provided = try held(declaredModifiers(of: node, .content)) }
+        for (name, type) in declaration.environmentObjects {
+            try requireStyle(of: type, for: .environmentObject, field: "environmentObjects.\(name)", view: node.path)
+            guard let found = environmentObject(type, for: node) else {
+                throw .environmentObjectMissing(
+                    type: type, view: node.path, variable: name, searched: node.ancestorsAndSelf.map(\.path),
+                    existing: providableObject(type, for: node), providesToContent: node.provided.objects[type] != nil)
+            }
+            node.variables.append(name, .object(found, .environmentObject))
+        }
+        for (name, wanted) in declaration.environmentObservables {
+            try requireStyle(of: wanted.type, for: .environment, field: "environment.\(name)", view: node.path)
+            if let found = environmentObservable(wanted.type, for: node) {
+                node.variables.append(name, .object(found, .environment))
+            } else if wanted.optional {
+                node.variables.append(name, .noObject)
+            } else {
+                throw .environmentObjectMissing(
+                    type: wanted.type, view: node.path, variable: name, searched: node.ancestorsAndSelf.map(\.path),
+                    observable: true, existing: providableObject(wanted.type, for: node),
+                    providesToContent: node.provided.observables[wanted.type] != nil)
+            }
+        }
+        for (name, key) in declaration.environment {
+            _ = try environmentKey(key, field: "environment.\(name)", view: node.path)
+            let (provider, value) = environmentValue(key, for: node)
+            node.variables.append(name, .environment(provider: provider, value: value))
+        }
+    }
+
+    /// `provided`, with every object it puts in the environment held.
+    private func held(_ provided: Provided) -> Provided {
+        for id in provided.heldObjects { hold(id) }
+        return provided
+    }
+
     /// The declared key `key`, or an error naming how to declare it.
     func environmentKey(_ key: String, field: String, view: String?) throws(EngineError) -> StoredProperty {
         guard let property = environmentKeys[key] else {

@@ -133,132 +133,22 @@ extension Graph {
         return line
     }
 
-    /// A child whose parent was evaluated and whose identity stays: new inputs, binding targets or
-    /// observed objects re-evaluate it with `@self` (rules 5, 10), and a state object's new
-    /// initial values are dropped and reported (rule 4).
+    /// A child whose parent was evaluated and whose identity stays: each wrapper takes what the
+    /// parent passes now (`Wrappers/`). New inputs, binding targets or values, or observed objects
+    /// re-evaluate it with `@self` (rules 5, 10); a state object's new initial values are dropped
+    /// and reported (rule 4); `$new` initial values are made and thrown away (rule 18).
     private func reconcile(_ child: ViewNode, with evaluated: EvaluatedDeclaration) throws(EngineError) {
         let fresh = child.birth == transaction
-        var changed = false
-        var objectsChanged = false
-        for (name, initial) in evaluated.inputs {
-            let new: ViewVariable
-            switch initial {
-            case .bound(.object(let id)): new = .inputObject(id)
-            case .bound(.value(let value)): new = .input(value)
-            case .bound(.secure): new = .input(.null)
-            case .new(let type, let arguments):
-                // The parent made a new object for this `let` (rule 18): the child is passed a new value.
-                guard !fresh else { continue }
-                let record = try createObject(
-                    type, initial: arguments, owner: (child, name), reason: .construct, field: "inputs.\(name).$new.init")
-                new = .inputObject(record.serial)
-            }
-            switch (child.variables[name], new) {
-            case (.input(let a)?, .input(let b)) where a == b: continue
-            case (.inputObject(let a)?, .inputObject(let b)) where a == b: continue
-            default: break
-            }
-            if case .inputObject(let id) = new { hold(id) }
-            if case .inputObject(let old)? = child.variables[name] {
-                releaseHeld(old, by: child, variable: name, ownerReason: .replaced)
-            }
-            setVariable(child, name, new)
-            changed = true
-        }
-        if !fresh {
-            // `@State var vm = Model()`: the initial value is made at every init of the view struct,
-            // and all but the identity's first are thrown away (rule 18).
-            for (name, initial) in evaluated.state {
-                guard case .new(let type, let arguments) = initial else { continue }
-                try discardInitialValue(type, arguments, owner: child, variable: name, field: "state.\(name).$new.init")
-            }
-        }
-        for (name, location) in evaluated.bindings {
-            guard case .binding(let old)? = child.variables[name] else { continue }
-            let passed = boundValue(at: location)
-            let last = child.passedBindings[name]
-            if old != location {
-                setVariable(child, name, .binding(location))
-                changed = true
-            } else if passed == .secure {
-                // Rule 13: a secure value is never compared; a written one counts as changed.
-                changed = changed || pending.originals[location] != nil
-            } else if passed != last {
-                changed = true
-            }
-            if passed != last {
-                journal.record(.passedBinding(child, name: name, old: last))
-                child.passedBindings[name] = passed
-            }
-        }
-        for (name, source) in evaluated.observed {
-            guard case .object(let old, _)? = child.variables[name] else { continue }
-            switch source {
-            case .construct(let type, let arguments):
-                guard !fresh else { continue }
-                let record = try createObject(
-                    type, initial: arguments, owner: (child, name), reason: .construct,
-                    field: "observedObjects.\(name).init")
-                hold(record.serial)
-                setVariable(child, name, .object(record.serial, .observedObject))
-                releaseHeld(old, by: child, variable: name, ownerReason: .replaced)
-            case .object(let id):
-                guard id != old else { continue }
-                try requireStyle(
-                    of: objects[id]?.type.name ?? "", for: .observedObject, field: "observedObjects.\(name)", view: child.path)
-                hold(id)
-                setVariable(child, name, .object(id, .observedObject))
-                releaseHeld(old, by: child, variable: name, ownerReason: .replaced)
-            }
-            changed = true
-            objectsChanged = true
-        }
-        if !fresh {
-            for (name, arguments) in evaluated.stateObjects {
-                // `let vm = T(...); _vm = StateObject(wrappedValue: vm)` builds one that is never used (rule 18).
-                if let initializer = child.declaration.stateObjects.first(where: { $0.name == name })?.value, initializer.eager {
-                    try discardInitialValue(
-                        initializer.type, arguments, owner: child, variable: name, field: "stateObjects.\(name).init")
-                }
-                if arguments != child.stateObjectArguments[name] {
-                    reportIgnoredInitializer(child, variable: name, arguments: arguments)
-                }
-            }
-        }
+        var changed = try updateInputs(child, evaluated, fresh: fresh)
+        if !fresh { try updateState(child, evaluated) }
+        changed = updateBindings(child, evaluated) || changed
+        let objectsChanged = try updateObservedObjects(child, evaluated, fresh: fresh)
+        changed = changed || objectsChanged
+        if !fresh { try updateStateObjects(child, evaluated) }
         if objectsChanged { try applyModifiers(child, .content, try declaredModifiers(of: child, .content)) }
         // What the parent applies where it places the child reads the parent's variables, as they are now.
         if !child.declaration.modifiers.isEmpty { try applyModifiers(child, .placement, try declaredModifiers(of: child, .placement)) }
         if changed && !fresh, let parent = child.parent { queue(child, reason: UpdateReason.parent, .parent(parent)) }
-    }
-
-    /// An initial value made for a view identity that already has one: created and destroyed at
-    /// once, both reported with the variable it was made for.
-    private func discardInitialValue(
-        _ type: String, _ arguments: JSONObject, owner: ViewNode, variable: String, field: String
-    )
-        throws(EngineError)
-    {
-        let record = try createObject(type, initial: arguments, owner: (owner, variable), reason: .stateInitial, field: field)
-        hold(record.serial)
-        release(record.serial, reason: .discarded)
-    }
-
-    private func reportIgnoredInitializer(_ node: ViewNode, variable: String, arguments given: JSONObject) {
-        let type = node.declaration.stateObjectType(variable) ?? "object"
-        // Rule 13: a secure initial value is named, never shown.
-        var arguments = given
-        for property in registry[type]?.model.stored ?? [] where property.secure && arguments[property.name] != nil {
-            arguments[property.name] = "<secure>"
-        }
-        let kept = node.variables[variable]?.object.flatMap { objects[$0]?.name } ?? type
-        pending.events.append(
-            .diagnostic(
-                kind: "StateObjectInitIgnored",
-                message: "\(node.path): @StateObject \(variable) keeps \(kept); the new initial values "
-                    + "\(JSON.object(arguments).jsonText) were ignored, because a state object is created once per view identity",
-                view: node.path, variable: variable, ignored: .object(arguments),
-                hint: "To make a new \(type) when these values change, give \(node.declaration.name) an id bound to them "
-                    + "(\"id\": {\"$parent\": ...}), as .id(value) does in SwiftUI; or pass the object in as an @ObservedObject."))
     }
 }
 

@@ -145,39 +145,6 @@ extension Graph {
         return arguments
     }
 
-    /// A binding's source of truth: a @State or @Binding of the parent, or a stored property of an object.
-    private func bindingLocation(
-        _ members: [String], parent: ViewNode?, view: String, variable: String
-    ) throws(EngineError)
-        -> Location
-    {
-        let field = "bindings.\(variable)"
-        guard let parent else { throw .invalidDeclaration(field: field, reason: "the root view has no parent", view: view) }
-        let name = members[0]
-        guard let index = parent.variables.index(of: name) else {
-            throw .invalidDeclaration(field: field, reason: "\"$parent\": \"\(name)\" names no variable of \(parent.path)", view: view)
-        }
-        switch parent.variables[at: index].value {
-        case .state where members.count == 1: return .state(view: parent.serial, variable: index)
-        case .binding(let location) where members.count == 1: return location
-        default:
-            guard members.count >= 2 else {
-                throw .invalidDeclaration(
-                    field: field, reason: "\(name) of \(parent.path) is not a @State or @Binding; bind to one, or to object.property",
-                    view: view)
-            }
-            let display = "\(parent.path).\(members.joined(separator: "."))"
-            let (location, rest) = try writeTarget(KeyPath(root: .view(parent.path), members: members), display: display)
-            guard rest.isEmpty, case .property(let id, let slot) = location else {
-                throw .invalidDeclaration(field: field, reason: "a binding ends at a property or a @State", view: view)
-            }
-            if let record = objects[id], record.type.isComputed(slot) {
-                throw .invalidDeclaration(field: field, reason: "\(display) is computed and cannot be bound", view: view)
-            }
-            return location
-        }
-    }
-
     /// `view/mount`: the view is created now; its body is evaluated when the transaction propagates.
     func mountOperation(_ json: JSON, owner: ConnectionID?, fromScene: Bool = false) throws(EngineError) -> ViewNode {
         let (declaration, literals) = try declarations.declaration(json, templates: templates)
@@ -200,7 +167,8 @@ extension Graph {
         return views.find(try ViewPath.split(declaration.parent).view)
     }
 
-    /// Creates a view identity: its state, its objects, what it provides, its environment (rules 3–8).
+    /// Creates a view identity: each wrapper installs its variables (`Wrappers/`), then what it
+    /// provides and what it reads from the environment (rules 3–8, 16–18).
     func buildNode(
         _ declaration: ViewDeclaration, literals: [JSON], parent: ViewNode?, explicitID: JSON?, owner: ConnectionID?,
         evaluated: EvaluatedDeclaration, after previous: ViewNode? = nil, atEnd: Bool = true,
@@ -212,114 +180,16 @@ extension Graph {
         node.version = version.next
         try link(node, after: previous, atEnd: atEnd)
         let made: CreationReason? = parent == nil ? .app : arrival == .identity ? .identity : nil
-        for (name, initial) in evaluated.inputs {
-            switch initial {
-            case .bound(.object(let id)):
-                hold(id)
-                node.variables.append(name, .inputObject(id))
-            case .bound(.value(let value)): node.variables.append(name, .input(value))
-            case .bound(.secure): node.variables.append(name, .input(.null))
-            case .new(let type, let arguments):
-                let record = try createObject(
-                    type, initial: arguments, owner: (node, name), reason: .construct, field: "inputs.\(name).$new.init")
-                hold(record.serial)
-                node.variables.append(name, .inputObject(record.serial))
-            }
-        }
-        for (name, initial) in evaluated.state {
-            switch initial {
-            case .bound(.value(let value)): node.variables.append(name, .state(value, Self.stateType(of: value)))
-            case .bound(.object(let id)):
-                hold(id)
-                node.variables.append(name, .object(id, .state))
-            case .bound(.secure):
-                throw .invalidDeclaration(field: "state.\(name)", reason: "a @State cannot start from a secure value", view: node.path)
-            case .new(let type, let arguments):
-                let record = try createObject(
-                    type, initial: arguments, owner: (node, name), reason: made ?? .state, field: "state.\(name).$new.init")
-                hold(record.serial)
-                node.variables.append(name, .object(record.serial, .state))
-            }
-        }
-        for (name, location) in evaluated.bindings {
-            node.variables.append(name, .binding(location))
-            node.passedBindings[name] = boundValue(at: location)
-        }
-        for (name, arguments) in evaluated.stateObjects {
-            guard let type = declaration.stateObjectType(name) else { continue }
-            try requireStyle(of: type, for: .stateObject, field: "stateObjects.\(name)", view: node.path)
-            let record = try createObject(
-                type, initial: arguments, owner: (node, name), reason: made ?? .stateObject, field: "stateObjects.\(name).init")
-            hold(record.serial)
-            node.variables.append(name, .object(record.serial, .stateObject))
-            node.stateObjectArguments[name] = arguments
-        }
-        for (name, source) in evaluated.observed {
-            let id: ObjectSerial
-            switch source {
-            case .construct(let type, let arguments):
-                try requireStyle(of: type, for: .observedObject, field: "observedObjects.\(name)", view: node.path)
-                id = try createObject(
-                    type, initial: arguments, owner: (node, name), reason: .construct,
-                    field: "observedObjects.\(name).init"
-                ).serial
-            case .object(let existing):
-                try requireStyle(
-                    of: objects[existing]?.type.name ?? "", for: .observedObject, field: "observedObjects.\(name)", view: node.path)
-                id = existing
-            }
-            hold(id)
-            node.variables.append(name, .object(id, .observedObject))
-        }
-        for (layer, modifiers) in [(EnvironmentLayer.placement, declaration.modifiers), (.content, declaration.provides)]
-        where !modifiers.isEmpty {
-            let provided = try declaredModifiers(of: node, layer)
-            for id in provided.heldObjects { hold(id) }
-            node[layer] = provided
-        }
-        for (name, type) in declaration.environmentObjects {
-            try requireStyle(of: type, for: .environmentObject, field: "environmentObjects.\(name)", view: node.path)
-            guard let found = environmentObject(type, for: node) else {
-                throw .environmentObjectMissing(
-                    type: type, view: node.path, variable: name, searched: node.ancestorsAndSelf.map(\.path),
-                    existing: providableObject(type, for: node), providesToContent: node.provided.objects[type] != nil)
-            }
-            node.variables.append(name, .object(found, .environmentObject))
-        }
-        for (name, wanted) in declaration.environmentObservables {
-            try requireStyle(of: wanted.type, for: .environment, field: "environment.\(name)", view: node.path)
-            if let found = environmentObservable(wanted.type, for: node) {
-                node.variables.append(name, .object(found, .environment))
-            } else if wanted.optional {
-                node.variables.append(name, .noObject)
-            } else {
-                throw .environmentObjectMissing(
-                    type: wanted.type, view: node.path, variable: name, searched: node.ancestorsAndSelf.map(\.path),
-                    observable: true, existing: providableObject(wanted.type, for: node),
-                    providesToContent: node.provided.observables[wanted.type] != nil)
-            }
-        }
-        for (name, key) in declaration.environment {
-            _ = try environmentKey(key, field: "environment.\(name)", view: node.path)
-            let (provider, value) = environmentValue(key, for: node)
-            node.variables.append(name, .environment(provider: provider, value: value))
-        }
+        try installInputs(node, evaluated)
+        try installState(node, evaluated, made: made)
+        installBindings(node, evaluated)
+        try installStateObjects(node, evaluated, made: made)
+        try installObservedObjects(node, evaluated)
+        try installEnvironment(node)
         try checkBodyReads(node)
         node.arrival = arrival
         pending.queue.addArrival(node)
         return node
-    }
-
-    /// The shape a @State keeps: the kind of its initial value (a null or object initial value accepts any JSON).
-    static func stateType(of value: JSON) -> PropertyType {
-        switch value {
-        case .bool: .bool
-        case .int: .int
-        case .double: .double
-        case .string: .string
-        case .array: .array(.json)
-        case .null, .object: .json
-        }
     }
 
     /// Refuses a body that reads a property its object's type does not have, before anything is shown.
@@ -380,68 +250,5 @@ extension Graph {
     func releaseHeld(_ id: ObjectSerial, by node: ViewNode, variable: String, ownerReason: DestructionReason) {
         let owns = objects[id].map { $0.ownerView === node && $0.ownerVariable == variable } ?? false
         release(id, reason: owns ? ownerReason : .released, byOwner: owns)
-    }
-
-    /// Rule 6: a new `id` makes a new view. Among a parent's `children`, each whose id changed
-    /// goes with its subtree, and the same declarations are built again in its place, with fresh
-    /// state, from the current inputs. Every old identity goes before any new one is built, so
-    /// siblings that trade ids in one transaction (`.id(a)` and `.id(b)` swapped) never meet.
-    func replaceIdentities(_ children: [(node: ViewNode, evaluated: EvaluatedDeclaration)]) throws(EngineError) {
-        var retired: [[RebuildPlan]?] = []
-        retired.reserveCapacity(children.count)
-        for (child, evaluated) in children {
-            guard child.isMounted, !child.hasExplicitID(evaluated.id) else {
-                retired.append(nil)
-                continue
-            }
-            retired.append(child.children.map(RebuildPlan.init))
-            teardown(child, reason: .identity)
-        }
-        var previous: ViewNode?
-        for ((child, evaluated), plan) in zip(children, retired) {
-            guard let plan, let parent = child.parent else {
-                if child.isMounted { previous = child }
-                continue
-            }
-            let fresh = try buildNode(
-                child.declaration, literals: child.literals, parent: parent, explicitID: evaluated.id, owner: child.owner,
-                evaluated: evaluated, after: previous, atEnd: false, arrival: .identity)
-            fresh.durableDeclaration = child.durableDeclaration
-            for item in plan { try rebuild(item, under: fresh) }
-            previous = fresh
-        }
-    }
-
-    private func rebuild(_ plan: RebuildPlan, under parent: ViewNode) throws(EngineError) {
-        let evaluated = try evaluate(plan.declaration, literals: plan.literals, parent: parent, recorder: nil)
-        let node = try buildNode(
-            plan.declaration, literals: plan.literals, parent: parent, explicitID: evaluated.id, owner: plan.owner,
-            evaluated: evaluated, arrival: .identity)
-        node.durableDeclaration = plan.durableDeclaration.map { Self.reparented($0, to: parent.path) }
-        for child in plan.children { try rebuild(child, under: node) }
-    }
-
-    /// A declaration moved under a parent whose path changed with its identity.
-    private static func reparented(_ declaration: JSON, to parent: String) -> JSON {
-        guard case .object(var object) = declaration else { return declaration }
-        object["parent"] = .string(parent)
-        return .object(object)
-    }
-}
-
-/// The declarations under a view whose identity changes, to build them again.
-struct RebuildPlan {
-    let declaration: ViewDeclaration
-    let literals: [JSON]
-    let owner: ConnectionID?
-    let durableDeclaration: JSON?
-    let children: [RebuildPlan]
-
-    init(_ node: ViewNode) {
-        declaration = node.declaration
-        literals = node.literals
-        owner = node.owner
-        durableDeclaration = node.durableDeclaration
-        children = node.children.map(RebuildPlan.init)
     }
 }

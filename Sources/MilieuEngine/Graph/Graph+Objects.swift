@@ -63,38 +63,6 @@ extension Graph {
         (record.owner, record.ownerView, record.ownerVariable) = (nil, nil, nil)
     }
 
-    /// The value conformed to the property's type and checked against its validation.
-    func checked(_ value: JSON, for property: StoredProperty, path: String) throws(EngineError) -> JSON {
-        guard let conformed = property.type.conform(value) else {
-            throw .typeMismatch(path: path, expected: property.type.description, actual: value.kindName)
-        }
-        if let type = property.type.referencedType, case .string(let name) = conformed {
-            if let found = objectsByName[name], found.type.name != type {
-                throw .typeMismatch(path: path, expected: "@\(type)", actual: "string", detail: "\(name), a \(found.type.name)")
-            } else if objectsByName[name] == nil {
-                throw .typeMismatch(path: path, expected: "@\(type)", actual: "string", detail: "\(name), which is no object")
-            }
-        }
-        if let violation = try property.validation.violation(of: conformed, subject: path, secure: property.secure) {
-            throw .invalidValue(path: path, violation: violation, value: property.secure ? nil : value)
-        }
-        return conformed
-    }
-
-    /// Writes a stored property; an equal value is no change (rule 9), except to a `@Published` one.
-    func writeProperty(_ record: ObjectRecord, slot: Int, _ value: JSON, path: String) throws(EngineError) {
-        guard slot < record.type.storedCount else {
-            throw .readOnly(path, .computed, "\(record.type.propertyName(slot)) is computed from other properties")
-        }
-        let conformed = try checked(value, for: record.type.model.stored[slot], path: path)
-        let old = record.values[slot]
-        let changed = record.type.isChange(slot, from: old, to: conformed)
-        guard changed || record.type.announcesEveryWrite(slot) else { return }
-        pending.touch(.property(object: record.serial, slot: slot), original: old, changed: changed)
-        record.values[slot] = conformed
-        journal.record(.value(record, slot: slot, old: old))
-    }
-
     /// The current value of a computed property, evaluated afresh (an action may have just written what it reads).
     func currentValue(_ record: ObjectRecord, slot: Int) -> JSON {
         guard record.type.isComputed(slot) else { return record.values[slot] }

@@ -184,50 +184,6 @@ extension Graph {
         }
     }
 
-    /// Where a write to `keyPath` lands — through bindings, to the source (rule 1) — and the
-    /// members inside that place's JSON value it writes.
-    func writeTarget(_ keyPath: KeyPath, display: String) throws(EngineError) -> (Location, [String]) {
-        var members = keyPath.members[...]
-        var object: ObjectRecord
-        switch keyPath.root {
-        case .object(let name):
-            guard let record = objectsByName[name] else { throw .unknownPath(display, "no object \(name)") }
-            object = record
-        case .view(let path):
-            guard let node = views[path] else { throw .unknownPath(display, "no view is mounted at \(path)") }
-            guard let name = members.popFirst() else {
-                throw .readOnly(display, .object, "a view is not a value; write one of its variables")
-            }
-            guard let index = node.variables.index(of: name) else { throw .unknownPath(display, "\(path) has no variable \(name)") }
-            switch node.variables[at: index].value {
-            case .state: return (.state(view: node.serial, variable: index), Array(members))
-            case .binding(let location): return (location, Array(members))
-            case .input:
-                throw .readOnly(display, .input, "\(name) is an input, a constant its parent passes; write the parent's value")
-            case .environment, .noObject:
-                throw .readOnly(display, .environment, "\(name) comes from the environment; change it with view/provide")
-            case .inputObject(let id), .object(let id, _):
-                guard let record = objects[id] else { throw .unknownPath(display, "the object is gone") }
-                object = record
-            }
-        }
-        while true {
-            guard let name = members.popFirst() else {
-                throw .readOnly(display, .object, "\(object.name) is an object; write one of its properties")
-            }
-            guard let slot = object.type.slots[name] else {
-                throw .unknownPath(display, "\(object.type.name) has no property \(name)")
-            }
-            if !members.isEmpty, object.type.referencedType(slot) != nil, case .string(let target) = object.values[slot],
-                let referenced = objectsByName[target]
-            {
-                object = referenced
-                continue
-            }
-            return (.property(object: object.serial, slot: slot), Array(members))
-        }
-    }
-
     /// A key path parsed once and kept (a bounded cache: cleared when it grows large).
     func parsedKeyPath(_ text: String) throws(EngineError) -> KeyPath {
         if let known = keyPaths[text] { return known }
@@ -235,69 +191,5 @@ extension Graph {
         if keyPaths.count >= 4096 { keyPaths.removeAll(keepingCapacity: true) }
         keyPaths[text] = parsed
         return parsed
-    }
-
-    /// `graph/set`: writes a stored property or a @State, through bindings to the source.
-    func setOperation(_ path: String, _ value: JSON, ifVersion: Version?) throws(EngineError) {
-        let (location, members) = try writeTarget(try parsedKeyPath(path), display: path)
-        if let ifVersion {
-            let actual: Version?
-            switch location {
-            case .property(let id, _): actual = objects[id]?.version
-            case .state(let serial, _): actual = viewsBySerial[serial]?.version
-            }
-            guard actual == ifVersion else {
-                throw .versionConflict(path: path, expected: ifVersion.rawValue, actual: actual?.rawValue ?? 0)
-            }
-        }
-        var newValue = value
-        if !members.isEmpty {
-            guard case .value(let whole) = boundValue(at: location) else {
-                throw .forbidden(path: path, .secure, "a secure value is written whole")
-            }
-            newValue = try replacing(members[...], in: whole, with: value, display: path)
-        }
-        try write(location, newValue, display: path)
-    }
-
-    func write(_ location: Location, _ value: JSON, display: String) throws(EngineError) {
-        switch location {
-        case .property(let id, let slot):
-            guard let record = objects[id] else { throw .unknownPath(display, "the object is gone") }
-            try writeProperty(record, slot: slot, value, path: display)
-        case .state(let serial, let index):
-            guard let node = viewsBySerial[serial], case .state(let old, let type) = node.variables[at: index].value else {
-                throw .unknownPath(display, "the view is gone")
-            }
-            guard let conformed = type.conform(value) else {
-                throw .typeMismatch(path: display, expected: type.description, actual: value.kindName)
-            }
-            // Rule 9: a write equal to the value at this moment is no change; any other one is, even
-            // if a later write of the transaction puts the first value back.
-            guard conformed != old else { return }
-            pending.touch(location, original: old, changed: true)
-            setVariable(node, node.variables[at: index].name, .state(conformed, type))
-        }
-    }
-
-    private func replacing(
-        _ members: ArraySlice<String>, in whole: JSON, with value: JSON, display: String
-    )
-        throws(EngineError) -> JSON
-    {
-        guard let name = members.first else { return value }
-        switch whole {
-        case .object(var object):
-            object[name] = try replacing(members.dropFirst(), in: object[name] ?? .null, with: value, display: display)
-            return .object(object)
-        case .array(var items):
-            guard let index = Int(name), items.indices.contains(index) else {
-                throw .unknownPath(display, "\(name) is not an index of an array of \(items.count)")
-            }
-            items[index] = try replacing(members.dropFirst(), in: items[index], with: value, display: display)
-            return .array(items)
-        default:
-            throw .unknownPath(display, "\(name) is a member of a \(whole.kindName), which has none")
-        }
     }
 }

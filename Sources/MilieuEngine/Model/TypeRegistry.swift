@@ -43,10 +43,6 @@ public final class RegisteredType: Sendable {
     func referencedType(_ slot: Int) -> String? { slot < storedCount ? referencedTypes[slot] : nil }
     /// Whether a write of this stored slot tells the views that hold or read the object.
     func announces(_ slot: Int) -> Bool { slot < storedCount && announcing[slot] }
-    /// Rule 9: whether writing `new` over `old`, the value the stored slot holds at the moment of
-    /// the write, changes it. A secure slot is never compared, so that writing a guess of a secret
-    /// looks the same whether it was right or not (rule 13).
-    func isChange(_ slot: Int, from old: JSON, to new: JSON) -> Bool { isSecure(slot) || old != new }
     /// Whether a write of this stored slot announces itself even when it changes nothing: a
     /// `@Published` property has no equality check (rule 9).
     func announcesEveryWrite(_ slot: Int) -> Bool { model.style == .observableObject && announces(slot) }

@@ -1,0 +1,150 @@
+import MilieuJSON
+
+/// Writes: `graph/set`, a binding's write, an action's `set`, each landing on its source of truth
+/// (rule 1), checked against its type and constraints, and judged by one rule (rule 9): a write
+/// changes its place when it differs from what the place holds at that moment (`isChange`).
+extension Graph {
+    /// Rule 9: whether writing `new` over `old`, the value the place holds at the moment of the
+    /// write, changes it. A secure place is never compared, so that writing a guess of a secret
+    /// looks the same whether it was right or not (rule 13). A transaction that writes a value and
+    /// writes it back changed it twice; its readers re-render once.
+    static func isChange(from old: JSON, to new: JSON, secure: Bool) -> Bool { secure || old != new }
+
+    /// Where a write to `keyPath` lands — through bindings, to the source (rule 1) — and the
+    /// members inside that place's JSON value it writes.
+    func writeTarget(_ keyPath: KeyPath, display: String) throws(EngineError) -> (Location, [String]) {
+        var members = keyPath.members[...]
+        var object: ObjectRecord
+        switch keyPath.root {
+        case .object(let name):
+            guard let record = objectsByName[name] else { throw .unknownPath(display, "no object \(name)") }
+            object = record
+        case .view(let path):
+            guard let node = views[path] else { throw .unknownPath(display, "no view is mounted at \(path)") }
+            guard let name = members.popFirst() else {
+                throw .readOnly(display, .object, "a view is not a value; write one of its variables")
+            }
+            guard let index = node.variables.index(of: name) else { throw .unknownPath(display, "\(path) has no variable \(name)") }
+            switch node.variables[at: index].value {
+            case .state: return (.state(view: node.serial, variable: index), Array(members))
+            case .binding(let location): return (location, Array(members))
+            case .input:
+                throw .readOnly(display, .input, "\(name) is an input, a constant its parent passes; write the parent's value")
+            case .environment, .noObject:
+                throw .readOnly(display, .environment, "\(name) comes from the environment; change it with view/provide")
+            case .inputObject(let id), .object(let id, _):
+                guard let record = objects[id] else { throw .unknownPath(display, "the object is gone") }
+                object = record
+            }
+        }
+        while true {
+            guard let name = members.popFirst() else {
+                throw .readOnly(display, .object, "\(object.name) is an object; write one of its properties")
+            }
+            guard let slot = object.type.slots[name] else {
+                throw .unknownPath(display, "\(object.type.name) has no property \(name)")
+            }
+            if !members.isEmpty, object.type.referencedType(slot) != nil, case .string(let target) = object.values[slot],
+                let referenced = objectsByName[target]
+            {
+                object = referenced
+                continue
+            }
+            return (.property(object: object.serial, slot: slot), Array(members))
+        }
+    }
+
+    /// `graph/set`: writes a stored property or a @State, through bindings to the source.
+    func setOperation(_ path: String, _ value: JSON, ifVersion: Version?) throws(EngineError) {
+        let (location, members) = try writeTarget(try parsedKeyPath(path), display: path)
+        if let ifVersion {
+            let actual: Version?
+            switch location {
+            case .property(let id, _): actual = objects[id]?.version
+            case .state(let serial, _): actual = viewsBySerial[serial]?.version
+            }
+            guard actual == ifVersion else {
+                throw .versionConflict(path: path, expected: ifVersion.rawValue, actual: actual?.rawValue ?? 0)
+            }
+        }
+        var newValue = value
+        if !members.isEmpty {
+            guard case .value(let whole) = boundValue(at: location) else {
+                throw .forbidden(path: path, .secure, "a secure value is written whole")
+            }
+            newValue = try replacing(members[...], in: whole, with: value, display: path)
+        }
+        try write(location, newValue, display: path)
+    }
+
+    func write(_ location: Location, _ value: JSON, display: String) throws(EngineError) {
+        switch location {
+        case .property(let id, let slot):
+            guard let record = objects[id] else { throw .unknownPath(display, "the object is gone") }
+            try writeProperty(record, slot: slot, value, path: display)
+        case .state(let serial, let index):
+            guard let node = viewsBySerial[serial], case .state(let old, let type) = node.variables[at: index].value else {
+                throw .unknownPath(display, "the view is gone")
+            }
+            guard let conformed = type.conform(value) else {
+                throw .typeMismatch(path: display, expected: type.description, actual: value.kindName)
+            }
+            guard Self.isChange(from: old, to: conformed, secure: false) else { return }
+            pending.touch(location, original: old, changed: true)
+            setVariable(node, node.variables[at: index].name, .state(conformed, type))
+        }
+    }
+
+    private func replacing(
+        _ members: ArraySlice<String>, in whole: JSON, with value: JSON, display: String
+    )
+        throws(EngineError) -> JSON
+    {
+        guard let name = members.first else { return value }
+        switch whole {
+        case .object(var object):
+            object[name] = try replacing(members.dropFirst(), in: object[name] ?? .null, with: value, display: display)
+            return .object(object)
+        case .array(var items):
+            guard let index = Int(name), items.indices.contains(index) else {
+                throw .unknownPath(display, "\(name) is not an index of an array of \(items.count)")
+            }
+            items[index] = try replacing(members.dropFirst(), in: items[index], with: value, display: display)
+            return .array(items)
+        default:
+            throw .unknownPath(display, "\(name) is a member of a \(whole.kindName), which has none")
+        }
+    }
+
+    /// The value conformed to the property's type and checked against its validation.
+    func checked(_ value: JSON, for property: StoredProperty, path: String) throws(EngineError) -> JSON {
+        guard let conformed = property.type.conform(value) else {
+            throw .typeMismatch(path: path, expected: property.type.description, actual: value.kindName)
+        }
+        if let type = property.type.referencedType, case .string(let name) = conformed {
+            if let found = objectsByName[name], found.type.name != type {
+                throw .typeMismatch(path: path, expected: "@\(type)", actual: "string", detail: "\(name), a \(found.type.name)")
+            } else if objectsByName[name] == nil {
+                throw .typeMismatch(path: path, expected: "@\(type)", actual: "string", detail: "\(name), which is no object")
+            }
+        }
+        if let violation = try property.validation.violation(of: conformed, subject: path, secure: property.secure) {
+            throw .invalidValue(path: path, violation: violation, value: property.secure ? nil : value)
+        }
+        return conformed
+    }
+
+    /// Writes a stored property; an equal value is no change (rule 9), except to a `@Published` one.
+    func writeProperty(_ record: ObjectRecord, slot: Int, _ value: JSON, path: String) throws(EngineError) {
+        guard slot < record.type.storedCount else {
+            throw .readOnly(path, .computed, "\(record.type.propertyName(slot)) is computed from other properties")
+        }
+        let conformed = try checked(value, for: record.type.model.stored[slot], path: path)
+        let old = record.values[slot]
+        let changed = Self.isChange(from: old, to: conformed, secure: record.type.isSecure(slot))
+        guard changed || record.type.announcesEveryWrite(slot) else { return }
+        pending.touch(.property(object: record.serial, slot: slot), original: old, changed: changed)
+        record.values[slot] = conformed
+        journal.record(.value(record, slot: slot, old: old))
+    }
+}
