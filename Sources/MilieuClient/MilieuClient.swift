@@ -49,11 +49,16 @@ public final class MilieuClient {
     private var lastWord: RPCError?
     private var notifications: [ClientNotification] = []
 
+    /// The longest line a client takes from the daemon unless told otherwise: 256 MiB, eight times
+    /// the daemon's default output hard limit (32 MiB), which bounds every line it sends (SPEC §1.3).
+    public static let defaultMaxLineBytes = 256 << 20
+
     /// Connects to the daemon at `socketPath` (default: `MILIEU_SOCKET`, else the
     /// per-user default path). Throws `.notListening` when no daemon answers there, and
     /// `.untrustedSocket`, before anything is sent, when the socket's directory is not owned by
     /// this process's euid or is group- or world-writable, or its server runs as another uid.
-    public init(socketPath: String = SocketPath.defaultPath()) throws(MilieuClientError) {
+    /// A line from the daemon longer than `maxLineBytes` closes the connection (`.lineTooLong`).
+    public init(socketPath: String = SocketPath.defaultPath(), maxLineBytes: Int = defaultMaxLineBytes) throws(MilieuClientError) {
         self.socketPath = socketPath
         try Self.checkDirectory(of: socketPath)
         let fd: Int32
@@ -71,7 +76,7 @@ public final class MilieuClient {
             throw error
         }
         fileDescriptor = fd
-        input = SocketInput(fd: fileDescriptor)
+        input = SocketInput(fd: fileDescriptor, maxLineBytes: maxLineBytes)
     }
 
     private static let trustFix = "remove it or set MILIEU_SOCKET"
@@ -310,6 +315,7 @@ public final class MilieuClient {
             throw error
         }
         if !open { markClosed() }
+        if input.overflowed { throw closedError() }
         if let malformed { throw MilieuClientError(.invalidMessage, "milieud sent a line that is not JSON-RPC: \(malformed)") }
     }
 
@@ -352,6 +358,12 @@ public final class MilieuClient {
     }
 
     private func closedError() -> MilieuClientError {
+        if input.overflowed {
+            return MilieuClientError(
+                .lineTooLong,
+                "milieud at \(socketPath) sent a line longer than this client's limit of \(input.maxLineBytes) bytes; the connection is closed"
+            )
+        }
         guard let lastWord else { return MilieuClientError(.connectionClosed, "milieud at \(socketPath) closed the connection") }
         return MilieuClientError(
             .connectionClosed, "milieud at \(socketPath) closed the connection: \(lastWord.message) (\(lastWord.kind))")

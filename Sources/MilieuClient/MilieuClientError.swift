@@ -5,7 +5,7 @@ public struct MilieuClientError: Error, Sendable, Hashable, CustomStringConverti
     /// What went wrong, as a value to compare against (`error.code == .notListening`).
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
-            case notListening, connectionClosed, timedOut, cancelled, invalidMessage, systemError, untrustedSocket
+            case notListening, connectionClosed, timedOut, cancelled, invalidMessage, lineTooLong, systemError, untrustedSocket
         }
 
         private let base: Base
@@ -22,6 +22,9 @@ public struct MilieuClientError: Error, Sendable, Hashable, CustomStringConverti
         public static let cancelled = Code(.cancelled)
         /// The daemon sent a line that is not a JSON-RPC message.
         public static let invalidMessage = Code(.invalidMessage)
+        /// The daemon sent a line longer than the client takes (`MilieuClient.maxLineBytes`); the
+        /// client closed the connection.
+        public static let lineTooLong = Code(.lineTooLong)
         /// A system call failed; `message` names it and the errno text.
         public static let systemError = Code(.systemError)
         /// The socket may not be this user's daemon's: its directory belongs to another uid or

@@ -17,6 +17,20 @@ struct ScriptModeTests {
         #expect(!run.stdout.contains("\u{1B}["), "no colour into a pipe")
     }
 
+    /// A value longer than one read of the socket (64 KiB) comes back whole (issue #26, item 1:
+    /// every Swift client trapped on a line split across reads).
+    @Test func aValueLongerThanOneReadIsPrintedWhole() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let long = String(repeating: "abcdefghij", count: 7_000)
+        let writer = try LineClient(path: daemon.socketPath)
+        _ = try writer.call("graph/set", ["path": "theme.accentColor", "value": .string(long)])
+        let run = try MilieuRun.run(["--socket", daemon.socketPath, "-c", "get theme.accentColor"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let whole = run.outputLines == ["\"\(long)\""]
+        #expect(whole, "printed \(run.stdout.utf8.count) bytes, not the \(long.utf8.count + 3) of the value's line")
+    }
+
     @Test func explainAndWhyTellTheChainFromTheWriteToTheViews() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }
