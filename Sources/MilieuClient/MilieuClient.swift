@@ -187,6 +187,26 @@ public final class MilieuClient {
         return id
     }
 
+    /// Sends a request whose params are JSON text already written (one object, on one line), as
+    /// they are: for tools that pass on requests and must not change what was written (`milieu
+    /// inspect`: `1e2` read and written again would be `100.0`, a longer line). Returns its id.
+    /// Throws `.lineTooLong`, sending nothing and keeping the connection, when the line would be
+    /// longer than `limit` bytes (the daemon's `maxLineBytes`, which would close the connection).
+    public func send(method: String, paramsText: [UInt8], limit: Int) throws(MilieuClientError) -> Int {
+        let id = nextID
+        let head = Array(#"{"jsonrpc":"2.0","id":\#(id),"method":\#(JSON.string(method).jsonText),"params":"#.utf8)
+        let length = head.count + paramsText.count + 1
+        guard length <= limit else {
+            throw MilieuClientError(
+                .lineTooLong,
+                "the request to \(method) would be a line of \(length) bytes, longer than milieud's limit of \(limit); not sent")
+        }
+        nextID += 1
+        try write(head + paramsText + Array("}\n".utf8))
+        awaited.insert(id)
+        return id
+    }
+
     /// The response to request `id` as it arrived (`result` or `error`, untouched), if an
     /// earlier read filed it; nil while it has not arrived. For poll loops, which call
     /// `receiveAvailable()` and then take what came, without waiting.
@@ -241,9 +261,14 @@ public final class MilieuClient {
     /// Sends one line as it is (a request, a batch, anything): for tools that let a person
     /// type JSON-RPC. Its response, if any, comes back through `nextUnmatchedReply`.
     public func sendLine(_ line: String) throws(MilieuClientError) {
+        try write(Array((line + "\n").utf8))
+    }
+
+    /// Writes `bytes`, one or more whole lines.
+    private func write(_ bytes: [UInt8]) throws(MilieuClientError) {
         guard isConnected else { throw closedError() }
         do {
-            try UnixSocket.writeAll(fileDescriptor, Array((line + "\n").utf8), timeout: 10)
+            try UnixSocket.writeAll(fileDescriptor, bytes, timeout: 10)
         } catch let error as TransportError where error.code == .timedOut {
             throw MilieuClientError(.timedOut, "milieud at \(socketPath) is not reading")
         } catch {

@@ -22,8 +22,9 @@ public struct MilieuClientError: Error, Sendable, Hashable, CustomStringConverti
         public static let cancelled = Code(.cancelled)
         /// The daemon sent a line that is not a JSON-RPC message.
         public static let invalidMessage = Code(.invalidMessage)
-        /// The daemon sent a line longer than the client takes (`MilieuClient.maxLineBytes`); the
-        /// client closed the connection.
+        /// A line too long: the daemon sent one longer than the client takes (`maxLineBytes` of
+        /// `MilieuClient.init`), and the client closed the connection; or a request would have been
+        /// longer than the daemon takes, and was not sent (`send(method:paramsText:limit:)`).
         public static let lineTooLong = Code(.lineTooLong)
         /// A system call failed; `message` names it and the errno text.
         public static let systemError = Code(.systemError)

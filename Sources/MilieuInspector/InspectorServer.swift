@@ -18,6 +18,9 @@ final class InspectorServer: ConnectionHandler {
     private let page: [UInt8]
     private let loop: EventLoop
     private let daemon: MilieuClient
+    /// The longest line milieud reads (`initialize`): a longer one would make it close the
+    /// inspector's connection, so it is refused here instead (413).
+    private let maxLineBytes: Int
     let streams = EventStreams()
     private var exchanges: [Int: Exchange] = [:]
     /// Calls passed on to milieud and not yet answered, by the daemon-side request id.
@@ -30,11 +33,12 @@ final class InspectorServer: ConnectionHandler {
         var isReading = true
     }
 
-    init(token: AccessToken, page: [UInt8], loop: EventLoop, daemon: MilieuClient) {
+    init(token: AccessToken, page: [UInt8], loop: EventLoop, daemon: MilieuClient, maxLineBytes: Int) {
         self.token = token
         self.page = page
         self.loop = loop
         self.daemon = daemon
+        self.maxLineBytes = maxLineBytes
     }
 
     // MARK: ConnectionHandler
@@ -101,7 +105,11 @@ final class InspectorServer: ConnectionHandler {
             return
         }
         do {
-            calls[try daemon.send(method: call.method, params: call.params)] = (connection, call)
+            calls[try daemon.send(method: call.method, paramsText: call.paramsText, limit: maxLineBytes)] = (connection, call)
+        } catch  where error.code == .lineTooLong {
+            let refusal = ForwardedCall.refusal(
+                RPCError(.messageTooLarge, message: error.message, data: ["limit": .int(maxLineBytes)]), id: call.id)
+            respond(connection, HTTPResponse(status: .payloadTooLarge, contentType: "application/json", body: Array(refusal.utf8)))
         } catch {
             let refusal = ForwardedCall.refusal(.internalError("milieud is not answering: \(error.message)"), id: call.id)
             respond(connection, HTTPResponse(status: .serviceUnavailable, contentType: "application/json", body: Array(refusal.utf8)))

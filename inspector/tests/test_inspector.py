@@ -258,3 +258,38 @@ def test_unknown_oversized_and_crowding_requests_are_refused(inspector: Inspecto
         for raw in crowd:
             raw.close()
     assert inspector.request("GET", inspector.target("/"))[0] == 200
+
+
+def test_a_request_is_forwarded_as_written_even_when_its_numbers_would_re_encode_longer(
+    inspector: Inspector, daemon: Daemon
+) -> None:
+    # Issue #26, item 9: each 1e2 was forwarded as 100.0, the line passed milieud's 1 MiB limit,
+    # milieud closed the inspector's connection and milieu inspect exited.
+    head = b'{"jsonrpc":"2.0","id":9,"method":"graph/set","params":{"path":"/App/Nums.xs","value":['
+    tail = b"]}}"
+    count = (1_048_469 - len(head) - len(tail) + 1) // 4
+    body = head + b",".join([b"1e2"] * count) + tail
+    assert 1_048_400 < len(body) <= 1_048_576
+    with daemon.client() as client:
+        client.mount({"parent": "/App", "name": "Nums", "state": {"xs": [1.5]}})
+        status, answer = inspector.request("POST", inspector.target("/rpc"), body)
+        assert status == 200, answer[:300]
+        assert json.loads(answer)["result"]["version"] > 0
+        assert client.get("/App/Nums.xs") == [100.0] * count
+    assert inspector.process.poll() is None
+    assert inspector.request("GET", inspector.target("/"))[0] == 200
+
+
+def test_a_request_that_would_pass_the_daemons_line_limit_is_refused_with_413(inspector: Inspector, daemon: Daemon) -> None:
+    # The body is within the inspector's 1 MiB, but with the envelope the inspector adds (its own
+    # id, "jsonrpc") the line would pass milieud's limit: refused up front, the connection kept.
+    head = b'{"method":"graph/set","params":{"path":"theme.accentColor","value":"'
+    tail = b'"}}'
+    body = head + b"a" * (1_048_576 - len(head) - len(tail)) + tail
+    assert len(body) == 1_048_576
+    status, answer = inspector.request("POST", inspector.target("/rpc"), body)
+    assert status == 413, answer[:300]
+    error = json.loads(answer)["error"]
+    assert error["code"] == -32010 and error["data"] == {"limit": 1_048_576, "kind": "MessageTooLarge"}
+    assert inspector.process.poll() is None
+    assert rpc(inspector, "graph/get", {"path": "theme.accentColor"}) == (200, {"jsonrpc": "2.0", "id": 9, "result": "blue"})
