@@ -6,6 +6,7 @@ import json
 import socket
 import os
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -251,13 +252,60 @@ def test_unknown_oversized_and_crowding_requests_are_refused(inspector: Inspecto
         with socket.create_connection(("127.0.0.1", inspector.port), timeout=10) as raw:
             raw.sendall(head)
             assert raw.recv(64).startswith(b"HTTP/1.1 " + status + b" ")
-    crowd = [socket.create_connection(("127.0.0.1", inspector.port), timeout=10) for _ in range(17)]
+    # Requests that carry the token have 16 connections of their own: a 17th is refused.
+    streams = [EventCapture(inspector) for _ in range(16)]
     try:
-        assert crowd[-1].recv(64).startswith(b"HTTP/1.1 503 ")
+        with socket.create_connection(("127.0.0.1", inspector.port), timeout=10) as raw:
+            raw.sendall(b"GET /?token=" + token + b" HTTP/1.1\r\n\r\n")
+            assert raw.recv(64).startswith(b"HTTP/1.1 503 ")
     finally:
+        for stream in streams:
+            stream.close()
+    wait_until(lambda: inspector.request("GET", inspector.target("/"))[0] == 200, what="a stream's slot to be free again")
+
+
+def test_idle_connections_without_the_token_cannot_crowd_out_the_page(inspector: Inspector) -> None:
+    # Issue #26, item 8: 16 idle connections, each reopened as it closes, kept every page request out (503).
+    stop = threading.Event()
+    crowd: list[socket.socket] = []
+
+    def keep_crowding() -> None:
+        while not stop.is_set():
+            for index, raw in enumerate(crowd):
+                raw.setblocking(False)
+                try:
+                    closed = raw.recv(1) == b""
+                except BlockingIOError:
+                    closed = False
+                except OSError:
+                    closed = True
+                if closed:
+                    raw.close()
+                    crowd[index] = socket.create_connection(("127.0.0.1", inspector.port), timeout=10)
+            time.sleep(0.005)
+
+    crowd.extend(socket.create_connection(("127.0.0.1", inspector.port), timeout=10) for _ in range(16))
+    crowder = threading.Thread(target=keep_crowding, daemon=True)
+    crowder.start()
+    try:
+        statuses = [inspector.request("GET", inspector.target("/"))[0] for _ in range(20)]
+        assert statuses == [200] * 20
+    finally:
+        stop.set()
+        crowder.join(10)
         for raw in crowd:
             raw.close()
-    assert inspector.request("GET", inspector.target("/"))[0] == 200
+
+
+def test_a_request_line_without_the_token_is_refused_before_the_head_ends(inspector: Inspector) -> None:
+    with socket.create_connection(("127.0.0.1", inspector.port), timeout=20) as raw:
+        raw.sendall(b"GET /?token=" + b"0" * 48 + b" HTTP/1.1\r\nHost: x")  # the head never ends
+        assert raw.recv(64).startswith(b"HTTP/1.1 403 ")
+
+
+def test_a_connection_that_sends_nothing_is_closed_without_an_answer(inspector: Inspector) -> None:
+    with socket.create_connection(("127.0.0.1", inspector.port), timeout=20) as raw:
+        assert raw.recv(64) == b""  # closed after a short head timeout, with nothing to say
 
 
 def test_a_request_is_forwarded_as_written_even_when_its_numbers_would_re_encode_longer(
