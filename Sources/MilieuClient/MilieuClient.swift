@@ -55,12 +55,12 @@ public final class MilieuClient {
 
     /// Connects to the daemon at `socketPath` (default: `MILIEU_SOCKET`, else the
     /// per-user default path). Throws `.notListening` when no daemon answers there, and
-    /// `.untrustedSocket`, before anything is sent, when the socket's directory is not owned by
-    /// this process's euid or is group- or world-writable, or its server runs as another uid.
+    /// `.untrustedSocket`, before anything is sent, when another user could change the path or
+    /// owns the socket file (`SocketTrust`, SPEC §1.2), or its server runs as another uid.
     /// A line from the daemon longer than `maxLineBytes` closes the connection (`.lineTooLong`).
     public init(socketPath: String = SocketPath.defaultPath(), maxLineBytes: Int = defaultMaxLineBytes) throws(MilieuClientError) {
         self.socketPath = socketPath
-        try Self.checkDirectory(of: socketPath)
+        try Self.checkPath(socketPath)
         let fd: Int32
         do {
             fd = try UnixSocket.connect(path: socketPath)
@@ -79,36 +79,12 @@ public final class MilieuClient {
         input = SocketInput(fd: fileDescriptor, maxLineBytes: maxLineBytes)
     }
 
-    private static let trustFix = "remove it or set MILIEU_SOCKET"
-
-    /// Refuses a socket whose directory another uid owns (or its symlink), or others may write to.
-    /// A directory that is not there is left to `connect`, which then reports `.notListening`.
-    private static func checkDirectory(of socketPath: String) throws(MilieuClientError) {
-        let directory: String
-        if let slash = socketPath.lastIndex(of: "/") {
-            directory = slash == socketPath.startIndex ? "/" : String(socketPath[..<slash])
-        } else {
-            directory = "."
-        }
-        var link = stat()
-        var target = stat()
-        guard lstat(directory, &link) == 0, stat(directory, &target) == 0 else { return }
-        let me = geteuid()
-        for found in [link, target] where found.st_uid != me {
-            throw MilieuClientError(
-                .untrustedSocket,
-                "refusing \(socketPath): its directory \(directory) belongs to uid \(found.st_uid), "
-                    + "not to you (uid \(me)); \(trustFix)")
-        }
-        let mode = target.st_mode & 0o7777
-        if mode & 0o022 != 0 {
-            let octal = String(mode, radix: 8)
-            throw MilieuClientError(
-                .untrustedSocket,
-                "refusing \(socketPath): its directory \(directory) has mode "
-                    + "\(String(repeating: "0", count: max(0, 4 - octal.count)) + octal), writable by others; "
-                    + "chmod go-w it, \(trustFix)")
-        }
+    /// Refuses, before a byte is sent, a path another user could change or whose socket another
+    /// user's process serves: `SocketTrust`, the rule of SPEC §1.2 that milieud applies too. Nothing
+    /// there is left to `connect`, which then reports `.notListening`.
+    private static func checkPath(_ socketPath: String) throws(MilieuClientError) {
+        guard case .failure(let refusal) = SocketTrust.judge(socketPath, for: .connect), refusal.reason != .missing else { return }
+        throw MilieuClientError(.untrustedSocket, "refusing \(socketPath): \(refusal.why); \(SocketTrust.fix)")
     }
 
     /// Refuses a connected socket whose server runs as another uid (SO_PEERCRED).
@@ -123,7 +99,7 @@ public final class MilieuClient {
         guard peer.uid == me else {
             throw MilieuClientError(
                 .untrustedSocket,
-                "refusing \(socketPath): the process serving it runs as uid \(peer.uid), not as you (uid \(me)); \(trustFix)")
+                "refusing \(socketPath): the process serving it runs as uid \(peer.uid), not as you (uid \(me)); \(SocketTrust.fix)")
         }
     }
 

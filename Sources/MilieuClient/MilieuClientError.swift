@@ -28,8 +28,9 @@ public struct MilieuClientError: Error, Sendable, Hashable, CustomStringConverti
         public static let lineTooLong = Code(.lineTooLong)
         /// A system call failed; `message` names it and the errno text.
         public static let systemError = Code(.systemError)
-        /// The socket may not be this user's daemon's: its directory belongs to another uid or
-        /// others may write to it, or the process serving it runs as another uid. Nothing was sent.
+        /// The socket may not be this user's daemon's: another user could change its path or owns
+        /// the socket file (`SocketTrust`), or the process serving it runs as another uid. Nothing
+        /// was sent.
         public static let untrustedSocket = Code(.untrustedSocket)
 
         public var description: String { base.rawValue }

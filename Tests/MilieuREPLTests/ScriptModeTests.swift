@@ -31,6 +31,19 @@ struct ScriptModeTests {
         #expect(whole, "printed \(run.stdout.utf8.count) bytes, not the \(long.utf8.count + 3) of the value's line")
     }
 
+    /// A socket straight in /tmp is fine when its owner is you (issue #30 item 7): milieu refused it
+    /// and advised `chmod go-w /tmp`.
+    @Test func aSocketOfOnesOwnInTmpIsUsedAsIs() throws {
+        let path = "/tmp/milieu-script-\(getpid()).sock"
+        defer { unlink(path + ".lock") }
+        let daemon = try Daemon(socketPath: path)
+        defer { daemon.stop() }
+        let run = try MilieuRun.run(["--socket", path, "-c", "get theme.colorScheme"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.outputLines == [#""light""#])
+        #expect(!run.stderr.contains("chmod"))
+    }
+
     @Test func explainAndWhyTellTheChainFromTheWriteToTheViews() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }
