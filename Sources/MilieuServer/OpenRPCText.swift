@@ -1830,6 +1830,16 @@ extension OpenRPCDocument {
               "type": "string",
               "pattern": "^[A-Za-z_][A-Za-z0-9_]*: .+$"
             }
+          },
+          "secureParams": {
+            "description": "The parameters whose argument is a secret: the action may write it, or a value computed from it, into a secure property, or use it together with a secure value (compare it with one, say). Absent when none is (SPEC 9.2, 9.3.3).",
+            "type": "array",
+            "items": {
+              "type": "string",
+              "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"
+            },
+            "minItems": 1,
+            "uniqueItems": true
           }
         },
         "required": [

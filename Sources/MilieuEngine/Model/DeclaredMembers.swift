@@ -64,8 +64,9 @@ struct DeclaredMembers {
                 role: .action(parameters: parameters), stored: stored, computed: computed.map { ($0.name, $0.type) }, limits: limits)
             let steps = try compiler.compileSteps(members[0], at: at.member("steps"), depth: 1)
             let (limits, place) = (limits, "\(typeName).\(name)")
+            let secure = parameters.indices.filter(compiler.secureArguments.contains).map { parameters[$0].name }
             actions.append(
-                Action(name, parameters: parameters) { context throws(EngineError) in
+                Action(name, parameters: parameters, secureParameters: secure) { context throws(EngineError) in
                     let scope = ExpressionScope(
                         property: { name throws(EngineError) in try context.get(name) }, arguments: context.arguments, now: { context.now })
                     var evaluation = ExpressionEvaluation(scope: scope, limits: limits, place: place)
