@@ -341,3 +341,32 @@ def test_a_request_that_would_pass_the_daemons_line_limit_is_refused_with_413(in
     assert error["code"] == -32010 and error["data"] == {"limit": 1_048_576, "kind": "MessageTooLarge"}
     assert inspector.process.poll() is None
     assert rpc(inspector, "graph/get", {"path": "theme.accentColor"}) == (200, {"jsonrpc": "2.0", "id": 9, "result": "blue"})
+
+
+def test_answers_longer_than_one_read_reach_the_page_and_the_inspector_stays(inspector: Inspector, daemon: Daemon) -> None:
+    # Issue #26, item 1: the daemon's answer to rpc.discover (the OpenRPC document, some 150 KB)
+    # and a burst of 3000 notifications are lines split across reads, which trapped the inspector.
+    status, answer = rpc(inspector, "rpc.discover", {})
+    assert status == 200 and answer["result"]["openrpc"].startswith("1.")
+    batch = [
+        {"jsonrpc": "2.0", "id": n, "method": "graph/set", "params": {"path": "theme.accentColor", "value": f"c{n}"}}
+        for n in range(3000)
+    ]
+    events = EventCapture(inspector)
+    try:
+        with daemon.client() as client, socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as raw:
+            # A view under /App that reads the colour: each write re-renders it, and the inspector hears of each.
+            client.mount({
+                "parent": "/App", "name": "Accent", "environment": {"theme": {"type": "Theme"}}, "body": ["{theme.accentColor}"],
+            })
+            raw.connect(daemon.socket)
+            raw.sendall(json.dumps(batch).encode() + b"\n")
+            answered = b""
+            while not answered.endswith(b"\n"):
+                answered += raw.recv(1 << 16)
+            assert len(json.loads(answered)) == 3000
+            wait_until(lambda: '"c2999"' in events.text, timeout=30, what="the last re-render on the event stream")
+    finally:
+        events.close()
+    assert rpc(inspector, "graph/get", {"path": "theme.accentColor"}) == (200, {"jsonrpc": "2.0", "id": 9, "result": "c2999"})
+    assert inspector.process.poll() is None
