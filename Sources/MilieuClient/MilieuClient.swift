@@ -49,13 +49,18 @@ public final class MilieuClient {
     private var lastWord: RPCError?
     private var notifications: [ClientNotification] = []
 
+    /// The longest line a client takes from the daemon unless told otherwise: 256 MiB, eight times
+    /// the daemon's default output hard limit (32 MiB), which bounds every line it sends (SPEC §1.3).
+    public static let defaultMaxLineBytes = 256 << 20
+
     /// Connects to the daemon at `socketPath` (default: `MILIEU_SOCKET`, else the
     /// per-user default path). Throws `.notListening` when no daemon answers there, and
-    /// `.untrustedSocket`, before anything is sent, when the socket's directory is not owned by
-    /// this process's euid or is group- or world-writable, or its server runs as another uid.
-    public init(socketPath: String = SocketPath.defaultPath()) throws(MilieuClientError) {
+    /// `.untrustedSocket`, before anything is sent, when another user could change the path or
+    /// owns the socket file (`SocketTrust`, SPEC §1.2), or its server runs as another uid.
+    /// A line from the daemon longer than `maxLineBytes` closes the connection (`.lineTooLong`).
+    public init(socketPath: String = SocketPath.defaultPath(), maxLineBytes: Int = defaultMaxLineBytes) throws(MilieuClientError) {
         self.socketPath = socketPath
-        try Self.checkDirectory(of: socketPath)
+        try Self.checkPath(socketPath)
         let fd: Int32
         do {
             fd = try UnixSocket.connect(path: socketPath)
@@ -71,39 +76,15 @@ public final class MilieuClient {
             throw error
         }
         fileDescriptor = fd
-        input = SocketInput(fd: fileDescriptor)
+        input = SocketInput(fd: fileDescriptor, maxLineBytes: maxLineBytes)
     }
 
-    private static let trustFix = "remove it or set MILIEU_SOCKET"
-
-    /// Refuses a socket whose directory another uid owns (or its symlink), or others may write to.
-    /// A directory that is not there is left to `connect`, which then reports `.notListening`.
-    private static func checkDirectory(of socketPath: String) throws(MilieuClientError) {
-        let directory: String
-        if let slash = socketPath.lastIndex(of: "/") {
-            directory = slash == socketPath.startIndex ? "/" : String(socketPath[..<slash])
-        } else {
-            directory = "."
-        }
-        var link = stat()
-        var target = stat()
-        guard lstat(directory, &link) == 0, stat(directory, &target) == 0 else { return }
-        let me = geteuid()
-        for found in [link, target] where found.st_uid != me {
-            throw MilieuClientError(
-                .untrustedSocket,
-                "refusing \(socketPath): its directory \(directory) belongs to uid \(found.st_uid), "
-                    + "not to you (uid \(me)); \(trustFix)")
-        }
-        let mode = target.st_mode & 0o7777
-        if mode & 0o022 != 0 {
-            let octal = String(mode, radix: 8)
-            throw MilieuClientError(
-                .untrustedSocket,
-                "refusing \(socketPath): its directory \(directory) has mode "
-                    + "\(String(repeating: "0", count: max(0, 4 - octal.count)) + octal), writable by others; "
-                    + "chmod go-w it, \(trustFix)")
-        }
+    /// Refuses, before a byte is sent, a path another user could change or whose socket another
+    /// user's process serves: `SocketTrust`, the rule of SPEC §1.2 that milieud applies too. Nothing
+    /// there is left to `connect`, which then reports `.notListening`.
+    private static func checkPath(_ socketPath: String) throws(MilieuClientError) {
+        guard case .failure(let refusal) = SocketTrust.judge(socketPath, for: .connect), refusal.reason != .missing else { return }
+        throw MilieuClientError(.untrustedSocket, "refusing \(socketPath): \(refusal.why); \(SocketTrust.fix)")
     }
 
     /// Refuses a connected socket whose server runs as another uid (SO_PEERCRED).
@@ -118,7 +99,7 @@ public final class MilieuClient {
         guard peer.uid == me else {
             throw MilieuClientError(
                 .untrustedSocket,
-                "refusing \(socketPath): the process serving it runs as uid \(peer.uid), not as you (uid \(me)); \(trustFix)")
+                "refusing \(socketPath): the process serving it runs as uid \(peer.uid), not as you (uid \(me)); \(SocketTrust.fix)")
         }
     }
 
@@ -182,6 +163,26 @@ public final class MilieuClient {
         return id
     }
 
+    /// Sends a request whose params are JSON text already written (one object, on one line), as
+    /// they are: for tools that pass on requests and must not change what was written (`milieu
+    /// inspect`: `1e2` read and written again would be `100.0`, a longer line). Returns its id.
+    /// Throws `.lineTooLong`, sending nothing and keeping the connection, when the line would be
+    /// longer than `limit` bytes (the daemon's `maxLineBytes`, which would close the connection).
+    public func send(method: String, paramsText: [UInt8], limit: Int) throws(MilieuClientError) -> Int {
+        let id = nextID
+        let head = Array(#"{"jsonrpc":"2.0","id":\#(id),"method":\#(JSON.string(method).jsonText),"params":"#.utf8)
+        let length = head.count + paramsText.count + 1
+        guard length <= limit else {
+            throw MilieuClientError(
+                .lineTooLong,
+                "the request to \(method) would be a line of \(length) bytes, longer than milieud's limit of \(limit); not sent")
+        }
+        nextID += 1
+        try write(head + paramsText + Array("}\n".utf8))
+        awaited.insert(id)
+        return id
+    }
+
     /// The response to request `id` as it arrived (`result` or `error`, untouched), if an
     /// earlier read filed it; nil while it has not arrived. For poll loops, which call
     /// `receiveAvailable()` and then take what came, without waiting.
@@ -236,9 +237,14 @@ public final class MilieuClient {
     /// Sends one line as it is (a request, a batch, anything): for tools that let a person
     /// type JSON-RPC. Its response, if any, comes back through `nextUnmatchedReply`.
     public func sendLine(_ line: String) throws(MilieuClientError) {
+        try write(Array((line + "\n").utf8))
+    }
+
+    /// Writes `bytes`, one or more whole lines.
+    private func write(_ bytes: [UInt8]) throws(MilieuClientError) {
         guard isConnected else { throw closedError() }
         do {
-            try UnixSocket.writeAll(fileDescriptor, Array((line + "\n").utf8), timeout: 10)
+            try UnixSocket.writeAll(fileDescriptor, bytes, timeout: 10)
         } catch let error as TransportError where error.code == .timedOut {
             throw MilieuClientError(.timedOut, "milieud at \(socketPath) is not reading")
         } catch {
@@ -310,6 +316,7 @@ public final class MilieuClient {
             throw error
         }
         if !open { markClosed() }
+        if input.overflowed { throw closedError() }
         if let malformed { throw MilieuClientError(.invalidMessage, "milieud sent a line that is not JSON-RPC: \(malformed)") }
     }
 
@@ -352,6 +359,12 @@ public final class MilieuClient {
     }
 
     private func closedError() -> MilieuClientError {
+        if input.overflowed {
+            return MilieuClientError(
+                .lineTooLong,
+                "milieud at \(socketPath) sent a line longer than this client's limit of \(input.maxLineBytes) bytes; the connection is closed"
+            )
+        }
         guard let lastWord else { return MilieuClientError(.connectionClosed, "milieud at \(socketPath) closed the connection") }
         return MilieuClientError(
             .connectionClosed, "milieud at \(socketPath) closed the connection: \(lastWord.message) (\(lastWord.kind))")

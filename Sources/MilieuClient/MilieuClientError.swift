@@ -5,7 +5,7 @@ public struct MilieuClientError: Error, Sendable, Hashable, CustomStringConverti
     /// What went wrong, as a value to compare against (`error.code == .notListening`).
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
-            case notListening, connectionClosed, timedOut, cancelled, invalidMessage, systemError, untrustedSocket
+            case notListening, connectionClosed, timedOut, cancelled, invalidMessage, lineTooLong, systemError, untrustedSocket
         }
 
         private let base: Base
@@ -22,10 +22,15 @@ public struct MilieuClientError: Error, Sendable, Hashable, CustomStringConverti
         public static let cancelled = Code(.cancelled)
         /// The daemon sent a line that is not a JSON-RPC message.
         public static let invalidMessage = Code(.invalidMessage)
+        /// A line too long: the daemon sent one longer than the client takes (`maxLineBytes` of
+        /// `MilieuClient.init`), and the client closed the connection; or a request would have been
+        /// longer than the daemon takes, and was not sent (`send(method:paramsText:limit:)`).
+        public static let lineTooLong = Code(.lineTooLong)
         /// A system call failed; `message` names it and the errno text.
         public static let systemError = Code(.systemError)
-        /// The socket may not be this user's daemon's: its directory belongs to another uid or
-        /// others may write to it, or the process serving it runs as another uid. Nothing was sent.
+        /// The socket may not be this user's daemon's: another user could change its path or owns
+        /// the socket file (`SocketTrust`), or the process serving it runs as another uid. Nothing
+        /// was sent.
         public static let untrustedSocket = Code(.untrustedSocket)
 
         public var description: String { base.rawValue }

@@ -37,15 +37,18 @@ struct Deadline {
     }
 }
 
-/// The reading half of the client's socket: waits for input and splits it into lines.
-/// The daemon's lines have no length limit (a large `view/tree` may pass 1 MiB), so
-/// neither does this.
+/// The reading half of the client's socket: waits for input and splits it into lines of at
+/// most `maxLineBytes` (the daemon's lines are bounded by its output limit, 32 MiB by default,
+/// not by its 1 MiB request limit; SPEC §1.3).
 final class SocketInput {
     let fd: Int32
-    private var framer = LineFramer(maxLineBytes: Int.max)
+    private var framer: LineFramer
     private let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
 
-    init(fd: Int32) { self.fd = fd }
+    init(fd: Int32, maxLineBytes: Int) {
+        self.fd = fd
+        framer = LineFramer(maxLineBytes: maxLineBytes)
+    }
 
     deinit { chunk.deallocate() }
 
@@ -63,7 +66,8 @@ final class SocketInput {
     }
 
     /// Reads until the socket would block, calling `handle` for each complete line.
-    /// Returns false when the daemon has closed the connection.
+    /// Returns false when the daemon has closed the connection, or sent a line longer than
+    /// `maxLineBytes` (then `overflowed` is true and nothing more is read).
     func readAvailable(_ handle: (UnsafeRawBufferPointer) -> Void) throws(MilieuClientError) -> Bool {
         while true {
             let count = recv(fd, chunk.baseAddress, chunk.count, Int32(MSG_DONTWAIT))
@@ -79,8 +83,15 @@ final class SocketInput {
             framer.feed(UnsafeRawBufferPointer(rebasing: chunk[..<count])) { frame in
                 if case .line(let line) = frame { handle(line) }
             }
+            if framer.overflowed { return false }
         }
     }
+
+    /// Whether the daemon sent a line past `maxLineBytes`, which ended the reading.
+    var overflowed: Bool { framer.overflowed }
+
+    /// The longest line taken.
+    var maxLineBytes: Int { framer.maxLineBytes }
 
     private func systemError(_ call: String) -> MilieuClientError {
         let code = errno

@@ -2,8 +2,10 @@ import MilieuJSON
 import MilieuProtocol
 
 /// A JSON-RPC request the page sends to `POST /rpc`, checked before it is passed on to milieud:
-/// one request (no batch) whose method is on the allow-list. The page's id is kept here and put
-/// back on the daemon's answer, which goes back otherwise untouched.
+/// one request (no batch) whose method is on the allow-list. Its params go on as the page wrote
+/// them (`paramsText`), never re-encoded, so that the line milieud reads is no longer than the
+/// request (`1e2` written back would be `100.0`). The page's id is kept here and put back on the
+/// daemon's answer, which goes back otherwise untouched.
 struct ForwardedCall {
     /// What the page may ask: reads, a write, an action, and the read-only introspection methods
     /// a newer daemon may have (one without them answers MethodNotFound). Never what mounts or
@@ -18,6 +20,9 @@ struct ForwardedCall {
     let id: JSON
     let method: String
     let params: JSONObject
+    /// The params object's bytes as the page sent them, on one line (a line feed or carriage
+    /// return between tokens, the only place JSON allows one, is a space); `{}` when it sent none.
+    let paramsText: [UInt8]
 
     /// A request refused before it reached milieud: the error, and the page's id when it had one.
     struct Refusal: Error {
@@ -53,6 +58,38 @@ struct ForwardedCall {
         case .object(let given)?: params = given
         default: throw Refusal(error: .invalidParams(field: "", "params is an object"), id: id)
         }
+        let written = Self.memberText("params", of: body) ?? Array("{}".utf8)[...]
+        paramsText = written.map { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") ? UInt8(ascii: " ") : $0 }
+    }
+
+    /// The bytes of the value of member `name` of the JSON object `body` (already read whole, so
+    /// valid), exactly as written; nil when it has no such member.
+    static func memberText(_ name: String, of body: [UInt8]) -> ArraySlice<UInt8>? {
+        body.withUnsafeBytes { bytes -> Range<Int>? in
+            func skipSpace(_ index: inout Int) {
+                while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+            }
+            var index = 0
+            skipSpace(&index)
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { return nil }
+            index += 1
+            while true {
+                skipSpace(&index)
+                guard let (key, afterKey) = JSON.parseValue(in: bytes, at: index, depth: 1) else { return nil }
+                index = afterKey
+                skipSpace(&index)
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
+                index += 1
+                skipSpace(&index)
+                let start = index
+                guard let (_, end) = JSON.parseValue(in: bytes, at: start, depth: 1) else { return nil }
+                if key == .string(name) { return start..<end }
+                index = end
+                skipSpace(&index)
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ",") else { return nil }
+                index += 1
+            }
+        }.map { body[$0] }
     }
 
     /// The daemon's response to this call, as the page gets it: the page's id in place of the

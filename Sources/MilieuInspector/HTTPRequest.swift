@@ -10,6 +10,12 @@ struct HTTPRequest: Equatable {
     var body: [UInt8]
 }
 
+/// A request refused before it was read whole: the status to answer with, and why.
+struct HTTPRefusal: Error, Equatable {
+    let status: HTTPStatus
+    let reason: String
+}
+
 /// What the bytes received so far make: not yet a request, a request (and how many bytes it
 /// took), or a request refused with the status to answer.
 enum HTTPParseOutcome: Equatable {
@@ -72,6 +78,28 @@ enum HTTPRequestParser {
         return .complete(request, consumed: headEnd + length - bytes.startIndex)
     }
 
+    /// The query of the request line, once it has arrived: enough to tell a request with the
+    /// token from one without, before the rest of its head.
+    /// Nil while the line is unfinished; a refusal for a line past the head's bound or malformed.
+    static func query(ofRequestLineIn bytes: ArraySlice<UInt8>) -> Result<[String: String], HTTPRefusal>? {
+        guard let end = bytes.prefix(maxHeadBytes).firstIndex(of: UInt8(ascii: "\n")) else {
+            guard bytes.count < maxHeadBytes else {
+                return .failure(HTTPRefusal(status: .headersTooLarge, reason: "the request head passes \(maxHeadBytes) bytes"))
+            }
+            return nil
+        }
+        var line = bytes[bytes.startIndex..<end]
+        if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+        switch requestLine(line) {
+        case .failure(let refusal): return .failure(refusal)
+        case .success(let start):
+            guard let query = QueryString.parse(splitTarget(start.target).query) else {
+                return .failure(HTTPRefusal(status: .badRequest, reason: "a malformed query string"))
+            }
+            return .success(query)
+        }
+    }
+
     /// The index just past the head's CRLF CRLF, if it is within the bound.
     private static func endOfHead(in bytes: ArraySlice<UInt8>) -> Int? {
         let searched = bytes.prefix(maxHeadBytes)
@@ -84,20 +112,15 @@ enum HTTPRequestParser {
         return nil
     }
 
-    private struct Refusal: Error {
-        let status: HTTPStatus
-        let reason: String
-    }
-
     /// `METHOD SP origin-form-target SP HTTP/1.x`.
-    private static func requestLine(_ line: ArraySlice<UInt8>) -> Result<(method: String, target: String), Refusal> {
+    private static func requestLine(_ line: ArraySlice<UInt8>) -> Result<(method: String, target: String), HTTPRefusal> {
         let parts = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, parts[0].allSatisfy({ (65...90).contains($0) }),
             parts[1].first == UInt8(ascii: "/"), parts[1].allSatisfy({ (33...126).contains($0) })
-        else { return .failure(Refusal(status: .badRequest, reason: "a malformed request line")) }
+        else { return .failure(HTTPRefusal(status: .badRequest, reason: "a malformed request line")) }
         let version = String(decoding: parts[2], as: UTF8.self)
         guard version == "HTTP/1.1" || version == "HTTP/1.0" else {
-            return .failure(Refusal(status: .versionNotSupported, reason: "\(version.prefix(16)) is not HTTP/1.1"))
+            return .failure(HTTPRefusal(status: .versionNotSupported, reason: "\(version.prefix(16)) is not HTTP/1.1"))
         }
         return .success((String(decoding: parts[0], as: UTF8.self), String(decoding: parts[1], as: UTF8.self)))
     }

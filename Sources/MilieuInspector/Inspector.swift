@@ -33,13 +33,13 @@ public final class Inspector {
     /// the watch, `TransportError` when the port cannot be had.
     public init(socketPath: String, port: UInt16) throws {
         daemon = try MilieuClient(socketPath: socketPath)
-        _ = try daemon.request(InitializeRequest(client: ["name": "milieu inspect"]), timeout: 30)
+        let hello = try daemon.request(InitializeRequest(client: ["name": "milieu inspect"]), timeout: 30)
         _ = try daemon.request(WatchRequest(views: ["/App"], lifecycle: true), timeout: 30)
         listener = try LoopbackListener(port: port)
         loop = try EventLoop()
         let token = AccessToken()
         url = "http://127.0.0.1:\(listener.port)/?token=\(token.text)"
-        server = InspectorServer(token: token, page: InspectorPage.html, loop: loop, daemon: daemon)
+        server = InspectorServer(token: token, page: InspectorPage.html, loop: loop, daemon: daemon, maxLineBytes: hello.maxLineBytes)
         // Before the address is printed: a signal sent as soon as it is seen stops the loop's first turn.
         try loop.handleSignals([SIGINT, SIGTERM]) { [loop] _ in loop.stop() }
     }

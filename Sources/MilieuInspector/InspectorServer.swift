@@ -7,56 +7,88 @@ import MilieuTransport
 /// any without the token, and serves the page (`GET /`), the event stream (`GET /events`) and
 /// the forwarder to milieud (`POST /rpc`). Every other answer closes its connection.
 ///
+/// Anyone on the machine may connect to the port, so connections that have not shown the token
+/// cannot crowd out the page (issue #26, item 8): until its request line carries the token, a
+/// connection is *waiting* — at most `maxWaiting` of them, the oldest closed to make room for a
+/// new one, each closed after `headSeconds` — and one whose request line has no valid token is
+/// refused at once, without waiting for the rest of its head. Connections that showed the token
+/// have `maxAdmitted` places of their own.
+///
 /// Threading rule: the loop's thread only, like every `ConnectionHandler`.
 final class InspectorServer: ConnectionHandler {
-    /// Connections at once, event streams included: a few pages, not a crowd.
-    static let maxConnections = 16
-    /// Time a client has to send its whole request.
+    /// Connections that showed the token, event streams included: a few pages, not a crowd.
+    static let maxAdmitted = 16
+    /// Connections whose request line has not come yet.
+    static let maxWaiting = 16
+    /// Time a connection has to send its request line (a browser sends it at once).
+    static let headSeconds = 3.0
+    /// Time a connection that showed the token has to send the rest of its request.
     static let requestSeconds = 10.0
 
     private let token: AccessToken
     private let page: [UInt8]
     private let loop: EventLoop
     private let daemon: MilieuClient
+    /// The longest line milieud reads (`initialize`): a longer one would make it close the
+    /// inspector's connection, so it is refused here instead (413).
+    private let maxLineBytes: Int
     let streams = EventStreams()
     private var exchanges: [Int: Exchange] = [:]
+    /// The waiting connections, oldest first.
+    private var waiting: [Connection] = []
+    private var admitted = 0
     /// Calls passed on to milieud and not yet answered, by the daemon-side request id.
     private var calls: [Int: (connection: Connection, call: ForwardedCall)] = [:]
 
-    /// Where one connection is: reading its request, waiting for milieud, streaming events.
+    /// Where one connection is: waiting for its request line, reading the rest of its request,
+    /// waiting for milieud, streaming events.
     private final class Exchange {
         var received: [UInt8] = []
         var timer: TimerID?
         var isReading = true
+        var isAdmitted = false
     }
 
-    init(token: AccessToken, page: [UInt8], loop: EventLoop, daemon: MilieuClient) {
+    init(token: AccessToken, page: [UInt8], loop: EventLoop, daemon: MilieuClient, maxLineBytes: Int) {
         self.token = token
         self.page = page
         self.loop = loop
         self.daemon = daemon
+        self.maxLineBytes = maxLineBytes
     }
 
     // MARK: ConnectionHandler
 
     func connectionOpened(_ connection: Connection) {
-        guard exchanges.count < Self.maxConnections else {
-            respond(connection, .text(.serviceUnavailable, "milieu inspect serves \(Self.maxConnections) connections at once"))
-            return
-        }
+        if waiting.count >= Self.maxWaiting { waiting.removeFirst().close() }
         let exchange = Exchange()
-        exchange.timer = loop.schedule(after: Self.requestSeconds) { [weak self, weak connection] in
-            guard let self, let connection else { return }
-            self.exchanges[connection.id]?.timer = nil
-            self.respond(connection, .text(.requestTimeout, "the request did not arrive in \(Int(Self.requestSeconds)) s"))
-        }
         exchanges[connection.id] = exchange
+        waiting.append(connection)
+        exchange.timer = loop.schedule(after: Self.headSeconds) { [weak self, weak connection] in
+            guard let self, let connection, let exchange = self.exchanges[connection.id] else { return }
+            exchange.timer = nil
+            // Nothing sent: nothing to answer (a browser's spare connection is simply dropped).
+            guard !exchange.received.isEmpty else { return connection.close() }
+            self.respond(connection, .text(.requestTimeout, "the request line did not arrive in \(Int(Self.headSeconds)) s"))
+        }
     }
 
     func connection(_ connection: Connection, didRead bytes: UnsafeRawBufferPointer) {
         // Past its request a connection has nothing more to say; what it sends is dropped.
         guard let exchange = exchanges[connection.id], exchange.isReading else { return }
         exchange.received.append(contentsOf: bytes)
+        if !exchange.isAdmitted {
+            switch HTTPRequestParser.query(ofRequestLineIn: exchange.received[...]) {
+            case nil: return
+            case .failure(let refusal): return respond(connection, .text(refusal.status, refusal.reason))
+            case .success(let query):
+                guard token.matches(query["token"]) else { return respond(connection, Self.tokenRefusal) }
+                guard admitted < Self.maxAdmitted else {
+                    return respond(connection, .text(.serviceUnavailable, "milieu inspect serves \(Self.maxAdmitted) connections at once"))
+                }
+                admit(connection, exchange)
+            }
+        }
         switch HTTPRequestParser.parse(exchange.received[...]) {
         case .incomplete: return
         case .refused(let status, let reason): respond(connection, .text(status, reason))
@@ -70,17 +102,33 @@ final class InspectorServer: ConnectionHandler {
     }
 
     func connectionClosed(_ connection: Connection, reason: ConnectionCloseReason) {
-        if let timer = exchanges.removeValue(forKey: connection.id)?.timer { loop.cancel(timer) }
+        if let exchange = exchanges.removeValue(forKey: connection.id) {
+            if let timer = exchange.timer { loop.cancel(timer) }
+            if exchange.isAdmitted { admitted -= 1 }
+        }
+        waiting.removeAll { $0 === connection }
         streams.remove(connection)
     }
+
+    /// Moves a connection whose request line showed the token out of the waiting ones.
+    private func admit(_ connection: Connection, _ exchange: Exchange) {
+        waiting.removeAll { $0 === connection }
+        exchange.isAdmitted = true
+        admitted += 1
+        if let timer = exchange.timer { loop.cancel(timer) }
+        exchange.timer = loop.schedule(after: Self.requestSeconds) { [weak self, weak connection] in
+            guard let self, let connection else { return }
+            self.exchanges[connection.id]?.timer = nil
+            self.respond(connection, .text(.requestTimeout, "the request did not arrive in \(Int(Self.requestSeconds)) s"))
+        }
+    }
+
+    private static let tokenRefusal = HTTPResponse.text(.forbidden, "this page needs its token: open the address milieu inspect printed")
 
     // MARK: Requests
 
     private func handle(_ request: HTTPRequest, on connection: Connection) {
-        guard token.matches(request.query["token"]) else {
-            respond(connection, .text(.forbidden, "this page needs its token: open the address milieu inspect printed"))
-            return
-        }
+        guard token.matches(request.query["token"]) else { return respond(connection, Self.tokenRefusal) }
         switch (request.method, request.path) {
         case ("GET", "/"): respond(connection, .page(page))
         case ("GET", "/events"): streams.open(connection)
@@ -101,7 +149,11 @@ final class InspectorServer: ConnectionHandler {
             return
         }
         do {
-            calls[try daemon.send(method: call.method, params: call.params)] = (connection, call)
+            calls[try daemon.send(method: call.method, paramsText: call.paramsText, limit: maxLineBytes)] = (connection, call)
+        } catch  where error.code == .lineTooLong {
+            let refusal = ForwardedCall.refusal(
+                RPCError(.messageTooLarge, message: error.message, data: ["limit": .int(maxLineBytes)]), id: call.id)
+            respond(connection, HTTPResponse(status: .payloadTooLarge, contentType: "application/json", body: Array(refusal.utf8)))
         } catch {
             let refusal = ForwardedCall.refusal(.internalError("milieud is not answering: \(error.message)"), id: call.id)
             respond(connection, HTTPResponse(status: .serviceUnavailable, contentType: "application/json", body: Array(refusal.utf8)))

@@ -38,8 +38,9 @@ public struct LineFramer: Sendable {
         while start < count {
             guard let found = memchr(base + start, Int32(UInt8(ascii: "\n")), count - start) else {
                 let rest = count - start
-                // One byte of slack: it may be the `\r` of a line at the limit.
-                guard partial.count + rest <= maxLineBytes + 1 else { return overflow(partial.count + rest, handle) }
+                // One byte of slack: it may be the `\r` of a line at the limit. Subtracted on the
+                // left, so that a bound as large as `Int.max` cannot overflow.
+                guard partial.count + rest - 1 <= maxLineBytes else { return overflow(partial.count + rest, handle) }
                 partial.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<count]))
                 return
             }

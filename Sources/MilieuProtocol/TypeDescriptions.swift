@@ -80,21 +80,34 @@ public struct PropertyDescription: Sendable, Equatable {
     }
 }
 
-/// An action of a described type: its name and each parameter as `name: type`.
+/// An action of a described type: its name, each parameter as `name: type`, and the names of
+/// those whose argument is a secret (SPEC §9.3.3).
 public struct ActionDescription: Sendable, Equatable {
     public var name: String
     public var params: [String]
+    /// Empty when no argument is a secret (the wire leaves `secureParams` out).
+    public var secureParams: [String]
 
-    public init(name: String, params: [String]) {
+    public init(name: String, params: [String], secureParams: [String] = []) {
         self.name = name
         self.params = params
+        self.secureParams = secureParams
     }
 
-    public var wire: JSON { ["name": .string(name), "params": .array(params.map(JSON.string))] }
+    /// The positions of the secure parameters among `params`.
+    public var secureIndices: [Int] {
+        params.indices.filter { index in secureParams.contains { params[index].hasPrefix($0 + ":") } }
+    }
+
+    public var wire: JSON {
+        var entry: JSONObject = ["name": .string(name), "params": .array(params.map(JSON.string))]
+        if !secureParams.isEmpty { entry["secureParams"] = .array(secureParams.map(JSON.string)) }
+        return .object(entry)
+    }
 
     public init?(wire: JSON) {
         guard let name = wire["name"]?.stringValue, let params = strings(wire["params"]) else { return nil }
-        self.init(name: name, params: params)
+        self.init(name: name, params: params, secureParams: strings(wire["secureParams"]) ?? [])
     }
 }
 

@@ -1,32 +1,23 @@
 import Glibc
 
-/// Makes sure the directory a socket goes in exists and belongs to us.
+/// Makes sure the directory a socket goes in exists and only this user (or root) can change it.
 enum SocketDirectory {
-    /// Creates the parent directory of `socketPath` like `mkdir -p` (only the last
-    /// component, if we create it, is 0700) and refuses one owned by another user.
-    /// Root-owned directories such as /tmp or /run are accepted.
+    /// Creates the parent directory of `socketPath` like `mkdir -p` (only the last component, if
+    /// we create it, is 0700), then refuses the path unless `SocketTrust` trusts it to listen on
+    /// (SPEC §1.2): the rule the clients apply before they connect.
     static func prepare(forSocketAt socketPath: String) throws {
-        guard let slash = socketPath.lastIndex(of: "/") else { return }
-        let directory = slash == socketPath.startIndex ? "/" : String(socketPath[..<slash])
-        var status = stat()
-        if stat(directory, &status) != 0 {
-            let code = errno
-            guard code == ENOENT else { throw TransportError.systemCall("stat", errno: code, path: directory) }
-            try makeDirectories(directory)
-            guard stat(directory, &status) == 0 else {
-                throw TransportError.systemCall("stat", errno: errno, path: directory)
+        if let slash = socketPath.lastIndex(of: "/") {
+            let directory = slash == socketPath.startIndex ? "/" : String(socketPath[..<slash])
+            var status = stat()
+            if stat(directory, &status) != 0 {
+                let code = errno
+                guard code == ENOENT else { throw TransportError.systemCall("stat", errno: code, path: directory) }
+                try makeDirectories(directory)
             }
         }
-        guard status.st_mode & S_IFMT == S_IFDIR else {
-            throw TransportError.systemCall("stat", errno: ENOTDIR, path: directory)
-        }
-        let uid = getuid()
-        guard status.st_uid == uid || status.st_uid == 0 else {
+        if case .failure(let refusal) = SocketTrust.judge(socketPath, for: .listen) {
             throw TransportError(
-                .directoryNotOwned, path: directory,
-                detail:
-                    "\(directory) belongs to uid \(status.st_uid), not to uid \(uid); milieud will not put its socket there (remove it or choose another --socket path)"
-            )
+                .untrustedPath, path: refusal.path, detail: "milieud will not listen at \(socketPath): \(refusal.why); \(SocketTrust.fix)")
         }
     }
 

@@ -9,7 +9,7 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
             case addressInUse
             case notASocket
             case pathTooLong
-            case directoryNotOwned
+            case untrustedPath
             case notListening
             case invalidDescriptor
             case timedOut
@@ -26,8 +26,9 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
         public static let notASocket = Code(.notASocket)
         /// The path does not fit in `sockaddr_un.sun_path`.
         public static let pathTooLong = Code(.pathTooLong)
-        /// The socket's directory belongs to another user.
-        public static let directoryNotOwned = Code(.directoryNotOwned)
+        /// Another user could change the socket's path: a directory or link on it is theirs, or a
+        /// directory on it is writable by others and not sticky (`SocketTrust`, SPEC §1.2).
+        public static let untrustedPath = Code(.untrustedPath)
         /// A client found no server at the path (ENOENT or ECONNREFUSED).
         public static let notListening = Code(.notListening)
         /// A file descriptor handed to us (e.g. by systemd) is unusable.

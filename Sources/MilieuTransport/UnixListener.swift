@@ -4,7 +4,7 @@ import Synchronization
 /// A listening Unix stream socket, bound safely at a path or adopted from systemd.
 ///
 /// Binding creates the socket's directory (the last component 0700) if missing,
-/// refuses a directory owned by another user, replaces a stale socket but never a
+/// refuses a path another user could change (`SocketTrust`), replaces a stale socket but never a
 /// live one or a file that is not a socket, and leaves the socket mode 0600.
 public final class UnixListener: Sendable {
     /// The listening descriptor: nonblocking and close-on-exec.
@@ -26,8 +26,8 @@ public final class UnixListener: Sendable {
     }
 
     /// Binds and listens at `path`. Throws `.addressInUse` if another process serves
-    /// it, `.notASocket` if a non-socket file is there, `.directoryNotOwned` if the
-    /// directory belongs to another user, `.pathTooLong` if the path does not fit.
+    /// it, `.notASocket` if a non-socket file is there, `.untrustedPath` if another user could
+    /// change the path (`SocketTrust`), `.pathTooLong` if the path does not fit.
     public convenience init(path: String, backlog: Int32 = SOMAXCONN) throws {
         try SocketPath.validate(path)
         try SocketDirectory.prepare(forSocketAt: path)

@@ -35,9 +35,7 @@ final class InteractiveSession {
         editor.completer = { [unowned self] before, word in
             Completer(link: link, schema: schema).complete(before: before, word: word)
         }
-        editor.keepsInHistory = { [unowned self] line in
-            !SecretLines(types: try? link.request(SchemaTypesRequest()).types).writesASecret(line)
-        }
+        editor.keepsInHistory = { [unowned self] line in !SecretLines(oracle: schema).carriesASecret(line) }
         if console.style.enabled { editor.hinter = { [unowned self] line in SyntaxHint.hint(for: line, schema: schema) } }
     }
 

@@ -9,6 +9,7 @@ final class SchemaHelp {
     let link: Link
     private var types: [String: TypeDescription]?
     private var typeOfObject: [String: String?] = [:]
+    private var secretAt: [String: Bool?] = [:]
 
     init(link: Link) { self.link = link }
 
@@ -16,6 +17,7 @@ final class SchemaHelp {
     func forget() {
         types = nil
         typeOfObject = [:]
+        secretAt = [:]
     }
 
     /// The stored or computed property `path` names (`theme.colorScheme`), if the schema knows it.
@@ -63,9 +65,7 @@ final class SchemaHelp {
     }
 
     private func type(ofObjectAt base: String) -> TypeDescription? {
-        if types == nil {
-            types = Dictionary(((try? link.request(SchemaTypesRequest()))?.types ?? []).map { ($0.name, $0) }) { first, _ in first }
-        }
+        loadTypes()
         if typeOfObject[base] == nil {
             let snapshot = try? link.request(GraphGetRequest(path: base))
             typeOfObject[base] = .some(snapshot?["object"] != nil ? snapshot?["type"]?.stringValue : nil)
@@ -73,7 +73,36 @@ final class SchemaHelp {
         return typeOfObject[base]?.flatMap { types?[$0] }
     }
 
+    private func loadTypes() {
+        guard types == nil else { return }
+        types = Dictionary(((try? link.request(SchemaTypesRequest()))?.types ?? []).map { ($0.name, $0) }) { first, _ in first }
+    }
+
     private static func number(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+    }
+}
+
+/// The daemon's word on what a path reaches, for the history (`SecretLines`).
+extension SchemaHelp: SecretOracle {
+    /// `graph/get` of `path`: `Forbidden` for a secure value, wherever the path reaches it from.
+    func reachesSecret(_ path: String) -> Bool? {
+        if let known = secretAt[path] { return known }
+        let answer: Bool?
+        do {
+            _ = try link.request(GraphGetRequest(path: path))
+            answer = false
+        } catch let error as RPCError where error.errorKind == .forbidden && error.data["reason"] == "secure" {
+            answer = true
+        } catch {
+            answer = nil
+        }
+        secretAt[path] = .some(answer)
+        return answer
+    }
+
+    var knownTypes: [TypeDescription] {
+        loadTypes()
+        return types.map { Array($0.values) } ?? []
     }
 }

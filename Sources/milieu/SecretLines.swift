@@ -1,48 +1,76 @@
 import MilieuJSON
 import MilieuProtocol
 
-/// Which typed lines write a secure value (`Login.password`, `Session.token`, any declared
-/// `secure` property): those are kept out of the history file, as redis-cli keeps out `AUTH`,
-/// so that a secret typed at the prompt is not left on disk (rule 13).
+/// What the daemon says a typed path reaches, for `SecretLines`; nil where it cannot tell (no
+/// daemon, or a path that reaches nothing).
+protocol SecretOracle {
+    /// Whether `path` reaches a secure value: a secure property, a member of one, or a binding or
+    /// reference to one (`graph/get` answers `Forbidden`, reason `secure`).
+    func reachesSecret(_ path: String) -> Bool?
+    /// The action `path` names (its secure parameters included, `schema/types`).
+    func action(at path: String) -> ActionDescription?
+    /// Every type the daemon knows, for a guess when a path cannot be asked about.
+    var knownTypes: [TypeDescription] { get }
+}
+
+/// Which typed lines carry a secret: those are kept out of the history file, as redis-cli keeps
+/// out `AUTH`, so that a secret typed at the prompt is not left on disk (rule 13). A line carries
+/// one when it writes a secure value (`set` of a path the daemon says reaches one — through a
+/// binding, say) or passes an argument to an action's secure parameter (SPEC §9.3.3), typed as a
+/// command or as a raw `graph/set`, `graph/call` or `graph/transaction`, alone or in a batch.
+///
+/// The daemon is asked, never the path's spelling; only when it cannot tell (not connected, a
+/// path it does not know) is a last member that names a secure property, or an action with
+/// secure parameters, of any known type taken for one.
 struct SecretLines {
-    /// The names of the secure properties of every type the daemon knows, and the built-in ones
-    /// when it cannot be asked.
-    let secureNames: Set<String>
+    let oracle: any SecretOracle
 
-    static let builtIn: Set<String> = ["password", "token"]
+    /// The secure properties every daemon has, for when none can be asked.
+    static let builtInSecureNames: Set<String> = ["password", "token"]
 
-    init(types: [TypeDescription]?) {
-        let declared = (types ?? []).flatMap { $0.properties.filter(\.secure).map(\.name) }
-        secureNames = Self.builtIn.union(declared)
-    }
-
-    /// Whether `line` writes a property whose name is secure: `set` of such a key path, or a
-    /// raw `graph/set` or `graph/transaction` that names one.
-    func writesASecret(_ line: String) -> Bool {
+    /// Whether `line` carries a secret, and so stays out of the history.
+    func carriesASecret(_ line: String) -> Bool {
         switch try? Command.parse(line) {
-        case .set(let path, _)?: return isSecure(path)
+        case .set(let path, _)?: return writesSecret(path)
+        case .call(let path, let arguments)?: return passesSecret(path, argumentCount: arguments.count)
         case .raw(let text)?:
             guard let message = try? JSON(parsing: text) else { return false }
-            let requests = message.arrayValue ?? [message]
-            return requests.contains { request in
-                let params = request["params"]
-                switch request["method"]?.stringValue {
-                case GraphSetRequest.name: return params?["path"]?.stringValue.map(isSecure) ?? false
-                case GraphTransactionRequest.name:
-                    return (params?["ops"]?.arrayValue ?? []).contains { op in
-                        op["method"]?.stringValue == GraphSetRequest.name && (op["params"]?["path"]?.stringValue.map(isSecure) ?? false)
-                    }
-                default: return false
-                }
+            return (message.arrayValue ?? [message]).contains { carriesASecret(request: $0) }
+        case nil:
+            // A command that does not parse still holds what was typed: judge it by its path.
+            let words = line.split(whereSeparator: \.isWhitespace).map(String.init)
+            guard words.count >= 3 else { return false }
+            switch words[0] {
+            case "set": return writesSecret(words[1])
+            case "call": return passesSecret(words[1], argumentCount: words.count - 2)
+            default: return false
             }
         default: return false
         }
     }
 
-    /// Whether the last member of key path `path` names a secure property.
-    private func isSecure(_ path: String) -> Bool {
-        let members = EmbeddedJSONScanner.topLevelIndices(of: ".", in: path)
-        let last = members.last.map { String(path[path.index(after: $0)...]) } ?? path
-        return secureNames.contains(last)
+    private func carriesASecret(request: JSON) -> Bool {
+        let params = request["params"]
+        switch request["method"]?.stringValue {
+        case GraphSetRequest.name: return params?["path"]?.stringValue.map(writesSecret) ?? false
+        case GraphCallRequest.name:
+            guard let path = params?["path"]?.stringValue else { return false }
+            return passesSecret(path, argumentCount: params?["args"]?.arrayValue?.count ?? 0)
+        case GraphTransactionRequest.name: return (params?["ops"]?.arrayValue ?? []).contains { carriesASecret(request: $0) }
+        default: return false
+        }
+    }
+
+    private func writesSecret(_ path: String) -> Bool {
+        if let known = oracle.reachesSecret(path) { return known }
+        let secureNames = Self.builtInSecureNames.union(oracle.knownTypes.flatMap { $0.properties.filter(\.secure).map(\.name) })
+        return PathSyntax.splitLastMember(path).map { secureNames.contains($0.member) } ?? secureNames.contains(path)
+    }
+
+    private func passesSecret(_ path: String, argumentCount: Int) -> Bool {
+        guard argumentCount > 0 else { return false }
+        if let action = oracle.action(at: path) { return action.secureIndices.contains { $0 < argumentCount } }
+        guard let name = PathSyntax.splitLastMember(path)?.member else { return false }
+        return oracle.knownTypes.contains { type in type.actions.contains { $0.name == name && !$0.secureParams.isEmpty } }
     }
 }

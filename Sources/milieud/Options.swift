@@ -49,13 +49,16 @@ enum Options {
             help: "drop a client whose unsent output passes HARD bytes, or stays over SOFT bytes for SECONDS "
                 + "(default 33554432,8388608,10)"
         ) { configuration, text in
-            let parts = text.split(separator: ",").compactMap { Double($0) }
-            guard parts.count == 3, parts.allSatisfy({ $0 > 0 }), parts[1] <= parts[0] else {
+            // The bytes are read as whole numbers: a Double past Int.max would trap on conversion.
+            let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+            guard parts.count == 3, let hard = Int(parts[0]), let soft = Int(parts[1]), let seconds = Double(parts[2]),
+                hard > 0, soft > 0, seconds > 0, seconds.isFinite, soft <= hard
+            else {
                 throw UsageError(message: "--output-limit is HARD,SOFT,SECONDS with SOFT <= HARD, not \(text)")
             }
-            configuration.outputLimits.hard = Int(parts[0])
-            configuration.outputLimits.soft = Int(parts[1])
-            configuration.outputLimits.softSeconds = parts[2]
+            configuration.outputLimits.hard = hard
+            configuration.outputLimits.soft = soft
+            configuration.outputLimits.softSeconds = seconds
         },
         Option(
             name: "--output-budget", value: "BYTES",

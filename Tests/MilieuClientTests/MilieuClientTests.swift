@@ -106,6 +106,24 @@ struct MilieuClientTests {
         #expect(client.takeNotifications().map(\.method) == ["graph/didChange"])
     }
 
+    /// A line past the client's bound ends the connection with an error that says so, never a
+    /// crash (issue #26, item 1); the bound by default is `MilieuClient.defaultMaxLineBytes`.
+    @Test func aLinePastTheClientsLimitIsAnErrorThatSaysSo() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        #expect(MilieuClient.defaultMaxLineBytes == 256 << 20)
+        let client = try MilieuClient(socketPath: daemon.socketPath, maxLineBytes: 1024)
+        try client.request(GraphSetRequest(path: "theme.accentColor", value: .string(String(repeating: "x", count: 900))), timeout: 5)
+        #expect(try client.request(GraphGetRequest(path: "theme.accentColor"), timeout: 5).stringValue?.count == 900)
+        try client.request(GraphSetRequest(path: "theme.accentColor", value: .string(String(repeating: "y", count: 200_000))), timeout: 5)
+        let error = #expect(throws: MilieuClientError.self) { try client.request(GraphGetRequest(path: "theme.accentColor"), timeout: 5) }
+        #expect(error?.code == .lineTooLong)
+        #expect(
+            error?.message
+                == "milieud at \(daemon.socketPath) sent a line longer than this client's limit of 1024 bytes; the connection is closed")
+        #expect(!client.isConnected)
+    }
+
     @Test func withNoDaemonConnectingFailsAsNotListening() throws {
         let directory = try Daemon.makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

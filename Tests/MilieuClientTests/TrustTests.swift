@@ -1,11 +1,13 @@
 import Foundation
 import MilieuClient
+import MilieuJSON
 import MilieuProtocol
 import MilieuTestSupport
 import Testing
 
-/// The client trusts only its own daemon: a socket in a directory another uid owns, or anyone
-/// may write to, is refused before a byte is sent (issue #15, item 12).
+/// The client trusts only its own daemon (SPEC §1.2): a socket another user could replace, or
+/// whose file another user owns, is refused before a byte is sent (issue #15 item 12, issue #26
+/// items 13 and 14).
 @Suite(.serialized)
 struct TrustTests {
     /// A listening socket at `directory/milieu.sock` that never accepts: a connection the
@@ -76,8 +78,8 @@ struct TrustTests {
         #expect(error?.code == .untrustedSocket)
         #expect(
             error?.message
-                == "refusing \(server.path): its directory \(directory) has mode 0777, writable by others; "
-                + "chmod go-w it, remove it or set MILIEU_SOCKET")
+                == "refusing \(server.path): \(directory) has mode 0777: others may write to it and it is not sticky, "
+                + "so they could replace the socket; use a socket in a directory only you or root can change (--socket or MILIEU_SOCKET)")
         #expect(!server.accepted())
     }
 
@@ -89,9 +91,38 @@ struct TrustTests {
         #expect(error?.code == .untrustedSocket)
         #expect(
             error?.message
-                == "refusing \(server.path): its directory \(directory) belongs to uid 65534, not to you (uid 0); "
-                + "remove it or set MILIEU_SOCKET")
+                == "refusing \(server.path): \(directory) belongs to uid 65534, not to you (uid 0) or root, "
+                + "so that user could replace the socket; use a socket in a directory only you or root can change (--socket or MILIEU_SOCKET)"
+        )
         #expect(!server.accepted())
+    }
+
+    /// Another user's socket moved into one's own private directory: the file's owner tells before
+    /// anything is sent (issue #26, item 13; the Node client has no peer credentials to ask).
+    @Test(.enabled(if: geteuid() == 0, "chown to another uid needs root"))
+    func aSocketOfAnotherUIDInOnesOwnDirectoryIsRefusedBeforeConnecting() throws {
+        let directory = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try FakeServer(directory: directory)
+        #expect(lchown(server.path, 65534, gid_t.max) == 0)
+        let error = #expect(throws: MilieuClientError.self) { try MilieuClient(socketPath: server.path) }
+        #expect(error?.code == .untrustedSocket)
+        #expect(
+            error?.message
+                == "refusing \(server.path): the socket \(server.path) belongs to uid 65534, not to you (uid 0), "
+                + "so another user's process serves it; use a socket in a directory only you or root can change (--socket or MILIEU_SOCKET)"
+        )
+        #expect(!server.accepted())
+    }
+
+    /// One's own daemon's socket straight in /tmp, sticky and writable by all, is trusted (issue #30 item 7).
+    @Test func ownDaemonsSocketStraightInTmpIsTrusted() throws {
+        let path = "/tmp/milieu-trust-\(getpid()).sock"
+        defer { unlink(path + ".lock") }
+        let daemon = try Daemon(socketPath: path)
+        defer { daemon.stop() }
+        let client = try MilieuClient(socketPath: path)
+        #expect(try client.request(GraphGetRequest(path: "theme.colorScheme"), timeout: 5) == "light")
     }
 
     @Test func aRefusedConnectionSaysTheDaemonsReasonNotThatItClosed() throws {

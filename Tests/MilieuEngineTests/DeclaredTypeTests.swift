@@ -549,6 +549,33 @@ import Testing
         #expect(described?.actions.first?.wire == ["name": "add", "params": ["item: int"]])
     }
 
+    /// An argument is a secret when the action writes it, or what is computed from it, into a secure
+    /// property, or uses it with a secure value; `schema/types` says which (issue #26, item 10).
+    @Test func argumentsThatMeetASecretAreSecureParameters() throws {
+        func secureParameters(_ steps: JSON, _ names: [String] = ["a", "b"]) throws -> [String] {
+            let action: JSON = ["parameters": .array(names.map { ["name": .string($0), "type": "string"] }), "steps": steps]
+            let type = try ModelType(declaration: declaration(["actions": ["act": action]]), at: "/types/0", limits: ExpressionLimits())
+            return type.actions.first?.secureParameters ?? ["?"]
+        }
+        #expect(try secureParameters([["set": "secret", "to": ["arg": "b"]]]) == ["b"], "written into a secure property")
+        #expect(
+            try secureParameters([["set": "secret", "to": ["cat": [["arg": "a"], "-", ["arg": "b"]]]]]) == ["a", "b"], "computed from")
+        #expect(try secureParameters([["set": "flag", "to": ["==": [["arg": "a"], ["get": "secret"]]]]]) == ["a"], "compared with one")
+        #expect(
+            try secureParameters([
+                ["if": ["in": [["get": "secret"], ["array": [["arg": "a"]]]]], "then": [["set": "s", "to": ["arg": "b"]]]]
+            ])
+                == ["a"], "only what meets the secret")
+        #expect(try secureParameters([["set": "s", "to": ["arg": "a"]], ["append": "list", "value": ["count": ["arg": "b"]]]]).isEmpty)
+        let described = try graphHolding(
+            declaration([
+                "actions": ["pin": ["parameters": [["name": "p", "type": "string"]], "steps": [["set": "secret", "to": ["arg": "p"]]]]]
+            ])
+        )
+        .typeDescriptions().first { $0.name == "T" }
+        #expect(described?.actions.first?.wire == ["name": "pin", "params": ["p: string"], "secureParams": ["p"]])
+    }
+
     @Test func aSecurePropertyCanBeUsedButNotShown() throws {
         let graph = try graphHolding(
             declaration([

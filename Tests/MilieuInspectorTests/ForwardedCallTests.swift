@@ -48,6 +48,15 @@ import Testing
         #expect(refusal(#"{"method":"graph/get","params":[1]}"#)?.error.errorKind == .invalidParams)
     }
 
+    /// What the daemon reads is what the page wrote (issue #26, item 9: `1e2` was passed on as `100.0`).
+    @Test func paramsArePassedOnAsWrittenOnOneLine() throws {
+        let written = #"{"id": 1,"params" : {"path":"xs","value":[1e2, -0, 1.50,"a\nb"]}, "method":"graph/set"}"#
+        #expect(String(decoding: try call(written).paramsText, as: UTF8.self) == #"{"path":"xs","value":[1e2, -0, 1.50,"a\nb"]}"#)
+        let pretty = "{\"method\":\"graph/get\",\r\n\"params\":{\n  \"path\": \"login\"\n}}"
+        #expect(String(decoding: try call(pretty).paramsText, as: UTF8.self) == #"{   "path": "login" }"#)
+        #expect(try call(#"{"method":"graph/get"}"#).paramsText == Array("{}".utf8))
+    }
+
     @Test func theDaemonsAnswerGoesBackWithThePagesID() throws {
         let forwarded = try call(#"{"jsonrpc":"2.0","id":"page-3","method":"graph/get","params":{"path":"theme.fontScale"}}"#)
         let answer = forwarded.answer(["jsonrpc": "2.0", "id": 41, "result": 1.0])

@@ -24,6 +24,19 @@ import Testing
         #expect(request.body.isEmpty)
     }
 
+    /// The token is judged from the request line alone (issue #26, item 8).
+    @Test func theRequestLinesQueryIsReadBeforeTheHeadEnds() {
+        let query = { (text: String) in HTTPRequestParser.query(ofRequestLineIn: Array(text.utf8)[...]) }
+        #expect(query("GET /?token=abc HTTP/1.1") == nil, "the line is not finished")
+        #expect(query("GET /?token=abc HTTP/1.1\r\nHost: x") == .success(["token": "abc"]))
+        #expect(query("POST /rpc HTTP/1.1\n") == .success([:]))
+        #expect(query("GET / HTTP/2\r\n") == .failure(HTTPRefusal(status: .versionNotSupported, reason: "HTTP/2 is not HTTP/1.1")))
+        #expect(query("GET /?token=%zz HTTP/1.1\r\n") == .failure(HTTPRefusal(status: .badRequest, reason: "a malformed query string")))
+        #expect(
+            query("GET /?" + String(repeating: "a", count: 9000))
+                == .failure(HTTPRefusal(status: .headersTooLarge, reason: "the request head passes 8192 bytes")))
+    }
+
     @Test func aPostWaitsForItsWholeBody() {
         let text = "POST /rpc?token=t HTTP/1.1\r\nContent-Length: 7\r\n\r\n{\"a\":1}"
         #expect(parse(String(text.dropLast())) == .incomplete)

@@ -38,6 +38,13 @@ import Testing
         #expect(lines == 1 && framer.pendingBytes == 0)
     }
 
+    /// A framer with no bound to speak of still joins a line split across reads (issue #26, item 1:
+    /// `maxLineBytes + 1` overflowed and trapped).
+    @Test func aLineSplitAcrossReadsJoinsUnderTheLargestBound() {
+        #expect(frames(["abc", "def\r", "\nok\n"], max: .max) == ["abcdef", "ok"])
+        #expect(frames(["abc", "def"], max: .max).isEmpty)
+    }
+
     @Test func crlfAndEmptyLines() {
         #expect(frames(["a\r\n\r\n\n", "b\r", "\n"]) == ["a", "b"])
     }

@@ -117,7 +117,11 @@ import Testing
             PropertyDescription(
                 name: "twice", type: "int", computed: true, secure: false, published: nil, defaultValue: nil, constraints: Constraints()),
         ],
-        actions: [ActionDescription(name: "add", params: ["by: int"]), ActionDescription(name: "objectWillChange.send", params: [])])
+        actions: [
+            ActionDescription(name: "add", params: ["by: int"]),
+            ActionDescription(name: "setPin", params: ["pin: string"], secureParams: ["pin"]),
+            ActionDescription(name: "objectWillChange.send", params: []),
+        ])
     static let key = EnvironmentKeyDescription(
         name: "tone", type: "string", defaultValue: "warm", builtIn: false, constraints: Constraints(oneOf: ["warm", "cool"]))
 

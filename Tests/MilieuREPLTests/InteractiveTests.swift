@@ -401,6 +401,53 @@ struct InteractiveTests {
         #expect(!kept.contains("hunter2-typed") && !kept.contains("tok-raw-line"))
     }
 
+    /// The daemon says what a path reaches: a binding to a secure property, an action whose
+    /// parameter goes into one or is compared with one (issue #26, item 10). The REPL guessed from
+    /// the last member's name, and kept all of these.
+    @Test func aSecretWrittenThroughABindingOrAnActionIsKeptOutOfTheHistory() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let setup = try daemon.connect()
+        let vault: JSON = [
+            "name": "Vault", "style": "observable",
+            "properties": [
+                "pin": ["type": "string", "default": "0000", "secure": true], "label": ["type": "string", "default": ""],
+                "ok": ["type": "bool", "default": false],
+            ],
+            "actions": [
+                "setPin": ["parameters": [["name": "pin", "type": "string"]], "steps": [["set": "pin", "to": ["arg": "pin"]]]],
+                "check": [
+                    "parameters": [["name": "guess", "type": "string"]],
+                    "steps": [["set": "ok", "to": ["==": [["arg": "guess"], ["get": "pin"]]]]],
+                ],
+                "rename": ["parameters": [["name": "label", "type": "string"]], "steps": [["set": "label", "to": ["arg": "label"]]]],
+            ],
+        ]
+        _ = try setup.call("schema/register", ["types": [vault]])
+        _ = try setup.call(
+            "view/mount",
+            [
+                "parent": "/App", "name": "Q", "retain": true, "bindings": ["pw": ["$parent": "login.password"]],
+                "environment": ["login": ["type": "Login"]], "state": ["vault": ["$new": ["type": "Vault"]]],
+            ])
+        let history = "\(daemon.directory)/history"
+        let terminal = try repl(daemon, environment: ["MILIEU_HISTFILE": history])
+        let typed = [
+            #"set /App/Q.pw "hunter2-through-a-binding""#, #"call /App/Q.vault.setPin "9876""#, #"call /App/Q.vault.check "7777""#,
+            #"{"jsonrpc": "2.0", "id": 8, "method": "graph/call", "params": {"path": "/App/Q.vault.setPin", "args": ["5555"]}}"#,
+            #"call /App/Q.vault.rename "visible-label""#, "get /App/Q.vault.label",
+        ]
+        for line in typed {
+            try enter(terminal, line)
+            try terminal.waitFor("the answer to \(line)") { $0.hasSuffix("\nmilieu>") && $0.contains(String(line.prefix(12))) }
+        }
+        try terminal.press("C-d")
+        try terminal.waitFor("milieu to leave") { _ in (try? terminal.exitStatus()) == 0 }
+        let kept = try String(contentsOfFile: history, encoding: .utf8)
+        #expect(kept.contains(#"call /App/Q.vault.rename "visible-label""#) && kept.contains("get /App/Q.vault.label"), "\(kept)")
+        for secret in ["hunter2-through-a-binding", "9876", "7777", "5555"] { #expect(!kept.contains(secret), "\(secret) in \(kept)") }
+    }
+
     @Test func historyIsKeptAcrossRuns() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }

@@ -17,6 +17,33 @@ struct ScriptModeTests {
         #expect(!run.stdout.contains("\u{1B}["), "no colour into a pipe")
     }
 
+    /// A value longer than one read of the socket (64 KiB) comes back whole (issue #26, item 1:
+    /// every Swift client trapped on a line split across reads).
+    @Test func aValueLongerThanOneReadIsPrintedWhole() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let long = String(repeating: "abcdefghij", count: 7_000)
+        let writer = try LineClient(path: daemon.socketPath)
+        _ = try writer.call("graph/set", ["path": "theme.accentColor", "value": .string(long)])
+        let run = try MilieuRun.run(["--socket", daemon.socketPath, "-c", "get theme.accentColor"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let whole = run.outputLines == ["\"\(long)\""]
+        #expect(whole, "printed \(run.stdout.utf8.count) bytes, not the \(long.utf8.count + 3) of the value's line")
+    }
+
+    /// A socket straight in /tmp is fine when its owner is you (issue #30 item 7): milieu refused it
+    /// and advised `chmod go-w /tmp`.
+    @Test func aSocketOfOnesOwnInTmpIsUsedAsIs() throws {
+        let path = "/tmp/milieu-script-\(getpid()).sock"
+        defer { unlink(path + ".lock") }
+        let daemon = try Daemon(socketPath: path)
+        defer { daemon.stop() }
+        let run = try MilieuRun.run(["--socket", path, "-c", "get theme.colorScheme"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.outputLines == [#""light""#])
+        #expect(!run.stderr.contains("chmod"))
+    }
+
     @Test func explainAndWhyTellTheChainFromTheWriteToTheViews() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }

@@ -3,35 +3,67 @@ import Testing
 
 @testable import milieu
 
-/// Which typed lines write a secret, and so stay out of the history file (rule 13).
+/// Which typed lines carry a secret, and so stay out of the history file (rule 13): the daemon's
+/// word first, the path's last member only when it cannot be asked.
 @Suite struct SecretLinesTests {
-    private let lines = SecretLines(
-        types: [
-            TypeDescription(
-                name: "Vault", style: "observable", builtIn: false,
-                properties: [
-                    PropertyDescription(
-                        name: "pin", type: "string", computed: false, secure: true, published: nil, defaultValue: nil,
-                        constraints: Constraints())
-                ], actions: [])
-        ])
+    /// What a daemon would answer: the paths that reach a secret, and the actions by path.
+    struct Oracle: SecretOracle {
+        var secretPaths: Set<String> = []
+        var publicPaths: Set<String> = []
+        var actions: [String: ActionDescription] = [:]
+        var knownTypes: [TypeDescription] = []
 
-    @Test func aWriteOfASecurePropertyIsASecret() {
-        #expect(lines.writesASecret(#"set login.password "x""#))
-        #expect(lines.writesASecret("set /App/Login.loginVM.password hunter2"))
-        #expect(lines.writesASecret(#"set /App/V.vault.pin "1234""#), "a declared secure property")
-        #expect(lines.writesASecret(#"{"jsonrpc":"2.0","id":1,"method":"graph/set","params":{"path":"session.token","value":"t"}}"#))
+        func reachesSecret(_ path: String) -> Bool? {
+            secretPaths.contains(path) ? true : publicPaths.contains(path) ? false : nil
+        }
+
+        func action(at path: String) -> ActionDescription? { actions[path] }
+    }
+
+    private let asked = SecretLines(
+        oracle: Oracle(
+            secretPaths: ["/App/Q.pw", "login.password", "session.token"], publicPaths: ["/App/Q.password", "login.email"],
+            actions: [
+                "/App/Q.vault.setPin": ActionDescription(name: "setPin", params: ["label: string", "pin: string"], secureParams: ["pin"]),
+                "session.start": ActionDescription(name: "start", params: ["user: string"]),
+            ]))
+
+    @Test func aWriteThePathsDaemonCallsSecureIsASecret() {
+        #expect(asked.carriesASecret(#"set /App/Q.pw "x""#), "a binding to a secure property")
+        #expect(asked.carriesASecret(#"set login.password "x""#))
+        #expect(!asked.carriesASecret(#"set /App/Q.password "x""#), "the daemon says it is not secure, whatever its name")
+        #expect(!asked.carriesASecret(#"set login.email "kim@example.com""#))
+        #expect(asked.carriesASecret(#"{"jsonrpc":"2.0","id":1,"method":"graph/set","params":{"path":"session.token","value":"t"}}"#))
         #expect(
-            lines.writesASecret(
-                #"{"jsonrpc":"2.0","id":1,"method":"graph/transaction","params":{"ops":[{"method":"graph/set","params":{"path":"login.password","value":"p"}}]}}"#
+            asked.carriesASecret(
+                #"[{"jsonrpc":"2.0","id":1,"method":"graph/transaction","params":{"ops":[{"method":"graph/set","params":{"path":"/App/Q.pw","value":"p"}}]}}]"#
             ))
     }
 
-    @Test func everythingElseIsKept() {
-        #expect(!lines.writesASecret(#"set login.email "kim@example.com""#))
-        #expect(!lines.writesASecret("get login.password"), "reading one shows <secure>, and types nothing secret")
-        #expect(!lines.writesASecret(#"set /App/Row["password"].n 1"#), "an id is not a property name")
-        #expect(!lines.writesASecret("tree"))
-        #expect(!lines.writesASecret("not a command"))
+    @Test func aCallThatPassesASecureParameterIsASecret() {
+        #expect(asked.carriesASecret(#"call /App/Q.vault.setPin "a" "1234""#))
+        #expect(!asked.carriesASecret(#"call /App/Q.vault.setPin "a""#), "the secure argument was not given")
+        #expect(!asked.carriesASecret(#"call session.start "kim""#))
+        #expect(
+            asked.carriesASecret(
+                #"{"jsonrpc":"2.0","id":1,"method":"graph/call","params":{"path":"/App/Q.vault.setPin","args":["a","1"]}}"#))
+        #expect(
+            asked.carriesASecret(
+                #"{"jsonrpc":"2.0","id":1,"method":"graph/transaction","params":{"ops":[{"method":"graph/call","params":{"path":"/App/Q.vault.setPin","args":["a","1"]}}]}}"#
+            ))
+    }
+
+    @Test func aCommandThatDoesNotParseIsJudgedByItsPath() {
+        #expect(asked.carriesASecret(#"set /App/Q.pw hunter2 and more"#))
+    }
+
+    @Test func withoutADaemonTheLastMemberIsJudgedByTheKnownTypes() {
+        let guessed = SecretLines(oracle: Oracle())
+        #expect(guessed.carriesASecret(#"set /App/Login.loginVM.password hunter2"#))
+        #expect(!guessed.carriesASecret(#"set /App/Row["password"].n 1"#), "an id is not a property name")
+        #expect(!guessed.carriesASecret(#"call session.start "kim""#))
+        #expect(!guessed.carriesASecret("get login.password"), "reading one shows <secure>, and types nothing secret")
+        #expect(!guessed.carriesASecret("tree"))
+        #expect(!guessed.carriesASecret("not a command"))
     }
 }

@@ -54,9 +54,9 @@ struct WatchCommandTests {
             }
         }
 
-        /// Waits up to 5 s for `count` lines.
-        func waitForLines(_ count: Int) -> [String] {
-            let deadline = ContinuousClock.now + .seconds(5)
+        /// Waits up to `seconds` for `count` lines.
+        func waitForLines(_ count: Int, seconds: Int = 5) -> [String] {
+            let deadline = ContinuousClock.now + .seconds(seconds)
             while lines.all.count < count && ContinuousClock.now < deadline { usleep(10_000) }
             return lines.all
         }
@@ -83,6 +83,32 @@ struct WatchCommandTests {
         try set(daemon, "theme.colorScheme", "light")
         #expect(watching.waitForLines(2).last == #"v3  theme.colorScheme = "light""#)
         #expect(watching.stop() == 0, "Ctrl-C ends it cleanly")
+    }
+
+    /// 3000 writes in one batch reach the watch as a burst that no read takes whole: lines are
+    /// split across reads, and every one is printed (issue #26, item 1: the split trapped).
+    @Test func aBurstOfThreeThousandChangesIsPrintedWhole() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let watching = try Watching(["--socket", daemon.socketPath, "theme"])
+        let writer = try LineClient(path: daemon.socketPath)
+        // The watch is open once a write made after it started is printed.
+        for attempt in 0..<50 where watching.waitForLines(1, seconds: 0).isEmpty {
+            _ = try writer.call("graph/set", ["path": "theme.accentColor", "value": .string("ready \(attempt)")])
+            _ = watching.waitForLines(1, seconds: 1)
+        }
+        let before = watching.waitForLines(1, seconds: 0).count
+        let batch: [JSON] = (0..<3000).map { n in
+            [
+                "jsonrpc": "2.0", "id": .int(n + 1), "method": "graph/set",
+                "params": ["path": "theme.accentColor", "value": .string("c\(n)")],
+            ]
+        }
+        try writer.sendLine(JSON.array(batch).jsonText)
+        let lines = watching.waitForLines(before + 3000, seconds: 60)
+        #expect(lines.count == before + 3000)
+        #expect(lines.last?.hasSuffix(#"theme.accentColor = "c2999""#) == true, "\(lines.suffix(2))")
+        #expect(watching.stop() == 0, "still running, and Ctrl-C ends it cleanly")
     }
 
     @Test func sinceReplaysTheHistoryAndJSONIsOneObjectALine() throws {

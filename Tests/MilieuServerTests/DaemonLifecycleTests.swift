@@ -81,6 +81,48 @@ import Testing
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "keep me")
     }
 
+    /// The daemon trusts a socket path by the rule the clients use (SPEC §1.2, issue #26 item 14):
+    /// it took a directory writable by all without the sticky bit, which the clients refused.
+    @Test func aSocketDirectoryWritableByAllWithoutTheStickyBitIsRefused() throws {
+        let parent = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        let open = "\(parent)/open"
+        mkdir(open, 0o700)
+        chmod(open, 0o777)
+        let refused = try Daemon(socketPath: "\(open)/milieu.sock", wait: false)
+        defer { refused.stop() }
+        #expect(refused.waitForExit() == 1)
+        #expect(
+            refused.stderrText().contains(
+                "milieud will not listen at \(open)/milieu.sock: \(open) has mode 0777: others may write to it and it is not sticky"))
+    }
+
+    /// ... and a directory reached through another user's symbolic link, which that user could point elsewhere.
+    @Test(.enabled(if: getuid() == 0, "needs root to give a link to another uid"))
+    func aSocketDirectoryReachedThroughAnotherUsersLinkIsRefused() throws {
+        let parent = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        let mine = "\(parent)/mine"
+        mkdir(mine, 0o700)
+        let link = "\(parent)/link"
+        symlink(mine, link)
+        lchown(link, 65534, 65534)
+        let refused = try Daemon(socketPath: "\(link)/milieu.sock", wait: false)
+        defer { refused.stop() }
+        #expect(refused.waitForExit() == 1)
+        #expect(refused.stderrText().contains("the symbolic link \(link) belongs to uid 65534"))
+    }
+
+    /// A sticky directory writable by all, /tmp itself, may hold the socket (issue #30 item 7): nobody
+    /// else can replace a file of ours there, and the clients judge the socket by its owner.
+    @Test func aSocketStraightInTmpIsServedAndTrusted() throws {
+        let path = "/tmp/milieu-sticky-\(getpid()).sock"
+        defer { unlink(path + ".lock") }
+        let daemon = try Daemon(socketPath: path)
+        defer { daemon.stop() }
+        #expect(try daemon.connect().call("graph/get", ["path": "theme.colorScheme"]) == "light")
+    }
+
     @Test func anotherUidIsRefusedEvenWithALoosenedMode() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }

@@ -37,6 +37,23 @@ import Testing
         #expect(try first.call("graph/get", ["path": "theme.fontScale"]) == .double(1))
     }
 
+    /// Every limit an option sets may be as large as a whole number goes: none is turned into a
+    /// bound that overflows (issue #26, item 1: `maxLineBytes + 1` trapped on a split line, and
+    /// `--output-limit` trapped converting its bytes).
+    @Test func limitsAsLargeAsAnIntStillServeALineSplitAcrossWrites() throws {
+        let largest = "\(Int.max)"
+        let daemon = try Daemon(arguments: [
+            "--max-line", largest, "--input-budget", largest, "--output-budget", largest, "--history-bytes", largest,
+            "--line-timeout", largest, "--output-limit", "\(largest),\(largest),1e300",
+        ])
+        defer { daemon.stop() }
+        let client = try daemon.connect()
+        try client.sendRaw(Array(#"{"jsonrpc":"2.0","id":1,"method":"graph/get","#.utf8))
+        usleep(100_000)
+        try client.sendRaw(Array(#""params":{"path":"theme.fontScale"}}"#.utf8) + [10])
+        #expect(try client.readMessage(timeout: 5)?["result"] == .double(1))
+    }
+
     @Test func aLineLeftUnfinishedPastTheTimeoutGetsAnErrorAndACLose() throws {
         let daemon = try Daemon(arguments: ["--line-timeout", "1"])
         defer { daemon.stop() }

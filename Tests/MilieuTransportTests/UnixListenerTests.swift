@@ -73,7 +73,7 @@ import Testing
         chown(socketDirectory, 4242, 4242)
 
         let error = #expect(throws: TransportError.self) { try UnixListener(path: socketDirectory + "/s.sock") }
-        #expect(error?.code == .directoryNotOwned)
+        #expect(error?.code == .untrustedPath)
         #expect(error?.description.contains("uid 4242") == true)
     }
 

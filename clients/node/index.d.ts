@@ -110,7 +110,8 @@ export interface TypeInfo {
   style: 'observable' | 'observableObject';
   builtIn: boolean;
   properties: PropertyInfo[];
-  actions: { name: string; params: string[] }[];
+  /** `secureParams`: the parameters whose argument is a secret (keep a call that passes one out of logs and histories). */
+  actions: { name: string; params: string[]; secureParams?: string[] }[];
 }
 
 /** A type in a declaration: `"int"`, `"[string]"`, `"@Profile?"`, or `{record: {...}}`, `{array: T}`, `{optional: T}` (SPEC §5.2). */

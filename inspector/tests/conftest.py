@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import threading
@@ -119,6 +120,8 @@ class EventCapture:
     def __init__(self, inspector: Inspector) -> None:
         self.connection = http.client.HTTPConnection("127.0.0.1", inspector.port, timeout=30)
         self.connection.request("GET", inspector.target("/events"))
+        # The response takes the socket over (Connection: close), so the connection's close() would not end it.
+        self.socket = self.connection.sock
         self.response = self.connection.getresponse()
         assert self.response.status == 200
         assert self.response.getheader("Content-Type") == "text/event-stream"
@@ -141,6 +144,12 @@ class EventCapture:
         return b"".join(self.chunks).decode()
 
     def close(self) -> None:
+        """Ends the stream: the inspector sees the close, and the reading thread its end."""
+        try:
+            self.socket.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.socket.close()
         self.connection.close()
 
 

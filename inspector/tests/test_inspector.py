@@ -6,6 +6,7 @@ import json
 import socket
 import os
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -91,7 +92,8 @@ def test_a_write_flashes_each_view_it_re_renders_with_its_reasons(page: WebDrive
         client.set("/App/Greeting.count", 5)
         until(page, lambda: "flash" in (row(page, "/App/Greeting").get_attribute("class") or ""))
         until(page, lambda: "_count" in row(page, "/App/Greeting").text and "count 5" in text_of(page, "/App/Greeting"))
-        until(page, lambda: "↻ _n (v4)" in row(page, "/App/Greeting/Row").text and "n = 5" in text_of(page, "/App/Greeting/Row"))
+        # Greeting passes Row a Binding carrying the new value (@self), which Row read (_n).
+        until(page, lambda: "↻ @self _n (v4)" in row(page, "/App/Greeting/Row").text and "n = 5" in text_of(page, "/App/Greeting/Row"))
         client.call("session.start", "kim")
         until(page, lambda: "session.user" in row(page, "/App/Greeting").text and "Hello, kim" in text_of(page, "/App/Greeting"))
         flashes = page.find_element("css selector", '[data-path="/App/Greeting"]').get_attribute("data-flashes") or "0"
@@ -251,10 +253,121 @@ def test_unknown_oversized_and_crowding_requests_are_refused(inspector: Inspecto
         with socket.create_connection(("127.0.0.1", inspector.port), timeout=10) as raw:
             raw.sendall(head)
             assert raw.recv(64).startswith(b"HTTP/1.1 " + status + b" ")
-    crowd = [socket.create_connection(("127.0.0.1", inspector.port), timeout=10) for _ in range(17)]
+    # Requests that carry the token have 16 connections of their own: a 17th is refused.
+    streams = [EventCapture(inspector) for _ in range(16)]
     try:
-        assert crowd[-1].recv(64).startswith(b"HTTP/1.1 503 ")
+        with socket.create_connection(("127.0.0.1", inspector.port), timeout=10) as raw:
+            raw.sendall(b"GET /?token=" + token + b" HTTP/1.1\r\n\r\n")
+            assert raw.recv(64).startswith(b"HTTP/1.1 503 ")
     finally:
+        for stream in streams:
+            stream.close()
+    wait_until(lambda: inspector.request("GET", inspector.target("/"))[0] == 200, what="a stream's slot to be free again")
+
+
+def test_idle_connections_without_the_token_cannot_crowd_out_the_page(inspector: Inspector) -> None:
+    # Issue #26, item 8: 16 idle connections, each reopened as it closes, kept every page request out (503).
+    stop = threading.Event()
+    crowd: list[socket.socket] = []
+
+    def keep_crowding() -> None:
+        while not stop.is_set():
+            for index, raw in enumerate(crowd):
+                raw.setblocking(False)
+                try:
+                    closed = raw.recv(1) == b""
+                except BlockingIOError:
+                    closed = False
+                except OSError:
+                    closed = True
+                if closed:
+                    raw.close()
+                    crowd[index] = socket.create_connection(("127.0.0.1", inspector.port), timeout=10)
+            time.sleep(0.005)
+
+    crowd.extend(socket.create_connection(("127.0.0.1", inspector.port), timeout=10) for _ in range(16))
+    crowder = threading.Thread(target=keep_crowding, daemon=True)
+    crowder.start()
+    try:
+        statuses = [inspector.request("GET", inspector.target("/"))[0] for _ in range(20)]
+        assert statuses == [200] * 20
+    finally:
+        stop.set()
+        crowder.join(10)
         for raw in crowd:
             raw.close()
+
+
+def test_a_request_line_without_the_token_is_refused_before_the_head_ends(inspector: Inspector) -> None:
+    with socket.create_connection(("127.0.0.1", inspector.port), timeout=20) as raw:
+        raw.sendall(b"GET /?token=" + b"0" * 48 + b" HTTP/1.1\r\nHost: x")  # the head never ends
+        assert raw.recv(64).startswith(b"HTTP/1.1 403 ")
+
+
+def test_a_connection_that_sends_nothing_is_closed_without_an_answer(inspector: Inspector) -> None:
+    with socket.create_connection(("127.0.0.1", inspector.port), timeout=20) as raw:
+        assert raw.recv(64) == b""  # closed after a short head timeout, with nothing to say
+
+
+def test_a_request_is_forwarded_as_written_even_when_its_numbers_would_re_encode_longer(
+    inspector: Inspector, daemon: Daemon
+) -> None:
+    # Issue #26, item 9: each 1e2 was forwarded as 100.0, the line passed milieud's 1 MiB limit,
+    # milieud closed the inspector's connection and milieu inspect exited.
+    head = b'{"jsonrpc":"2.0","id":9,"method":"graph/set","params":{"path":"/App/Nums.xs","value":['
+    tail = b"]}}"
+    count = (1_048_469 - len(head) - len(tail) + 1) // 4
+    body = head + b",".join([b"1e2"] * count) + tail
+    assert 1_048_400 < len(body) <= 1_048_576
+    with daemon.client() as client:
+        client.mount({"parent": "/App", "name": "Nums", "state": {"xs": [1.5]}})
+        status, answer = inspector.request("POST", inspector.target("/rpc"), body)
+        assert status == 200, answer[:300]
+        assert json.loads(answer)["result"]["version"] > 0
+        assert client.get("/App/Nums.xs") == [100.0] * count
+    assert inspector.process.poll() is None
     assert inspector.request("GET", inspector.target("/"))[0] == 200
+
+
+def test_a_request_that_would_pass_the_daemons_line_limit_is_refused_with_413(inspector: Inspector, daemon: Daemon) -> None:
+    # The body is within the inspector's 1 MiB, but with the envelope the inspector adds (its own
+    # id, "jsonrpc") the line would pass milieud's limit: refused up front, the connection kept.
+    head = b'{"method":"graph/set","params":{"path":"theme.accentColor","value":"'
+    tail = b'"}}'
+    body = head + b"a" * (1_048_576 - len(head) - len(tail)) + tail
+    assert len(body) == 1_048_576
+    status, answer = inspector.request("POST", inspector.target("/rpc"), body)
+    assert status == 413, answer[:300]
+    error = json.loads(answer)["error"]
+    assert error["code"] == -32010 and error["data"] == {"limit": 1_048_576, "kind": "MessageTooLarge"}
+    assert inspector.process.poll() is None
+    assert rpc(inspector, "graph/get", {"path": "theme.accentColor"}) == (200, {"jsonrpc": "2.0", "id": 9, "result": "blue"})
+
+
+def test_answers_longer_than_one_read_reach_the_page_and_the_inspector_stays(inspector: Inspector, daemon: Daemon) -> None:
+    # Issue #26, item 1: the daemon's answer to rpc.discover (the OpenRPC document, some 150 KB)
+    # and a burst of 3000 notifications are lines split across reads, which trapped the inspector.
+    status, answer = rpc(inspector, "rpc.discover", {})
+    assert status == 200 and answer["result"]["openrpc"].startswith("1.")
+    batch = [
+        {"jsonrpc": "2.0", "id": n, "method": "graph/set", "params": {"path": "theme.accentColor", "value": f"c{n}"}}
+        for n in range(3000)
+    ]
+    events = EventCapture(inspector)
+    try:
+        with daemon.client() as client, socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as raw:
+            # A view under /App that reads the colour: each write re-renders it, and the inspector hears of each.
+            client.mount({
+                "parent": "/App", "name": "Accent", "environment": {"theme": {"type": "Theme"}}, "body": ["{theme.accentColor}"],
+            })
+            raw.connect(daemon.socket)
+            raw.sendall(json.dumps(batch).encode() + b"\n")
+            answered = b""
+            while not answered.endswith(b"\n"):
+                answered += raw.recv(1 << 16)
+            assert len(json.loads(answered)) == 3000
+            wait_until(lambda: '"c2999"' in events.text, timeout=30, what="the last re-render on the event stream")
+    finally:
+        events.close()
+    assert rpc(inspector, "graph/get", {"path": "theme.accentColor"}) == (200, {"jsonrpc": "2.0", "id": 9, "result": "c2999"})
+    assert inspector.process.poll() is None

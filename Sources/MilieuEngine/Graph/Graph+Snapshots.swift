@@ -115,7 +115,8 @@ extension Graph {
                     defaultValue: nil, constraints: Constraints())
             }
             var actions = model.actions.map { action in
-                ActionDescription(name: action.name, params: action.parameters.map { "\($0.name): \($0.type)" })
+                ActionDescription(
+                    name: action.name, params: action.parameters.map { "\($0.name): \($0.type)" }, secureParams: action.secureParameters)
             }
             if model.style == .observableObject { actions.append(ActionDescription(name: ObjectWillChange.action, params: [])) }
             return TypeDescription(

@@ -40,18 +40,22 @@ extension ExpressionCompiler {
             let property = try target(members[0], at: pointer.member("set"), array: false)
             let (value, known) = try compile(members[1], at: pointer.member("to"), depth: depth + 1)
             try requireFit(known, property.type, into: property, at: pointer.member("to"))
+            if property.secure { writeSecure(known) }
             return .set(property.name, value)
         case "append":
             let members = try requireMembers(step, ["append", "value"], at: pointer)
             let property = try target(members[0], at: pointer.member("append"), array: true)
             let (value, known) = try compile(members[1], at: pointer.member("value"), depth: depth + 1)
             if case .array(let element) = property.type { try requireFit(known, element, into: property, at: pointer.member("value")) }
+            if property.secure { writeSecure(known) }
             return .append(property.name, value)
         case "remove":
             let by = step["at"] != nil ? "at" : "value"
             let members = try requireMembers(step, ["remove", by], at: pointer)
             let property = try target(members[0], at: pointer.member("remove"), array: true)
             let (value, known) = try compile(members[1], at: pointer.member(by), depth: depth + 1)
+            // Removing what equals an argument compares it with the secure elements.
+            if property.secure && by == "value" { writeSecure(known) }
             guard by == "at" else { return .removeEqual(property.name, value) }
             try require(known, .int, "remove at", at: pointer.member(by))
             return .removeAt(property.name, value, pointer: pointer.description)

@@ -67,8 +67,9 @@ struct DeclaredMembers {
                 role: .action(parameters: parameters), stored: stored, computed: computed.map { ($0.name, $0.type) }, limits: limits)
             let steps = try compiler.compileSteps(members[0], at: at.member("steps"), depth: 1)
             let (limits, place, patterns) = (limits, "\(typeName).\(name)", compiler.patterns)
+            let secure = parameters.indices.filter(compiler.secureArguments.contains).map { parameters[$0].name }
             actions.append(
-                Action(name, parameters: parameters) { context throws(EngineError) in
+                Action(name, parameters: parameters, secureParameters: secure) { context throws(EngineError) in
                     // The action holds its `matches` patterns: compiled once, for as long as it lives.
                     try withExtendedLifetime(patterns) { () throws(EngineError) -> JSON in
                         let scope = ExpressionScope(

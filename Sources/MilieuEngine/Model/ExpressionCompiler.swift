@@ -22,6 +22,9 @@ struct ExpressionCompiler {
     private var variables: [(name: String, value: StaticValue)] = []
     /// The patterns of the `matches` compiled so far: what is compiled must keep them (`WholeMatch`).
     private(set) var patterns: [DeclaredPattern] = []
+    /// The action's parameters (by position) whose argument may meet a secure value: written into
+    /// a secure property, or used together with a secret (rule 13). Its secure parameters.
+    private(set) var secureArguments: Set<Int> = []
 
     init(role: Role, stored: [StoredProperty], computed: [(name: String, type: PropertyType)], limits: ExpressionLimits) {
         self.role = role
@@ -132,7 +135,9 @@ struct ExpressionCompiler {
             let names = parameters.map(\.name).joined(separator: ", ")
             throw .invalidParams(pointer: pointer.description, "no parameter \(name); the action has \(names.isEmpty ? "none" : names)")
         }
-        return (.argument(index), StaticValue(holding: parameters[index].type))
+        var value = StaticValue(holding: parameters[index].type)
+        value.arguments = [index]
+        return (.argument(index), value)
     }
 
     private mutating func record(
@@ -142,13 +147,13 @@ struct ExpressionCompiler {
             throw .invalidParams(pointer: pointer.description, "object takes an object of member expressions, as {\"object\": {\"id\": 1}}")
         }
         var compiled: [(key: String, value: TypeExpression)] = []
-        var secret = false
+        var known: [StaticValue] = []
         for (key, value) in members {
-            let (expression, known) = try compile(value, at: pointer.member(key), depth: depth + 1)
+            let (expression, value) = try compile(value, at: pointer.member(key), depth: depth + 1)
             compiled.append((key, expression))
-            secret = secret || known.secret
+            known.append(value)
         }
-        return (.object(compiled), StaticValue(kinds: .object, secret: secret))
+        return (.object(compiled), StaticValue(kinds: .object, secret: known.contains { $0.secret }, arguments: meet(known)))
     }
 
     private mutating func compileIteration(
@@ -166,18 +171,20 @@ struct ExpressionCompiler {
         }
         let (over, array) = try compile(items[0], at: pointer.element(0), depth: depth + 1)
         try require(array, .array, iteration.rawValue, at: pointer.element(0))
-        variables.append((variable, StaticValue(kinds: array.elements, secret: array.secret)))
+        variables.append((variable, StaticValue(kinds: array.elements, secret: array.secret, arguments: array.arguments)))
         let compiledBody = try compile(items[2], at: pointer.element(2), depth: depth + 1)
         variables.removeLast()
         let (body, value) = compiledBody
         let result: StaticValue
         switch iteration {
-        case .map: result = StaticValue(kinds: .array, elements: value.kinds, secret: value.secret)
+        case .map:
+            result = StaticValue(kinds: .array, elements: value.kinds, secret: value.secret, arguments: meet([array, value]))
         case .filter:
             try require(value, .bool, iteration.rawValue, at: pointer.element(2))
-            result = StaticValue(kinds: .array, elements: array.elements, secret: array.secret)
+            result = StaticValue(kinds: .array, elements: array.elements, secret: array.secret, arguments: meet([array, value]))
         case .all, .some, .none:
             try require(value, .bool, iteration.rawValue, at: pointer.element(2))
+            _ = meet([array, value])
             result = StaticValue(kinds: .bool)
         }
         return (.iteration(iteration, over: over, depth: variables.count, body: body, pointer: pointer.description), result)
@@ -206,7 +213,8 @@ struct ExpressionCompiler {
             compiled.append(expression)
             known.append(value)
         }
-        let result = try check(op, known, arguments)
+        var result = try check(op, known, arguments)
+        result.arguments = meet(known)
         if op == .matches, case .string(let pattern) = arguments[1].json {
             switch WholeMatch.declare(pattern) {
             case .success(let declared): patterns.append(declared)
@@ -214,6 +222,19 @@ struct ExpressionCompiler {
             }
         }
         return (.operation(op, compiled, pointer: pointer.description), result)
+    }
+
+    /// The parameters whose argument values `known` may carry; where one of them is a secret, those
+    /// parameters are secure (an argument compared with a PIN is a guess at it).
+    mutating func meet(_ known: [StaticValue]) -> Set<Int> {
+        let carried = known.reduce(into: Set<Int>()) { $0.formUnion($1.arguments) }
+        if known.contains(where: \.secret) { secureArguments.formUnion(carried) }
+        return carried
+    }
+
+    /// Notes that a value goes into a secure property: the arguments it may carry are secure.
+    mutating func writeSecure(_ value: StaticValue) {
+        secureArguments.formUnion(value.arguments)
     }
 
     /// What `op` gives for arguments known as `known`, refusing an argument that can never fit.

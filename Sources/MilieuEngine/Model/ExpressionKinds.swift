@@ -74,6 +74,9 @@ struct StaticValue: Sendable {
     /// Whether the value may carry a secure property's value (rule 13): it may then not become a
     /// computed property's value, an action's result, or the value of a property that is not secure.
     var secret = false
+    /// The action's parameters (by position) whose argument the value may carry: where it meets a
+    /// secret, or is written into a secure property, they are secure parameters (`schema/types`).
+    var arguments: Set<Int> = []
 
     static let any = StaticValue(kinds: .any)
 
@@ -95,9 +98,10 @@ struct StaticValue: Sendable {
         self.secret = secret
     }
 
-    init(kinds: ValueKinds, elements: ValueKinds = .any, secret: Bool = false) {
+    init(kinds: ValueKinds, elements: ValueKinds = .any, secret: Bool = false, arguments: Set<Int> = []) {
         self.kinds = kinds
         self.elements = elements
         self.secret = secret
+        self.arguments = arguments
     }
 }

@@ -90,14 +90,19 @@ public struct Action: Sendable {
     public var name: String
     /// Positional parameters, named for messages and `schema/types`.
     public var parameters: [(name: String, type: PropertyType)]
+    /// The parameters whose argument is a secret: the action may write it (or a value computed
+    /// from it) into a secure property, or use it with a secure value. A client keeps a call that
+    /// passes one out of its history (SPEC §9.3.3).
+    public var secureParameters: [String]
     public var perform: @Sendable (ActionContext) throws(EngineError) -> JSON
 
     public init(
-        _ name: String, parameters: [(name: String, type: PropertyType)] = [],
+        _ name: String, parameters: [(name: String, type: PropertyType)] = [], secureParameters: [String] = [],
         perform: @escaping @Sendable (ActionContext) throws(EngineError) -> JSON
     ) {
         self.name = name
         self.parameters = parameters
+        self.secureParameters = secureParameters
         self.perform = perform
     }
 }

@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import { EventEmitter } from 'node:events';
 import { LineDecoder } from './framing.js';
 import { stringify } from './json.js';
-import { checkSocketDirectory, resolveSocketPath } from './socket-path.js';
+import { resolveSocketPath } from './socket-path.js';
+import { checkSameSocket, checkSocketPath } from './trust.js';
 import { Watch } from './watch.js';
 import { ops } from './ops.js';
 import { Compacted, ConnectionLost, MessageTooLarge, ProtocolError, TimeoutError, errorFromWire } from './errors.js';
@@ -444,7 +445,7 @@ export class Client extends EventEmitter {
 
   #connectSocket() {
     return new Promise((resolve, reject) => {
-      checkSocketDirectory(this.#socketPath); // a throw here rejects the promise
+      const judged = checkSocketPath(this.#socketPath); // a throw here rejects the promise
       const socket = net.createConnection(this.#socketPath);
       const onError = (error) => {
         socket.destroy();
@@ -456,6 +457,13 @@ export class Client extends EventEmitter {
         if (this.#state === 'closed') {
           socket.destroy();
           reject(new ConnectionLost('The client was closed'));
+          return;
+        }
+        try {
+          checkSameSocket(this.#socketPath, judged); // Node has no SO_PEERCRED: the file's owner, again
+        } catch (error) {
+          socket.destroy();
+          reject(error);
           return;
         }
         this.#attach(socket);

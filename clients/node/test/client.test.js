@@ -63,6 +63,22 @@ test('types lists the built-in types; register adds one', needsDaemon, async (t)
   assert.deepEqual(environmentKeys.find((key) => key.name === 'tone'), { name: 'tone', type: 'string', default: 'warm', builtIn: false });
 });
 
+test('types name the parameters whose argument is a secret', needsDaemon, async (t) => {
+  const client = await clientFor(t, await daemonFor(t));
+  await client.register([{
+    name: 'Vault', style: 'observable', properties: { pin: { type: 'string', secure: true } },
+    actions: {
+      setPin: { parameters: [{ name: 'pin', type: 'string' }], steps: [{ set: 'pin', to: { arg: 'pin' } }] },
+      touch: { parameters: [{ name: 'why', type: 'string' }], steps: [] },
+    },
+  }]);
+  const { types } = await client.types();
+  assert.deepEqual(types.find((type) => type.name === 'Vault').actions, [
+    { name: 'setPin', params: ['pin: string'], secureParams: ['pin'] },
+    { name: 'touch', params: ['why: string'] },
+  ]);
+});
+
 test('get returns values, object snapshots and view snapshots', needsDaemon, async (t) => {
   const client = await clientFor(t, await daemonFor(t));
   assert.equal(await client.get('theme.fontScale'), 1);

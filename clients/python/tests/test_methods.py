@@ -79,6 +79,21 @@ def test_types_and_register(client: milieu.Client) -> None:
     assert keys["tone"] == {"name": "tone", "type": "string", "default": "warm", "builtIn": False}
 
 
+def test_types_name_the_parameters_whose_argument_is_a_secret(client: milieu.Client) -> None:
+    client.register([{
+        "name": "Vault", "style": "observable", "properties": {"pin": {"type": "string", "secure": True}},
+        "actions": {
+            "setPin": {"parameters": [{"name": "pin", "type": "string"}], "steps": [{"set": "pin", "to": {"arg": "pin"}}]},
+            "touch": {"parameters": [{"name": "why", "type": "string"}], "steps": []},
+        },
+    }])
+    vault = [t for t in client.types()["types"] if t["name"] == "Vault"][0]
+    assert vault["actions"] == [
+        {"name": "setPin", "params": ["pin: string"], "secureParams": ["pin"]},
+        {"name": "touch", "params": ["why: string"]},
+    ]
+
+
 def test_get_set_and_if_version(client: milieu.Client) -> None:
     assert client.get("theme.fontScale") == 1.0
     assert isinstance(client.get("theme.fontScale"), float)

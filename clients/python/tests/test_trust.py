@@ -1,5 +1,6 @@
-"""Clients trust only their own daemon: a socket in a directory another uid owns, or anyone
-may write to, is refused before a byte is sent (issue #15, item 12)."""
+"""Clients trust only their own daemon (SPEC §1.2): a socket another user could replace, or whose
+file another user owns, is refused before a byte is sent (issue #15 item 12, issue #26 items 13
+and 14); one's own socket in a sticky directory such as /tmp is used (issue #30 item 7)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ import os
 import socket
 import tempfile
 import threading
-from typing import Iterator, List, Tuple
+from typing import Callable, Iterator, List, Tuple
 
 import pytest
 
 import milieu
+
+from conftest import Daemon
 
 
 class FakeServer:
@@ -107,8 +110,10 @@ def _refused_async(server: FakeServer) -> str:
 def test_world_writable_directory_is_refused(world_writable: Tuple[str, FakeServer], refused: object) -> None:
     directory, server = world_writable
     message = refused(server)  # type: ignore[operator]
-    assert f"refusing {server.path}" in message
-    assert directory in message and "0777" in message and "MILIEU_SOCKET" in message
+    assert message == (
+        f"refusing {server.path}: {directory} has mode 0777: others may write to it and it is not sticky, "
+        "so they could replace the socket; use a socket in a directory only you or root can change (--socket or MILIEU_SOCKET)"
+    )
     assert server.connections == 0 and bytes(server.received) == b""
 
 
@@ -116,8 +121,47 @@ def test_world_writable_directory_is_refused(world_writable: Tuple[str, FakeServ
 def test_directory_of_another_uid_is_refused(foreign_owned: Tuple[str, FakeServer], refused: object) -> None:
     directory, server = foreign_owned
     message = refused(server)  # type: ignore[operator]
-    assert f"its directory {directory} belongs to uid 65534, not to you (uid {os.geteuid()})" in message
+    assert f"{directory} belongs to uid 65534, not to you (uid {os.geteuid()}) or root" in message
     assert server.connections == 0 and bytes(server.received) == b""
+
+
+@pytest.mark.parametrize("refused", [_refused_sync, _refused_async])
+def test_a_socket_of_another_uid_in_ones_own_directory_is_refused(refused: object) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("chown to another uid needs root")
+    with tempfile.TemporaryDirectory(dir="/tmp") as directory:
+        server = FakeServer(directory)
+        try:
+            os.lchown(server.path, 65534, -1)
+            message = refused(server)  # type: ignore[operator]
+            assert message == (
+                f"refusing {server.path}: the socket {server.path} belongs to uid 65534, not to you (uid 0), "
+                "so another user's process serves it; "
+                "use a socket in a directory only you or root can change (--socket or MILIEU_SOCKET)"
+            )
+            assert server.connections == 0 and bytes(server.received) == b""
+        finally:
+            server.close()
+
+
+def test_ones_own_daemon_straight_in_tmp_is_used(make_daemon: Callable[..., Daemon]) -> None:
+    daemon = make_daemon(start=False)
+    daemon.socket = f"/tmp/milieu-py-trust-{os.getpid()}.sock"
+    try:
+        daemon.start()
+        with milieu.Client(daemon.socket, timeout=5.0) as client:
+            assert client.get("theme.colorScheme") == "light"
+
+        async def read() -> object:
+            async with milieu.AsyncClient(daemon.socket, timeout=5.0) as client:
+                return await client.get("theme.colorScheme")
+
+        assert asyncio.run(read()) == "light"
+    finally:
+        daemon.stop()
+        for leftover in (daemon.socket, daemon.socket + ".lock"):
+            if os.path.exists(leftover):
+                os.unlink(leftover)
 
 
 def test_peer_of_another_uid_is_refused(tmp_path: object) -> None:

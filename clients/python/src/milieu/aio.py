@@ -24,7 +24,7 @@ from ._core import (
     IDLE, Call, ClientBase, Connection, Deadline, Done, Framer, Pending, Plan, ReconnectPolicy, WatchBase,
     WatchState, advance,
 )
-from ._trust import check_directory, check_peer
+from ._trust import check_path, check_peer
 from .errors import ConnectionLost, MilieuError, Timeout
 from .notifications import Notification
 
@@ -233,7 +233,7 @@ class AsyncClient(ClientBase[AsyncWatch]):
         """Opens a new connection, read by a :class:`_Protocol` of its own."""
         generation = self._core.attached()
         loop = asyncio.get_running_loop()
-        check_directory(self.path)
+        check_path(self.path)
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.setblocking(False)
         try:

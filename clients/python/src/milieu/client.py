@@ -25,7 +25,7 @@ from ._core import (
     IDLE, Call, ClientBase, Connection, Deadline, Done, Framer, Pending, Plan, ReconnectPolicy, WatchBase,
     WatchState, advance,
 )
-from ._trust import check_directory, check_peer
+from ._trust import check_path, check_peer
 from .errors import ConnectionLost, MilieuError, Timeout
 from .notifications import Notification
 
@@ -213,7 +213,7 @@ class Client(ClientBase[Watch]):
         self.close()
 
     def _open(self) -> socket.socket:
-        check_directory(self.path)
+        check_path(self.path)
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.settimeout(self.timeout)
         try:

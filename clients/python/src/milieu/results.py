@@ -204,7 +204,9 @@ class EnvironmentResult(TypedDict):
 
 
 class TypesResult(TypedDict):
-    """``schema/types``: every model type, and every environment key with its default
+    """``schema/types``: every model type (its actions ``{name, params, secureParams?}``, where
+    ``secureParams`` names the parameters whose argument is a secret: keep a call that passes one
+    out of logs and histories), and every environment key with its default
     (``{name, type, default, builtIn, oneOf?, min?, max?, pattern?}``)."""
 
     types: List[Dict[str, Any]]
