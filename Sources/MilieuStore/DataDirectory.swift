@@ -87,13 +87,21 @@ enum DataDirectory {
         let path = directory + "/milieu.lock"
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw StoreError(path: path, "cannot open the lock: \(String(cString: strerror(errno)))") }
+        // A lock this process took and let go of can still be held for a moment by a child it is
+        // forking (the descriptor is closed only at its exec): waited for, up to two seconds.
+        var ownRetries = 200
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
             if code == EINTR { continue }
             var holder = [UInt8](repeating: 0, count: 32)
             let count = pread(fd, &holder, holder.count, 0)
-            close(fd)
             let pid = String(decoding: holder.prefix(max(0, count)), as: UTF8.self).trimmingSpaces
+            if code == EWOULDBLOCK, pid == String(getpid()), ownRetries > 0 {
+                ownRetries -= 1
+                usleep(10_000)
+                continue
+            }
+            close(fd)
             guard code == EWOULDBLOCK else {
                 throw StoreError(path: path, "cannot lock the data directory: \(String(cString: strerror(code)))")
             }

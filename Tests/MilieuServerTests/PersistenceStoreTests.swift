@@ -1,8 +1,9 @@
 import Foundation
 import MilieuJSON
-import MilieuStore
 import MilieuTestSupport
 import Testing
+
+@testable import MilieuStore
 
 /// The store on its own: segments rotate and go once folded and out of the retention, and
 /// every fsync mode keeps what was acknowledged through kill -9.
@@ -79,5 +80,31 @@ import Testing
         let second = try Daemon(arguments: ["--data-dir", data, "--fsync", mode])
         defer { second.stop() }
         #expect(try second.connect().call("graph/get", ["path": "theme.fontScale"]) == .double(3))
+    }
+}
+
+/// The store's lock is its descriptor's open file: a child this process forks holds a copy of
+/// it until its exec. A parallel test spawning a process while a store was being reopened once
+/// made the reopen fail with "another milieud (pid <this one>) keeps its state here".
+@Suite struct StoreLockTests {
+    @Test func lockingWaitsForAChildThatStillHoldsTheLockThisProcessLetGo() throws {
+        let directory = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let lock = try DataDirectory.lock(directory)
+        // A child holding the lock's open file for a moment, as a fork does until its exec.
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, lock, 3)
+        let words: [String] = ["/bin/sh", "-c", "sleep 0.2"]
+        let arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        defer { arguments.forEach { free($0) } }
+        var child: pid_t = 0
+        #expect(posix_spawn(&child, "/bin/sh", &actions, nil, arguments, environ) == 0)
+        close(lock)
+        let again = try DataDirectory.lock(directory)
+        close(again)
+        var status: Int32 = 0
+        waitpid(child, &status, 0)
     }
 }
