@@ -374,28 +374,34 @@ import Testing
         ])
         let child = "/App/Parent/Child"
         #expect(try graph.set("/App/Parent.label", "y").updates[child] == ["@self"])
-        #expect(try graph.set("/App/Parent.flag", true).updates[child] == ["_flag"])
+        // Parent holds flag's binding for Child, so it re-renders too, passing a new value (@self).
+        #expect(try graph.set("/App/Parent.flag", true).updates[child] == ["@self", "_flag"])
         #expect(try graph.call("/App/Parent.counter.add").updates[child] == ["counter.count"])
-        // Parent re-renders for _box and passes the binding to flag, which changed since it last did: @self.
-        #expect(try graph.call("/App/Parent.box.add").updates[child] == ["@self", "_box"])
+        #expect(try graph.call("/App/Parent.box.add").updates[child] == ["_box"])
         #expect(try graph.provide("/App/Parent", environment: ["tone": "cool"]).updates[child] == ["env.tone"])
     }
 
     /// Issue #25.5: a `Binding` carries its value (OpenSwiftUI's `Binding.Box`). A parent that passes
     /// one whose value changed since its own last evaluation passes its child a new value, `@self`,
-    /// whether or not the child reads it; `_var` only when the child's body read it.
+    /// whether or not the child reads it; `_var` only when the child's body read it. And a `@State`
+    /// a child holds a binding to counts as read by its own view (SwiftUI's `StoredLocation.wasRead`,
+    /// which the binding's update sets): the parent re-renders though its body only passes it.
     @Test func rule10APassedBindingWhoseValueChangedIsANewValue() throws {
         let graph = try makeGraph()
-        try graph.mount(["parent": "/App", "name": "Parent", "state": ["text": "", "other": 0], "body": ["{other}"]])
+        try graph.mount([
+            "parent": "/App", "name": "Parent", "state": ["text": "", "other": 0, "vm": ["$new": ["type": "NewObservable"]]],
+            "body": ["{other}"],
+        ])
         try graph.mount(["parent": "/App/Parent", "name": "Reads", "bindings": ["text": ["$parent": "text"]], "body": ["{text}"]])
         try graph.mount(["parent": "/App/Parent", "name": "Passes", "bindings": ["text": ["$parent": "text"]], "body": ["Toggle"]])
-        // Parent does not read text: it is not evaluated, so it passes nothing new.
         let typed = try graph.set("/App/Parent/Reads.text", "kim")
-        #expect(typed.updates == ["/App/Parent/Reads": ["_text"]])
-        // Parent re-renders for another reason, and its bindings now carry "kim" where they carried "".
-        let other = try graph.set("/App/Parent.other", 1)
-        #expect(other.updates == ["/App/Parent": ["_other"], "/App/Parent/Reads": ["@self"], "/App/Parent/Passes": ["@self"]])
-        // Again, with nothing new in the bindings: no @self.
+        #expect(typed.updates == ["/App/Parent": ["_text"], "/App/Parent/Reads": ["@self", "_text"], "/App/Parent/Passes": ["@self"]])
+        // An @Observable's property is another matter: the parent depends on what its body reads.
+        try graph.mount(["parent": "/App/Parent", "name": "Counts", "bindings": ["n": ["$parent": "vm.count"]], "body": ["{n}"]])
+        #expect(try graph.set("/App/Parent/Counts.n", 3).updates == ["/App/Parent/Counts": ["_n"]])
+        // Parent re-renders for another reason, and its binding to vm.count now carries 3 where it carried 0.
+        #expect(try graph.set("/App/Parent.other", 1).updates == ["/App/Parent": ["_other"], "/App/Parent/Counts": ["@self"]])
+        // Again, with nothing new in any binding: no @self.
         #expect(try graph.set("/App/Parent.other", 2).updates == ["/App/Parent": ["_other"]])
     }
 

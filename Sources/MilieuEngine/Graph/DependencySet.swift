@@ -66,7 +66,8 @@ extension ViewNode {
     /// The reasons a change to `dependency` gives this view, if its last evaluation read it.
     func reasons(for dependency: Dependency) -> Reasons? {
         if case .location(.state(let view, let index)) = dependency, view == serial, index < DependencySet.ownStateBits {
-            return dependencies.readsOwnState(index) ? .one(UpdateReason.variable(variables[at: index].name)) : nil
+            let read = dependencies.readsOwnState(index) || (index < 64 && boundStates & (1 << index) != 0)
+            return read ? .one(UpdateReason.variable(variables[at: index].name)) : nil
         }
         return dependencies[dependency]
     }

@@ -33,6 +33,7 @@ enum UndoStep {
     case dependencies(ViewNode, old: DependencySet)
     case provides(ViewNode, EnvironmentLayer, Provided)
     case passedBinding(ViewNode, name: String, old: Bound?)
+    case boundStates(ViewNode, old: UInt64)
     case objectCreated(ObjectRecord)
     case objectDestroyed(ObjectRecord)
     case holders(ObjectRecord, old: Int)
@@ -58,6 +59,7 @@ extension Graph {
         case .dependencies(let node, let old): reindex(node, to: old)
         case .provides(let node, let layer, let provided): node[layer] = provided
         case .passedBinding(let node, let name, let old): node.passedBindings[name] = old
+        case .boundStates(let node, let old): node.boundStates = old
         case .objectCreated(let record):
             objects[record.serial] = nil
             objectsByName[record.name] = nil

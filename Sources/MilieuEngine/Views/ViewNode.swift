@@ -181,6 +181,7 @@ final class ViewNode {
     final class Extras {
         var stateObjectArguments: [String: JSONObject] = [:]
         var passedBindings: [String: Bound] = [:]
+        var boundStates: UInt64 = 0
         var provided = Provided()
         var placed = Provided()
         var durableDeclaration: JSON?
@@ -207,6 +208,14 @@ final class ViewNode {
     var passedBindings: [String: Bound] {
         get { extras?.passedBindings ?? [:] }
         set { extrasForWriting(newValue, unless: \.isEmpty)?.passedBindings = newValue }
+    }
+
+    /// Which of its `@State`s (by variable index, the first 64) a view has held a `@Binding` to.
+    /// SwiftUI marks a state's storage read when a binding to it updates, and never unmarks it, so
+    /// from then on the state's changes re-render its own view as a read would (rule 10).
+    var boundStates: UInt64 {
+        get { extras?.boundStates ?? 0 }
+        set { extrasForWriting(newValue, unless: { $0 == 0 })?.boundStates = newValue }
     }
 
     /// What the view's body provides to its content: its descendants (rule 7).

@@ -5,12 +5,24 @@ import MilieuJSON
 /// SwiftUI `Binding` carries its value too: a parent that passes one whose value changed since
 /// its last evaluation passes the view a new value (`@self`), read or not.
 extension Graph {
-    /// Gives a new identity its bindings, with the values they carry.
+    /// Gives a new identity its bindings, with the values they carry; a `@State` bound counts as
+    /// read by its own view from now on (`ViewNode.boundStates`).
     func installBindings(_ node: ViewNode, _ evaluated: EvaluatedDeclaration) {
         for (name, location) in evaluated.bindings {
             node.variables.append(name, .binding(location))
             node.passedBindings[name] = boundValue(at: location)
+            markBound(location)
         }
+    }
+
+    /// Marks a `@State` that a binding now reaches as read by its own view, for good (SwiftUI's
+    /// `StoredLocation.wasRead`, which a binding's update sets).
+    private func markBound(_ location: Location) {
+        guard case .state(let serial, let index) = location, index < 64, let owner = viewsBySerial[serial] else { return }
+        let old = owner.boundStates
+        guard old & (1 << index) == 0 else { return }
+        if owner.birth != transaction { journal.record(.boundStates(owner, old: old)) }
+        owner.boundStates = old | (1 << index)
     }
 
     /// Takes the bindings its parent's evaluation passes now; whether any is another binding or
@@ -23,6 +35,7 @@ extension Graph {
             let last = child.passedBindings[name]
             if old != location {
                 setVariable(child, name, .binding(location))
+                markBound(location)
                 changed = true
             } else if passed == .secure {
                 // Rule 13: a secure value is never compared; a written one counts as changed.
