@@ -57,113 +57,16 @@ extension Command {
         guard let spec = CommandCatalog.spec(named: name) else {
             throw CommandError(message: "unknown command \(name); help lists the commands", usage: nil)
         }
-        var arguments = Arguments(rest, spec: spec)
-        let command: Command
-        switch spec.name {
-        case "get": command = .get(path: try arguments.word("a key path"))
-        case "set":
-            let path = try arguments.word("a key path")
-            command = .set(path: path, value: try arguments.json("a JSON value"))
-        case "call":
-            let path = try arguments.word("an action path")
-            command = .call(path: path, arguments: try arguments.jsonValues())
-        case "mount": command = .mount(declaration: try arguments.jsonObject("a JSON view declaration"))
-        case "unmount": command = .unmount(path: try arguments.word("a view path"))
-        case "provide":
-            let path = try arguments.word("a view path")
-            command = .provide(path: path, changes: try arguments.jsonObject("a JSON object of changes"))
-        case "tree":
-            var path: String?
-            var depth: Int?
-            var picture: Picture?
-            while let word = arguments.optionalWord() {
-                if let drawn = try arguments.picture(word) {
-                    picture = drawn
-                    continue
-                }
-                guard word == "--depth" else {
-                    path = word
-                    continue
-                }
-                guard let levels = arguments.optionalWord().flatMap({ Int($0) }), levels >= 0 else {
-                    throw arguments.failure("--depth needs a number of levels, 0 or more")
-                }
-                depth = levels
-            }
-            command = .tree(path: path, depth: depth, picture: picture)
-        case "explain":
-            var version: Int?
-            var picture: Picture?
-            while let word = arguments.optionalWord() {
-                if let drawn = try arguments.picture(word) {
-                    picture = drawn
-                } else {
-                    version = try arguments.version(word)
-                }
-            }
-            guard let version else { throw arguments.failure("explain needs a version, such as v12") }
-            command = .explain(version: version, picture: picture)
-        case "why":
-            let path = try arguments.word("a view path")
-            command = .why(
-                path: path, version: try arguments.optionalWord().map { word throws(CommandError) in try arguments.version(word) })
-        case "deps": command = .dependencies(path: try arguments.word("a view path"))
-        case "readers": command = .readers(path: try arguments.word("a key path"))
-        case "env":
-            var path: String?
-            var picture: Picture?
-            while let word = arguments.optionalWord() {
-                if let drawn = try arguments.picture(word) { picture = drawn } else { path = word }
-            }
-            guard let path else { throw arguments.failure("env needs a view path") }
-            command = .environment(path: path, picture: picture)
-        case "watch":
-            var targets: [String] = []
-            var lifecycle = false
-            var commits = false
-            while let word = arguments.optionalWord() {
-                switch word {
-                case "--lifecycle": lifecycle = true
-                case "--commits": commits = true
-                default: targets.append(word)
-                }
-            }
-            command = .watch(targets: targets, lifecycle: lifecycle, commits: commits)
-        case "unwatch":
-            var numbers: [Int] = []
-            while let word = arguments.optionalWord() {
-                guard let number = Int(word.hasPrefix("w") ? String(word.dropFirst()) : word), number > 0 else {
-                    throw arguments.failure("\(word) is not a watch number (watch lists them)")
-                }
-                numbers.append(number)
-            }
-            command = .unwatch(numbers: numbers)
-        case "types": command = .types(name: arguments.optionalWord())
-        case "info": command = .info
-        case "clients": command = .clients
-        case "reset":
-            let flag = arguments.optionalWord()
-            guard flag == nil || flag == "--yes" else { throw arguments.failure("reset takes only --yes") }
-            command = .reset(confirmed: flag != nil)
-        case "load":
-            var scene: String?
-            var replace = false
-            while let word = arguments.optionalWord() {
-                if word == "--replace" { replace = true } else { scene = word }
-            }
-            if replace && scene == nil { throw arguments.failure("load --replace needs a scene") }
-            command = .load(scene: scene, replace: replace)
-        case "unload": command = .unload(scene: try arguments.word("a scene"))
-        case "help": command = .help(command: arguments.optionalWord())
-        default: command = .quit
-        }
+        var arguments = CommandArguments(rest, spec: spec)
+        let command = try spec.parse(&arguments)
         try arguments.finish()
         return command
     }
 }
 
-/// The arguments after a command name, taken one at a time.
-private struct Arguments {
+/// The arguments after a command name, taken one at a time by the command's parser
+/// (`CommandSpec.parse`).
+struct CommandArguments {
     private var rest: Substring
     private let spec: CommandSpec
 

@@ -3,8 +3,9 @@ enum ArgumentKind: Sendable {
     case keyPath, viewPath, keyOrViewPath, actionPath, typeName, scene, commandName, watchNumber, json
 }
 
-/// One command a person can type: its syntax, what it does, and what its arguments are.
-/// The single source for `help`, the syntax hints and completion.
+/// One command a person can type: its syntax, what it does, what its arguments are and how
+/// they are read. The single source for parsing, `help`, the syntax hints and completion, so a
+/// command cannot be listed and not parsed.
 struct CommandSpec: Sendable {
     let name: String
     /// The arguments as shown in hints and help, e.g. `<keypath> <json>`.
@@ -14,6 +15,8 @@ struct CommandSpec: Sendable {
     let details: String
     /// The kinds of the positional arguments, in order; the last one repeats.
     let kinds: [ArgumentKind]
+    /// Reads the arguments into the command they make; what is left over is refused after it.
+    let parse: @Sendable (inout CommandArguments) throws(CommandError) -> Command
 
     var usage: String { arguments.isEmpty ? name : "\(name) \(arguments)" }
 }
@@ -27,7 +30,8 @@ enum CommandCatalog {
                 A key path is relative to /App unless it starts with a view path or an object id:
                   get login.email        get login        get Login#3.email
                   get /App/Container.toggle        get /App/Container
-                """, kinds: [.keyOrViewPath]),
+                """, kinds: [.keyOrViewPath],
+            parse: { arguments throws(CommandError) in .get(path: try arguments.word("a key path")) }),
         CommandSpec(
             name: "set", arguments: "<keypath> <json>", summary: "write a property or a @State (through a @Binding, its source)",
             details: """
@@ -35,22 +39,32 @@ enum CommandCatalog {
                   set theme.colorScheme dark               set /App/Container.toggle true
                   set login.email "kim@example.com"        set theme.fontScale 1.5
                   set login.email "Kim Lee"                 set /App/Counter.state.favoritePrimes [2, 3]
-                """, kinds: [.keyPath, .json]),
+                """, kinds: [.keyPath, .json],
+            parse: { arguments throws(CommandError) in
+                let path = try arguments.word("a key path")
+                return .set(path: path, value: try arguments.json("a JSON value"))
+            }),
         CommandSpec(
             name: "call", arguments: "<keypath> [<json arg>...]", summary: "run an action with positional JSON arguments",
             details: """
                   call session.start kim        call login.login        call /App/CartScreen.cart.add "green apple"
-                """, kinds: [.actionPath, .json]),
+                """, kinds: [.actionPath, .json],
+            parse: { arguments throws(CommandError) in
+                let path = try arguments.word("an action path")
+                return .call(path: path, arguments: try arguments.jsonValues())
+            }),
         CommandSpec(
             name: "mount", arguments: "<json declaration>", summary: "mount a view",
             details: """
                   mount {"parent": "/App", "name": "Banner", "state": {"n": 1}, "body": ["n = {n}"]}
                 A view goes when this connection closes (quitting, or losing the daemon) unless its
                 declaration says "retain": true. See protocol/SPEC.md §6 for every field.
-                """, kinds: [.json]),
+                """, kinds: [.json],
+            parse: { arguments throws(CommandError) in .mount(declaration: try arguments.jsonObject("a JSON view declaration")) }),
         CommandSpec(
             name: "unmount", arguments: "<path>", summary: "unmount a view and everything below it",
-            details: "  unmount /App/Container", kinds: [.viewPath]),
+            details: "  unmount /App/Container", kinds: [.viewPath],
+            parse: { arguments throws(CommandError) in .unmount(path: try arguments.word("a view path")) }),
         CommandSpec(
             name: "provide", arguments: "<path> <json>", summary: "change what a view provides to its subtree",
             details: """
@@ -58,7 +72,11 @@ enum CommandCatalog {
                   provide /App/Settings {"observables": ["prefs"]}
                   provide /App {"environment": {"colorScheme": "dark"}}
                   provide /App/Level1 {"withdraw": ["Cart"]}
-                """, kinds: [.viewPath, .json]),
+                """, kinds: [.viewPath, .json],
+            parse: { arguments throws(CommandError) in
+                let path = try arguments.word("a view path")
+                return .provide(path: path, changes: try arguments.jsonObject("a JSON object of changes"))
+            }),
         CommandSpec(
             name: "tree", arguments: "[<path>] [--depth <levels>] [--dot | --svg <file> | --png <file>]",
             summary: "draw the view tree: wrappers, objects, what each view provides, bodies",
@@ -69,7 +87,27 @@ enum CommandCatalog {
                 (apt-get install graphviz): views under their parents, the objects they hold (bold
                 owned, dashed observed, dotted from the environment), bindings in blue.
                   tree        tree /App/Container        tree --depth 1        tree --svg tree.svg
-                """, kinds: [.viewPath]),
+                """, kinds: [.viewPath],
+            parse: { arguments throws(CommandError) in
+                var path: String?
+                var depth: Int?
+                var picture: Picture?
+                while let word = arguments.optionalWord() {
+                    if let drawn = try arguments.picture(word) {
+                        picture = drawn
+                        continue
+                    }
+                    guard word == "--depth" else {
+                        path = word
+                        continue
+                    }
+                    guard let levels = arguments.optionalWord().flatMap({ Int($0) }), levels >= 0 else {
+                        throw arguments.failure("--depth needs a number of levels, 0 or more")
+                    }
+                    depth = levels
+                }
+                return .tree(path: path, depth: depth, picture: picture)
+            }),
         CommandSpec(
             name: "explain", arguments: "<version> [--dot | --svg <file> | --png <file>]",
             summary: "why a version happened: its cause, what it changed, which views re-rendered and why",
@@ -80,14 +118,32 @@ enum CommandCatalog {
                 made and destroyed). Any version the daemon's history still holds; --dot, --svg and
                 --png draw it as tree does.
                   explain v12        explain 12 --svg v12.svg
-                """, kinds: []),
+                """, kinds: [],
+            parse: { arguments throws(CommandError) in
+                var version: Int?
+                var picture: Picture?
+                while let word = arguments.optionalWord() {
+                    if let drawn = try arguments.picture(word) {
+                        picture = drawn
+                    } else {
+                        version = try arguments.version(word)
+                    }
+                }
+                guard let version else { throw arguments.failure("explain needs a version, such as v12") }
+                return .explain(version: version, picture: picture)
+            }),
         CommandSpec(
             name: "why", arguments: "<path> [<version>]", summary: "why a view re-rendered: its chain back to the write",
             details: """
                 The chain from the view back to what caused its latest re-render (or the one at the
                 version given): a parent's re-render, the attribute it read, the request.
                   why /App/Container/LoginView2        why /App/Greeting v12
-                """, kinds: [.viewPath]),
+                """, kinds: [.viewPath],
+            parse: { arguments throws(CommandError) in
+                let path = try arguments.word("a view path")
+                return .why(
+                    path: path, version: try arguments.optionalWord().map { word throws(CommandError) in try arguments.version(word) })
+            }),
         CommandSpec(
             name: "deps", arguments: "<path>", summary: "what a view's last evaluation read, and the reason each would give",
             details: """
@@ -95,7 +151,8 @@ enum CommandCatalog {
                 environment value and who provides it — with the reasons a change to it gives,
                 as a re-render reports them (_var, var.prop, env.key).
                   deps /App/Container/LoginView1        deps /App/CartScreen/CartList
-                """, kinds: [.viewPath]),
+                """, kinds: [.viewPath],
+            parse: { arguments throws(CommandError) in .dependencies(path: try arguments.word("a view path")) }),
         CommandSpec(
             name: "readers", arguments: "<keypath>", summary: "which views would re-render if this changed, and why",
             details: """
@@ -103,7 +160,8 @@ enum CommandCatalog {
                 computed one, the stored properties its getter read), and every holder of an
                 ObservableObject. Through a binding, its source's readers.
                   readers login.email        readers login.isValidEmail        readers /App/ParentView.isOn
-                """, kinds: [.keyPath]),
+                """, kinds: [.keyPath],
+            parse: { arguments throws(CommandError) in .readers(path: try arguments.word("a key path")) }),
         CommandSpec(
             name: "env", arguments: "<path> [--dot | --svg <file> | --png <file>]",
             summary: "what a view's environment holds, and which view provides each",
@@ -112,7 +170,16 @@ enum CommandCatalog {
                 environment value: the nearest provider's, or the default. --dot, --svg and --png
                 draw it as tree does: each object and value from the ancestor that provides it.
                   env /App/CartScreen/CartList        env /App        env /App/Shop --svg env.svg
-                """, kinds: [.viewPath]),
+                """, kinds: [.viewPath],
+            parse: { arguments throws(CommandError) in
+                var path: String?
+                var picture: Picture?
+                while let word = arguments.optionalWord() {
+                    if let drawn = try arguments.picture(word) { picture = drawn } else { path = word }
+                }
+                guard let path else { throw arguments.failure("env needs a view path") }
+                return .environment(path: path, picture: picture)
+            }),
         CommandSpec(
             name: "watch", arguments: "[--lifecycle] [--commits] <keypath or view path>...",
             summary: "print notifications for these as they happen",
@@ -127,13 +194,37 @@ enum CommandCatalog {
                 `milieu watch TARGET...` streams one watch's notifications until Ctrl-C, and
                 `milieu monitor` every commit.
                   watch login        watch /App/Container --lifecycle        watch theme.colorScheme /App
-                """, kinds: [.keyOrViewPath]),
+                """, kinds: [.keyOrViewPath],
+            parse: { arguments throws(CommandError) in
+                var targets: [String] = []
+                var lifecycle = false
+                var commits = false
+                while let word = arguments.optionalWord() {
+                    switch word {
+                    case "--lifecycle": lifecycle = true
+                    case "--commits": commits = true
+                    default: targets.append(word)
+                    }
+                }
+                return .watch(targets: targets, lifecycle: lifecycle, commits: commits)
+            }),
         CommandSpec(
             name: "unwatch", arguments: "[<n>...]", summary: "stop the watches numbered n, or all of them",
-            details: "  unwatch        unwatch 2", kinds: [.watchNumber]),
+            details: "  unwatch        unwatch 2", kinds: [.watchNumber],
+            parse: { arguments throws(CommandError) in
+                var numbers: [Int] = []
+                while let word = arguments.optionalWord() {
+                    guard let number = Int(word.hasPrefix("w") ? String(word.dropFirst()) : word), number > 0 else {
+                        throw arguments.failure("\(word) is not a watch number (watch lists them)")
+                    }
+                    numbers.append(number)
+                }
+                return .unwatch(numbers: numbers)
+            }),
         CommandSpec(
             name: "types", arguments: "[<name>]", summary: "list the model types, or show one",
-            details: "  types        types Login", kinds: [.typeName]),
+            details: "  types        types Login", kinds: [.typeName],
+            parse: { arguments throws(CommandError) in .types(name: arguments.optionalWord()) }),
         CommandSpec(
             name: "info", arguments: "", summary: "which daemon this is: version, uptime, socket, state, load, memory",
             details: """
@@ -141,14 +232,16 @@ enum CommandCatalog {
                 state and how durably (or that it keeps nothing), the current version and how far
                 back watches can resume, how many connections, watches, views and objects it
                 serves, and its memory: resident, output its clients have not read, unfinished lines.
-                """, kinds: []),
+                """, kinds: [],
+            parse: { _ throws(CommandError) in .info }),
         CommandSpec(
             name: "clients", arguments: "", summary: "who is connected: pid, uid, name, watches, views, unsent output",
             details: """
                 One row per connection, in the order they connected; * marks this one. views are
                 the views it mounted that go when it closes (not those mounted with "retain": true);
                 unsent is output it has not read yet, which grows when a client stops reading.
-                """, kinds: []),
+                """, kinds: [],
+            parse: { _ throws(CommandError) in .clients }),
         CommandSpec(
             name: "reset", arguments: "[--yes]", summary: "back to the scene's start: every mounted view goes, values as they began",
             details: """
@@ -157,7 +250,12 @@ enum CommandCatalog {
                 back to how the daemon started; types stay registered. At the prompt it first says
                 what it would do and asks; --yes, -c and piped commands do not ask.
                   reset        reset --yes
-                """, kinds: []),
+                """, kinds: [],
+            parse: { arguments throws(CommandError) in
+                let flag = arguments.optionalWord()
+                guard flag == nil || flag == "--yes" else { throw arguments.failure("reset takes only --yes") }
+                return .reset(confirmed: flag != nil)
+            }),
         CommandSpec(
             name: "load", arguments: "[--replace] [<scene> | <file.json>]", summary: "register a scene's types and mount its views",
             details: """
@@ -167,19 +265,31 @@ enum CommandCatalog {
                 declarations]}. Views are mounted with "retain": true, so they stay after milieu quits;
                 --replace unloads the scene first, so that it starts again from its initial state.
                   load s1        load s7-environment        load ./my-scene.json        load --replace s1
-                """, kinds: [.scene]),
+                """, kinds: [.scene],
+            parse: { arguments throws(CommandError) in
+                var scene: String?
+                var replace = false
+                while let word = arguments.optionalWord() {
+                    if word == "--replace" { replace = true } else { scene = word }
+                }
+                if replace && scene == nil { throw arguments.failure("load --replace needs a scene") }
+                return .load(scene: scene, replace: replace)
+            }),
         CommandSpec(
             name: "unload", arguments: "<scene> | <file.json>", summary: "unmount what a scene mounted",
             details: """
                 Unmounts each view of the scene whose parent is not one of its own, with everything
                 below it; its types stay registered (types cannot be removed).
                   unload s1
-                """, kinds: [.scene]),
+                """, kinds: [.scene],
+            parse: { arguments throws(CommandError) in .unload(scene: try arguments.word("a scene")) }),
         CommandSpec(
             name: "help", arguments: "[<command>]", summary: "list the commands, or explain one",
-            details: "  help        help watch", kinds: [.commandName]),
+            details: "  help        help watch", kinds: [.commandName],
+            parse: { arguments throws(CommandError) in .help(command: arguments.optionalWord()) }),
         CommandSpec(
-            name: "quit", arguments: "", summary: "leave (also exit, or Ctrl-D)", details: "", kinds: []),
+            name: "quit", arguments: "", summary: "leave (also exit, or Ctrl-D)", details: "", kinds: [],
+            parse: { _ throws(CommandError) in .quit }),
     ]
 
     /// Other names a command answers to.

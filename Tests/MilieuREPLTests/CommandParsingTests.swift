@@ -86,6 +86,24 @@ struct CommandParsingTests {
         }
     }
 
+    /// Issue #27.3: every command the catalog lists parses the examples its help shows (a command
+    /// listed but not parsed used to parse as quit), and an unknown name is an error, never quit.
+    @Test func everyCommandInTheCatalogParsesTheExamplesItsHelpShows() throws {
+        var parsed = 0
+        for spec in CommandCatalog.commands {
+            let lines = spec.details.split(separator: "\n").filter { $0.hasPrefix("  ") }
+            let examples = lines.flatMap { $0.split(separator: "        ").map { $0.trimmingWhitespace() } }
+                .filter { $0.hasPrefix(spec.name + " ") || $0 == spec.name }
+            for example in examples {
+                let command = try Command.parse(String(example))
+                #expect(command != nil && (command != .quit || spec.name == "quit"), "\(example): \(String(describing: command))")
+                parsed += 1
+            }
+        }
+        #expect(parsed > 40)
+        #expect(throws: CommandError.self) { try Command.parse("sett login.email x") }
+    }
+
     @Test func anUnknownCommandPointsToHelp() {
         #expect(throws: CommandError(message: "unknown command gte; help lists the commands", usage: nil)) {
             try Command.parse("gte login")
