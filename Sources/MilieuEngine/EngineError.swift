@@ -6,28 +6,9 @@ import MilieuProtocol
 ///
 /// Any operation that throws one leaves the graph exactly as it was.
 public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// A stable error name, its wire name as the raw value. An enum: the server maps each kind
-    /// to its wire code with an exhaustive switch, so a new kind cannot go out without one.
-    public enum Kind: String, Sendable, CaseIterable, CustomStringConvertible {
-        case environmentObjectMissing = "EnvironmentObjectMissing"
-        case unknownPath = "UnknownPath"
-        case unknownType = "UnknownType"
-        case unknownAction = "UnknownAction"
-        case typeMismatch = "TypeMismatch"
-        case readOnly = "ReadOnly"
-        case versionConflict = "VersionConflict"
-        case duplicateView = "DuplicateView"
-        case invalidDeclaration = "InvalidDeclaration"
-        case inUse = "InUse"
-        case forbidden = "Forbidden"
-        case invalidValue = "InvalidValue"
-        case limitExceeded = "LimitExceeded"
-        /// The request's own params are wrong (an unknown member, the wrong number of arguments):
-        /// JSON-RPC's InvalidParams, with `field` a JSON Pointer into them.
-        case invalidParams = "InvalidParams"
-
-        public var description: String { rawValue }
-    }
+    /// The error's kind: the protocol's own vocabulary (`ErrorKind`, SPEC §3.2), which also gives
+    /// its wire name and code, so the engine keeps no copy of it.
+    public typealias Kind = ErrorKind
 
     public let kind: Kind
     public let message: String

@@ -1,7 +1,7 @@
 /// Every error kind the wire carries in `error.data.kind`, with its code (SPEC §3.2):
 /// JSON-RPC 2.0's own, and Milieu's in -32099...-32000. `error.schema.json` states the same
 /// pairs; a test holds the two together.
-public enum ErrorKind: String, Sendable, CaseIterable {
+public enum ErrorKind: String, Sendable, CaseIterable, CustomStringConvertible {
     case parseError = "ParseError"
     case invalidRequest = "InvalidRequest"
     case methodNotFound = "MethodNotFound"
@@ -23,6 +23,8 @@ public enum ErrorKind: String, Sendable, CaseIterable {
     case compacted = "Compacted"
     case limitExceeded = "LimitExceeded"
     case resultTooLarge = "ResultTooLarge"
+
+    public var description: String { rawValue }
 
     /// The `error.code` of this kind.
     public var code: Int {

@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuProtocol
 
 /// What an evaluation reads: its object's properties, an action's arguments and the clock.
 struct ExpressionScope {
