@@ -144,7 +144,7 @@ public final class Server: ConnectionHandler {
     // MARK: Connections
 
     /// A client connected: it gets a session, or is refused with a reason.
-    func opened(_ connection: any PeerConnection) {
+    package func opened(_ connection: any PeerConnection) {
         guard connection.peer.uid == geteuid() else {
             log.warning("refused connection \(connection.id) from uid \(connection.peer.uid) (pid \(connection.peer.pid))")
             connection.send(Envelope.errorLine(id: .null, .forbiddenPeer(uid: connection.peer.uid)))
@@ -166,7 +166,7 @@ public final class Server: ConnectionHandler {
     }
 
     /// Bytes arrived: each complete line is answered in this turn.
-    func received(_ bytes: UnsafeRawBufferPointer, from connection: any PeerConnection) {
+    package func received(_ bytes: UnsafeRawBufferPointer, from connection: any PeerConnection) {
         guard let session = sessions[connection.id] else { return }
         let linesBefore = session.framer.completedLines
         defer { noteUnfinishedLine(of: session, restarted: session.framer.completedLines != linesBefore) }
@@ -190,7 +190,7 @@ public final class Server: ConnectionHandler {
     }
 
     /// A connection closed: its watches go, and the views it mounted without `retain` (rule 15).
-    func closed(_ connection: any PeerConnection, reason: ConnectionCloseReason) {
+    package func closed(_ connection: any PeerConnection, reason: ConnectionCloseReason) {
         guard sessions.removeValue(forKey: connection.id) != nil else { return }
         log.debug("connection \(connection.id) closed: \(reason)")
         bufferedInput.set(0, for: connection.id)

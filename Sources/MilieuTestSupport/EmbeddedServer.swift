@@ -1,7 +1,6 @@
 import MilieuJSON
+import MilieuServer
 import MilieuTransport
-
-@testable import MilieuServer
 
 #if canImport(Glibc)
 import Glibc
@@ -9,13 +8,13 @@ import Glibc
 
 /// A connection with no socket, as swift-nio's `EmbeddedChannel`: what the server sends piles
 /// up until the test reads it, and the peer reads nothing unless told to.
-final class EmbeddedConnection: PeerConnection {
-    let id: Int
-    let peer: PeerCredentials
+package final class EmbeddedConnection: PeerConnection {
+    package let id: Int
+    package let peer: PeerCredentials
     private var output: [UInt8] = []
     /// Set by `closeAfterFlush`: the server is done with this connection.
-    private(set) var closingAfterFlush = false
-    private(set) var closed = false
+    package private(set) var closingAfterFlush = false
+    package private(set) var closed = false
     fileprivate weak var server: Server?
 
     init(id: Int, uid: uid_t) {
@@ -23,23 +22,23 @@ final class EmbeddedConnection: PeerConnection {
         self.peer = PeerCredentials(pid: 1, uid: uid, gid: 0)
     }
 
-    var pendingOutputBytes: Int { output.count }
+    package var pendingOutputBytes: Int { output.count }
 
-    func send(_ bytes: UnsafeRawBufferPointer) {
+    package func send(_ bytes: UnsafeRawBufferPointer) {
         guard !closed else { return }
         output.append(contentsOf: bytes)
     }
 
-    func close() {
+    package func close() {
         guard !closed else { return }
         closed = true
         server?.closed(self, reason: .closedLocally)
     }
 
-    func closeAfterFlush(timeout: Double) { closingAfterFlush = true }
+    package func closeAfterFlush(timeout: Double) { closingAfterFlush = true }
 
     /// Takes everything sent so far, one JSON message per line.
-    func read() throws -> [JSON] {
+    package func read() throws -> [JSON] {
         defer { output.removeAll() }
         return try output.split(separator: UInt8(ascii: "\n")).map { line in try JSON(parsing: Array(line)) }
     }
@@ -47,11 +46,11 @@ final class EmbeddedConnection: PeerConnection {
 
 /// A server driven by hand, without a process, a socket or a running loop: the test says when
 /// bytes arrive and when a loop turn ends, and reads what each connection was sent.
-final class EmbeddedServer {
-    let server: Server
+package final class EmbeddedServer {
+    package let server: Server
     private var nextID = 1
 
-    init(_ configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+    package init(_ configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
         var configuration = ServerConfiguration(socketPath: "/nonexistent/embedded.sock")
         configuration.logger = Logger(level: .error)
         configure(&configuration)
@@ -59,7 +58,7 @@ final class EmbeddedServer {
     }
 
     /// A new client; by default of this process's user, as every accepted one must be.
-    func connect(uid: uid_t = geteuid()) -> EmbeddedConnection {
+    package func connect(uid: uid_t = geteuid()) -> EmbeddedConnection {
         let connection = EmbeddedConnection(id: nextID, uid: uid)
         nextID += 1
         connection.server = server
@@ -68,18 +67,18 @@ final class EmbeddedServer {
     }
 
     /// `line` arrives from `connection`; nothing is sent until the turn ends.
-    func receive(_ line: String, from connection: EmbeddedConnection) {
+    package func receive(_ line: String, from connection: EmbeddedConnection) {
         Array((line + "\n").utf8).withUnsafeBytes { server.received($0, from: connection) }
     }
 
     /// The loop turn ends: responses, then notifications, are handed to the connections.
-    func endTurn() { server.loopTurnEnded() }
+    package func endTurn() { server.loopTurnEnded() }
 
     /// The peer hung up.
-    func hangUp(_ connection: EmbeddedConnection) { server.closed(connection, reason: .peerClosed) }
+    package func hangUp(_ connection: EmbeddedConnection) { server.closed(connection, reason: .peerClosed) }
 
     /// One request line.
-    static func request(_ id: Int, _ method: String, _ params: JSON = [:]) -> String {
+    package static func request(_ id: Int, _ method: String, _ params: JSON = [:]) -> String {
         JSON.object(["jsonrpc": "2.0", "id": .int(id), "method": .string(method), "params": params]).jsonText
     }
 }

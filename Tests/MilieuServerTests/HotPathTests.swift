@@ -1,5 +1,6 @@
 import Foundation
 import MilieuJSON
+import MilieuTestSupport
 import Testing
 
 @testable import MilieuServer

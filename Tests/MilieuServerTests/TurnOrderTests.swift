@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuTestSupport
 import Testing
 
 @testable import MilieuServer

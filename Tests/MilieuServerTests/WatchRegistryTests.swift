@@ -1,6 +1,7 @@
 import MilieuEngine
 import MilieuJSON
 import MilieuProtocol
+import MilieuTestSupport
 import Testing
 
 @testable import MilieuServer

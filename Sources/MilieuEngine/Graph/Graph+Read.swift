@@ -11,10 +11,9 @@ enum Bound: Equatable {
 /// one place read through two variables (a binding and an object) gives both.
 /// A graph keeps one and reuses it (`Graph.recorder`): evaluations do not nest.
 final class ReadRecorder {
-    /// Unchecked for the reason `Graph` gives: noting a read is a leaf append.
-    @exclusivity(unchecked) private var dependencies = DependencySet()
+    private var dependencies = DependencySet()
     /// The view whose evaluation is recorded: its reads of its own `@State` are bits.
-    @exclusivity(unchecked) private var reader: ViewNode?
+    private var reader: ViewNode?
 
     /// Starts recording what `reader` reads, dropping anything a failed evaluation left behind.
     func start(for reader: ViewNode) {

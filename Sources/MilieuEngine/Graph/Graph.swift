@@ -42,26 +42,27 @@ enum PendingOutcome {
 /// version with a log of what changed — or, if anything fails, nothing changes.
 /// The engine does no I/O and is confined to the thread that uses it.
 ///
-/// The state touched on every operation is marked `@exclusivity(unchecked)`: each mutation of
-/// it is a leaf operation on a value (a dictionary insert, an append, a counter) that never
-/// calls back into the graph, so two accesses cannot overlap, and the runtime's check of every
-/// access cost about a tenth of a mount. Everything else keeps Swift's dynamic checks.
+/// Every mutation of its state is meant to be a leaf operation on a value (a dictionary insert,
+/// an append, a counter) that never calls back into the graph, so that two accesses cannot
+/// overlap: debug builds, which the tests run, check it at run time; release builds compile the
+/// engine with `-enforce-exclusivity=unchecked` (Package.swift), as the check of every access
+/// cost about a tenth of a mount.
 public final class Graph {
     public private(set) var registry: TypeRegistry
     /// The environment keys views can read and provide, with their defaults (rule 21).
     public private(set) var environmentKeys = EnvironmentKeys()
     /// The global version: the number of the last transaction that changed something.
-    @exclusivity(unchecked) public internal(set) var version = Version(0)
+    public internal(set) var version = Version(0)
 
-    @exclusivity(unchecked) var objects = BySerial<ObjectRecord>()
-    @exclusivity(unchecked) var objectsByName: [String: ObjectRecord] = [:]
-    @exclusivity(unchecked) var views = ViewsByPath()
-    @exclusivity(unchecked) var viewsBySerial = BySerial<ViewNode>()
+    var objects = BySerial<ObjectRecord>()
+    var objectsByName: [String: ObjectRecord] = [:]
+    var views = ViewsByPath()
+    var viewsBySerial = BySerial<ViewNode>()
     /// Reverse dependency index: who to re-evaluate when something changes (rule 10).
-    @exclusivity(unchecked) var dependents: [Dependency: Dependents] = [:]
+    var dependents: [Dependency: Dependents] = [:]
     private(set) var root: ViewNode!
-    @exclusivity(unchecked) private var nextSerial = 0
-    @exclusivity(unchecked) private var objectCounter = 0
+    private var nextSerial = 0
+    private var objectCounter = 0
     let clock: @Sendable () -> String
     let templates = TemplateCache()
     /// The last declaration mounted, shared with the next one of the same shape.
@@ -69,7 +70,7 @@ public final class Graph {
     /// Records what the evaluation in progress reads.
     let recorder = ReadRecorder()
     /// Parsed key paths by text: clients write the same few paths over and over.
-    @exclusivity(unchecked) var keyPaths: [String: KeyPath] = [:]
+    var keyPaths: [String: KeyPath] = [:]
     public let limits: GraphLimits
     /// What the graph started from: `graph/reset` goes back to it.
     let scene: Scene
@@ -78,17 +79,17 @@ public final class Graph {
     /// The views each connection's close unmounts with their subtrees (rule 15): those it mounted
     /// without `retain` under a view it does not own. Kept as views are linked and unlinked, so
     /// that a close costs what that connection mounted, not what the tree holds.
-    @exclusivity(unchecked) var closeRoots: [ConnectionID: Set<ViewSerial>] = [:]
+    var closeRoots: [ConnectionID: Set<ViewSerial>] = [:]
     /// The views still to unmount for connections whose close is spread over several calls of
     /// `connectionClosed`, the next one last.
-    @exclusivity(unchecked) private var closing: [ConnectionID: [ViewSerial]] = [:]
+    private var closing: [ConnectionID: [ViewSerial]] = [:]
     /// Views `connectionClosed` has looked at: what the tests hold a close's cost to.
     private(set) var viewsVisitedClosing = 0
 
     // The transaction in progress.
-    @exclusivity(unchecked) var journal = Journal()
-    @exclusivity(unchecked) var transaction = 0
-    @exclusivity(unchecked) var pending = PendingTransaction()
+    var journal = Journal()
+    var transaction = 0
+    var pending = PendingTransaction()
 
     /// A graph with `scene`'s types registered and its tree mounted, at version 0.
     public init(

@@ -6,9 +6,9 @@ final class ObjectRecord {
     let serial: ObjectSerial
     let name: String
     let type: RegisteredType
-    /// Read on every render; unchecked for the reason `Graph` gives: every write is a leaf
-    /// assignment or append, and no computed property runs while one is in progress.
-    @exclusivity(unchecked) var values: [JSON]
+    /// Read on every render; every write is a leaf assignment or append, and no computed
+    /// property runs while one is in progress.
+    var values: [JSON]
     /// For each computed property, the stored slots its last evaluation read.
     var computedReads: [[Int]]
     var version: Version

@@ -114,8 +114,8 @@ struct ViewVariables: Sequence {
 
 /// One mounted view: its identity, its variables, what it provides, its last body
 /// and what that body read. Nodes are linked to their siblings so that unmounting
-/// one of many children costs O(1). Its mutable fields are `@exclusivity(unchecked)`
-/// for the reason `Graph` gives: every write to one is a leaf assignment.
+/// one of many children costs O(1). Every write to one of its fields is a leaf assignment,
+/// as `Graph` says of its own state.
 ///
 /// A list holds a great many views, so the fields are declared in an order that leaves no
 /// padding (a class keeps its fields in the order they are declared): the one-byte flags and
@@ -133,37 +133,37 @@ final class ViewNode {
     /// The transaction in which this identity appeared (rule 3: owned state is created then).
     let birth: Int
 
-    @exclusivity(unchecked) var firstChild: ViewNode?
-    @exclusivity(unchecked) var lastChild: ViewNode?
-    @exclusivity(unchecked) var nextSibling: ViewNode?
+    var firstChild: ViewNode?
+    var lastChild: ViewNode?
+    var nextSibling: ViewNode?
     /// Unowned: a linked node's previous sibling is kept alive by the chain before it.
-    @exclusivity(unchecked) unowned var previousSibling: ViewNode?
+    unowned var previousSibling: ViewNode?
 
-    @exclusivity(unchecked) var variables: ViewVariables
-    @exclusivity(unchecked) var body: [String] = []
+    var variables: ViewVariables
+    var body: [String] = []
     /// What the last evaluation read, each with the reason it would give (rule 10).
-    @exclusivity(unchecked) var dependencies = DependencySet()
+    var dependencies = DependencySet()
     /// The global version of the last transaction that changed this view's @State.
-    @exclusivity(unchecked) var version = Version(0)
+    var version = Version(0)
     /// The connection that mounted the view; nil for scene views and retained ones.
-    @exclusivity(unchecked) var owner: ConnectionID?
+    var owner: ConnectionID?
     /// Why the view appeared, until its first evaluation reports it (`view/didMount`).
-    @exclusivity(unchecked) var arrival: MountReason?
-    @exclusivity(unchecked) var retained: Bool
+    var arrival: MountReason?
+    var retained: Bool
     /// Whether the node is in the tree; a queued node torn down later in a transaction is skipped.
-    @exclusivity(unchecked) var isMounted = false
+    var isMounted = false
     /// How many times its body has been evaluated since its identity appeared (`view/tree`),
     /// stopping at `UInt32.max`. With the flags it fills the padding after `owner` (nine bytes).
-    @exclusivity(unchecked) var evaluations: UInt32 = 0
+    var evaluations: UInt32 = 0
     /// Invalidation bookkeeping for the transaction `queuedIn` (`InvalidationQueue`): where the
     /// queue keeps this view's reasons, or `InvalidationQueue.evaluated`.
-    @exclusivity(unchecked) var queueSlot: Int32 = 0
+    var queueSlot: Int32 = 0
     /// The low 32 bits of the version whose commit last evaluated its body: the whole version is
     /// the latest one with these bits (`Graph.lastEvaluated`).
-    @exclusivity(unchecked) var lastEvaluatedBits: UInt32 = 0
-    @exclusivity(unchecked) var queuedIn = 0
+    var lastEvaluatedBits: UInt32 = 0
+    var queuedIn = 0
     /// What few views have, apart, so that the many rows of a list do not each carry it empty.
-    @exclusivity(unchecked) private var extras: Extras?
+    private var extras: Extras?
 
     /// Levels below the root: the length of the parent chain, at most `GraphLimits.maxDepth`
     /// (64) and a handful in practice. Not stored: those four bytes hold `lastEvaluatedBits`,
