@@ -150,13 +150,12 @@ final class WatchRegistry {
             body(&pending[key, default: Pending()], WatchStamp(watch: key.watch, version: commit.version.rawValue))
         }
         let mayOverlap = !severalTargets.isEmpty
-        /// A changed value under the path `path` a watch spells: once per spelling (SPEC §11.1).
-        func addChange(_ key: WatchKey, path: String, _ change: EncodedValueChange) {
-            guard mayOverlap, severalTargets.contains(key) else {
-                add(key) { pending, _ in pending.changes.append(change) }
-                return
-            }
-            add(key) { pending, _ in if pending.paths.insert(path).inserted { pending.changes.append(change) } }
+        /// The paths given so far to each watch whose targets may overlap, each spelling once (SPEC §11.1).
+        var given: [WatchKey: Set<String>] = [:]
+        /// Whether `key` is still to be given a change under `path`.
+        func isNew(_ path: String, for key: WatchKey) -> Bool {
+            guard severalTargets.contains(key) else { return true }
+            return given[key, default: []].insert(path).inserted
         }
         let watchesViews = !byView.isEmpty
         for change in commit.changes {
@@ -166,18 +165,22 @@ final class WatchRegistry {
                 byObject[object]?.forEach { key, entry in
                     guard entry.property == nil || entry.property == property, only == nil || only == key else { return }
                     let path = entry.property == nil ? entry.spelled + "." + property : entry.spelled
-                    addChange(key, path: path, encoding.encoded(path: path))
+                    guard !mayOverlap || isNew(path, for: key) else { return }
+                    let change = encoding.encoded(path: path)
+                    add(key) { pending, _ in pending.changes.append(change) }
                 }
             case .state(let view, let variable, let value):
                 let path = Self.stateKey(view, variable)
                 var encoding = ChangeEncoding(value: value)
                 byState[path]?.forEach { key, spelled in
-                    guard only == nil || only == key else { return }
-                    addChange(key, path: spelled, encoding.encoded(path: spelled))
+                    guard only == nil || only == key, !mayOverlap || isNew(spelled, for: key) else { return }
+                    let change = encoding.encoded(path: spelled)
+                    add(key) { pending, _ in pending.changes.append(change) }
                 }
                 if watchesViews {
-                    for key in viewWatchers(of: view) where only == nil || only == key {
-                        addChange(key, path: path, encoding.encoded(path: path))
+                    for key in viewWatchers(of: view) where (only == nil || only == key) && (!mayOverlap || isNew(path, for: key)) {
+                        let change = encoding.encoded(path: path)
+                        add(key) { pending, _ in pending.changes.append(change) }
                     }
                 }
             case .viewUpdated(let view, let reasons, let body):
@@ -252,9 +255,9 @@ final class WatchRegistry {
         var keys: [WatchKey] = []
         var groups = 0
         for prefix in ViewPathPrefixes.of(view) {
-            guard let group = byView[prefix] else { continue }
-            groups += 1
-            group.forEach { key, _ in keys.append(key) }
+            let before = keys.count
+            byView[prefix]?.forEach { key, _ in keys.append(key) }
+            if keys.count > before { groups += 1 }
         }
         guard groups > 1 else { return keys }
         var seen = Set<WatchKey>(minimumCapacity: keys.count)
@@ -265,8 +268,6 @@ final class WatchRegistry {
     private struct Pending {
         var changes: [EncodedValueChange] = []
         var events: [ServerNotification] = []
-        /// The paths of `changes`, kept only for a watch whose targets may overlap.
-        var paths: Set<String> = []
 
         func write(_ stamp: WatchStamp, tails: inout DidChangeTails, to connection: Int, into output: inout FanOut) {
             if !changes.isEmpty {

@@ -158,7 +158,8 @@ final class Snapshot: @unchecked Sendable {
                             let key = ValueKey(view: view, name: name)
                             if values.updateValue(value, forKey: key) == nil { order.append(key) }
                             // `var` is a @State of the view; `var.property` a property of the object `var` owns.
-                            let holder = name.firstIndex(of: ".").map { String(name[..<$0]) } ?? ""
+                            // Found among the UTF-8 bytes: Character by Character took 2.5k instructions a write.
+                            let holder = name.utf8.firstIndex(of: UInt8(ascii: ".")).map { String(name[..<$0]) } ?? ""
                             stamp(ValueKey(view: view, name: holder), record.version)
                         case .version(let view, let name):
                             stamp(ValueKey(view: view, name: name), record.version)

@@ -158,12 +158,12 @@ extension Graph {
 /// keeps each look-up constant, so a transaction's cost stays in proportion to its writes.
 struct WrittenSlots {
     /// Each write: the slot, whether it changed (rule 9), and the value it had before the transaction.
-    typealias Write = (slot: Int, changed: Bool, old: JSON)
-    private(set) var objects: [(id: ObjectSerial, writes: [Write])] = []
+    private(set) var objects: [(id: ObjectSerial, writes: [(slot: Int, changed: Bool, old: JSON)])] = []
     private var index: [ObjectSerial: Int] = [:]
     static let scanLimit = 8
 
     /// Records a write of `slot`; without a slot, the object is only announced (`objectWillChange`).
+    @inline(__always)
     mutating func add(_ id: ObjectSerial, slot: Int? = nil, changed: Bool = false, old: JSON = .null) {
         if let position = position(of: id) {
             if let slot { objects[position].writes.append((slot, changed, old)) }

@@ -216,7 +216,8 @@ public final class Graph {
         }
         // A transaction that changed nothing leaves nothing behind, not even a version given to
         // what it touched (`objectWillChange.send` on an object nobody subscribes to).
-        guard !pending.changes.isEmpty || pending.structural else {
+        // The fields, not `pending.changes`: that getter made a copy of the whole pending state.
+        guard !pending.propertyChanges.isEmpty || !pending.events.isEmpty || pending.structural else {
             rollBack()
             return Commit(version: version, changes: [])
         }
