@@ -7,14 +7,11 @@ import MilieuProtocol
 /// request (`1e2` written back would be `100.0`). The page's id is kept here and put back on the
 /// daemon's answer, which goes back otherwise untouched.
 struct ForwardedCall {
-    /// What the page may ask: reads, a write, an action, and the read-only introspection methods
-    /// a newer daemon may have (one without them answers MethodNotFound). Never what mounts or
-    /// unmounts views, registers types, watches on the inspector's connection or stops the daemon.
-    static let allowedMethods: Set<String> = [
-        InitializeRequest.name, SchemaTypesRequest.name, GraphGetRequest.name, ViewTreeRequest.name, DiscoverRequest.name,
-        GraphSetRequest.name, GraphCallRequest.name,
-        "view/dependencies", "graph/readers", "view/environment", "graph/explain",
-    ]
+    /// What the page may ask, from each method's effect: every read, and writes of values and
+    /// actions. Never what mounts or unmounts views, registers types or resets (`writesGraph`),
+    /// watches on the inspector's connection or stops the daemon (`session`).
+    static let allowedMethods: Set<String> = Set(
+        Methods.all.filter { $0.effect == .read || $0.effect == .writesValues }.map { $0.name })
 
     /// The page's id, `null` when it sent none.
     let id: JSON

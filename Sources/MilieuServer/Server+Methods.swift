@@ -65,13 +65,9 @@ extension Server {
                 + "changes are taken until it has room again; reads and watches go on")
     }
 
-    /// The methods that may change the graph: what a full disk's backlog refuses once it is at its bound.
-    static let stateChangingMethods: Set<String> = Set(
-        Methods.all.filter {
-            $0 is any TransactionMethod.Type || $0 is GraphTransactionRequest.Type || $0 is SchemaRegisterRequest.Type
-                || $0 is GraphResetRequest.Type
-        }
-        .map { $0.name })
+    /// The methods that may change the graph (`MethodEffect.changesState`): what a full disk's
+    /// backlog refuses once it is at its bound.
+    static let stateChangingMethods: Set<String> = Set(Methods.all.filter { $0.effect.changesState }.map { $0.name })
 
     /// Runs an engine call, its error turned into the wire's.
     func engine<T>(_ body: () throws(EngineError) -> T) throws(RPCError) -> T {

@@ -1,7 +1,7 @@
 import MilieuJSON
 
 /// Just enough of the path grammar (SPEC §4) to tell view paths from key paths and to
-/// split off the last member, skipping dots and slashes inside ids like `Row["a.b"]`.
+/// split off the last member, skipping dots inside ids like `Row["a.b"]`.
 enum PathSyntax {
     /// True for `/App/Container` and `/App/List/Row["a.b"]`; false for `/App/Container.toggle`
     /// and `login.email`.
@@ -13,12 +13,6 @@ enum PathSyntax {
     static func splitLastMember(_ path: String) -> (base: String, member: String)? {
         guard let dot = topLevelIndices(of: ".", in: path).last else { return nil }
         return (String(path[..<dot]), String(path[path.index(after: dot)...]))
-    }
-
-    /// `("/App/Container", "Log")` for `/App/Container/Log`; nil unless a view path.
-    static func splitLastSegment(_ path: String) -> (parent: String, segment: String)? {
-        guard path.hasPrefix("/"), let slash = topLevelIndices(of: "/", in: path).last, slash != path.startIndex else { return nil }
-        return (String(path[..<slash]), String(path[path.index(after: slash)...]))
     }
 
     /// Where `separator` occurs outside brackets and JSON strings.

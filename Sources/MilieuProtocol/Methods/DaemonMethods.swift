@@ -5,6 +5,8 @@ import MilieuJSON
 /// it serves, with its memory.
 public struct DaemonInfoRequest: RPCMethod {
     public static let name = "daemon/info"
+
+    public static let effect = MethodEffect.read
     public init() {}
     public init(params: inout ParamsReader) throws(RPCError) {}
     public var params: JSONObject { [:] }
@@ -111,6 +113,8 @@ public struct DaemonInfoRequest: RPCMethod {
 /// connected, with the process behind it and what it holds.
 public struct DaemonClientsRequest: RPCMethod {
     public static let name = "daemon/clients"
+
+    public static let effect = MethodEffect.read
     public init() {}
     public init(params: inout ParamsReader) throws(RPCError) {}
     public var params: JSONObject { [:] }

@@ -4,6 +4,8 @@ import MilieuJSON
 /// the attributes it changed, the views it evaluated and why, and what followed.
 public struct GraphExplainRequest: RPCMethod {
     public static let name = "graph/explain"
+
+    public static let effect = MethodEffect.read
     public var version: Int
 
     public init(version: Int) { self.version = version }

@@ -3,6 +3,8 @@ import MilieuJSON
 /// `schema/types` (SPEC §9.2): every model type the daemon knows.
 public struct SchemaTypesRequest: RPCMethod {
     public static let name = "schema/types"
+
+    public static let effect = MethodEffect.read
     public init() {}
     public init(params: inout ParamsReader) throws(RPCError) {}
     public var params: JSONObject { [:] }
@@ -35,6 +37,8 @@ public struct SchemaTypesRequest: RPCMethod {
 /// `schema/register` (SPEC §9.3): declares model types and environment keys.
 public struct SchemaRegisterRequest: RPCMethod {
     public static let name = "schema/register"
+
+    public static let effect = MethodEffect.writesGraph
     /// Type declarations (SPEC §9.3), checked by the engine.
     public var types: [JSON]
     /// `{key: {type, default, secure?}}`: custom environment keys with their defaults.
@@ -93,6 +97,8 @@ public struct SchemaRegisterRequest: RPCMethod {
 public struct GraphGetRequest: RPCMethod {
     public typealias Result = JSON
     public static let name = "graph/get"
+
+    public static let effect = MethodEffect.read
     public var path: String
 
     public init(path: String) { self.path = path }
@@ -104,6 +110,8 @@ public struct GraphGetRequest: RPCMethod {
 public struct GraphSetRequest: TransactionMethod {
     public typealias Result = VersionResult
     public static let name = "graph/set"
+
+    public static let effect = MethodEffect.writesValues
     public var path: String
     public var value: JSON
     /// Refuses the write (`VersionConflict`) unless the graph is at this version.
@@ -131,6 +139,8 @@ public struct GraphSetRequest: TransactionMethod {
 /// `graph/call` (SPEC §9.6): runs an action of an object.
 public struct GraphCallRequest: TransactionMethod {
     public static let name = "graph/call"
+
+    public static let effect = MethodEffect.writesValues
     public var path: String
     public var arguments: [JSON]
 
@@ -172,6 +182,8 @@ public struct GraphCallRequest: TransactionMethod {
 /// `graph/transaction` (SPEC §9.7): several ops, all or none, under one version.
 public struct GraphTransactionRequest: RPCMethod {
     public static let name = "graph/transaction"
+
+    public static let effect = MethodEffect.writesGraph
     public var operations: [any TransactionMethod]
 
     public init(operations: [any TransactionMethod]) { self.operations = operations }
@@ -210,6 +222,8 @@ public struct GraphTransactionRequest: RPCMethod {
 /// their values as they began. With `dryRun`, what it would do, and nothing done.
 public struct GraphResetRequest: RPCMethod {
     public static let name = "graph/reset"
+
+    public static let effect = MethodEffect.writesGraph
     public var dryRun: Bool
 
     public init(dryRun: Bool = false) { self.dryRun = dryRun }

@@ -11,6 +11,8 @@ private func list<Element>(_ wire: JSON, _ key: String, _ element: (JSON) -> Ele
 /// reasons a change to it gives — the engine's own dependency record, not a re-derivation.
 public struct ViewDependenciesRequest: RPCMethod {
     public static let name = "view/dependencies"
+
+    public static let effect = MethodEffect.read
     public var path: String
 
     public init(path: String) { self.path = path }
@@ -47,6 +49,8 @@ public struct ViewDependenciesRequest: RPCMethod {
 /// and the reasons each would give.
 public struct GraphReadersRequest: RPCMethod {
     public static let name = "graph/readers"
+
+    public static let effect = MethodEffect.read
     public var path: String
 
     public init(path: String) { self.path = path }
@@ -78,6 +82,8 @@ public struct GraphReadersRequest: RPCMethod {
 /// with the ancestor that provides each.
 public struct ViewEnvironmentRequest: RPCMethod {
     public static let name = "view/environment"
+
+    public static let effect = MethodEffect.read
     public var path: String
 
     public init(path: String) { self.path = path }

@@ -10,10 +10,28 @@ public protocol RPCMethod: Sendable {
     associatedtype Result: WireResult
     /// The method's name on the wire, e.g. `graph/set`.
     static var name: String { get }
+    /// What the method does to the daemon's state; every list that depends on it is derived from it.
+    static var effect: MethodEffect { get }
     /// Reads the params; `params.rejectUnknown()` is called after, by `Methods.decode`.
     init(params: inout ParamsReader) throws(RPCError)
     /// The params as they are sent.
     var params: JSONObject { get }
+}
+
+/// What a method does to the daemon's state: each method says so where it is declared, with no
+/// default, and what depends on it is derived (the disk-full refusal, the inspector's allow-list).
+public enum MethodEffect: Sendable {
+    /// Answers from the daemon's state and changes nothing a request can read.
+    case read
+    /// Writes values or runs actions (`graph/set`, `graph/call`): the writes a page may make.
+    case writesValues
+    /// Changes the graph's shape or what it knows: views, what they provide, types, a reset.
+    case writesGraph
+    /// Concerns the connection or the daemon, not the graph: watches, shutdown.
+    case session
+
+    /// Whether the method may change the graph: refused while a full disk's backlog is at its bound.
+    public var changesState: Bool { self == .writesValues || self == .writesGraph }
 }
 
 /// A method that may also be an op of `graph/transaction` (SPEC §9.7).

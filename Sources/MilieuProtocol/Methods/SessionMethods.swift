@@ -3,6 +3,8 @@ import MilieuJSON
 /// `initialize` (SPEC §9.1): says hello, checks the protocol version, learns the limits.
 public struct InitializeRequest: RPCMethod {
     public static let name = "initialize"
+
+    public static let effect = MethodEffect.read
     /// Who the client is (`{name, version}`), for the daemon's log.
     public var client: JSON?
     /// The protocol version the client speaks; refused if it is not the daemon's.
@@ -71,6 +73,8 @@ public struct InitializeRequest: RPCMethod {
 /// `watch` (SPEC §9.12): notifications for key paths, views and lifecycle events.
 public struct WatchRequest: RPCMethod {
     public static let name = "watch"
+
+    public static let effect = MethodEffect.session
     public var paths: [String]
     public var views: [String]
     public var lifecycle: Bool
@@ -137,6 +141,8 @@ public struct WatchRequest: RPCMethod {
 public struct UnwatchRequest: RPCMethod {
     public typealias Result = EmptyResult
     public static let name = "unwatch"
+
+    public static let effect = MethodEffect.session
     public var watch: Int
 
     public init(watch: Int) { self.watch = watch }
@@ -148,6 +154,8 @@ public struct UnwatchRequest: RPCMethod {
 public struct ShutdownRequest: RPCMethod {
     public typealias Result = EmptyResult
     public static let name = "shutdown"
+
+    public static let effect = MethodEffect.session
     public init() {}
     public init(params: inout ParamsReader) throws(RPCError) {}
     public var params: JSONObject { [:] }
@@ -157,6 +165,8 @@ public struct ShutdownRequest: RPCMethod {
 public struct DiscoverRequest: RPCMethod {
     public typealias Result = JSON
     public static let name = "rpc.discover"
+
+    public static let effect = MethodEffect.read
     public init() {}
     public init(params: inout ParamsReader) throws(RPCError) {}
     public var params: JSONObject { [:] }

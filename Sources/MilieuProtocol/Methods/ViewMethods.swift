@@ -3,6 +3,8 @@ import MilieuJSON
 /// `view/mount` (SPEC §9.8): mounts a view declared in the params.
 public struct ViewMountRequest: TransactionMethod {
     public static let name = "view/mount"
+
+    public static let effect = MethodEffect.writesGraph
     /// The whole declaration (`parent`, `name`, wrappers, `body`, …), read by the engine's one grammar.
     public var declaration: JSONObject
 
@@ -51,6 +53,8 @@ public struct ViewMountRequest: TransactionMethod {
 public struct ViewUnmountRequest: TransactionMethod {
     public typealias Result = VersionResult
     public static let name = "view/unmount"
+
+    public static let effect = MethodEffect.writesGraph
     public var path: String
 
     public init(path: String) { self.path = path }
@@ -62,6 +66,8 @@ public struct ViewUnmountRequest: TransactionMethod {
 public struct ViewProvideRequest: TransactionMethod {
     public typealias Result = VersionResult
     public static let name = "view/provide"
+
+    public static let effect = MethodEffect.writesGraph
     public var path: String
     /// Variables to provide with `.environmentObject(_:)`.
     public var environmentObjects: [String]
@@ -105,6 +111,8 @@ public struct ViewProvideRequest: TransactionMethod {
 /// tree, or with `limit` or `cursor` a page at a time.
 public struct ViewTreeRequest: RPCMethod {
     public static let name = "view/tree"
+
+    public static let effect = MethodEffect.read
     /// Views in a page when `cursor` comes without `limit`, and the most a page may hold.
     public static let defaultLimit = 1000
     public static let maxLimit = 10000
