@@ -7,102 +7,26 @@ import Testing
 /// The typed protocol model against itself (what is sent is what is read back) and against the
 /// documents other languages read — `openrpc.json` and the JSON Schemas — so the three can't drift.
 @Suite struct ProtocolModelTests {
-    /// One request of every method with every param given, and a result of its shape.
-    static let samples: [(request: any RPCMethod, result: JSON)] = [
-        (
-            InitializeRequest(client: ["name": "test"], protocolVersion: "1"),
-            InitializeRequest.Result(
-                serverName: "milieud", serverVersion: "0", protocolVersion: "1", maxLineBytes: 1, instance: "a", version: 1
-            ).wire
-        ),
-        (SchemaTypesRequest(), SchemaTypesRequest.Result(types: [described], environmentKeys: [key]).wire),
-        (
-            SchemaRegisterRequest(types: [["name": "T", "properties": [:]]], environmentKeys: ["k": ["type": "string", "default": ""]]),
-            SchemaRegisterRequest.Result(types: ["T"], environmentKeys: ["k"], version: 2).wire
-        ),
-        (GraphGetRequest(path: "login.email"), "kim"),
-        (GraphSetRequest(path: "login.email", value: "kim", ifVersion: 3), VersionResult(version: 4).wire),
-        (GraphCallRequest(path: "session.start", arguments: ["kim"]), GraphCallRequest.Result(result: true, version: 4).wire),
-        (
-            GraphTransactionRequest(operations: [GraphSetRequest(path: "a.b", value: 1), ViewUnmountRequest(path: "/App/V")]),
-            GraphTransactionRequest.Result(results: [["version": 5]], version: 5).wire
-        ),
-        (
-            ViewMountRequest(declaration: ["parent": "/App", "name": "V"]),
-            ViewMountRequest.Result(path: "/App/V", body: ["x"], objects: ["vm": "T#4"], version: 6).wire
-        ),
-        (ViewUnmountRequest(path: "/App/V"), VersionResult(version: 7).wire),
-        (
-            ViewProvideRequest(
-                path: "/App/V", environmentObjects: ["vm"], observables: ["m"], environment: ["colorScheme": "dark"], withdraw: ["T"]),
-            VersionResult(version: 8).wire
-        ),
-        (
-            ViewTreeRequest(path: "/App", depth: 3, limit: 2, cursor: "t1.5.3"),
-            ViewTreeRequest.Result.page(page, version: 8).wire
-        ),
-        (
-            ViewDependenciesRequest(path: "/App/V"),
-            ViewDependenciesRequest.Result(path: "/App/V", dependencies: dependencies, version: 8).wire
-        ),
-        (
-            GraphReadersRequest(path: "login.isValidEmail"),
-            GraphReadersRequest.Result(readers: [ViewReader(view: "/App/V", reasons: ["login.email"])], version: 8).wire
-        ),
-        (ViewEnvironmentRequest(path: "/App/V"), ViewEnvironmentRequest.Result(path: "/App/V", scope: scope, version: 8).wire),
-        (
-            WatchRequest(paths: ["login"], views: ["/App"], lifecycle: true, commits: true, sinceVersion: 2),
-            WatchRequest.Result(watch: 1, version: 8, notMounted: ["/App/Later"]).wire
-        ),
-        (UnwatchRequest(watch: 1), EmptyResult().wire),
-        (ShutdownRequest(), EmptyResult().wire),
-        (DiscoverRequest(), ["openrpc": "1.3.2"]),
-        (
-            GraphExplainRequest(version: 9),
-            GraphExplainRequest.Result(
-                version: 9,
-                cause: CommitCause(
-                    method: "graph/set", connection: 2, pid: 77, client: "t", operations: [.init(method: "graph/set", path: "login.email")]),
-                nodes: [
-                    ExplainNode(id: "cause", kind: .cause, detail: ["method": "graph/set", "connection": 2, "ops": []]),
-                    ExplainNode(
-                        id: "a0", kind: .attribute,
-                        detail: ["attribute": "property", "object": "Login#3", "property": "email", "old": "a", "new": "b"]),
-                    ExplainNode(id: "v0", kind: .view, detail: ["path": "/App/V", "reasons": ["login.email"], "order": 0, "body": ["b"]]),
-                    ExplainNode(id: "e0", kind: .effect, detail: ["effect": "mounted", "path": "/App/V/W", "reason": "parentUpdated"]),
-                ],
-                edges: [
-                    ExplainEdge(from: "cause", to: "a0", kind: .wrote),
-                    ExplainEdge(from: "a0", to: "v0", kind: .invalidated, reason: "login.email"),
-                ]
-            ).wire
-        ),
-        (
-            GraphResetRequest(dryRun: true),
-            GraphResetRequest.Result(
-                version: 7, unmounted: ["/App/Kept"], remounted: [], provided: ["/App"], written: ["/App.theme.colorScheme"]
-            ).wire
-        ),
-        (
-            DaemonInfoRequest(),
-            DaemonInfoRequest.Result(
-                serverName: "milieud", serverVersion: "0.1.0", protocolVersion: "1", instance: "ab", pid: 42, uptimeSeconds: 7,
-                socket: "/run/m.sock", dataDirectory: nil, durability: "ephemeral", version: 9, oldestVersion: 1, connections: 2,
-                watches: 3, views: 4, objects: 5, residentBytes: 6, bufferedOutputBytes: 7, bufferedInputBytes: 8
-            ).wire
-        ),
-        (
-            DaemonClientsRequest(),
-            DaemonClientsRequest.Result(clients: [
-                DaemonClient(
-                    connection: 1, pid: 42, uid: 1000, name: "milieu", isCaller: true, connectedSeconds: 3, watches: 1, views: 2,
-                    bufferedOutputBytes: 0),
-                DaemonClient(
-                    connection: 2, pid: 43, uid: 1000, name: nil, isCaller: false, connectedSeconds: 0, watches: 0, views: 0,
-                    bufferedOutputBytes: 9),
-            ]).wire
-        ),
-    ]
+    /// A method's example in openrpc.json (from protocol/openrpc.overlay.json): params with every
+    /// member given, and a result of its shape.
+    struct Example {
+        let method: any RPCMethod.Type
+        let params: JSONObject
+        let result: JSON
+    }
+
+    static func examples() throws -> [Example] {
+        try #require(try document("openrpc.json")["methods"]?.arrayValue).map { described in
+            let name = try #require(described["name"]?.stringValue)
+            let method = try #require(Methods.all.first { $0.name == name }, "\(name) is not in Methods.all")
+            let example = try #require(described["examples"]?.arrayValue?.first, "\(name) has no example")
+            var params = JSONObject()
+            for param in example["params"]?.arrayValue ?? [] {
+                params[try #require(param["name"]?.stringValue)] = param["value"]
+            }
+            return Example(method: method, params: params, result: try #require(example["result"]?["value"]))
+        }
+    }
 
     /// A type with a stored, a computed and a constrained property, and an action.
     static let described = TypeDescription(
@@ -206,27 +130,28 @@ import Testing
         return try JSON(parsing: Array(Data(contentsOf: url)))
     }
 
-    @Test func theRegistryHasEveryMethodOnceAndTheTransactionOnesAreTheSpecsFive() {
-        #expect(Set(Self.samples.map { type(of: $0.request).name }) == Set(Methods.names))
+    @Test func theRegistryHasEveryMethodOnceAndTheTransactionOnesAreTheSpecsFive() throws {
+        #expect(try Self.examples().map { $0.method.name } == Methods.names)
         #expect(Set(Methods.names).count == Methods.all.count)
         #expect(Methods.transactionNames.sorted() == ["graph/call", "graph/set", "view/mount", "view/provide", "view/unmount"])
     }
 
-    @Test func everyRequestReadsBackWhatItSends() throws {
-        for (request, _) in Self.samples {
-            let name = type(of: request).name
-            let decoded = try Methods.decode(method: name, params: request.params)
+    @Test func everyExampleRequestReadsBackWhatItSends() throws {
+        for example in try Self.examples() {
+            let name = example.method.name
+            let decoded = try Methods.decode(method: name, params: example.params)
             #expect(type(of: decoded).name == name)
-            #expect(decoded.params == request.params, "\(name)")
+            #expect(decoded.params == example.params, "\(name)")
         }
     }
 
-    @Test func everyResultReadsBackWhatItSends() {
-        func check<M: RPCMethod>(_ request: M, _ wire: JSON) {
-            #expect(M.Result(wire: wire)?.wire == wire, "\(M.name)")
+    @Test func everyExampleResultReadsBackWhatItSends() throws {
+        for example in try Self.examples() {
+            let readBack = readsBack(example.method, example.result)
+            #expect(readBack, "\(example.method.name)")
         }
-        for (request, wire) in Self.samples { check(request, wire) }
-        check(ViewTreeRequest(path: "/App", depth: 3), ViewTreeRequest.Result.tree(root: Self.node, version: 8).wire)
+        #expect(readsBack(ViewTreeRequest.self, ViewTreeRequest.Result.tree(root: Self.node, version: 8).wire))
+        #expect(readsBack(ViewTreeRequest.self, ViewTreeRequest.Result.page(Self.page, version: 8).wire))
         #expect(VersionResult(wire: ["nope": 1]) == nil)
         #expect(ViewMountRequest.Result(wire: ["path": "/App/V"]) == nil)
     }
@@ -277,16 +202,17 @@ import Testing
         let document = try Self.document("openrpc.json")
         let methods = try #require(document["methods"]?.arrayValue)
         #expect(methods.compactMap { $0["name"]?.stringValue } == Methods.names)
-        for (request, _) in Self.samples {
-            let name = type(of: request).name
+        for example in try Self.examples() {
+            let name = example.method.name
             guard name != ViewMountRequest.name,  // one open declaration, checked by the engine's grammar
                 let described = methods.first(where: { $0["name"]?.stringValue == name })
             else { continue }
             let params = described["params"]?.arrayValue ?? []
-            #expect(Set(params.compactMap { $0["name"]?.stringValue }) == Set(request.params.keys), "\(name)")
+            #expect(
+                Set(params.compactMap { $0["name"]?.stringValue }) == Set(example.params.keys), "\(name): the example gives every param")
             for param in params where param["required"] == true {
                 let key = try #require(param["name"]?.stringValue)
-                var without = request.params
+                var without = example.params
                 without = JSONObject(without.filter { $0.key != key })
                 #expect(throws: RPCError.self, "\(name) without \(key)") { try Methods.decode(method: name, params: without) }
             }
@@ -305,9 +231,9 @@ import Testing
             for key in members.keys where properties[key] == nil { Issue.record("\(what): the schema has no \(key)") }
             for key in strings(definition["required"]) ?? [] where members[key] == nil { Issue.record("\(what): \(key) is required") }
         }
-        for (request, wire) in Self.samples {
-            let name = type(of: request).name
-            guard case .object(let members) = wire, name != GraphGetRequest.name, name != DiscoverRequest.name else { continue }
+        for example in try Self.examples() {
+            let name = example.method.name
+            guard case .object(let members) = example.result, name != GraphGetRequest.name, name != DiscoverRequest.name else { continue }
             let file = name.replacingOccurrences(of: "/", with: "_") + ".response.schema.json"
             check(members, against: try Self.document("schemas/" + file)["$defs"]?["result"], file)
         }
@@ -333,3 +259,6 @@ import Testing
         }
     }
 }
+
+/// Whether `wire` reads as the result of `method` and writes back the same.
+private func readsBack<Method: RPCMethod>(_ method: Method.Type, _ wire: JSON) -> Bool { Method.Result(wire: wire)?.wire == wire }

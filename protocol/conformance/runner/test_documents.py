@@ -5,6 +5,7 @@
   common.schema.json's definitions, and each method's params and result, and each
   notification's params, are those of the method's request, response or notification schema;
   its errors have the codes and data fields of error.schema.json;
+- each method's example in openrpc.json is a request and a response its schemas accept;
 - every example exchange in SPEC.md (its ```text blocks, `-->` and `<--` lines) validates
   against the schemas: requests that got a result, responses, notifications.
 """
@@ -119,6 +120,17 @@ def test_openrpc_method_params_and_result_are_the_schemas(method):
     listed = [(p["name"], p["required"], p["schema"]) for p in method["params"]]
     expected = [(key, key in required, schema) for key, schema in properties.items()]
     assert listed == expected, f"{name}: its params list is not its request schema's params"
+
+
+@pytest.mark.parametrize("method", OPENRPC["methods"], ids=[m["name"] for m in OPENRPC["methods"]])
+def test_openrpc_examples_are_what_the_schemas_accept(method, schemas: Schemas):
+    """The example the protocol model's tests decode (openrpc.overlay.json) is a valid exchange."""
+    (example,) = method["examples"]
+    params = {param["name"]: param["value"] for param in example["params"]}
+    request = {"jsonrpc": "2.0", "id": 1, "method": method["name"], "params": params}
+    response = {"jsonrpc": "2.0", "id": 1, "result": example["result"]["value"]}
+    assert schemas.errors(schemas.request_name(method["name"]), request) == []
+    assert schemas.check_response(method["name"], response) == []
 
 
 @pytest.mark.parametrize("notification", OPENRPC["x-notifications"], ids=[n["name"] for n in OPENRPC["x-notifications"]])

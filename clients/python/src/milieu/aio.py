@@ -335,6 +335,7 @@ class AsyncClient(ClientBase[AsyncWatch]):
             except asyncio.TimeoutError:
                 raise deadline.not_ready() from None
 
+    # One method for each plan of _methods.py: scripts/generate writes these lines.
     request = async_method(methods.request)
     initialize = async_method(methods.initialize)
     types = async_method(methods.types)
@@ -357,6 +358,7 @@ class AsyncClient(ClientBase[AsyncWatch]):
     daemon_info = async_method(methods.daemon_info)
     daemon_clients = async_method(methods.daemon_clients)
     discover = async_method(methods.discover)
+    # (end of the generated methods)
 
     async def shutdown(self, *, timeout: float | None = None) -> None:
         """``shutdown``: stops the daemon; the client then closes (it does not reconnect)."""

@@ -357,6 +357,7 @@ class Client(ClientBase[Watch]):
         if not self._lock.wait_for(ready, deadline.remaining()):
             raise deadline.not_ready()
 
+    # One method for each plan of _methods.py: scripts/generate writes these lines.
     request = sync_method(methods.request)
     initialize = sync_method(methods.initialize)
     types = sync_method(methods.types)
@@ -379,6 +380,7 @@ class Client(ClientBase[Watch]):
     daemon_info = sync_method(methods.daemon_info)
     daemon_clients = sync_method(methods.daemon_clients)
     discover = sync_method(methods.discover)
+    # (end of the generated methods)
 
     def shutdown(self, *, timeout: float | None = None) -> None:
         """``shutdown``: stops the daemon; the client then closes (it does not reconnect)."""
