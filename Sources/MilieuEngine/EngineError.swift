@@ -132,7 +132,7 @@ extension EngineError {
 
     /// Why something is refused, as a stable word in `data.reason`.
     enum ForbiddenReason: String {
-        case secure, root
+        case secure, root, body, disabled, constant
     }
 
     static func forbidden(path: String, _ reason: ForbiddenReason, _ explanation: String) -> EngineError {

@@ -5,10 +5,11 @@ import MilieuJSON
 public enum ServerNotification: Sendable, Equatable {
     /// `graph/didChange`: the watched values a commit changed.
     case didChange(WatchStamp, changes: [ValueChange])
-    /// `view/didUpdate`: a watched view's body was evaluated again, and why.
-    case didUpdate(WatchStamp, path: String, reasons: [String], body: [String])
+    /// `view/didUpdate`: a watched view's body was evaluated again, and why; `printChanges` is the
+    /// line `Self._printChanges()` prints, for a view whose body calls it.
+    case didUpdate(WatchStamp, path: String, reasons: [String], body: [String], printChanges: String? = nil)
     /// `view/didMount`: a view appeared under a watched view.
-    case didMount(WatchStamp, path: String, reason: String, body: [String])
+    case didMount(WatchStamp, path: String, reason: String, body: [String], printChanges: String? = nil)
     /// `view/didUnmount`: a view under a watched view went away.
     case didUnmount(WatchStamp, path: String, reason: String)
     /// `object/didCreate`: an object was built (lifecycle watches).
@@ -41,7 +42,7 @@ public enum ServerNotification: Sendable, Equatable {
     /// The watch and version it carries; nil for `connection/dropped`.
     public var stamp: WatchStamp? {
         switch self {
-        case .didChange(let stamp, _), .didUpdate(let stamp, _, _, _), .didMount(let stamp, _, _, _), .didUnmount(let stamp, _, _),
+        case .didChange(let stamp, _), .didUpdate(let stamp, _, _, _, _), .didMount(let stamp, _, _, _, _), .didUnmount(let stamp, _, _),
             .objectDidCreate(let stamp, _), .objectDidDestroy(let stamp, _), .diagnostic(let stamp, _), .didCommit(let stamp, _):
             stamp
         case .connectionDropped: nil
@@ -58,14 +59,16 @@ public enum ServerNotification: Sendable, Equatable {
         switch self {
         case .didChange(_, let changes):
             params["changes"] = .array(changes.map(\.wire))
-        case .didUpdate(_, let path, let reasons, let body):
+        case .didUpdate(_, let path, let reasons, let body, let printChanges):
             params["path"] = .string(path)
             params["reasons"] = .array(reasons.map(JSON.string))
             params["body"] = .array(body.map(JSON.string))
-        case .didMount(_, let path, let reason, let body):
+            if let printChanges { params["printChanges"] = .string(printChanges) }
+        case .didMount(_, let path, let reason, let body, let printChanges):
             params["path"] = .string(path)
             params["reason"] = .string(reason)
             params["body"] = .array(body.map(JSON.string))
+            if let printChanges { params["printChanges"] = .string(printChanges) }
         case .didUnmount(_, let path, let reason):
             params["path"] = .string(path)
             params["reason"] = .string(reason)
@@ -123,10 +126,10 @@ public enum ServerNotification: Sendable, Equatable {
             self = .didChange(stamp, changes: changes)
         case "view/didUpdate":
             guard let path, let body, let reasons = strings(json["reasons"]) else { return nil }
-            self = .didUpdate(stamp, path: path, reasons: reasons, body: body)
+            self = .didUpdate(stamp, path: path, reasons: reasons, body: body, printChanges: json["printChanges"]?.stringValue)
         case "view/didMount":
             guard let path, let body, let reason = json["reason"]?.stringValue else { return nil }
-            self = .didMount(stamp, path: path, reason: reason, body: body)
+            self = .didMount(stamp, path: path, reason: reason, body: body, printChanges: json["printChanges"]?.stringValue)
         case "view/didUnmount":
             guard let path, let reason = json["reason"]?.stringValue else { return nil }
             self = .didUnmount(stamp, path: path, reason: reason)

@@ -130,13 +130,21 @@ enum Persistence {
             case .state(let view, let variable, let newValue):
                 entry("s", view, variable)
                 value(newValue)
-            case .viewUpdated(let view, let reasons, let body):
+            case .viewUpdated(let view, let reasons, let body, let printed):
                 entry("u", view)
                 list(reasons)
                 list(body)
-            case .viewMounted(let view, let reason, let body):
+                if let printed {
+                    writer.writeRaw(UInt8(ascii: ","))
+                    writer.writeString(printed)
+                }
+            case .viewMounted(let view, let reason, let body, let printed):
                 entry("m", view, reason.rawValue)
                 list(body)
+                if let printed {
+                    writer.writeRaw(UInt8(ascii: ","))
+                    writer.writeString(printed)
+                }
             case .viewUnmounted(let view, let reason): entry("x", view, reason.rawValue)
             case .objectCreated(let object, let type, let by, let reason):
                 entry("c", object, type)
@@ -191,12 +199,12 @@ enum Persistence {
         case ("s", 4):
             guard let view = s(1), let variable = s(2) else { return nil }
             return .state(view: view, variable: variable, value: f[3])
-        case ("u", 4):
+        case ("u", 4), ("u", 5):
             guard let view = s(1), let reasons = list(2), let body = list(3) else { return nil }
-            return .viewUpdated(view: view, reasons: reasons, body: body)
-        case ("m", 4):
+            return .viewUpdated(view: view, reasons: reasons, body: body, printed: s(4))
+        case ("m", 4), ("m", 5):
             guard let view = s(1), let reason = s(2).flatMap(MountReason.init(rawValue:)), let body = list(3) else { return nil }
-            return .viewMounted(view: view, reason: reason, body: body)
+            return .viewMounted(view: view, reason: reason, body: body, printed: s(4))
         case ("x", 3):
             guard let view = s(1), let reason = s(2).flatMap(UnmountReason.init(rawValue:)) else { return nil }
             return .viewUnmounted(view: view, reason: reason)

@@ -76,7 +76,7 @@ struct ExplainGraphBuilder {
                 ]
                 if let old = old() { detail["old"] = old ?? Self.secure }
                 addAttribute(.state(view: view, variable: variable), detail)
-            case .viewUpdated(let view, let reasons, let body):
+            case .viewUpdated(let view, let reasons, let body, _):
                 let id = "v\(views.count)"
                 views[view] = (id, reasons)
                 nodes.append(
@@ -86,7 +86,7 @@ struct ExplainGraphBuilder {
                             "path": .string(view), "reasons": .array(reasons.map(JSON.string)), "order": .int(views.count - 1),
                             "body": .array(body.map(JSON.string)),
                         ]))
-            case .viewMounted(let view, let reason, _):
+            case .viewMounted(let view, let reason, _, _):
                 effects.append((["effect": "mounted", "path": .string(view), "reason": .string(reason.rawValue)], Self.parent(of: view)))
             case .viewUnmounted(let view, let reason):
                 effects.append((["effect": "unmounted", "path": .string(view), "reason": .string(reason.rawValue)], Self.parent(of: view)))

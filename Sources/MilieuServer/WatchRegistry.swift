@@ -183,15 +183,19 @@ final class WatchRegistry {
                         add(key) { pending, _ in pending.changes.append(change) }
                     }
                 }
-            case .viewUpdated(let view, let reasons, let body):
+            case .viewUpdated(let view, let reasons, let body, let printed):
                 guard watchesViews else { continue }
                 for key in viewWatchers(of: view) {
-                    add(key) { pending, stamp in pending.events.append(.didUpdate(stamp, path: view, reasons: reasons, body: body)) }
+                    add(key) { pending, stamp in
+                        pending.events.append(.didUpdate(stamp, path: view, reasons: reasons, body: body, printChanges: printed))
+                    }
                 }
-            case .viewMounted(let view, let reason, let body):
+            case .viewMounted(let view, let reason, let body, let printed):
                 guard watchesViews else { continue }
                 for key in viewWatchers(of: view) {
-                    add(key) { pending, stamp in pending.events.append(.didMount(stamp, path: view, reason: reason.rawValue, body: body)) }
+                    add(key) { pending, stamp in
+                        pending.events.append(.didMount(stamp, path: view, reason: reason.rawValue, body: body, printChanges: printed))
+                    }
                 }
             case .viewUnmounted(let view, let reason):
                 guard watchesViews else { continue }

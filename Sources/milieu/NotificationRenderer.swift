@@ -21,10 +21,12 @@ struct NotificationRenderer {
         var lines: [String]
         switch notification.decoded {
         case .didChange(_, let changes)?: lines = self.changes(changes)
-        case .didUpdate(_, let path, let reasons, let body)?:
+        case .didUpdate(_, let path, let reasons, let body, let printed)?:
             lines = ["\(style.blue("↻")) \(style.bold(path))  \(style.yellow(reasons.joined(separator: ", ")))"] + self.body(body)
-        case .didMount(_, let path, let reason, let body)?:
+            if let printed { lines.append(printed) }
+        case .didMount(_, let path, let reason, let body, let printed)?:
             lines = ["\(style.green("+")) \(style.bold(path)) mounted\(self.reason(reason, usual: "mounted"))"] + self.body(body)
+            if let printed { lines.append(printed) }
         case .didUnmount(_, let path, let reason)?:
             lines = ["\(style.magenta("−")) \(style.bold(path)) unmounted\(self.reason(reason, usual: "unmounted"))"]
         case .objectDidCreate(_, let event)?:

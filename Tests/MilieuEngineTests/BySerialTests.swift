@@ -8,7 +8,7 @@ import Testing
 @Suite struct BySerialTests {
     @Test func findsEveryElementInsertedAndNoneRemovedThroughRunsOfRemovalsAndGrowth() throws {
         var literals = DeclarationLiterals()
-        let declaration = try ViewDeclaration(json: [:], root: true, literals: &literals)
+        let declaration = try ViewDeclaration(json: [:], literals: &literals, placement: .root)
         func view(_ serial: Int) -> ViewNode {
             ViewNode(
                 serial: ViewSerial(rawValue: serial), declaration: declaration, literals: [], parent: nil, explicitID: nil, birth: 0,

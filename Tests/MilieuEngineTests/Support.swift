@@ -87,19 +87,19 @@ extension Commit {
     /// Each re-evaluated view's reasons, by path.
     var updates: [String: [String]] {
         var result: [String: [String]] = [:]
-        for case .viewUpdated(let view, let reasons, _) in changes { result[view] = reasons }
+        for case .viewUpdated(let view, let reasons, _, _) in changes { result[view] = reasons }
         return result
     }
 
     /// The views re-evaluated, in order.
     var updatedViews: [String] {
-        changes.compactMap { if case .viewUpdated(let view, _, _) = $0 { view } else { nil } }
+        changes.compactMap { if case .viewUpdated(let view, _, _, _) = $0 { view } else { nil } }
     }
 
     func body(of view: String) -> [String]? {
         for change in changes {
             switch change {
-            case .viewUpdated(view, _, let body), .viewMounted(view, _, let body): return body
+            case .viewUpdated(view, _, let body, _), .viewMounted(view, _, let body, _): return body
             default: continue
             }
         }

@@ -10,7 +10,7 @@ import Testing
     @Test func findsEveryViewInsertedAndNoneRemovedThroughRunsOfRemovalsAndGrowth() throws {
         var literals = DeclarationLiterals()
         let declaration = try ViewDeclaration(json: ["parent": "/App", "name": "Row"], literals: &literals)
-        let root = try ViewDeclaration(json: [:], root: true, literals: &literals)
+        let root = try ViewDeclaration(json: [:], literals: &literals, placement: .root)
         let app = ViewNode(
             serial: ViewSerial(rawValue: 0), declaration: root, literals: [], parent: nil, explicitID: nil, birth: 0, owner: nil)
         func row(_ id: Int) -> ViewNode {

@@ -7,10 +7,11 @@ public enum Change: Sendable, Equatable {
     case property(object: String, type: String, property: String, value: JSON?)
     /// A view's `@State` changed.
     case state(view: String, variable: String, value: JSON)
-    /// A view's body was evaluated again, and why (rule 10).
-    case viewUpdated(view: String, reasons: [String], body: [String])
+    /// A view's body was evaluated again, and why (rule 10); `printed` is what `_printChanges()`
+    /// prints, for a view that declares it.
+    case viewUpdated(view: String, reasons: [String], body: [String], printed: String? = nil)
     /// A view appeared.
-    case viewMounted(view: String, reason: MountReason, body: [String])
+    case viewMounted(view: String, reason: MountReason, body: [String], printed: String? = nil)
     /// A view went.
     case viewUnmounted(view: String, reason: UnmountReason)
     case objectCreated(object: String, type: String, owner: String?, reason: CreationReason)
@@ -24,7 +25,7 @@ public enum Change: Sendable, Equatable {
     /// The view path a view event or diagnostic is about.
     public var view: String? {
         switch self {
-        case .state(let view, _, _), .viewUpdated(let view, _, _), .viewMounted(let view, _, _),
+        case .state(let view, _, _), .viewUpdated(let view, _, _, _), .viewMounted(let view, _, _, _),
             .viewUnmounted(let view, _), .diagnostic(_, _, let view, _, _, _):
             view
         case .property, .objectCreated, .objectDestroyed: nil

@@ -97,7 +97,7 @@ extension Graph {
             case .state(let path, let variable, let value):
                 guard let node = views[path], isDurable(node) else { continue }
                 writes.append(.value(view: path, name: variable, value: value))
-            case .viewMounted(let path, _, _):
+            case .viewMounted(let path, _, _, _):
                 guard let node = views[path], isDurable(node) else { continue }
                 if let declaration = node.durableDeclaration {
                     writes.append(.view(path: path, declaration: declaration))

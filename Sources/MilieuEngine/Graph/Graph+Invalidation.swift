@@ -15,8 +15,14 @@ extension Graph {
                 guard objects[id] != nil else { continue }
                 written.add(id, slot: slot, changed: original.changed, old: original.value)
             case .state(let serial, let index):
-                guard original.changed, let node = viewsBySerial[serial], case .state(let value, _) = node.variables[at: index].value
-                else { continue }
+                guard original.changed, let node = viewsBySerial[serial] else { continue }
+                let value: JSON
+                switch node.variables[at: index].value {
+                case .state(let held, _): value = held
+                // A @State holding an object that an action replaced (`vm = Model()`): its id.
+                case .object(let id, .state): value = objects[id].map { .string($0.name) } ?? .null
+                default: continue
+                }
                 pending.propertyChanges.append(.state(view: node.path, variable: node.variables[at: index].name, value: value))
                 pending.replaced.append(original.value)
                 setVersion(node, next)
@@ -71,7 +77,8 @@ extension Graph {
     }
 
     /// Evaluates `node`'s body, records what it read, reports it, and re-creates its children's
-    /// declarations from the values it now passes them.
+    /// declarations from the values it now passes them: those a client mounted under it, and
+    /// those its body writes, which it mounts and unmounts as its conditions and rows say.
     func evaluateBody(_ node: ViewNode, reasons: Reasons) throws(EngineError) {
         recorder.start(for: node)
         for (name, variable) in node.variables {
@@ -81,29 +88,38 @@ extension Graph {
             default: break
             }
         }
-        var body: [String] = []
-        body.reserveCapacity(node.declaration.body.count)
-        for template in node.declaration.body { body.append(try render(template, in: node, recorder: recorder)) }
+        let output = try walkBody(node, recorder: recorder)
         var children: [(ViewNode, EvaluatedDeclaration)] = []
-        for child in node.children {
+        for child in node.children where !child.declaration.inBody {
             children.append((child, try evaluate(child.declaration, literals: child.literals, parent: node, recorder: recorder)))
         }
         setDependencies(node, recorder.take())
-        setBody(node, body)
+        setBody(node, output.lines)
+        setControls(node, output.controls)
+        let printed = node.declaration.printChanges.map { printChangesLine(node, reasons: reasons, fields: $0) }
         if let arrival = node.arrival {
-            node.arrival = nil
-            pending.events.append(.viewMounted(view: node.path, reason: arrival, body: body))
+            pending.events.append(.viewMounted(view: node.path, reason: arrival, body: output.lines, printed: printed))
             // SPEC §10.2: a view that appeared through an id change is also updated, for @identity.
             if arrival == .identity {
-                pending.events.append(.viewUpdated(view: node.path, reasons: [UpdateReason.identity], body: body))
+                pending.events.append(.viewUpdated(view: node.path, reasons: [UpdateReason.identity], body: output.lines, printed: nil))
             }
         } else {
-            pending.events.append(.viewUpdated(view: node.path, reasons: Self.ordered(reasons.all), body: body))
+            pending.events.append(.viewUpdated(view: node.path, reasons: Self.ordered(reasons.all), body: output.lines, printed: printed))
         }
+        try placeBodyChildren(node, output.children)
+        node.arrival = nil
         if children.contains(where: { child, evaluated in !child.hasExplicitID(evaluated.id) }) { try replaceIdentities(children) }
         for (child, evaluated) in children where child.isMounted {
             try reconcile(child, with: evaluated)
         }
+    }
+
+    /// Places the views of `node`'s body again without evaluating it, after a navigation link
+    /// was tapped: SwiftUI pushes the destination without re-running the presenter's body.
+    func placeAgain(_ node: ViewNode) throws(EngineError) {
+        let output = try walkBody(node, recorder: nil)
+        setControls(node, output.controls)
+        try placeBodyChildren(node, output.children)
     }
 
     /// SPEC §6.4: `@self`, `@identity`, then `_var`, `var.prop` and `env.key` reasons, each group
@@ -116,7 +132,7 @@ extension Graph {
         }
     }
 
-    private func render(_ template: Template, in node: ViewNode, recorder: ReadRecorder) throws(EngineError) -> String {
+    func render(_ template: Template, in node: ViewNode, recorder: ReadRecorder?) throws(EngineError) -> String {
         var line = ""
         for part in template.parts {
             switch part {
@@ -137,7 +153,7 @@ extension Graph {
     /// parent passes now (`Wrappers/`). New inputs, binding targets or values, or observed objects
     /// re-evaluate it with `@self` (rules 5, 10); a state object's new initial values are dropped
     /// and reported (rule 4); `$new` initial values are made and thrown away (rule 18).
-    private func reconcile(_ child: ViewNode, with evaluated: EvaluatedDeclaration) throws(EngineError) {
+    func reconcile(_ child: ViewNode, with evaluated: EvaluatedDeclaration) throws(EngineError) {
         let fresh = child.birth == transaction
         var changed = try updateInputs(child, evaluated, fresh: fresh)
         if !fresh { try updateState(child, evaluated) }

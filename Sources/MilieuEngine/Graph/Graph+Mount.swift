@@ -25,8 +25,9 @@ struct EvaluatedDeclaration {
 }
 
 extension Graph {
+    /// `locals` are those of the parent's body where a view written in it is (`$expr` reads them).
     func evaluate(
-        _ declaration: ViewDeclaration, literals: [JSON], parent: ViewNode?, recorder: ReadRecorder?
+        _ declaration: ViewDeclaration, literals: [JSON], parent: ViewNode?, recorder: ReadRecorder?, locals: [JSON] = []
     )
         throws(EngineError) -> EvaluatedDeclaration
     {
@@ -60,6 +61,19 @@ extension Graph {
             case .constant(let value): return .value(value)
             case .new: preconditionFailure("$new is evaluated by initial(), and only where the parser allows it")
             case .input(let name): return try input(name)
+            case .computed(let expression):
+                guard let parent else {
+                    throw .invalidDeclaration(field: "$expr", reason: "the root view has no parent", view: view())
+                }
+                let (value, secret) = try self.evaluate(expression, in: parent, recorder, locals)
+                if secret {
+                    throw .invalidDeclaration(
+                        field: "$expr",
+                        reason: "the expression reads a secure value, which cannot be copied into a view; bind to it instead",
+                        view: view())
+                }
+                if case .string(let name) = value, let record = objectsByName[name] { return .object(record.serial) }
+                return .value(value)
             case .parent(let path):
                 let members = path.members
                 guard let parent else {
@@ -194,7 +208,7 @@ extension Graph {
 
     /// Refuses a body that reads a property its object's type does not have, before anything is shown.
     private func checkBodyReads(_ node: ViewNode) throws(EngineError) {
-        for template in node.declaration.body {
+        for template in ViewDeclaration.templates(in: node.declaration.body) {
             for (variable, member) in template.memberReads {
                 guard let id = node.variables[variable]?.object, let type = objects[id]?.type else { continue }
                 guard type.slots[member] != nil else {
@@ -211,6 +225,11 @@ extension Graph {
         let canonical = try ViewPath.split(path).view
         guard let node = views[canonical] else { throw .unknownPath(path, "no view is mounted there") }
         guard node.parent != nil else { throw .forbidden(path: path, .root, "the root view cannot be unmounted") }
+        guard !node.declaration.inBody else {
+            throw .forbidden(
+                path: path, .body,
+                "\(node.path) is written in its parent's body, which mounts and unmounts it; change what its place depends on")
+        }
         teardown(node, reason: .unmounted)
     }
 

@@ -121,32 +121,70 @@ enum ObjectWillChange {
     static let action = "objectWillChange.send"
 }
 
-/// What an action sees: its object's properties (secure ones too), its arguments and the clock.
+/// What an action sees: its object's properties (secure ones too), its arguments and the clock;
+/// or, for a control's action (SPEC §6.5), the view's key paths, which it reads and writes as
+/// `graph/get` and `graph/set` do.
 public struct ActionContext {
     private unowned let graph: Graph
-    private let record: ObjectRecord
+    private let scope: Scope
     public let arguments: [JSON]
     /// What the request may still spend on evaluations.
     var budget: EvaluationBudget { graph.budget }
     private let path: String
 
+    enum Scope {
+        case object(ObjectRecord)
+        case view(ViewNode)
+    }
+
     init(graph: Graph, record: ObjectRecord, arguments: [JSON], path: String) {
         self.graph = graph
-        self.record = record
+        self.scope = .object(record)
         self.arguments = arguments
         self.path = path
+    }
+
+    /// A control's action in `view`: its key paths are relative to the view.
+    init(graph: Graph, view: ViewNode) {
+        self.graph = graph
+        self.scope = .view(view)
+        self.arguments = []
+        self.path = view.path
     }
 
     /// The current time as ISO 8601, from the graph's clock.
     public var now: String { graph.clock() }
 
+    /// A property of the object; in a view, the value at a key path from the view (a secure one too:
+    /// an action may use it, never show it).
     public func get(_ name: String) throws(EngineError) -> JSON {
-        guard let slot = record.type.slots[name] else { throw .unknownPath("\(path).\(name)", "no such property") }
-        return graph.currentValue(record, slot: slot)
+        switch scope {
+        case .object(let record):
+            guard let slot = record.type.slots[name] else { throw .unknownPath("\(path).\(name)", "no such property") }
+            return graph.currentValue(record, slot: slot)
+        case .view:
+            return try graph.actionRead("\(path).\(name)")
+        }
     }
 
     public func set(_ name: String, _ value: JSON) throws(EngineError) {
-        guard let slot = record.type.slots[name] else { throw .unknownPath("\(path).\(name)", "no such property") }
-        try graph.writeProperty(record, slot: slot, value, path: "\(path).\(name)")
+        switch scope {
+        case .object(let record):
+            guard let slot = record.type.slots[name] else { throw .unknownPath("\(path).\(name)", "no such property") }
+            try graph.writeProperty(record, slot: slot, value, path: "\(path).\(name)")
+        case .view:
+            try graph.setOperation("\(path).\(name)", value, ifVersion: nil)
+        }
+    }
+
+    /// An action of an object the view holds, as `graph/call` runs it.
+    func call(_ name: String, _ arguments: [JSON]) throws(EngineError) -> JSON {
+        try graph.callOperation("\(path).\(name)", arguments)
+    }
+
+    /// `vm = Model(...)`: the view's `@State` named `name` holds a new object.
+    func make(_ name: String, type: String, arguments: JSONObject) throws(EngineError) {
+        guard case .view(let node) = scope else { throw .unknownPath("\(path).\(name)", "only a view's @State holds a new object") }
+        try graph.replaceStateObject(node, variable: name, type: type, arguments: arguments)
     }
 }

@@ -86,6 +86,10 @@ extension Graph {
         var bound: Bound
         switch node.variables[at: index].value {
         case .input(let value): bound = .value(value)
+        case .object(let id, .state):
+            // Reading a @State is reading its storage, whatever it holds: replacing the object is a change.
+            recorder?.note(.location(.state(view: node.serial, variable: index)), path.variableReason)
+            bound = .object(id)
         case .inputObject(let id), .object(let id, _): bound = .object(id)
         case .state(let value, _):
             recorder?.note(.location(.state(view: node.serial, variable: index)), path.variableReason)

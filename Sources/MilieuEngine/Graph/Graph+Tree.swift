@@ -20,6 +20,20 @@ extension Graph {
         journal.record(.linked(node))
     }
 
+    /// Moves `node` among its siblings to just after `previous` (first when nil): a row whose
+    /// element moved keeps its identity and its state.
+    func move(_ node: ViewNode, after previous: ViewNode?) {
+        guard node.previousSibling !== previous, let parent = node.parent else { return }
+        journal.record(.moved(node, previous: node.previousSibling))
+        if let before = node.previousSibling { before.nextSibling = node.nextSibling } else { parent.firstChild = node.nextSibling }
+        if let after = node.nextSibling { after.previousSibling = node.previousSibling } else { parent.lastChild = node.previousSibling }
+        let after = previous == nil ? parent.firstChild : previous?.nextSibling
+        node.previousSibling = previous
+        node.nextSibling = after
+        if let previous { previous.nextSibling = node } else { parent.firstChild = node }
+        if let after { after.previousSibling = node } else { parent.lastChild = node }
+    }
+
     /// Takes `node` out of the tree; the journal puts it back in the same place.
     func remove(_ node: ViewNode) {
         let previous = node.previousSibling
@@ -60,6 +74,13 @@ extension Graph {
         node.body = body
         if node.evaluations < .max { node.evaluations += 1 }
         node.lastEvaluatedBits = UInt32(truncatingIfNeeded: version.next.rawValue)
+    }
+
+    /// Sets the controls an evaluation of the body showed.
+    func setControls(_ node: ViewNode, _ controls: [ViewControl]) {
+        guard !(controls.isEmpty && node.controls.isEmpty) else { return }
+        if journaled(node) { journal.record(.controls(node, old: node.controls)) }
+        node.controls = controls
     }
 
     /// The version whose commit last evaluated `node`'s body: the latest version up to now whose

@@ -8,6 +8,10 @@ public enum Operation: Sendable {
     case mount(declaration: JSON, owner: ConnectionID?)
     case unmount(path: String)
     case provide(path: String, environmentObjects: [String], observables: [String], environment: JSONObject, withdraw: [String])
+    /// Presses the button (or navigation link) labelled `label` in the view at `view` (SPEC §6.5).
+    case tap(view: String, label: String)
+    /// Writes `value` through the binding of the field, toggle, stepper or picker labelled `label`.
+    case input(view: String, label: String, value: JSON)
 }
 
 /// What an operation produced, once its transaction has committed.
@@ -314,6 +318,12 @@ public final class Graph {
             return .done
         case .provide(let path, let objects, let observables, let environment, let withdraw):
             try provideOperation(path, objects: objects, observables: observables, environment: environment, withdraw: withdraw)
+            return .done
+        case .tap(let view, let label):
+            try tapOperation(view, label: label)
+            return .done
+        case .input(let view, let label, let value):
+            try inputOperation(view, label: label, value: value)
             return .done
         }
     }

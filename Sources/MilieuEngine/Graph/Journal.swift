@@ -26,6 +26,8 @@ enum UndoStep {
     case linked(ViewNode)
     /// A view was taken out of the tree; it went after `previous`.
     case removed(ViewNode, previous: ViewNode?)
+    /// A view moved among its siblings; it was after `previous`.
+    case moved(ViewNode, previous: ViewNode?)
     case variable(ViewNode, name: String, old: ViewVariable?)
     case body(ViewNode, old: [String], evaluations: UInt32, lastEvaluated: UInt32)
     case viewVersion(ViewNode, old: Version)
@@ -34,6 +36,9 @@ enum UndoStep {
     case provides(ViewNode, EnvironmentLayer, Provided)
     case passedBinding(ViewNode, name: String, old: Bound?)
     case boundStates(ViewNode, old: UInt64)
+    case placedDisabled(ViewNode, old: Bool)
+    case activeLinks(ViewNode, old: Set<String>)
+    case controls(ViewNode, old: [ViewControl])
     case objectCreated(ObjectRecord)
     case objectDestroyed(ObjectRecord)
     case holders(ObjectRecord, old: Int)
@@ -52,6 +57,7 @@ extension Graph {
             // A node born in this transaction records no undo for its dependencies: they go with it.
             if node.birth == transaction { reindex(node, to: DependencySet()) }
         case .removed(let node, let previous): try? link(node, after: previous, atEnd: false)
+        case .moved(let node, let previous): move(node, after: previous)
         case .variable(let node, let name, let old): node.variables[name] = old
         case .body(let node, let old, let evaluations, let lastEvaluated):
             (node.body, node.evaluations, node.lastEvaluatedBits) = (old, evaluations, lastEvaluated)
@@ -60,6 +66,9 @@ extension Graph {
         case .provides(let node, let layer, let provided): node[layer] = provided
         case .passedBinding(let node, let name, let old): node.passedBindings[name] = old
         case .boundStates(let node, let old): node.boundStates = old
+        case .placedDisabled(let node, let old): node.placedDisabled = old
+        case .activeLinks(let node, let old): node.activeLinks = old
+        case .controls(let node, let old): node.controls = old
         case .objectCreated(let record):
             objects[record.serial] = nil
             objectsByName[record.name] = nil

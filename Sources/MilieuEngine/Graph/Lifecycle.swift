@@ -33,6 +33,12 @@ public enum MountReason: String, Sendable, CaseIterable {
     case mounted
     /// A new identity, for a new id (rule 6).
     case identity
+    /// A view written in an `if` branch that is now taken (its parent's body, SPEC §6.3).
+    case condition
+    /// A view written in a `forEach` for an element whose id is new.
+    case row
+    /// Content of a sheet or full-screen cover now shown, or a navigation link's destination.
+    case presented
 }
 
 /// Why a view went (SPEC §10.4).
@@ -45,6 +51,12 @@ public enum UnmountReason: String, Sendable, CaseIterable {
     case identity
     /// The connection that mounted it closed (rule 15).
     case connectionClosed
+    /// Its `if` branch is no longer taken.
+    case condition
+    /// Its `forEach` element is gone.
+    case row
+    /// Its sheet, cover or navigation destination is no longer shown.
+    case dismissed
 }
 
 /// The reasons a view's body is evaluated again (rule 10, SPEC §6.4), as the wire spells them.

@@ -1,16 +1,32 @@
 import MilieuJSON
 
-/// One step of a declared action (SPEC §9.3). Writes go through `ActionContext.set`, so that types
-/// and constraints are checked and the whole action stays one transaction (rule 14).
+/// One step of a declared action (SPEC §9.3), or of a view's control (SPEC §6.5). Writes go
+/// through `ActionContext.set`, so that types and constraints are checked and the whole action
+/// stays one transaction (rule 14). A target is a property's name in a type's action, a key path
+/// from one of the view's variables in a control's.
 indirect enum ActionStep: Sendable {
     /// `{"set": "name", "to": expression}`
     case set(String, TypeExpression)
+    /// `{"toggle": "name"}`: a bool property becomes its negation (`isOn.toggle()`).
+    case toggle(String, pointer: String)
     /// `{"append": "name", "value": expression}` on an array property.
     case append(String, TypeExpression)
+    /// `{"insert": "name", "value": expression, "at": expression}`: at an index from 0 to the count.
+    case insert(String, TypeExpression, at: TypeExpression, pointer: String)
     /// `{"remove": "name", "value": expression}`: every element equal to the value (as `==` compares).
     case removeEqual(String, TypeExpression)
     /// `{"remove": "name", "at": expression}`: the element at that index, which must exist.
     case removeAt(String, TypeExpression, pointer: String)
+    /// `{"remove": "name", "where": ["x", body]}`: every element for which `body` is true
+    /// (`removeAll(where:)`); `body` sees the element as local `depth`.
+    case removeWhere(String, depth: Int, body: TypeExpression, pointer: String)
+    /// `{"call": "vm.login", "args": [expression]}` in a control: an action of an object the view holds.
+    case call(String, [TypeExpression])
+    /// `{"set": "vm", "to": {"new": {"type": T, "init": {...}}}}` in a control: a `@State` that
+    /// holds an object gets a new one (`vm = Model()`), and the old one goes (rule 18).
+    case make(String, type: String, arguments: [(name: String, value: TypeExpression)])
+    /// `{"let": "name", "be": expression}`: a local for the steps after it, read with `get`.
+    case local(TypeExpression)
     /// `{"if": condition, "then": [steps], "else": [steps]}`; `else` may be left out.
     case branch(TypeExpression, then: [ActionStep], else: [ActionStep], pointer: String)
     /// `{"return": expression}`: the action's result; the steps after it do not run.
@@ -24,41 +40,96 @@ extension ExpressionCompiler {
             throw .invalidParams(pointer: pointer.description, "steps is an array of steps")
         }
         var steps: [ActionStep] = []
+        let locals = localDepth
         for (index, item) in items.enumerated() { steps.append(try compileStep(item, at: pointer.element(index), depth: depth)) }
+        unbind(to: locals)
         return steps
     }
 
     private mutating func compileStep(_ json: JSON, at pointer: RequestPointer, depth: Int) throws(EngineError) -> ActionStep {
         try enter(pointer, depth: depth)
-        let forms = ["set", "append", "remove", "if", "return"]
+        let forms = ["set", "toggle", "append", "insert", "remove", "call", "let", "if", "return"]
         guard case .object(let step) = json, let form = forms.first(where: { step[$0] != nil }) else {
             throw .invalidParams(pointer: pointer.description, "a step is an object with one of " + forms.joined(separator: ", "))
         }
         switch form {
         case "set":
             let members = try requireMembers(step, ["set", "to"], at: pointer)
-            let property = try target(members[0], at: pointer.member("set"), array: false)
+            if case .object(let made) = members[1], made.count == 1, let spec = made["new"] {
+                return try compileMake(members[0], spec, at: pointer, depth: depth)
+            }
+            let target = try self.target(members[0], at: pointer.member("set"), array: false)
             let (value, known) = try compile(members[1], at: pointer.member("to"), depth: depth + 1)
-            try requireFit(known, property.type, into: property, at: pointer.member("to"))
-            if property.secure { writeSecure(known) }
-            return .set(property.name, value)
+            if let property = target.property {
+                try requireFit(known, property.type, into: property, at: pointer.member("to"))
+                if property.secure { writeSecure(known) }
+            }
+            return .set(target.name, value)
+        case "toggle":
+            _ = try requireMembers(step, ["toggle"], at: pointer)
+            let target = try self.target(step["toggle"], at: pointer.member("toggle"), array: false)
+            if let property = target.property, property.type != .bool {
+                throw .invalidParams(pointer: pointer.member("toggle").description, "\(target.name) is \(property.type), not bool")
+            }
+            return .toggle(target.name, pointer: pointer.description)
         case "append":
             let members = try requireMembers(step, ["append", "value"], at: pointer)
-            let property = try target(members[0], at: pointer.member("append"), array: true)
+            let target = try self.target(members[0], at: pointer.member("append"), array: true)
             let (value, known) = try compile(members[1], at: pointer.member("value"), depth: depth + 1)
-            if case .array(let element) = property.type { try requireFit(known, element, into: property, at: pointer.member("value")) }
-            if property.secure { writeSecure(known) }
-            return .append(property.name, value)
+            if let property = target.property {
+                if case .array(let element) = property.type { try requireFit(known, element, into: property, at: pointer.member("value")) }
+                if property.secure { writeSecure(known) }
+            }
+            return .append(target.name, value)
+        case "insert":
+            let members = try requireMembers(step, ["insert", "value", "at"], at: pointer)
+            let target = try self.target(members[0], at: pointer.member("insert"), array: true)
+            let (value, known) = try compile(members[1], at: pointer.member("value"), depth: depth + 1)
+            let (index, position) = try compile(members[2], at: pointer.member("at"), depth: depth + 1)
+            try require(position, .int, "insert at", at: pointer.member("at"))
+            if let property = target.property {
+                if case .array(let element) = property.type { try requireFit(known, element, into: property, at: pointer.member("value")) }
+                if property.secure { writeSecure(known) }
+            }
+            return .insert(target.name, value, at: index, pointer: pointer.description)
         case "remove":
-            let by = step["at"] != nil ? "at" : "value"
+            let by = step["at"] != nil ? "at" : step["where"] != nil ? "where" : "value"
             let members = try requireMembers(step, ["remove", by], at: pointer)
-            let property = try target(members[0], at: pointer.member("remove"), array: true)
+            let target = try self.target(members[0], at: pointer.member("remove"), array: true)
+            if by == "where" { return try compileRemoveWhere(target, members[1], at: pointer, depth: depth) }
             let (value, known) = try compile(members[1], at: pointer.member(by), depth: depth + 1)
             // Removing what equals an argument compares it with the secure elements.
-            if property.secure && by == "value" { writeSecure(known) }
-            guard by == "at" else { return .removeEqual(property.name, value) }
+            if target.property?.secure == true && by == "value" { writeSecure(known) }
+            guard by == "at" else { return .removeEqual(target.name, value) }
             try require(known, .int, "remove at", at: pointer.member(by))
-            return .removeAt(property.name, value, pointer: pointer.description)
+            return .removeAt(target.name, value, pointer: pointer.description)
+        case "call":
+            guard role.isView else {
+                throw .invalidParams(pointer: pointer.member("call").description, "call is a control's step; write the properties instead")
+            }
+            let members = try requireMembers(step, ["call"], optional: ["args"], at: pointer)
+            guard case .string(let path) = members[0], !path.isEmpty else {
+                throw .invalidParams(pointer: pointer.member("call").description, "the action to call, as \"vm.login\"")
+            }
+            _ = try viewTarget(path, at: pointer.member("call"), needsMember: true)
+            var arguments: [TypeExpression] = []
+            if let args = step["args"] {
+                guard case .array(let items) = args else {
+                    throw .invalidParams(pointer: pointer.member("args").description, "args is an array of expressions")
+                }
+                for (index, item) in items.enumerated() {
+                    arguments.append(try compile(item, at: pointer.member("args").element(index), depth: depth + 1).0)
+                }
+            }
+            return .call(path, arguments)
+        case "let":
+            let members = try requireMembers(step, ["let", "be"], at: pointer)
+            guard case .string(let name) = members[0], isIdentifier(name) else {
+                throw .invalidParams(pointer: pointer.member("let").description, "a local's name is an identifier")
+            }
+            let (value, _) = try compile(members[1], at: pointer.member("be"), depth: depth + 1)
+            bind(name)
+            return .local(value)
         case "if":
             let members = try requireMembers(step, ["if", "then"], optional: ["else"], at: pointer)
             let (condition, known) = try compile(members[0], at: pointer.member("if"), depth: depth + 1)
@@ -79,7 +150,57 @@ extension ExpressionCompiler {
         }
     }
 
-    /// The values of `required`, in order; refuses a step that lacks one or has a member outside `required` and `optional`.
+    /// `{"remove": "p", "where": ["x", body]}`: `body` a bool over the element `x`.
+    private mutating func compileRemoveWhere(
+        _ target: (name: String, property: StoredProperty?), _ json: JSON, at pointer: RequestPointer, depth: Int
+    ) throws(EngineError) -> ActionStep {
+        guard case .array(let items) = json, items.count == 2, case .string(let name) = items[0], isIdentifier(name) else {
+            throw .invalidParams(
+                pointer: pointer.member("where").description, "where takes [\"x\", condition], as [\"p\", {\"==\": [{\"var\": \"p\"}, 3]}]")
+        }
+        let locals = localDepth
+        bind(name)
+        let (body, known) = try compile(items[1], at: pointer.member("where").element(1), depth: depth + 1)
+        unbind(to: locals)
+        try require(known, .bool, "remove where", at: pointer.member("where").element(1))
+        return .removeWhere(target.name, depth: locals, body: body, pointer: pointer.description)
+    }
+
+    /// `{"set": "vm", "to": {"new": {"type": T, "init": {...}}}}`: a new object for a `@State`.
+    private mutating func compileMake(
+        _ json: JSON, _ spec: JSON, at pointer: RequestPointer, depth: Int
+    ) throws(EngineError)
+        -> ActionStep
+    {
+        guard role.isView else {
+            throw .invalidParams(pointer: pointer.member("to").description, "new makes an object for a view's @State; a type holds values")
+        }
+        guard case .string(let name) = json, case .view(let names, _) = role,
+            names.contains(where: { $0.name == name && $0.kind == .state })
+        else {
+            throw .invalidParams(pointer: pointer.member("set").description, "new is written to a @State variable of the view, by name")
+        }
+        let at = pointer.member("to").member("new")
+        guard case .object(let object) = spec, case .string(let type)? = object["type"] else {
+            throw .invalidParams(pointer: at.description, "new takes {\"type\": \"TypeName\", \"init\"?: {property: expression}}")
+        }
+        for key in object.keys where key != "type" && key != "init" {
+            throw .invalidParams(pointer: at.member(key).description, "unknown member \"\(key)\"; new has type and init")
+        }
+        var arguments: [(name: String, value: TypeExpression)] = []
+        if let values = object["init"] {
+            guard case .object(let entries) = values else {
+                throw .invalidParams(pointer: at.member("init").description, "init is an object of property: expression")
+            }
+            for (property, value) in entries {
+                arguments.append((property, try compile(value, at: at.member("init").member(property), depth: depth + 1).0))
+            }
+        }
+        return .make(name, type: type, arguments: arguments)
+    }
+
+    /// The values of `required`, in order; refuses a step that lacks one or has a member outside
+    /// `required` and `optional` (which the caller reads from `step`).
     private func requireMembers(
         _ step: JSONObject, _ required: [String], optional: [String] = [], at pointer: RequestPointer
     )
@@ -98,11 +219,17 @@ extension ExpressionCompiler {
         return values
     }
 
-    /// The stored property a step writes; an array one for `append` and `remove`.
-    private func target(_ json: JSON?, at pointer: RequestPointer, array: Bool) throws(EngineError) -> StoredProperty {
+    /// What a step writes: a type's stored property (an array one for `append`, `insert` and
+    /// `remove`), or in a control a key path from a writable variable of the view (checked when it runs).
+    private func target(
+        _ json: JSON?, at pointer: RequestPointer, array: Bool
+    ) throws(EngineError)
+        -> (name: String, property: StoredProperty?)
+    {
         guard case .string(let name)? = json else {
             throw .invalidParams(pointer: pointer.description, "the property to write, by name")
         }
+        if role.isView { return (try viewTarget(name, at: pointer, needsMember: false), nil) }
         guard let property = stored.first(where: { $0.name == name }) else {
             let reason = computed.contains { $0.name == name } ? "\(name) is computed and cannot be written" : "no stored property \(name)"
             throw .invalidParams(pointer: pointer.description, reason)
@@ -112,7 +239,37 @@ extension ExpressionCompiler {
                 throw .invalidParams(pointer: pointer.description, "\(name) is \(property.type), not an array ([T])")
             }
         }
-        return property
+        return (name, property)
+    }
+
+    /// A key path a control writes or calls through: from a `@State`, a `@Binding` or an object
+    /// variable of the view (an object's needs a member), never an input, an environment value or a local.
+    private func viewTarget(_ path: String, at pointer: RequestPointer, needsMember: Bool) throws(EngineError) -> String {
+        guard case .view(let names, true) = role else {
+            throw .invalidParams(pointer: pointer.description, "a body reads; only a control's action writes")
+        }
+        let members = path.split(separator: ".", omittingEmptySubsequences: false)
+        guard isIdentifier(members[0]), !members.contains(where: \.isEmpty) else {
+            throw .invalidParams(pointer: pointer.description, "\"\(path)\" is not a key path, as \"vm.email\"")
+        }
+        if localNames.contains(String(members[0])) {
+            throw .invalidParams(pointer: pointer.description, "\(members[0]) is a local (let), which cannot be written")
+        }
+        guard let kind = names.first(where: { $0.name == String(members[0]) })?.kind else {
+            throw .invalidParams(pointer: pointer.description, "the view has no variable \(members[0])")
+        }
+        switch kind {
+        case .input: throw .invalidParams(pointer: pointer.description, "\(members[0]) is an input, a constant its parent passes")
+        case .environment:
+            throw .invalidParams(pointer: pointer.description, "\(members[0]) comes from the environment and cannot be written")
+        case .object where members.count < 2:
+            throw .invalidParams(pointer: pointer.description, "\(members[0]) is an object; name one of its properties or actions")
+        case .state, .binding, .object:
+            if needsMember && members.count < 2 {
+                throw .invalidParams(pointer: pointer.description, "name an action of an object, as \"vm.login\"")
+            }
+            return path
+        }
     }
 
     /// Refuses a value that can never fit `type`, or that would copy a secret into a property that is not secure.
@@ -136,14 +293,32 @@ extension ExpressionCompiler {
 extension ExpressionEvaluation {
     /// Runs `steps` in order, writing through `context`: the value of the `return` reached, or nil.
     mutating func run(_ steps: [ActionStep], writingTo context: ActionContext) throws(EngineError) -> JSON? {
+        let locals = depth
+        defer { unbind(to: locals) }
         for step in steps {
             try spend()
             switch step {
             case .set(let name, let value):
                 try context.set(name, try evaluate(value))
+            case .toggle(let name, let pointer):
+                let value = try context.get(name)
+                guard case .bool(let flag) = value else { throw mismatch("toggle", at: pointer, expected: "bool", actual: value.kindName) }
+                try context.set(name, .bool(!flag))
             case .append(let name, let value):
                 var items = try context.get(name).arrayValue ?? []
                 items.append(try evaluate(value))
+                try checkCount(items.count)
+                try context.set(name, .array(items))
+            case .insert(let name, let value, let index, let pointer):
+                var items = try context.get(name).arrayValue ?? []
+                let element = try evaluate(value)
+                let position = try evaluate(index)
+                guard case .int(let offset) = position, (0...items.count).contains(offset) else {
+                    throw mismatch(
+                        "insert", at: pointer, expected: "an index from 0 to the count",
+                        actual: position.intValue == nil ? position.kindName : "out of range")
+                }
+                items.insert(element, at: offset)
                 try checkCount(items.count)
                 try context.set(name, .array(items))
             case .removeEqual(let name, let value):
@@ -161,6 +336,26 @@ extension ExpressionEvaluation {
                 }
                 items.remove(at: offset)
                 try context.set(name, .array(items))
+            case .removeWhere(let name, let depth, let body, let pointer):
+                let items = try context.get(name).arrayValue ?? []
+                var kept: [JSON] = []
+                for item in items {
+                    unbind(to: depth)
+                    bind(item)
+                    if try !condition(body, "remove where", at: pointer) { kept.append(item) }
+                }
+                unbind(to: depth)
+                try context.set(name, .array(kept))
+            case .call(let path, let arguments):
+                var values: [JSON] = []
+                for argument in arguments { values.append(try evaluate(argument)) }
+                _ = try context.call(path, values)
+            case .make(let name, let type, let arguments):
+                var values = JSONObject()
+                for (property, value) in arguments { values[property] = try evaluate(value) }
+                try context.make(name, type: type, arguments: values)
+            case .local(let value):
+                bind(try evaluate(value))
             case .branch(let condition, let then, let otherwise, let pointer):
                 let taken = try self.condition(condition, "if", at: pointer) ? then : otherwise
                 if let result = try run(taken, writingTo: context) { return result }

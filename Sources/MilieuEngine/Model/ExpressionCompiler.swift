@@ -2,7 +2,8 @@ import MilieuJSON
 
 /// Compiles the JSON form of a computed getter's or an action's expressions into `TypeExpression`s,
 /// refusing what can be known wrong before anything runs: `InvalidParams`, with a JSON Pointer to the
-/// culprit in the request (SPEC §9.3).
+/// culprit in the request (SPEC §9.3). A view's body and controls use the same language over the
+/// view's variables (SPEC §6.3).
 struct ExpressionCompiler {
     /// What the expressions belong to, which decides what they may read.
     enum Role {
@@ -10,6 +11,16 @@ struct ExpressionCompiler {
         case computed
         /// An action: any property, its parameters and the clock.
         case action(parameters: [(name: String, type: PropertyType)])
+        /// A view's body, or a control's action (`writes`): key paths from the view's variables and
+        /// its locals; an action may write and read the clock.
+        case view(variables: [(name: String, kind: ViewVariableKind)], writes: Bool)
+
+        var isView: Bool { if case .view = self { true } else { false } }
+    }
+
+    /// What a view variable is, as far as the compiler needs: which can be written.
+    enum ViewVariableKind: Sendable {
+        case input, state, binding, object, environment
     }
 
     let role: Role
@@ -26,12 +37,25 @@ struct ExpressionCompiler {
     /// a secure property, or used together with a secret (rule 13). Its secure parameters.
     private(set) var secureArguments: Set<Int> = []
 
-    init(role: Role, stored: [StoredProperty], computed: [(name: String, type: PropertyType)], limits: ExpressionLimits) {
+    init(
+        role: Role, stored: [StoredProperty] = [], computed: [(name: String, type: PropertyType)] = [], limits: ExpressionLimits
+    ) {
         self.role = role
         self.stored = stored
         self.computed = computed
         self.limits = limits
     }
+
+    /// The locals bound, outermost first.
+    var localNames: [String] { variables.map(\.name) }
+
+    /// How many locals are bound: what `unbind(to:)` goes back to.
+    var localDepth: Int { variables.count }
+
+    /// Binds a local named `name` for what is compiled next (a `let`, a `forEach` element).
+    mutating func bind(_ name: String) { variables.append((name, .any)) }
+
+    mutating func unbind(to depth: Int) { variables.removeLast(variables.count - depth) }
 
     /// Counts one node at `depth` against the limits of its getter or action.
     mutating func enter(_ pointer: RequestPointer, depth: Int) throws(EngineError) {
@@ -71,7 +95,10 @@ struct ExpressionCompiler {
     {
         switch name {
         case "literal": return (.literal(operand), StaticValue(of: operand))
-        case "get": return try property(named: try self.name(operand, at: pointer), at: pointer)
+        case "get":
+            let name = try self.name(operand, at: pointer)
+            if case .view(let names, _) = role { return try viewRead(name, names, at: pointer) }
+            return try property(named: name, at: pointer)
         case "arg": return try argument(named: try self.name(operand, at: pointer), at: pointer)
         case "var":
             let variable = try self.name(operand, at: pointer)
@@ -83,10 +110,12 @@ struct ExpressionCompiler {
             guard case .array(let items) = operand, items.isEmpty else {
                 throw .invalidParams(pointer: pointer.description, "now takes no arguments: {\"now\": []}")
             }
-            guard case .action = role else {
+            switch role {
+            case .action, .view(_, writes: true): return (.now, StaticValue(kinds: .string))
+            case .view: throw .invalidParams(pointer: pointer.description, "a body cannot read the clock; only an action can")
+            case .computed:
                 throw .invalidParams(pointer: pointer.description, "a computed property cannot read the clock; only an action can")
             }
-            return (.now, StaticValue(kinds: .string))
         case "object": return try record(operand, at: pointer, depth: depth)
         default:
             if let iteration = ExpressionIteration(rawValue: name) {
@@ -127,9 +156,36 @@ struct ExpressionCompiler {
         throw .invalidParams(pointer: pointer.description, "no property \(name); the type has \(names.isEmpty ? "none" : names)")
     }
 
+    /// `{"get": "vm.email"}` in a view: a local and the members inside it, or a key path from a
+    /// variable of the view, whose reads are tracked like a template's (SPEC §6.3).
+    private func viewRead(
+        _ text: String, _ names: [(name: String, kind: ViewVariableKind)], at pointer: RequestPointer
+    ) throws(EngineError) -> (TypeExpression, StaticValue) {
+        let members = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard isIdentifier(members[0]), !members.contains(where: \.isEmpty) else {
+            throw .invalidParams(pointer: pointer.description, "\"\(text)\" is not a key path, as \"vm.email\"")
+        }
+        if let depth = variables.lastIndex(where: { $0.name == members[0] }) {
+            return (.local(depth, members: Array(members.dropFirst())), .any)
+        }
+        guard names.contains(where: { $0.name == members[0] }) else {
+            let known = (names.map(\.name) + variables.map(\.name)).joined(separator: ", ")
+            throw .invalidParams(
+                pointer: pointer.description, "the view has no variable \(members[0]); it has \(known.isEmpty ? "none" : known)")
+        }
+        do {
+            return (.read(try ReadPath(members)), .any)
+        } catch {
+            throw .invalidParams(pointer: pointer.description, error.message)
+        }
+    }
+
     private func argument(named name: String, at pointer: RequestPointer) throws(EngineError) -> (TypeExpression, StaticValue) {
         guard case .action(let parameters) = role else {
-            throw .invalidParams(pointer: pointer.description, "a computed property has no arguments; arg is for actions")
+            throw .invalidParams(
+                pointer: pointer.description,
+                role.isView
+                    ? "a view has no arguments; read its variables with get" : "a computed property has no arguments; arg is for actions")
         }
         guard let index = parameters.firstIndex(where: { $0.name == name }) else {
             let names = parameters.map(\.name).joined(separator: ", ")

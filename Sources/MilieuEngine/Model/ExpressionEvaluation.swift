@@ -1,14 +1,19 @@
 import MilieuJSON
 import MilieuProtocol
 
-/// What an evaluation reads: its object's properties, an action's arguments and the clock.
+/// What an evaluation reads: its object's properties, an action's arguments and the clock; in
+/// a view, the view's key paths and the locals its body or action has bound.
 struct ExpressionScope {
     /// A property by name: through `ObjectReader` in a getter (so that the read is tracked), through
     /// `ActionContext` in an action.
-    let property: (String) throws(EngineError) -> JSON
-    let arguments: [JSON]
+    var property: (String) throws(EngineError) -> JSON = { _ throws(EngineError) in .null }
+    var arguments: [JSON] = []
     /// The clock; nil in a getter, where the compiler refuses `now`.
-    let now: (() -> String)?
+    var now: (() -> String)?
+    /// A view's key path (`TypeExpression.read`): tracked while its body is evaluated.
+    var read: (ReadPath) throws(EngineError) -> JSON = { _ throws(EngineError) in .null }
+    /// The locals bound before the expression, outermost first: `let`s and `forEach` elements.
+    var locals: [JSON] = []
 }
 
 /// One evaluation of a getter, or one run of an action: what it reads, the budget it spends and
@@ -35,7 +40,13 @@ struct ExpressionEvaluation {
         self.limits = limits
         self.place = place
         self.budget = budget
+        variables = scope.locals
     }
+
+    /// Binds a local (`let`) for the steps after it; `unbind` drops those bound since `depth`.
+    mutating func bind(_ value: JSON) { variables.append(value) }
+    mutating func unbind(to depth: Int) { variables.removeLast(variables.count - depth) }
+    var depth: Int { variables.count }
 
     /// Spends `cost` steps of this evaluation's budget and of the request's.
     mutating func spend(_ cost: Int = 1) throws(EngineError) {
@@ -58,6 +69,14 @@ struct ExpressionEvaluation {
         case .property(let name): return try scope.property(name)
         case .argument(let index): return scope.arguments[index]
         case .variable(let depth): return variables[depth]
+        case .read(let path): return try scope.read(path)
+        case .local(let depth, let members):
+            var value = variables[depth]
+            for member in members {
+                try spend()
+                value = Self.member(member, of: value)
+            }
+            return value
         case .now: return scope.now.map { .string($0()) } ?? .null
         case .object(let members):
             var built: [JSONObject.Member] = []
@@ -284,6 +303,17 @@ struct ExpressionEvaluation {
 
     func checkCount(_ count: Int) throws(EngineError) {
         guard count <= limits.maxArrayLength else { throw .limitExceeded(limit: "expressionArray", max: limits.maxArrayLength) }
+    }
+
+    /// A member of a JSON value: an object's by name, an array's by index; null when it has none.
+    static func member(_ name: String, of value: JSON) -> JSON {
+        switch value {
+        case .object(let object): return object[name] ?? .null
+        case .array(let items):
+            guard let index = Int(name), items.indices.contains(index) else { return .null }
+            return items[index]
+        default: return .null
+        }
     }
 
     /// `==`: numbers by value (`1 == 1.0`), arrays and objects member by member, the rest as JSON compares.

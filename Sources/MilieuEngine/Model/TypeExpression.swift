@@ -1,7 +1,8 @@
 import MilieuJSON
 
-/// An expression of a declared type's computed property or action (`schema/register`), compiled
-/// from its JSON form by `ExpressionCompiler` and evaluated by `ExpressionEvaluation`.
+/// An expression of a declared type's computed property or action (`schema/register`), or of a
+/// view's body and controls (`view/mount`), compiled from its JSON form by `ExpressionCompiler`
+/// and evaluated by `ExpressionEvaluation`.
 ///
 /// The language is small and total by construction: no loops but the walk of an array, no
 /// recursion, no calls; every evaluation has a step budget and a bound on what it builds.
@@ -13,6 +14,12 @@ indirect enum TypeExpression: Sendable {
     case property(String)
     /// `{"arg": "name"}`: an action's argument, by position.
     case argument(Int)
+    /// `{"get": "vm.email"}` in a view: a key path from one of the view's variables, read as a
+    /// body reads it (tracked while a body is evaluated, SPEC §6.3).
+    case read(ReadPath)
+    /// `{"get": "item.name"}` in a view, where `item` is a local (`let`, a `forEach` element): the
+    /// local at that depth and the members read inside its value.
+    case local(Int, members: [String])
     /// `{"var": "name"}`: the element bound by an enclosing `filter`, `map`, `all`, `some` or `none`,
     /// by its depth among the enclosing bindings.
     case variable(Int)

@@ -30,7 +30,7 @@ public struct Scene: Sendable {
         }
         self.types = types
         var literals = DeclarationLiterals()
-        self.app = try ViewDeclaration(json: object["app"] ?? [:], root: true, literals: &literals)
+        self.app = try ViewDeclaration(json: object["app"] ?? [:], literals: &literals, placement: .root)
         self.appLiterals = literals.values
         self.views = views
     }

@@ -3,7 +3,7 @@ import MilieuJSON
 /// A value in a view declaration: a literal, or a reference re-evaluated on every
 /// re-render of the parent (`{"$parent": "x.y"}`, `{"$input": "x"}`), or a new object made
 /// at every evaluation of the parent (`{"$new": {"type": "T", "init": {...}}}`, rule 18).
-indirect enum ValueExpression: Sendable, Equatable {
+indirect enum ValueExpression: Sendable {
     /// The n-th of the literals a view was declared with. A declaration is shared by views
     /// that differ only in their literals (`DeclarationCache`), so each view keeps its own.
     case literal(Int)
@@ -13,6 +13,9 @@ indirect enum ValueExpression: Sendable, Equatable {
     case parent(ReadPath)
     case input(String)
     case new(ObjectInitializer)
+    /// `{"$expr": expression}` in a view written in a body: an expression of the parent's body
+    /// language (SPEC §6.2), over the parent's variables and the locals where the view is written.
+    case computed(TypeExpression)
 
     /// The key of `json` if it is written as an expression: an object of one member whose key
     /// starts with `$`. Anything else is a literal.
@@ -25,8 +28,24 @@ indirect enum ValueExpression: Sendable, Equatable {
 
     /// Parses `json`; a literal is recorded in `literals`, at `field`, and refers to its place there.
     /// `$new` is allowed where a view keeps or receives a value (`state`, `inputs`).
-    init(_ json: JSON, field: @autoclosure () -> String, literals: inout DeclarationLiterals, allowsNew: Bool = false) throws(EngineError) {
+    /// `$expr` is compiled with `scope`, the body language of the parent where the view is written.
+    init(
+        _ json: JSON, field: @autoclosure () -> String, literals: inout DeclarationLiterals, allowsNew: Bool = false,
+        scope: ExpressionCompiler? = nil
+    ) throws(EngineError) {
         if let key = Self.expressionKey(json), case .object(let object) = json {
+            if key == "$expr" {
+                guard var compiler = scope else {
+                    throw .invalidDeclaration(field: field(), reason: "$expr is for a view written in its parent's body")
+                }
+                do {
+                    self = .computed(
+                        try compiler.compile(object[0].value, at: RequestPointer("/" + field().replacing(".", with: "/")), depth: 1).0)
+                } catch {
+                    throw .invalidDeclaration(field: field(), reason: error.data["reason"]?.stringValue ?? error.message)
+                }
+                return
+            }
             if key == "$new" {
                 guard allowsNew else {
                     throw .invalidDeclaration(
@@ -56,7 +75,7 @@ indirect enum ValueExpression: Sendable, Equatable {
                 throw .invalidDeclaration(field: field(), reason: "\(key) takes a string")
             default:
                 throw .invalidDeclaration(
-                    field: field(), reason: "\(key) is not an expression; use $parent, $input, $literal or $new")
+                    field: field(), reason: "\(key) is not an expression; use $parent, $input, $literal, $new or $expr")
             }
         }
         self = .literal(literals.record(json, at: field()))
@@ -65,7 +84,7 @@ indirect enum ValueExpression: Sendable, Equatable {
 
 /// How a `@StateObject`, a constructed `@ObservedObject` or a `$new` object is made: a type and
 /// initial property values.
-struct ObjectInitializer: Sendable, Equatable {
+struct ObjectInitializer: Sendable {
     var type: String
     var arguments: [(name: String, value: ValueExpression)]
     /// `let vm = T(...); _vm = StateObject(wrappedValue: vm)`: built at every evaluation of the
@@ -100,10 +119,6 @@ struct ObjectInitializer: Sendable, Equatable {
         self.init(type: type, arguments: arguments)
     }
 
-    static func == (lhs: ObjectInitializer, rhs: ObjectInitializer) -> Bool {
-        lhs.type == rhs.type && lhs.eager == rhs.eager && lhs.arguments.map(\.name) == rhs.arguments.map(\.name)
-            && lhs.arguments.map(\.value) == rhs.arguments.map(\.value)
-    }
 }
 
 /// An `@Environment(T.self)` variable: an `@Observable` object found by type (rule 17).
@@ -131,7 +146,13 @@ final class ViewDeclaration: Sendable {
     /// The parent's path as the client wrote it (`Graph.parentView` canonicalises it only when
     /// it is not a mounted path already); empty for the root.
     let parent: String
+    /// The view's name in its path: its struct's name, or for the second view of one name written
+    /// in a body, `Name_2` (each place in a body is its own identity).
     let name: String
+    /// The struct's name: what `_printChanges` prints.
+    let typeName: String
+    /// Written in its parent's body (`{"view": ...}`): the parent's evaluations mount and unmount it.
+    let inBody: Bool
     let id: ValueExpression?
     let inputs: [(name: String, value: ValueExpression)]
     let state: [(name: String, value: ValueExpression)]
@@ -149,8 +170,11 @@ final class ViewDeclaration: Sendable {
     /// `Child().environmentObject(x)`): the view and its descendants see it, its siblings do not.
     /// Key paths are relative to the parent.
     let modifiers: EnvironmentModifiers
-    let body: [Template]
+    let body: [BodyElement]
     let retain: Bool
+    /// `let _ = Self._printChanges()`: each evaluation says what changed, as SwiftUI prints it;
+    /// the dynamic properties in the struct's order (nil: the view does not print).
+    let printChanges: [String]?
     /// How many variables the view declares. A mounted view holds them in declaration order
     /// (`ViewNode.variables`): inputs, state, bindings, state objects, observed objects,
     /// environment objects, environment observables, environment values.
@@ -160,7 +184,7 @@ final class ViewDeclaration: Sendable {
     /// compared with the last one on every mount, and a chain of string comparisons per member adds up.
     enum Member: CaseIterable {
         case parent, name, id, inputs, state, bindings, stateObjects, observedObjects
-        case environmentObjects, environment, provide, modifiers, body, retain
+        case environmentObjects, environment, provide, modifiers, body, retain, printChanges
 
         init?(_ key: String) {
             let match: Member?
@@ -173,7 +197,7 @@ final class ViewDeclaration: Sendable {
             case 8: match = .bindings
             case 9: match = .modifiers
             case 11: match = .environment
-            case 12: match = .stateObjects
+            case 12: match = key == "stateObjects" ? .stateObjects : .printChanges
             case 15: match = .observedObjects
             case 18: match = .environmentObjects
             default: match = nil
@@ -198,26 +222,48 @@ final class ViewDeclaration: Sendable {
             case .modifiers: "modifiers"
             case .body: "body"
             case .retain: "retain"
+            case .printChanges: "printChanges"
             }
         }
     }
 
     static let keys = Set(Member.allCases.map(\.name))
 
+    /// Where a declaration is: mounted by `view/mount` or a scene, the scene's root, or written in
+    /// a parent's body, where its `$expr`s are compiled in the parent's body language.
+    enum Placement {
+        case mounted
+        case root
+        case body(slotName: String, scope: ExpressionCompiler)
+    }
+
     /// Parses a declaration, recording its literal values and where they are in `literals`, in
     /// the order they appear in `json`; the root view (`/App`, from a scene) has no parent and is named App.
     init(
-        json: JSON, root: Bool = false, templates: TemplateCache = TemplateCache(), literals: inout DeclarationLiterals
+        json: JSON, templates: TemplateCache = TemplateCache(), literals: inout DeclarationLiterals,
+        placement: Placement = .mounted
     )
         throws(EngineError)
     {
         guard case .object(var object) = json else {
             throw .invalidDeclaration(field: "declaration", reason: "a view declaration is a JSON object")
         }
-        if root {
+        let root: Bool
+        var scope: ExpressionCompiler?
+        var slotName: String?
+        switch placement {
+        case .mounted: root = false
+        case .root:
+            root = true
             try rejectUnknownKeys(object, allowed: Self.keys.subtracting(["parent", "name", "id", "modifiers"]), field: "app")
             object["parent"] = .string(KeyPath.appPath)
             object["name"] = "App"
+        case .body(let slot, let compiler):
+            root = false
+            scope = compiler
+            slotName = slot
+            try rejectUnknownKeys(object, allowed: Self.keys.subtracting(["parent", "retain"]), field: "view")
+            object["parent"] = ""
         }
         guard case .string(let parentText)? = object["parent"] else {
             throw .invalidDeclaration(field: "parent", reason: "a view declaration needs a string \"parent\" view path")
@@ -226,7 +272,7 @@ final class ViewDeclaration: Sendable {
             throw .invalidDeclaration(field: "name", reason: "a view declaration needs a \"name\" such as \"ContentView\"")
         }
         /// The view named in errors, built only when one is thrown.
-        func view() -> String { parentText + "/" + name }
+        func view() -> String { parentText + "/" + (slotName ?? name) }
         var id: ValueExpression?
         var inputs: [(name: String, value: ValueExpression)] = []
         var state: [(name: String, value: ValueExpression)] = []
@@ -238,20 +284,21 @@ final class ViewDeclaration: Sendable {
         var environment: [(name: String, key: String)] = []
         var provides = EnvironmentModifiers()
         var modifiers = EnvironmentModifiers()
-        var body: [Template] = []
+        var bodyJSON: JSON?
+        var printsChanges: [String]?
         var retain = false
         // One pass over the members: each is parsed by its key; an unknown key is an error.
         for (key, value) in object {
             switch Member(key) {
             case .parent, .name: continue
-            case .id: id = try ValueExpression(value, field: "id", literals: &literals)
+            case .id: id = try ValueExpression(value, field: "id", literals: &literals, scope: scope)
             case .inputs:
                 inputs = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
-                    try ValueExpression(v, field: f(), literals: &literals, allowsNew: true)
+                    try ValueExpression(v, field: f(), literals: &literals, allowsNew: true, scope: scope)
                 }
             case .state:
                 state = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
-                    try ValueExpression(v, field: f(), literals: &literals, allowsNew: true)
+                    try ValueExpression(v, field: f(), literals: &literals, allowsNew: true, scope: scope)
                 }
             case .bindings:
                 bindings = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
@@ -263,11 +310,11 @@ final class ViewDeclaration: Sendable {
                 }
             case .stateObjects:
                 stateObjects = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
-                    try Self.initializer(v, typeKey: "type", field: f(), view: view(), literals: &literals)
+                    try Self.initializer(v, typeKey: "type", field: f(), view: view(), literals: &literals, scope: scope)
                 }
             case .observedObjects:
                 observedObjects = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
-                    try Self.observedSource(v, field: f(), view: view(), literals: &literals)
+                    try Self.observedSource(v, field: f(), view: view(), literals: &literals, scope: scope)
                 }
             case .environmentObjects:
                 environmentObjects = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
@@ -280,16 +327,16 @@ final class ViewDeclaration: Sendable {
                 (environment, environmentObservables) = try Self.environment(value, view: view())
             case .provide: provides = try EnvironmentModifiers(value, field: "provide", view: view())
             case .modifiers: modifiers = try EnvironmentModifiers(value, field: "modifiers", view: view())
-            case .body:
-                guard case .array(let lines) = value else {
-                    throw .invalidDeclaration(field: "body", reason: "body is an array of template strings", view: view())
-                }
-                body.reserveCapacity(lines.count)
-                for line in lines {
-                    guard case .string(let text) = line else {
-                        throw .invalidDeclaration(field: "body", reason: "body is an array of template strings", view: view())
-                    }
-                    body.append(try templates.template(text))
+            case .body: bodyJSON = value
+            case .printChanges:
+                switch value {
+                case .bool(let flag): printsChanges = flag ? [] : nil
+                case .array(let names) where names.allSatisfy({ $0.stringValue.map(isIdentifier) ?? false }):
+                    printsChanges = names.compactMap(\.stringValue)
+                default:
+                    throw .invalidDeclaration(
+                        field: "printChanges", reason: "printChanges is true, or the view's dynamic properties in the struct's order",
+                        view: view())
                 }
             case .retain:
                 guard case .bool(let flag) = value else {
@@ -313,9 +360,47 @@ final class ViewDeclaration: Sendable {
         for (name, _) in environmentObjects { variables.append(name) }
         for (name, _) in environmentObservables { variables.append(name) }
         for (name, _) in environment { variables.append(name) }
-        try Self.checkVariables(variables, body: body, view: view())
-        self.parent = root ? "" : parentText
-        self.name = name
+        try Self.checkVariables(variables, view: view())
+        var body: [BodyElement] = []
+        if let bodyJSON {
+            if case .array(let lines) = bodyJSON, lines.allSatisfy({ if case .string = $0 { true } else { false } }) {
+                // The usual body, lines of text: no expression compiler to build.
+                body.reserveCapacity(lines.count)
+                for case .string(let text) in lines { body.append(.template(try templates.template(text))) }
+            } else {
+                var kinds: [(name: String, kind: ExpressionCompiler.ViewVariableKind)] = []
+                kinds.reserveCapacity(variables.count)
+                for (name, _) in inputs { kinds.append((name, .input)) }
+                for (name, _) in state { kinds.append((name, .state)) }
+                for (name, _) in bindings { kinds.append((name, .binding)) }
+                for (name, _) in stateObjects { kinds.append((name, .object)) }
+                for (name, _) in observedObjects { kinds.append((name, .object)) }
+                for (name, _) in environmentObjects { kinds.append((name, .object)) }
+                for (name, _) in environmentObservables { kinds.append((name, .object)) }
+                for (name, _) in environment { kinds.append((name, .environment)) }
+                let named = view()
+                var parser = BodyParser(variables: kinds, templates: templates, view: { named })
+                body = try parser.parse(bodyJSON)
+            }
+            for template in Self.templates(in: body) {
+                for variable in template.variables where !variables.contains(variable) {
+                    throw .invalidDeclaration(
+                        field: "body", reason: "\"\(template.source)\" reads \(variable), which the view does not declare",
+                        view: view())
+                }
+            }
+        }
+        if let printsChanges {
+            for name in printsChanges where !variables.contains(name) {
+                throw .invalidDeclaration(field: "printChanges", reason: "the view has no variable \(name)", view: view())
+            }
+        }
+        self.parent = root || slotName != nil ? "" : parentText
+        self.name = slotName ?? name
+        self.typeName = name
+        self.inBody = slotName != nil
+        // By default the dynamic properties in declaration order: every variable but the inputs (plain `let`s).
+        self.printChanges = printsChanges.map { $0.isEmpty ? Array(variables.dropFirst(inputs.count)) : $0 }
         self.id = id
         self.inputs = inputs
         self.state = state
@@ -390,11 +475,29 @@ final class ViewDeclaration: Sendable {
         }
     }
 
-    private static func checkVariables(
-        _ variables: [String], body: [Template], view: @autoclosure () -> String
-    )
-        throws(EngineError)
-    {
+    /// Every template of a body, branches and rows included.
+    static func templates(in body: [BodyElement]) -> [Template] {
+        var found: [Template] = []
+        func walk(_ elements: [BodyElement]) {
+            for element in elements {
+                switch element {
+                case .template(let template): found.append(template)
+                case .branch(_, let then, let otherwise, _):
+                    walk(then)
+                    walk(otherwise)
+                case .rows(let rows): walk(rows.content)
+                case .disabled(_, let content, _): walk(content)
+                case .presentation(let presentation): walk(presentation.content)
+                case .control(let control): if case .navigate(let destination) = control.use { walk(destination) }
+                case .text, .child, .local: break
+                }
+            }
+        }
+        walk(body)
+        return found
+    }
+
+    private static func checkVariables(_ variables: [String], view: @autoclosure () -> String) throws(EngineError) {
         for (index, name) in variables.enumerated() {
             guard isIdentifier(name) else {
                 throw .invalidDeclaration(field: name, reason: "\"\(name)\" is not a variable name", view: view())
@@ -407,25 +510,18 @@ final class ViewDeclaration: Sendable {
                 throw .invalidDeclaration(field: name, reason: "the variable \(name) is declared twice", view: view())
             }
         }
-        for template in body {
-            for variable in template.variables where !variables.contains(variable) {
-                throw .invalidDeclaration(
-                    field: "body", reason: "\"\(template.source)\" reads \(variable), which the view does not declare",
-                    view: view())
-            }
-        }
     }
 
     private static func observedSource(
-        _ v: JSON, field f: String, view: String, literals: inout DeclarationLiterals
+        _ v: JSON, field f: String, view: String, literals: inout DeclarationLiterals, scope: ExpressionCompiler?
     )
         throws(EngineError) -> ObservedSource
     {
         if case .object(let spec) = v, spec["construct"] != nil {
-            return .construct(try initializer(v, typeKey: "construct", field: f, view: view, literals: &literals))
+            return .construct(try initializer(v, typeKey: "construct", field: f, view: view, literals: &literals, scope: scope))
         }
         if case .object(let spec) = v, spec.count == 1, case .string(let id)? = spec["object"] { return .object(id) }
-        let expression = try ValueExpression(v, field: f, literals: &literals)
+        let expression = try ValueExpression(v, field: f, literals: &literals, scope: scope)
         if case .literal = expression {} else { return .passed(expression) }
         throw .invalidDeclaration(
             field: f, reason: "an observed object is {\"construct\": Type}, {\"$parent\": var} or {\"object\": id}", view: view)
@@ -447,7 +543,7 @@ final class ViewDeclaration: Sendable {
     }
 
     private static func initializer(
-        _ spec: JSON, typeKey: String, field: String, view: String, literals: inout DeclarationLiterals
+        _ spec: JSON, typeKey: String, field: String, view: String, literals: inout DeclarationLiterals, scope: ExpressionCompiler?
     )
         throws(EngineError) -> ObjectInitializer
     {
@@ -469,7 +565,7 @@ final class ViewDeclaration: Sendable {
                 throw .invalidDeclaration(field: "\(field).init", reason: "init is an object of property: value", view: view)
             }
             for (name, value) in entries {
-                arguments.append((name, try ValueExpression(value, field: "\(field).init.\(name)", literals: &literals)))
+                arguments.append((name, try ValueExpression(value, field: "\(field).init.\(name)", literals: &literals, scope: scope)))
             }
         }
         return ObjectInitializer(type: type, arguments: arguments, eager: eager)

@@ -185,6 +185,10 @@ final class ViewNode {
         var provided = Provided()
         var placed = Provided()
         var durableDeclaration: JSON?
+        var presence = MountReason.mounted
+        var placedDisabled = false
+        var activeLinks: Set<String> = []
+        var controls: [ViewControl] = []
     }
 
     /// The extras to write `value` to: made on the first write of something other than `empty`.
@@ -216,6 +220,30 @@ final class ViewNode {
     var boundStates: UInt64 {
         get { extras?.boundStates ?? 0 }
         set { extrasForWriting(newValue, unless: { $0 == 0 })?.boundStates = newValue }
+    }
+
+    /// Why a view written in a body is there (`BodyPlacement.presence`): what its unmount will say.
+    var presence: MountReason {
+        get { extras?.presence ?? .mounted }
+        set { extrasForWriting(newValue, unless: { $0 == .mounted })?.presence = newValue }
+    }
+
+    /// Whether its parent's body places it inside a `disabled` that is true.
+    var placedDisabled: Bool {
+        get { extras?.placedDisabled ?? false }
+        set { extrasForWriting(newValue, unless: { !$0 })?.placedDisabled = newValue }
+    }
+
+    /// The navigation links of its body that were tapped, by their place: their destinations show.
+    var activeLinks: Set<String> {
+        get { extras?.activeLinks ?? [] }
+        set { extrasForWriting(newValue, unless: \.isEmpty)?.activeLinks = newValue }
+    }
+
+    /// The controls its body's last evaluation showed.
+    var controls: [ViewControl] {
+        get { extras?.controls ?? [] }
+        set { extrasForWriting(newValue, unless: \.isEmpty)?.controls = newValue }
     }
 
     /// What the view's body provides to its content: its descendants (rule 7).

@@ -17,12 +17,23 @@ extension Graph {
 
     /// Marks a `@State` that a binding now reaches as read by its own view, for good (SwiftUI's
     /// `StoredLocation.wasRead`, which a binding's update sets).
-    private func markBound(_ location: Location) {
+    func markBound(_ location: Location) {
         guard case .state(let serial, let index) = location, index < 64, let owner = viewsBySerial[serial] else { return }
         let old = owner.boundStates
         guard old & (1 << index) == 0 else { return }
         if owner.birth != transaction { journal.record(.boundStates(owner, old: old)) }
         owner.boundStates = old | (1 << index)
+    }
+
+    /// A control or sheet in `node`'s body bound to `path` (`Toggle(isOn: $toggle)`): a `@State` it
+    /// reaches counts as read by its view from now on, as when a child holds a binding to it.
+    func markBound(_ path: ReadPath, in node: ViewNode) {
+        guard path.members.count == 1, let index = node.variables.index(of: path.members[0]) else { return }
+        switch node.variables[at: index].value {
+        case .state: markBound(.state(view: node.serial, variable: index))
+        case .binding(let location): markBound(location)
+        default: break
+        }
     }
 
     /// Takes the bindings its parent's evaluation passes now; whether any is another binding or
