@@ -68,6 +68,11 @@ extension EngineError {
         EngineError(kind: .unknownPath, message: "unknown path \(path.isEmpty ? "\"\"" : path): \(reason)", data: ["path": .string(path)])
     }
 
+    /// A view has no control with the label a request names (`view/tap`, `view/input`): `UnknownPath` of the view.
+    static func unknownControl(view: String, _ message: String) -> EngineError {
+        EngineError(kind: .unknownPath, message: message, data: ["path": .string(view)])
+    }
+
     static func unknownType(_ type: String) -> EngineError {
         EngineError(
             kind: .unknownType, message: "unknown type \(type); schema/types lists the registered types",

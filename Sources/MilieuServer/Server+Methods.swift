@@ -222,6 +222,34 @@ extension ViewEnvironmentRequest: ServerMethod {
     }
 }
 
+extension ViewControlsRequest: ServerMethod {
+    func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
+        let (canonical, controls) = try server.engine { () throws(EngineError) in try server.graph.controls(of: path) }
+        let described = controls.map { control in
+            ControlDescription(
+                kind: control.kind, label: control.label, disabled: control.disabled, value: control.value.flatMap { $0 },
+                redacted: control.value.map { $0 == nil } ?? false, options: control.options, range: control.range)
+        }
+        return Reply(result: Result(path: canonical, controls: described, version: server.graph.version.rawValue).wire)
+    }
+}
+
+extension ViewTapRequest: ServerMethod {
+    func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
+        let (_, commit) = try server.engine { () throws(EngineError) in try server.graph.apply(.tap(view: path, label: label)) }
+        return Reply(version: commit.version.rawValue, commit: commit)
+    }
+}
+
+extension ViewInputRequest: ServerMethod {
+    func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
+        let (_, commit) = try server.engine { () throws(EngineError) in
+            try server.graph.apply(.input(view: path, label: label, value: value))
+        }
+        return Reply(version: commit.version.rawValue, commit: commit)
+    }
+}
+
 extension WatchRequest: ServerMethod {
     func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
         try server.watch(self, session: session)

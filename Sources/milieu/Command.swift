@@ -9,6 +9,10 @@ enum Command: Equatable {
     case mount(declaration: JSONObject)
     case unmount(path: String)
     case provide(path: String, changes: JSONObject)
+    /// `view/controls`, `view/tap` and `view/input`: a view's controls, pressed and typed into.
+    case controls(path: String)
+    case tap(path: String, label: String)
+    case input(path: String, label: String, value: JSON)
     /// `depth`: levels below the path to draw; nil for all. `picture`: drawn with Graphviz instead.
     case tree(path: String?, depth: Int?, picture: Picture?)
     /// The cause and effect of commit `version` (`graph/explain`), as text or drawn.
@@ -86,6 +90,16 @@ struct CommandArguments {
     mutating func word(_ what: String) throws(CommandError) -> String {
         guard let word = optionalWord() else { throw failure("\(spec.name) needs \(what)") }
         return word
+    }
+
+    /// A control's label: a bare word as it is (`+`, `로그인`), or a JSON string for one with spaces.
+    mutating func label() throws(CommandError) -> String {
+        let word = try self.word("a control's label")
+        guard word.hasPrefix("\"") else { return word }
+        guard case .string(let label) = try ArgumentScanner.parse(word, failure: failure) else {
+            throw failure("\(word) is not a label; write it bare or as a JSON string")
+        }
+        return label
     }
 
     /// The rest of the line as one JSON value.

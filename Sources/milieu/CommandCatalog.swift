@@ -133,6 +133,38 @@ enum CommandCatalog {
                 return .explain(version: version, picture: picture)
             }),
         CommandSpec(
+            name: "controls", arguments: "<path>", summary: "a view's buttons, fields, toggles, steppers, pickers and links",
+            details: """
+                Each control the view's body shows, with its label, whether it is disabled, and what a
+                bound one holds now (a secure field's value is never shown):
+                  controls /App/ContainerView/LoginView1
+                """, kinds: [.viewPath],
+            parse: { arguments throws(CommandError) in .controls(path: try arguments.word("a view path")) }),
+        CommandSpec(
+            name: "tap", arguments: "<path> <label>", summary: "press a button (or a navigation link) by its label",
+            details: """
+                The label is a bare word or a JSON string; label#2 is the second of two with one label.
+                Its action is one transaction:
+                  tap /App/ContainerView/LoginView1 로그인        tap /App/StartView +
+                  tap /App/ContentView "Counter demo"
+                """, kinds: [.viewPath, .json],
+            parse: { arguments throws(CommandError) in
+                let path = try arguments.word("a view path")
+                return .tap(path: path, label: try arguments.label())
+            }),
+        CommandSpec(
+            name: "input", arguments: "<path> <label> <json>", summary: "type into a field, or set a toggle, stepper or picker",
+            details: """
+                Writes through the control's binding; the value is JSON, a bare word the string it spells:
+                  input /App/ContainerView/LoginView1 "이메일을 입력해 주세요..." "kim@example.com"
+                  input /App/ContainerView "토글해봅시다" true
+                """, kinds: [.viewPath, .json, .json],
+            parse: { arguments throws(CommandError) in
+                let path = try arguments.word("a view path")
+                let label = try arguments.label()
+                return .input(path: path, label: label, value: try arguments.json("a JSON value"))
+            }),
+        CommandSpec(
             name: "why", arguments: "<path> [<version>]", summary: "why a view re-rendered: its chain back to the write",
             details: """
                 The chain from the view back to what caused its latest re-render (or the one at the

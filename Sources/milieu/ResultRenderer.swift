@@ -17,6 +17,30 @@ struct ResultRenderer {
 
     func version(_ result: VersionResult) -> String { version(result.version) }
 
+    /// `view/controls`: one line a control, as the body shows it, with its value.
+    ///
+    ///     Button("로그인")  disabled
+    ///     TextField("이메일을 입력해 주세요...") = "kim@example.com"
+    func controls(_ result: ViewControlsRequest.Result) -> String {
+        guard !result.controls.isEmpty else { return style.dim("\(result.path) shows no controls") }
+        return result.controls.map { control in
+            let names = [
+                "button": "Button", "textField": "TextField", "secureField": "SecureField", "toggle": "Toggle", "stepper": "Stepper",
+                "picker": "Picker", "navigationLink": "NavigationLink",
+            ]
+            var line = "\(names[control.kind] ?? control.kind)(\(JSON.string(control.label).jsonText))"
+            if control.redacted {
+                line += " = " + style.dim("<secure>")
+            } else if let value = control.value {
+                line += " = " + value.jsonText
+            }
+            if let range = control.range, range.count == 2 { line += style.dim("  in \(range[0])...\(range[1])") }
+            if let options = control.options { line += style.dim("  of " + options.map(\.jsonText).joined(separator: ", ")) }
+            if control.disabled { line += "  " + style.yellow("disabled") }
+            return line
+        }.joined(separator: "\n")
+    }
+
     private func version(_ version: Int) -> String { style.dim("ok, version \(version)") }
 
     /// `call`: the action's result, when it returns one, then the version.

@@ -105,4 +105,12 @@ extension SchemaHelp: SecretOracle {
         loadTypes()
         return types.map { Array($0.values) } ?? []
     }
+
+    /// `view/controls` of the view: whether its control labelled `label` is a `SecureField`.
+    func isSecureControl(view: String, label: String) -> Bool? {
+        guard let result = try? link.request(ViewControlsRequest(path: view)),
+            let control = result.controls.first(where: { $0.label == label })
+        else { return nil }
+        return control.kind == "secureField"
+    }
 }

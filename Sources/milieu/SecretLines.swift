@@ -11,13 +11,16 @@ protocol SecretOracle {
     func action(at path: String) -> ActionDescription?
     /// Every type the daemon knows, for a guess when a path cannot be asked about.
     var knownTypes: [TypeDescription] { get }
+    /// Whether the control labelled `label` in the view at `view` is a secure field (`view/controls`).
+    func isSecureControl(view: String, label: String) -> Bool?
 }
 
 /// Which typed lines carry a secret: those are kept out of the history file, as redis-cli keeps
 /// out `AUTH`, so that a secret typed at the prompt is not left on disk (rule 13). A line carries
 /// one when it writes a secure value (`set` of a path the daemon says reaches one — through a
-/// binding, say) or passes an argument to an action's secure parameter (SPEC §9.3.3), typed as a
-/// command or as a raw `graph/set`, `graph/call` or `graph/transaction`, alone or in a batch.
+/// binding, say), passes an argument to an action's secure parameter (SPEC §9.3.3), or types into
+/// a secure field (`input`), typed as a command or as a raw `graph/set`, `graph/call`,
+/// `graph/transaction` or `view/input`, alone or in a batch.
 ///
 /// The daemon is asked, never the path's spelling; only when it cannot tell (not connected, a
 /// path it does not know) is a last member that names a secure property, or an action with
@@ -33,6 +36,7 @@ struct SecretLines {
         switch try? Command.parse(line) {
         case .set(let path, _)?: return writesSecret(path)
         case .call(let path, let arguments)?: return passesSecret(path, argumentCount: arguments.count)
+        case .input(let path, let label, _)?: return typesSecret(path, label)
         case .raw(let text)?:
             guard let message = try? JSON(parsing: text) else { return false }
             return (message.arrayValue ?? [message]).contains { carriesASecret(request: $0) }
@@ -43,6 +47,8 @@ struct SecretLines {
             switch words[0] {
             case "set": return writesSecret(words[1])
             case "call": return passesSecret(words[1], argumentCount: words.count - 2)
+            // The label may be mistyped: without one to ask about, keep the line out.
+            case "input": return true
             default: return false
             }
         default: return false
@@ -57,6 +63,9 @@ struct SecretLines {
             guard let path = params?["path"]?.stringValue else { return false }
             return passesSecret(path, argumentCount: params?["args"]?.arrayValue?.count ?? 0)
         case GraphTransactionRequest.name: return (params?["ops"]?.arrayValue ?? []).contains { carriesASecret(request: $0) }
+        case ViewInputRequest.name:
+            guard let path = params?["path"]?.stringValue, let label = params?["label"]?.stringValue else { return true }
+            return typesSecret(path, label)
         default: return false
         }
     }
@@ -65,6 +74,12 @@ struct SecretLines {
         if let known = oracle.reachesSecret(path) { return known }
         let secureNames = Self.builtInSecureNames.union(oracle.knownTypes.flatMap { $0.properties.filter(\.secure).map(\.name) })
         return PathSyntax.splitLastMember(path).map { secureNames.contains($0.member) } ?? secureNames.contains(path)
+    }
+
+    /// Input into a control the daemon does not call a secure field is no secret; when it cannot
+    /// tell (no daemon, no such control), the line stays out of the history.
+    private func typesSecret(_ view: String, _ label: String) -> Bool {
+        oracle.isSecureControl(view: view, label: label) ?? true
     }
 
     private func passesSecret(_ path: String, argumentCount: Int) -> Bool {

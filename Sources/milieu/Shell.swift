@@ -77,6 +77,15 @@ final class Shell {
             changes["path"] = .string(path)
             let result = try link.request(try Methods.decode(ViewProvideRequest.self, params: changes))
             return .success(text: results.version(result), result: result.wire)
+        case .controls(let path):
+            let result = try link.request(ViewControlsRequest(path: path))
+            return .success(text: results.controls(result), result: result.wire)
+        case .tap(let path, let label):
+            let result = try link.request(ViewTapRequest(path: path, label: label))
+            return .success(text: results.version(result), result: result.wire)
+        case .input(let path, let label, let value):
+            let result = try link.request(ViewInputRequest(path: path, label: label, value: value))
+            return .success(text: results.version(result), result: result.wire)
         case .tree(let path, let depth, let picture):
             let root = try link.tree(path: path, depth: depth)
             guard let picture else { return .success(text: TreeRenderer(style: style).render(root), result: ["root": root.wire]) }

@@ -82,7 +82,7 @@ import Testing
         #expect(try graph.get("\(view).loginVM.isUserLoggedIn").wire == true)
         // The cover's content is shown: the body's last line is the cover's Text.
         #expect(pressed.body(of: view)?.last == "kim@example.com")
-        let controls = try graph.controls(of: view)
+        let controls = try graph.controls(of: view).controls
         #expect(controls.map(\.kind) == ["textField", "secureField", "button"])
         #expect(controls[0].value == .some("kim@example.com"))
         #expect(controls[1].value == .some(nil), "a secure field's value is never shown")
@@ -226,7 +226,7 @@ import Testing
         ])
         expectError(.forbidden) { try graph.tap("/App/Form", "+") }
         expectError(.forbidden) { try graph.tap("/App/Form/Inner", "inc") }
-        #expect(try graph.controls(of: "/App/Form/Inner").map(\.disabled) == [true])
+        #expect(try graph.controls(of: "/App/Form/Inner").controls.map(\.disabled) == [true])
         try graph.set("/App/Form.locked", false)
         try graph.tap("/App/Form", "+")
         try graph.tap("/App/Form/Inner", "inc")

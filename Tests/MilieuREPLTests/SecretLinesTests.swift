@@ -18,6 +18,14 @@ import Testing
         }
 
         func action(at path: String) -> ActionDescription? { actions[path] }
+
+        var secureControls: Set<String> = []
+        var publicControls: Set<String> = []
+
+        func isSecureControl(view: String, label: String) -> Bool? {
+            let key = view + " " + label
+            return secureControls.contains(key) ? true : publicControls.contains(key) ? false : nil
+        }
     }
 
     private let asked = SecretLines(
@@ -27,6 +35,21 @@ import Testing
                 "/App/Q.vault.setPin": ActionDescription(name: "setPin", params: ["label: string", "pin: string"], secureParams: ["pin"]),
                 "session.start": ActionDescription(name: "start", params: ["user: string"]),
             ]))
+
+    @Test func typingIntoASecureFieldIsASecretAndIntoAnyOtherFieldIsNot() {
+        let lines = SecretLines(
+            oracle: Oracle(secureControls: ["/App/Login Password"], publicControls: ["/App/Login Email", "/App/Login \"Your name\""]))
+        #expect(lines.carriesASecret("input /App/Login Password hunter2"))
+        #expect(!lines.carriesASecret("input /App/Login Email kim@example.com"))
+        #expect(lines.carriesASecret("input /App/Login Unknown x"), "a control the daemon cannot name stays out")
+        #expect(
+            lines.carriesASecret(
+                #"{"jsonrpc":"2.0","id":1,"method":"view/input","params":{"path":"/App/Login","label":"Password","value":"p"}}"#))
+        #expect(
+            !lines.carriesASecret(
+                #"{"jsonrpc":"2.0","id":1,"method":"view/input","params":{"path":"/App/Login","label":"Email","value":"e"}}"#))
+        #expect(lines.carriesASecret("input /App/Login Pass word x y"), "a line that does not parse is judged by its command")
+    }
 
     @Test func aWriteThePathsDaemonCallsSecureIsASecret() {
         #expect(asked.carriesASecret(#"set /App/Q.pw "x""#), "a binding to a secure property")

@@ -327,8 +327,25 @@ export interface ViewDeclaration {
   provide?: EnvironmentModifiers;
   /** The modifiers its parent's body applies where it places the view (`Child().environmentObject(x)`): the view and its descendants see them, its siblings do not; key paths are relative to the parent. */
   modifiers?: EnvironmentModifiers;
-  body?: string[];
+  /** Template lines and the view language's elements (SPEC §6.3): text, child views, if, forEach, let, controls, disabled, sheets. */
+  body?: BodyElement[];
   retain?: boolean;
+  /** `let _ = Self._printChanges()`: `true`, or the dynamic properties in the struct's order (SPEC §6.6). */
+  printChanges?: boolean | string[];
+}
+
+/** One element of a body (SPEC §6.3); the daemon checks each form's members. */
+export type BodyElement = string | { [form: string]: unknown };
+
+/** One control of `view/controls` (SPEC §9.23): a bound one's `value`, or `redacted` for a secure field. */
+export interface Control {
+  kind: 'button' | 'textField' | 'secureField' | 'toggle' | 'stepper' | 'picker' | 'navigationLink';
+  label: string;
+  disabled: boolean;
+  value?: unknown;
+  redacted?: true;
+  options?: unknown[];
+  range?: [number, number];
 }
 
 export interface MountResult {
@@ -427,9 +444,10 @@ export interface BatchCall {
 export type Change = { path: string; value: unknown } | { path: string; redacted: true };
 
 export interface DidChangeParams { watch: number; version: number; changes: Change[] }
-export interface DidUpdateParams { watch: number; version: number; path: string; reasons: string[]; body: string[] }
-export interface DidMountParams { watch: number; version: number; path: string; reason: 'mounted' | 'identity' | (string & {}); body: string[] }
-export interface DidUnmountParams { watch: number; version: number; path: string; reason: 'unmounted' | 'identity' | 'connectionClosed' | 'parentUnmounted' | (string & {}) }
+/** `printChanges`: the line `Self._printChanges()` prints, for a view that declares it (SPEC §6.6). */
+export interface DidUpdateParams { watch: number; version: number; path: string; reasons: string[]; body: string[]; printChanges?: string }
+export interface DidMountParams { watch: number; version: number; path: string; reason: 'mounted' | 'identity' | 'condition' | 'row' | 'presented' | (string & {}); body: string[]; printChanges?: string }
+export interface DidUnmountParams { watch: number; version: number; path: string; reason: 'unmounted' | 'identity' | 'connectionClosed' | 'parentUnmounted' | 'condition' | 'row' | 'dismissed' | (string & {}) }
 /** `stateObject`, `state` (a `@State` `$new`), `construct`, `stateInitial` (made and discarded at once), `identity`, `app`. */
 export type CreationReason = 'stateObject' | 'state' | 'construct' | 'stateInitial' | 'identity' | 'app' | (string & {});
 /** `replaced`, `discarded` (a `stateInitial` object), `ownerUnmounted`, `identity`, `released`. */
@@ -561,6 +579,12 @@ export class Client extends EventEmitter {
    * too), the scene's views, what they provide and their values as they began; `dryRun` only says what it would do.
    */
   reset(options?: CallOptions & { dryRun?: boolean }): Promise<ResetResult>;
+  /** The view's controls in body order, with labels, whether each is disabled and what a bound one holds (SPEC §9.23). */
+  controls(path: string, options?: CallOptions): Promise<{ path: string; controls: Control[]; version: number }>;
+  /** Presses the button (or navigation link) labelled `label`; its action is one transaction (SPEC §9.24). */
+  tap(path: string, label: string, options?: CallOptions): Promise<{ version: number }>;
+  /** Types into a field, or sets a toggle, stepper or picker, through its binding (SPEC §9.25). */
+  input(path: string, label: string, value: JSONValue, options?: CallOptions): Promise<{ version: number }>;
   /** What the daemon is and holds: build, uptime, socket, data directory, durability, counts, memory (SPEC §9.20). */
   daemonInfo(options?: CallOptions): Promise<DaemonInfo>;
   /** Every connection the daemon serves, in the order they connected (SPEC §9.21). */

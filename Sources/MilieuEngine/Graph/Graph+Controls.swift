@@ -16,25 +16,28 @@ extension Graph {
         public let range: [Int]?
     }
 
-    /// The controls of the view at `path`, as its body's last evaluation showed them.
-    public func controls(of path: String) throws(EngineError) -> [ControlSnapshot] {
+    /// The controls of the view at `path`, as its body's last evaluation showed them, and the view's canonical path.
+    public func controls(of path: String) throws(EngineError) -> (path: String, controls: [ControlSnapshot]) {
         let node = try mountedView(path)
         let placed = isPlacedDisabled(node)
-        return try node.controls.map { control throws(EngineError) in
-            var value: JSON??
-            var options: [JSON]?
-            if case .bind(let binding) = control.declaration.use {
-                value = .some(try boundControlValue(binding, in: node, control.locals))
+        return (
+            node.path,
+            try node.controls.map { control throws(EngineError) in
+                var value: JSON??
+                var options: [JSON]?
+                if case .bind(let binding) = control.declaration.use {
+                    value = .some(try boundControlValue(binding, in: node, control.locals))
+                }
+                if let expression = control.declaration.options,
+                    case .array(let choices) = try evaluate(expression, in: node, nil, control.locals).value
+                {
+                    options = choices
+                }
+                return ControlSnapshot(
+                    kind: control.declaration.kind.rawValue, label: control.label, disabled: control.disabled || placed, value: value,
+                    options: options, range: control.declaration.range.map { [$0.min, $0.max] })
             }
-            if let expression = control.declaration.options,
-                case .array(let choices) = try evaluate(expression, in: node, nil, control.locals).value
-            {
-                options = choices
-            }
-            return ControlSnapshot(
-                kind: control.declaration.kind.rawValue, label: control.label, disabled: control.disabled || placed, value: value,
-                options: options, range: control.declaration.range.map { [$0.min, $0.max] })
-        }
+        )
     }
 
     private func boundControlValue(_ binding: BindingExpression, in node: ViewNode, _ locals: [JSON]) throws(EngineError) -> JSON? {
@@ -106,7 +109,7 @@ extension Graph {
         }
         switch binding {
         case .constant:
-            throw .forbidden(path: "\(node.path) \(shown)", .constant, "its binding is .constant(...), which cannot be written")
+            throw .forbidden(path: node.path, .constant, "\(shown)'s binding is .constant(...), which cannot be written")
         case .path(let text, _):
             try setOperation("\(node.path).\(text)", value, ifVersion: nil)
         }
@@ -125,8 +128,8 @@ extension Graph {
         }
         guard !matches.isEmpty else {
             let known = node.controls.map { JSON.string($0.label).jsonText }.joined(separator: ", ")
-            throw .unknownPath(
-                "\(node.path) \(label)",
+            throw .unknownControl(
+                view: node.path,
                 "\(node.path) has no control labelled \(JSON.string(label).jsonText); it has \(known.isEmpty ? "none" : known)")
         }
         guard matches.count == 1 || matches.count >= ordinal && wanted != label else {
@@ -136,13 +139,12 @@ extension Graph {
             )
         }
         guard ordinal <= matches.count else {
-            throw .unknownPath(
-                "\(node.path) \(label)", "\(node.path) has \(matches.count) controls labelled \(JSON.string(wanted).jsonText)")
+            throw .unknownControl(view: node.path, "\(node.path) has \(matches.count) controls labelled \(JSON.string(wanted).jsonText)")
         }
         let control = matches[ordinal - 1]
         if control.disabled || isPlacedDisabled(node) {
             throw .forbidden(
-                path: "\(node.path) \(label)", .disabled,
+                path: node.path, .disabled,
                 "\(Self.line(control.declaration.kind, control.label, disabled: false)) is disabled (.disabled(true) where it is placed)")
         }
         return (node, control)

@@ -54,6 +54,7 @@ public enum Methods {
         ViewUnmountRequest.self, ViewProvideRequest.self, ViewTreeRequest.self, WatchRequest.self, UnwatchRequest.self,
         ShutdownRequest.self, DiscoverRequest.self, ViewDependenciesRequest.self, GraphReadersRequest.self,
         ViewEnvironmentRequest.self, GraphExplainRequest.self, DaemonInfoRequest.self, DaemonClientsRequest.self, GraphResetRequest.self,
+        ViewControlsRequest.self, ViewTapRequest.self, ViewInputRequest.self,
     ]
 
     /// Every method name, for `rpc.discover` checks and completion.

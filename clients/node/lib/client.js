@@ -674,6 +674,12 @@ const REQUESTS = Object.freeze({
   environment: (path, options) => ['view/environment', { path }, options],
   /** `graph/reset` with `{dryRun?}` → `{version, unmounted, remounted, provided, written}`: back to the scene's start. */
   reset: ({ dryRun, ...options } = {}) => ['graph/reset', dryRun ? { dryRun: true } : {}, options],
+  /** `view/controls` → `{path, controls, version}`: the view's buttons, fields, toggles, steppers, pickers and links. */
+  controls: (path, options) => ['view/controls', { path }, options],
+  /** `view/tap` → `{version}`: presses the button (or navigation link) labelled `label`. */
+  tap: (path, label, options) => ['view/tap', { path, label }, options],
+  /** `view/input` → `{version}`: writes `value` through the binding of the control labelled `label`. */
+  input: (path, label, value, options) => ['view/input', { path, label, value }, options],
   /** `daemon/info` → the daemon's build, pid, uptime, socket, data directory, durability, counts and memory. */
   daemonInfo: (options) => ['daemon/info', {}, options],
   /** `daemon/clients` → `{clients}`: each connection's id, pid, uid, name, watches, views and unsent output. */

@@ -282,6 +282,31 @@ test('daemonInfo counts what the daemon serves; daemonClients names each connect
   );
 });
 
+test('controls are listed, pressed and typed into; printChanges comes with the update', needsDaemon, async (t) => {
+  const client = await clientFor(t, await daemonFor(t));
+  await client.mount({
+    parent: '/App', name: 'Counter', state: { count: 0, note: '' }, printChanges: true,
+    body: [
+      { text: { get: 'count' } },
+      { button: '+', action: [{ set: 'count', to: { '+': [{ get: 'count' }, 1] } }] },
+      { textField: 'Note', text: 'note' },
+      { disabled: true, content: [{ button: 'Reset', action: [{ set: 'count', to: 0 }] }] },
+    ],
+  });
+  const { controls } = await client.controls('/App/Counter');
+  assert.deepEqual(controls.map((c) => [c.kind, c.label, c.disabled]), [['button', '+', false], ['textField', 'Note', false], ['button', 'Reset', true]]);
+  const watch = await client.watch({ views: ['/App/Counter'] });
+  const updated = new Promise((resolve) => watch.on('didUpdate', resolve));
+  const { version } = await client.tap('/App/Counter', '+');
+  const update = await updated;
+  assert.deepEqual([update.version, update.body[0], update.printChanges], [version, '1', 'Counter: _count changed.']);
+  await client.input('/App/Counter', 'Note', 'hello');
+  assert.equal((await client.controls('/App/Counter')).controls[1].value, 'hello');
+  await assert.rejects(client.tap('/App/Counter', 'Reset'), (e) => e.kind === 'Forbidden' && e.data.reason === 'disabled');
+  await assert.rejects(client.tap('/App/Counter', '-'), (e) => e.kind === 'UnknownPath');
+  await assert.rejects(client.input('/App/Counter', 'Note', 3), (e) => e.kind === 'InvalidParams');
+});
+
 test('reset goes back to the scene start; dryRun only says what it would do', needsDaemon, async (t) => {
   const client = await clientFor(t, await daemonFor(t));
   await client.mount({ parent: '/App', name: 'Kept', retain: true });

@@ -406,3 +406,35 @@ def test_a_tree_over_the_output_limit_is_result_too_large_whole_and_comes_in_pag
             client.request("view/tree", {"path": "/App/List"})
         assert refused.value.limit == 65536 and refused.value.method == "view/tree"
         assert len(client.tree("/App/List", page_size=100)["root"]["children"]) == 400
+
+
+def test_controls_are_listed_pressed_and_typed_into(client: milieu.Client) -> None:
+    client.mount(
+        parent="/App", name="Counter", state={"count": 0, "note": ""}, print_changes=True,
+        body=[
+            {"text": {"get": "count"}},
+            {"button": "+", "action": [{"set": "count", "to": {"+": [{"get": "count"}, 1]}}]},
+            {"textField": "Note", "text": "note"},
+            {"disabled": True, "content": [{"button": "Reset", "action": [{"set": "count", "to": 0}]}]},
+        ],
+    )
+    listed = client.controls("/App/Counter")
+    assert [(c["kind"], c["label"], c["disabled"]) for c in listed["controls"]] == [
+        ("button", "+", False), ("textField", "Note", False), ("button", "Reset", True),
+    ]
+    with client.watch(views=["/App/Counter"]) as watch:
+        version = client.tap("/App/Counter", "+")
+        change = watch.next(timeout=5)
+        assert isinstance(change, milieu.DidChange) and change.values() == {"/App/Counter.count": 1}
+        update = watch.next(timeout=5)
+        assert isinstance(update, milieu.DidUpdate) and update.version == version
+        assert update.body[0] == "1" and update.print_changes == "Counter: _count changed."
+    client.input("/App/Counter", "Note", "hello")
+    assert client.controls("/App/Counter")["controls"][1]["value"] == "hello"
+    with pytest.raises(milieu.Forbidden):
+        client.tap("/App/Counter", "Reset")
+    with pytest.raises(milieu.UnknownPath):
+        client.tap("/App/Counter", "-")
+    with pytest.raises(milieu.InvalidParams):
+        client.input("/App/Counter", "Note", 3)
+

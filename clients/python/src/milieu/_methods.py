@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Sequence, 
 from . import ops
 from ._core import Call, Connection, Plan, W, WatchState, initialize_params, names
 from .results import (
-    CallResult, DaemonClientsResult, ResetResult, DaemonInfoResult, DependenciesResult, EnvironmentResult, ExplainResult, InitializeResult, MountResult, PageNode,
+    CallResult, ControlsResult, DaemonClientsResult, ResetResult, DaemonInfoResult, DependenciesResult, EnvironmentResult, ExplainResult, InitializeResult, MountResult, PageNode,
     ReadersResult, RegisterResult, TransactionResult, TreePage, TreeResult, TypesResult, VersionResult, ViewNode,
 )
 
@@ -266,6 +266,28 @@ def reset(core: Connection[Any], *, dry_run: bool = False, timeout: float | None
     values as they began. With ``dry_run``, what it would do, and nothing done (SPEC §9.22)."""
     result: ResetResult = yield Call("graph/reset", {"dryRun": True} if dry_run else {}, timeout)
     return result
+
+
+def controls(core: Connection[Any], path: str, *, timeout: float | None = None) -> Plan[ControlsResult]:
+    """``view/controls``: the controls the view at ``path`` shows — buttons, fields, toggles,
+    steppers, pickers, navigation links — with each label, whether it is disabled and what a bound
+    one holds (a secure field's value is never sent) (SPEC §9.23)."""
+    result: ControlsResult = yield Call("view/controls", {"path": path}, timeout)
+    return result
+
+
+def tap(core: Connection[Any], path: str, label: str, *, timeout: float | None = None) -> Plan[int]:
+    """``view/tap``: presses the button labelled ``label`` in the view at ``path`` (its action is
+    one transaction), or shows or hides a navigation link's destination; returns the version (SPEC §9.24)."""
+    result: VersionResult = yield Call("view/tap", {"path": path, "label": label}, timeout)
+    return result["version"]
+
+
+def input(core: Connection[Any], path: str, label: str, value: Any, *, timeout: float | None = None) -> Plan[int]:
+    """``view/input``: types ``value`` into the field, or sets the toggle, stepper or picker, labelled
+    ``label`` in the view at ``path``, through its binding; returns the version (SPEC §9.25)."""
+    result: VersionResult = yield Call("view/input", {"path": path, "label": label, "value": value}, timeout)
+    return result["version"]
 
 
 def daemon_info(core: Connection[Any], *, timeout: float | None = None) -> Plan[DaemonInfoResult]:

@@ -43,7 +43,8 @@ class DidChange:
 
 @dataclass(frozen=True)
 class DidUpdate:
-    """``view/didUpdate``: a watched view's body was evaluated again, and why."""
+    """``view/didUpdate``: a watched view's body was evaluated again, and why; ``print_changes`` is
+    the line ``Self._printChanges()`` prints, for a view that declares it (SPEC §6.6)."""
 
     method: ClassVar[str] = "view/didUpdate"
     watch: int
@@ -52,11 +53,13 @@ class DidUpdate:
     reasons: Tuple[str, ...]
     body: Tuple[str, ...]
     raw: Dict[str, Any] = field(repr=False, compare=False)
+    print_changes: str | None = None
 
 
 @dataclass(frozen=True)
 class DidMount:
-    """``view/didMount``: a view appeared (``reason``: ``mounted`` or ``identity``)."""
+    """``view/didMount``: a view appeared (``reason``: ``mounted``, ``identity``, ``condition``,
+    ``row`` or ``presented``); ``print_changes`` as :class:`DidUpdate`'s."""
 
     method: ClassVar[str] = "view/didMount"
     watch: int
@@ -65,6 +68,7 @@ class DidMount:
     reason: str
     body: Tuple[str, ...]
     raw: Dict[str, Any] = field(repr=False, compare=False)
+    print_changes: str | None = None
 
 
 @dataclass(frozen=True)
@@ -180,11 +184,19 @@ def _did_change(p: Dict[str, Any]) -> Notification:
 
 
 def _did_update(p: Dict[str, Any]) -> Notification:
-    return DidUpdate(p["watch"], p["version"], str(p.get("path")), _strings(p.get("reasons")), _strings(p.get("body")), p)
+    printed = p.get("printChanges")
+    return DidUpdate(
+        p["watch"], p["version"], str(p.get("path")), _strings(p.get("reasons")), _strings(p.get("body")), p,
+        printed if isinstance(printed, str) else None,
+    )
 
 
 def _did_mount(p: Dict[str, Any]) -> Notification:
-    return DidMount(p["watch"], p["version"], str(p.get("path")), str(p.get("reason")), _strings(p.get("body")), p)
+    printed = p.get("printChanges")
+    return DidMount(
+        p["watch"], p["version"], str(p.get("path")), str(p.get("reason")), _strings(p.get("body")), p,
+        printed if isinstance(printed, str) else None,
+    )
 
 
 def _did_unmount(p: Dict[str, Any]) -> Notification:

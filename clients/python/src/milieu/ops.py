@@ -38,6 +38,9 @@ class ViewFields(TypedDict, total=False):
     it places the view, ``Child().environmentObject(x)``: the view and its
     descendants see them, key paths relative to the parent) are each
     ``{"environmentObjects": [...], "observables": [...], "environment": {...}}``.
+    ``body`` is template lines and the view language's elements (SPEC §6.3:
+    ``{"text": ...}``, ``{"view": {...}}``, ``{"if": ...}``, ``{"forEach": ...}``, controls);
+    ``print_changes`` asks for the line ``Self._printChanges()`` prints (SPEC §6.6).
     """
 
     parent: str
@@ -52,14 +55,16 @@ class ViewFields(TypedDict, total=False):
     environment: Sequence[str] | Mapping[str, Mapping[str, Any]]
     provide: Mapping[str, Any]
     modifiers: Mapping[str, Any]
-    body: Sequence[str]
+    body: Sequence[Any]
     retain: bool
+    print_changes: bool | Sequence[str]
 
 
 _WIRE_NAMES = {
     "state_objects": "stateObjects",
     "observed_objects": "observedObjects",
     "environment_objects": "environmentObjects",
+    "print_changes": "printChanges",
 }
 
 

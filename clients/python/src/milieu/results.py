@@ -316,3 +316,29 @@ class DaemonClientsResult(TypedDict):
 
     clients: List[DaemonClient]
 
+
+class _ControlValue(TypedDict, total=False):
+    value: Any
+    redacted: bool
+    options: List[Any]
+    range: List[int]
+
+
+class Control(_ControlValue):
+    """One control of ``view/controls``: ``kind`` (``button``, ``textField``, ``secureField``,
+    ``toggle``, ``stepper``, ``picker`` or ``navigationLink``), its ``label``, whether it is
+    ``disabled``, and for a bound one its ``value`` (``redacted`` for a secure field), a picker's
+    ``options`` and a stepper's ``range`` (SPEC §9.23)."""
+
+    kind: str
+    label: str
+    disabled: bool
+
+
+class ControlsResult(TypedDict):
+    """``view/controls``: the view's controls in the order its body shows them."""
+
+    path: str
+    controls: List[Control]
+    version: int
+
