@@ -1,5 +1,31 @@
 // swift-tools-version: 6.0
+import Foundation
 import PackageDescription
+
+/// Apple's swift-syntax as the toolchain ships it, for reading Swift source (`MilieuSwift`): the
+/// host libraries in `usr/lib/swift/host`, beside the toolchain's `libPackageDescription.so`,
+/// which this manifest's own process has loaded (its path is in `/proc/self/maps`).
+/// `MILIEU_SWIFT_SYNTAX` names the directory instead. Without it the build stops here, loudly.
+let swiftSyntaxHost: String = {
+    if let directory = ProcessInfo.processInfo.environment["MILIEU_SWIFT_SYNTAX"] { return directory }
+    // FileHandle, not String(contentsOfFile:): /proc files report no size, and that read came back short.
+    let maps = String(decoding: FileHandle(forReadingAtPath: "/proc/self/maps")?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+    let library = "/lib/swift/pm/ManifestAPI/libPackageDescription.so"
+    guard let line = maps.split(separator: "\n").first(where: { $0.hasSuffix(library) }), let start = line.firstIndex(of: "/") else {
+        fatalError(
+            "swift-syntax's host libraries were not found (no libPackageDescription.so in /proc/self/maps): set MILIEU_SWIFT_SYNTAX to the toolchain's usr/lib/swift/host"
+        )
+    }
+    let host = String(line[start...].dropLast(library.count)) + "/lib/swift/host"
+    guard FileManager.default.fileExists(atPath: host + "/SwiftParser.swiftmodule") else {
+        fatalError(
+            "swift-syntax's host libraries are not in \(host): set MILIEU_SWIFT_SYNTAX to a directory that has SwiftParser.swiftmodule")
+    }
+    return host
+}()
+
+/// What a target that imports `MilieuSwift` (or swift-syntax) needs: the host modules' directory.
+let swiftSyntaxModules: [SwiftSetting] = [.unsafeFlags(["-I", swiftSyntaxHost])]
 
 /// Strict settings shared by every target: Swift 6 mode is the tools default;
 /// these add the upcoming checks the style guide asks for.
@@ -42,10 +68,20 @@ let package = Package(
         .target(
             name: "MilieuInspector", dependencies: ["MilieuClient", "MilieuJSON", "MilieuProtocol", "MilieuTransport"],
             resources: [.embedInCode("Page/inspector.html")], swiftSettings: strict),
+        // Swift source in: the articles' SwiftUI code as Milieu's declarations, read with swift-syntax.
+        .target(
+            name: "MilieuSwift", dependencies: ["MilieuJSON"], swiftSettings: strict + swiftSyntaxModules,
+            linkerSettings: [
+                .unsafeFlags(["-L", swiftSyntaxHost, "-Xlinker", "-rpath", "-Xlinker", swiftSyntaxHost]),
+                .linkedLibrary("SwiftSyntax"), .linkedLibrary("SwiftParser"), .linkedLibrary("SwiftDiagnostics"),
+                .linkedLibrary("SwiftParserDiagnostics"), .linkedLibrary("SwiftOperators"),
+            ]),
         .executableTarget(
             name: "milieu",
-            dependencies: ["CReadline", "MilieuClient", "MilieuInspector", "MilieuJSON", "MilieuProtocol", "MilieuTransport"],
-            swiftSettings: strict, plugins: ["EmbedText"]),
+            dependencies: [
+                "CReadline", "MilieuClient", "MilieuInspector", "MilieuJSON", "MilieuProtocol", "MilieuSwift", "MilieuTransport",
+            ],
+            swiftSettings: strict + swiftSyntaxModules, plugins: ["EmbedText"]),
         // protocol/openrpc.json and scenes/*.json compiled into the daemon and the REPL at build time.
         .executableTarget(name: "embed-text", swiftSettings: strict),
         .plugin(name: "EmbedText", capability: .buildTool(), dependencies: ["embed-text"]),
@@ -60,7 +96,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "MilieuREPLTests", dependencies: ["milieu", "MilieuClient", "MilieuTestSupport", "MilieuJSON", "MilieuProtocol"],
-            swiftSettings: strict),
+            swiftSettings: strict + swiftSyntaxModules),
+        .testTarget(
+            name: "MilieuSwiftTests", dependencies: ["MilieuSwift", "MilieuEngine", "MilieuJSON", "MilieuProtocol"],
+            swiftSettings: strict + swiftSyntaxModules),
         .testTarget(
             name: "MilieuInspectorTests", dependencies: ["MilieuInspector", "MilieuJSON", "MilieuProtocol"], swiftSettings: strict),
         .testTarget(

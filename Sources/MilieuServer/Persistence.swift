@@ -22,7 +22,8 @@ enum Persistence {
                     _ = try graph.declareEnvironmentKeys([key: declaration["declaration"] ?? .null])
                     continue
                 }
-                _ = try graph.register(declaration: declaration)
+                // A stored type takes the place of a built-in of its name, as its registration did.
+                _ = try graph.register(declaration: declaration, replace: true)
                 restored.types += 1
             } catch {
                 log.warning("not restoring a stored type: \(error)")

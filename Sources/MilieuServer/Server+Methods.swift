@@ -122,7 +122,7 @@ extension SchemaTypesRequest: ServerMethod {
 extension SchemaRegisterRequest: ServerMethod {
     func perform(in server: Server, session: ClientSession) throws(RPCError) -> Reply {
         let (names, newKeys, commit) = try server.engine { () throws(EngineError) in
-            try server.graph.register(declarations: types, environmentKeys: environmentKeys)
+            try server.graph.register(declarations: types, environmentKeys: environmentKeys, replace: replace)
         }
         for (name, declaration) in zip(names, types) {
             server.store?.stageType(name: name, declaration: Graph.withoutSecureDefaults(declaration))

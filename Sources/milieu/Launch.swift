@@ -17,6 +17,7 @@ enum Launch {
             case .run(let parsed): options = parsed
             case .inspect(let socketPath, let port): return InspectCommand.run(socketPath: socketPath, port: port)
             case .watch(let parameters): return WatchCommand.run(parameters, environment: environment)
+            case .translate(let files): return TranslateCommand.run(files: files)
             case .print(let text):
                 print(text)
                 return ExitStatus.success

@@ -27,6 +27,7 @@ struct Options {
                milieu inspect [--socket PATH] [--port N]
                milieu watch [--socket PATH] [--json] [--since V] [--lifecycle] [--commits] TARGET...
                milieu monitor [--socket PATH] [--json] [--since V]
+               milieu translate FILE.swift...
 
         Explore and drive milieud, SwiftUI's data flow as a daemon. On a terminal milieu is
         an interactive prompt (type help); with -c, or with commands piped to it, it runs
@@ -40,6 +41,12 @@ struct Options {
         milieu monitor prints every commit as it happens, as redis-cli MONITOR does: its
         version, the request and the paths it named, the connection that sent it (its client
         name and pid), and how many values, views and objects it changed (watch --commits).
+
+        milieu translate reads SwiftUI source — ObservableObject and @Observable classes, View
+        structs, #Preview and @main apps — and prints the scene it makes (types, and the views
+        mounted under /App) as JSON; diagnostics go to standard error as the compiler writes
+        them (FILE:LINE:COL: warning: …), and an error makes it exit 1. At the prompt,
+        load FILE.swift loads the same scene; milieud --scene FILE.swift starts with it.
 
         milieu inspect serves a live page of the daemon on 127.0.0.1 (a free port, or
         --port N) and prints its address, with a token every request must carry: the view
@@ -82,11 +89,20 @@ struct Options {
         case run(Options)
         case inspect(socketPath: String, port: UInt16)
         case watch(WatchCommand.Parameters)
+        /// `milieu translate FILE.swift…`: the scene the files make, printed.
+        case translate(files: [String])
         case print(String)
     }
 
     static func parse(_ arguments: [String], environment: [String: String]) throws(Mistake) -> Parsed {
         if arguments.first == "inspect" { return try parseInspect(arguments.dropFirst(), environment: environment) }
+        if arguments.first == "translate" {
+            let files = Array(arguments.dropFirst())
+            if files.contains("--help") { return .print(usage) }
+            guard !files.isEmpty else { throw Mistake(message: "translate needs one or more .swift files") }
+            if let option = files.first(where: { $0.hasPrefix("-") }) { throw Mistake(message: "unknown option \(option) for translate") }
+            return .translate(files: files)
+        }
         if arguments.first == "watch" { return try parseWatch(arguments.dropFirst(), environment: environment) }
         if arguments.first == "monitor" { return try parseWatch(arguments.dropFirst(), environment: environment, monitor: true) }
         var options = Options(socketPath: SocketPath.defaultPath(environment: environment))

@@ -38,8 +38,12 @@ extension Graph {
 
         func input(_ name: String) throws(EngineError) -> Bound {
             if let done = inputs[name] { return done }
-            guard let expression = declaration.inputs.first(where: { $0.name == name })?.value else {
-                throw .invalidDeclaration(field: "$input", reason: "\"$input\": \"\(name)\" names no input of the view", view: view())
+            guard
+                let expression = declaration.inputs.first(where: { $0.name == name })?.value
+                    ?? declaration.arguments.first(where: { $0.name == name })?.value
+            else {
+                throw .invalidDeclaration(
+                    field: "$input", reason: "\"$input\": \"\(name)\" names no input or argument of the view", view: view())
             }
             if case .new = expression {
                 throw .invalidDeclaration(

@@ -146,11 +146,12 @@ extension Graph {
     /// reason its own path gives (`login.email` for a read of `login.isValidEmail`).
     private func noteObservation(of record: ObjectRecord, slot: Int, recorder: ReadRecorder, reason: String) {
         guard record.type.isComputed(slot) else {
-            recorder.note(.location(.property(object: record.serial, slot: slot)), reason)
+            // An `@ObservationIgnored` property is read untracked.
+            if record.type.announces(slot) { recorder.note(.location(.property(object: record.serial, slot: slot)), reason) }
             return
         }
         let owner = reason.lastIndex(of: ".").map { reason[...$0] } ?? ""
-        for read in record.computedReads[slot - record.type.storedCount] {
+        for read in record.computedReads[slot - record.type.storedCount] where record.type.announces(read) {
             recorder.note(.location(.property(object: record.serial, slot: read)), owner + record.type.propertyName(read))
         }
     }

@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuProtocol
 
 /// One mutation of a transaction (`graph/transaction` ops, or one request's own).
 public enum Operation: Sendable {
@@ -133,16 +134,24 @@ public final class Graph {
     /// Registers a model type declared in JSON (`schema/register`). Types are not part of the undo log:
     /// a type is only added when its whole declaration is valid.
     /// `pointer` places the declaration in the request, for errors (`/types/0`).
-    public func register(declaration: JSON, at pointer: String = "") throws(EngineError) -> String {
+    /// With `replace`, a registered type of the same name gives way (`checkReplaceable`).
+    public func register(declaration: JSON, at pointer: String = "", replace: Bool = false) throws(EngineError) -> String {
         let model = try ModelType(declaration: declaration, at: pointer)
-        try registry.register(model)
+        if replace {
+            if registry[model.name] != nil { try checkReplaceable(model.name) }
+            try registry.replace(model)
+        } else {
+            try registry.register(model)
+        }
         return model.name
     }
 
     /// Registers several JSON-declared types and environment keys, all or none; registering takes
-    /// a version (and notifies nobody: the commit has no changes).
+    /// a version (and notifies nobody: the commit has no changes). With `replace`, a type whose
+    /// name is registered (built-in or declared) takes its place, unless an object of it is alive
+    /// (`InUse`, naming the views that hold them): a reloaded source's types are its own.
     public func register(
-        declarations: [JSON], environmentKeys keys: JSONObject = [:]
+        declarations: [JSON], environmentKeys keys: JSONObject = [:], replace: Bool = false
     ) throws(EngineError)
         -> (names: [String], environmentKeys: [String], commit: Commit)
     {
@@ -151,7 +160,7 @@ public final class Graph {
         var declaredKeys: [String] = []
         do throws(EngineError) {
             for (index, declaration) in declarations.enumerated() {
-                names.append(try register(declaration: declaration, at: "/types/\(index)"))
+                names.append(try register(declaration: declaration, at: "/types/\(index)", replace: replace))
             }
             declaredKeys = try declareEnvironmentKeys(keys)
         } catch {
@@ -161,6 +170,22 @@ public final class Graph {
         guard !names.isEmpty || !declaredKeys.isEmpty else { return (names, declaredKeys, Commit(version: version, changes: [])) }
         version = version.next
         return (names, declaredKeys, Commit(version: version, changes: []))
+    }
+
+    /// Refuses to replace type `name` while objects of it are alive: their views hold the old shape.
+    private func checkReplaceable(_ name: String) throws(EngineError) {
+        var holders: [String] = []
+        var views: Set<String> = []
+        for record in objects.values where record.type.name == name {
+            holders.append(record.ownerView.map { "\($0.path).\(record.ownerVariable ?? "")" } ?? record.name)
+            views.insert(record.ownerView?.path ?? KeyPath.appPath)
+        }
+        guard !holders.isEmpty else { return }
+        throw EngineError(
+            kind: .inUse,
+            message:
+                "type \(name) cannot be replaced while objects of it are alive (\(holders.sorted().joined(separator: ", "))); unmount the views that hold them first",
+            data: ["provided": .string(name), "view": .string(KeyPath.appPath), "dependents": .array(views.sorted().map(JSON.string))])
     }
 
     /// Declares custom environment keys with their defaults (`schema/register`), all or none;

@@ -355,6 +355,9 @@ struct ExpressionCompiler {
         case .array:
             let elements = known.reduce(into: ValueKinds()) { $0.formUnion($1.kinds) }
             return StaticValue(kinds: .array, elements: elements, secret: secret)
+        case .range:
+            for (value, pointer) in zip(known, pointers) { try require(value, .int, name, at: pointer) }
+            return StaticValue(kinds: .array, elements: .int)
         case .matches:
             // The pattern is written in the declaration, so that it is compiled, and a bad one refused, here.
             try require(known[0], .string, name, at: pointers[0])

@@ -169,6 +169,18 @@ struct ExpressionEvaluation {
                 throw mismatch(
                     name, at: pointer, expected: "[array, int] or [object, string]", actual: "[\(container.kindName), \(key.kindName)]")
             }
+        case .range:
+            // `low..<high` (ForEach(0..<n)): the ints from low up to high, high left out.
+            let (low, high) = (try evaluate(arguments[0]), try evaluate(arguments[1]))
+            guard case .int(let from) = low, case .int(let to) = high else {
+                throw mismatch(name, at: pointer, expected: "two ints", actual: "\(low.kindName) and \(high.kindName)")
+            }
+            guard from < to else { return .array([]) }
+            let (count, overflow) = to.subtractingReportingOverflow(from)
+            guard !overflow else { throw .limitExceeded(limit: "expressionArray", max: limits.maxArrayLength) }
+            try checkCount(count)
+            try spend(count)
+            return .array((from..<to).map(JSON.int))
         case .array:
             try checkCount(arguments.count)
             var values: [JSON] = []

@@ -55,8 +55,10 @@ public struct StoredProperty: Sendable {
     /// Rule 13: written and used inside the daemon, never shown outside it.
     public var secure: Bool
     public var validation: Constraints
-    /// For an `ObservableObject`: `@Published var` (true) or a plain `var` (false), whose writes
-    /// change the value without telling holders (rule 19). `@Observable` types ignore it.
+    /// Whether writes announce themselves: for an `ObservableObject`, `@Published var` (true) or a
+    /// plain `var` (false), whose writes change the value without telling holders (rule 19); for
+    /// an `@Observable` type, false only for an `@ObservationIgnored` property, whose reads are not
+    /// tracked either.
     public var published: Bool
 
     public init(

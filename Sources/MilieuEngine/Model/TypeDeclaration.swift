@@ -60,7 +60,8 @@ extension StoredProperty {
         guard case .object(let spec) = declaration else {
             throw .invalidDeclaration(field: field, reason: "a property declaration is an object with a \"type\"")
         }
-        try rejectUnknownMembers(spec, allowed: ["type", "default", "secure", "published", "oneOf", "min", "max", "pattern"], at: pointer)
+        try rejectUnknownMembers(
+            spec, allowed: ["type", "default", "secure", "published", "observationIgnored", "oneOf", "min", "max", "pattern"], at: pointer)
         guard let typeDeclaration = spec["type"] else {
             throw .invalidDeclaration(field: field, reason: "a property needs a \"type\"")
         }
@@ -90,9 +91,16 @@ extension StoredProperty {
                 reason: "@Published belongs to an ObservableObject; every stored property of an @Observable type is observed. "
                     + "Declare the type with \"style\": \"observableObject\", or leave \"published\" out")
         }
+        // `@ObservationIgnored`: Observation neither tracks its reads nor announces its writes.
+        let ignored = try Self.flag(spec["observationIgnored"], field: "\(field).observationIgnored")
+        if ignored != nil, style != .observable {
+            throw .invalidDeclaration(
+                field: "\(field).observationIgnored",
+                reason: "@ObservationIgnored belongs to an @Observable type; an ObservableObject's plain var is \"published\": false")
+        }
         self.init(
             name, type, default: Self.defaultValue(spec["default"], type: type, validation: validation),
-            secure: secure, validation: validation, published: published ?? true)
+            secure: secure, validation: validation, published: ignored == true ? false : published ?? true)
     }
 
     private static func flag(_ value: JSON?, field: String) throws(EngineError) -> Bool? {

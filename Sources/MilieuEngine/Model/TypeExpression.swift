@@ -38,7 +38,7 @@ enum ExpressionOperator: String, Sendable, CaseIterable {
     case add = "+", subtract = "-", multiply = "*", divide = "/", remainder = "%"
     case equal = "==", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
     case and, or, not
-    case `if`, cat, matches, `in`, count, isPrime, at, array
+    case `if`, cat, matches, `in`, count, isPrime, at, array, range
 
     /// How many arguments the operator takes, at least and at most.
     var arity: (min: Int, max: Int) {
@@ -49,7 +49,7 @@ enum ExpressionOperator: String, Sendable, CaseIterable {
         case .if: (3, .max)
         case .cat: (1, .max)
         case .array: (0, .max)
-        case .divide, .remainder, .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual, .matches, .in, .at: (2, 2)
+        case .divide, .remainder, .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual, .matches, .in, .at, .range: (2, 2)
         }
     }
 }

@@ -21,7 +21,7 @@ public final class RegisteredType: Sendable {
         slots = SlotTable(model.stored.map(\.name) + model.computed.map(\.name))
         self.actions = Dictionary(model.actions.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         referencedTypes = model.stored.map(\.type.referencedType)
-        announcing = model.stored.map { model.style == .observable || $0.published }
+        announcing = model.stored.map(\.published)
     }
 
     public var name: String { model.name }
@@ -79,6 +79,20 @@ public struct TypeRegistry: Sendable {
 
     public mutating func register(_ type: any ModelDeclaring.Type) throws(EngineError) {
         try register(type.modelType)
+    }
+
+    /// Puts `model` in the place of the registered type of its name (built-in or declared), or
+    /// adds it. The graph checks first that no object of the old type is alive.
+    mutating func replace(_ model: ModelType) throws(EngineError) {
+        guard let old = types[model.name] else { return try register(model) }
+        types[model.name] = nil
+        do {
+            try register(model)
+            names.removeLast()
+        } catch {
+            types[model.name] = old
+            throw error
+        }
     }
 
     /// Adds a type; its name must be new and its members well formed.

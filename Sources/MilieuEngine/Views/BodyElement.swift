@@ -23,8 +23,8 @@ indirect enum BodyElement: Sendable {
     /// `{"disabled": condition, "content": [...]}`: `.disabled(condition)` on that content; a
     /// control is enabled only when no enclosing `disabled` is true (SwiftUI ands `isEnabled`).
     case disabled(TypeExpression, [BodyElement], pointer: String)
-    /// `{"sheet": binding, "content": [...]}` and `fullScreenCover`: content shown while the
-    /// bound value is true; its views mount `presented` and unmount `dismissed`.
+    /// `{"sheet": binding, "content": [...]}`, `fullScreenCover` and `alert`: content shown while
+    /// the bound value is true; its views mount `presented` and unmount `dismissed`.
     case presentation(Presentation)
 }
 
@@ -45,7 +45,7 @@ struct Rows: Sendable {
 }
 
 struct Presentation: Sendable {
-    enum Style: String, Sendable { case sheet, fullScreenCover }
+    enum Style: String, Sendable { case sheet, fullScreenCover, alert }
     let style: Style
     let isPresented: BindingExpression
     let content: [BodyElement]
@@ -147,7 +147,7 @@ struct BodyParser {
     }
 
     private static let forms = [
-        "text", "view", "if", "forEach", "let", "disabled", "sheet", "fullScreenCover",
+        "text", "view", "if", "forEach", "let", "disabled", "sheet", "fullScreenCover", "alert",
     ]
 
     private mutating func element(_ json: JSON, at pointer: RequestPointer) throws(EngineError) -> BodyElement {
@@ -207,7 +207,7 @@ struct BodyParser {
             let condition = try expression(object["disabled"], at: pointer.member("disabled"))
             let content = try elements(try array(object["content"], at: pointer.member("content")), at: pointer.member("content"))
             return .disabled(condition, content, pointer: pointer.description)
-        case "sheet", "fullScreenCover":
+        case "sheet", "fullScreenCover", "alert":
             try only(object, [form, "content"], at: pointer)
             let binding = try self.binding(object[form], at: pointer.member(form))
             let content = try elements(try array(object["content"], at: pointer.member("content")), at: pointer.member("content"))

@@ -155,6 +155,10 @@ final class ViewDeclaration: Sendable {
     let inBody: Bool
     let id: ValueExpression?
     let inputs: [(name: String, value: ValueExpression)]
+    /// The parameters of the view's own `init` that it keeps nowhere (`init(num: Int)`): evaluated
+    /// for the initializers that read them (`$input`), never variables and never compared (`@self`
+    /// compares what the struct stores).
+    let arguments: [(name: String, value: ValueExpression)]
     let state: [(name: String, value: ValueExpression)]
     let bindings: [(name: String, value: [String])]
     let stateObjects: [(name: String, value: ObjectInitializer)]
@@ -183,7 +187,7 @@ final class ViewDeclaration: Sendable {
     /// The members of a declaration. Matched by length first: a declaration is parsed or
     /// compared with the last one on every mount, and a chain of string comparisons per member adds up.
     enum Member: CaseIterable {
-        case parent, name, id, inputs, state, bindings, stateObjects, observedObjects
+        case parent, name, id, inputs, arguments, state, bindings, stateObjects, observedObjects
         case environmentObjects, environment, provide, modifiers, body, retain, printChanges
 
         init?(_ key: String) {
@@ -195,7 +199,7 @@ final class ViewDeclaration: Sendable {
             case 6: match = key == "parent" ? .parent : key == "inputs" ? .inputs : .retain
             case 7: match = .provide
             case 8: match = .bindings
-            case 9: match = .modifiers
+            case 9: match = key == "modifiers" ? .modifiers : .arguments
             case 11: match = .environment
             case 12: match = key == "stateObjects" ? .stateObjects : .printChanges
             case 15: match = .observedObjects
@@ -212,6 +216,7 @@ final class ViewDeclaration: Sendable {
             case .name: "name"
             case .id: "id"
             case .inputs: "inputs"
+            case .arguments: "arguments"
             case .state: "state"
             case .bindings: "bindings"
             case .stateObjects: "stateObjects"
@@ -275,6 +280,7 @@ final class ViewDeclaration: Sendable {
         func view() -> String { parentText + "/" + (slotName ?? name) }
         var id: ValueExpression?
         var inputs: [(name: String, value: ValueExpression)] = []
+        var arguments: [(name: String, value: ValueExpression)] = []
         var state: [(name: String, value: ValueExpression)] = []
         var bindings: [(name: String, value: [String])] = []
         var stateObjects: [(name: String, value: ObjectInitializer)] = []
@@ -295,6 +301,10 @@ final class ViewDeclaration: Sendable {
             case .inputs:
                 inputs = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
                     try ValueExpression(v, field: f(), literals: &literals, allowsNew: true, scope: scope)
+                }
+            case .arguments:
+                arguments = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
+                    try ValueExpression(v, field: f(), literals: &literals, scope: scope)
                 }
             case .state:
                 state = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
@@ -361,6 +371,9 @@ final class ViewDeclaration: Sendable {
         for (name, _) in environmentObservables { variables.append(name) }
         for (name, _) in environment { variables.append(name) }
         try Self.checkVariables(variables, view: view())
+        for (name, _) in arguments where inputs.contains(where: { $0.name == name }) {
+            throw .invalidDeclaration(field: "arguments.\(name)", reason: "\(name) is an input already", view: view())
+        }
         var body: [BodyElement] = []
         if let bodyJSON {
             if case .array(let lines) = bodyJSON, lines.allSatisfy({ if case .string = $0 { true } else { false } }) {
@@ -403,6 +416,7 @@ final class ViewDeclaration: Sendable {
         self.printChanges = printsChanges.map { $0.isEmpty ? Array(variables.dropFirst(inputs.count)) : $0 }
         self.id = id
         self.inputs = inputs
+        self.arguments = arguments
         self.state = state
         self.bindings = bindings
         self.stateObjects = stateObjects

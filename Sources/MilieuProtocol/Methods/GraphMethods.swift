@@ -43,15 +43,19 @@ public struct SchemaRegisterRequest: RPCMethod {
     public var types: [JSON]
     /// `{key: {type, default, secure?}}`: custom environment keys with their defaults.
     public var environmentKeys: JSONObject
+    /// A type of a name already registered replaces it (SPEC §9.3): a reloaded source's own types.
+    public var replace: Bool
 
-    public init(types: [JSON] = [], environmentKeys: JSONObject = [:]) {
+    public init(types: [JSON] = [], environmentKeys: JSONObject = [:], replace: Bool = false) {
         self.types = types
         self.environmentKeys = environmentKeys
+        self.replace = replace
     }
 
     public init(params: inout ParamsReader) throws(RPCError) {
         types = try params.optionalArray("types") ?? []
         environmentKeys = try params.optionalObject("environmentKeys") ?? [:]
+        replace = try params.optionalBool("replace") ?? false
         guard !types.isEmpty || !environmentKeys.isEmpty else {
             throw .invalidParams(field: "/types", "at least one type declaration or environment key")
         }
@@ -61,6 +65,7 @@ public struct SchemaRegisterRequest: RPCMethod {
         var params = JSONObject()
         if !types.isEmpty { params["types"] = .array(types) }
         if !environmentKeys.isEmpty { params["environmentKeys"] = .object(environmentKeys) }
+        if replace { params["replace"] = true }
         return params
     }
 

@@ -1,0 +1,195 @@
+import MilieuJSON
+import SwiftSyntax
+
+/// A class as a type declaration (SPEC §9.3): an `ObservableObject`'s `@Published` and plain
+/// properties, an `@Observable` class's properties (`@ObservationIgnored` ones untracked), its
+/// computed properties as getters, its methods as actions, and the `init` its views call.
+struct ModelTranslator {
+    let program: Program
+    let declared: Program.Declared<ClassDeclSyntax>
+
+    private var node: ClassDeclSyntax { declared.node }
+    private var unit: SourceUnit { declared.unit }
+
+    func translate() -> JSON? {
+        let name = node.name.text
+        let observable = Program.hasAttribute(node.attributes, "Observable")
+        var properties: [JSONObject.Member] = []
+        var computed: [JSONObject.Member] = []
+        var actions: [JSONObject.Member] = []
+        var names: Set<String> = []
+        var methods: [String: FunctionDeclSyntax] = [:]
+        var getters: [(String, PatternBindingSyntax, TypeSyntax)] = []
+        for member in node.memberBlock.members {
+            if let variable = member.decl.as(VariableDeclSyntax.self) {
+                for binding in variable.bindings {
+                    guard let property = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { continue }
+                    if binding.accessorBlock != nil {
+                        names.insert(property)
+                        if let type = binding.typeAnnotation?.type {
+                            getters.append((property, binding, type))
+                        } else {
+                            program.report(Place(unit, binding), .warning, "\(name).\(property) has no type; a computed property needs one")
+                        }
+                        continue
+                    }
+                    if let declaration = storedProperty(property, binding, variable, observable: observable) {
+                        properties.append((property, declaration))
+                        names.insert(property)
+                    }
+                }
+            } else if let function = member.decl.as(FunctionDeclSyntax.self) {
+                methods[function.name.text] = function
+            }
+        }
+        let scope = NameScope(role: .model, names: names, methods: methods)
+        for (property, binding, type) in getters {
+            guard let get = getter(binding, scope: scope) else { continue }
+            computed.append((property, ["type": TypeMapper(program: program, unit: unit).type(type), "get": get]))
+        }
+        for (methodName, function) in methods.sorted(by: { $0.key < $1.key }) {
+            // A helper that returns a value is written into what calls it; the rest are actions.
+            if function.signature.returnClause != nil, function.modifiers.contains(where: { $0.name.text == "private" }) { continue }
+            if let action = action(function, scope: scope) { actions.append((methodName, action)) }
+        }
+        var declaration: JSONObject = [
+            "name": .string(name), "style": observable ? "observable" : "observableObject",
+            "properties": .object(JSONObject(uniqueMembers: properties)),
+        ]
+        if !computed.isEmpty { declaration["computed"] = .object(JSONObject(uniqueMembers: computed)) }
+        if !actions.isEmpty { declaration["actions"] = .object(JSONObject(uniqueMembers: actions)) }
+        return .object(declaration)
+    }
+
+    /// A stored property: its type (from the annotation, else the literal it starts from), default,
+    /// and whether its writes are announced.
+    private func storedProperty(
+        _ name: String, _ binding: PatternBindingSyntax, _ variable: VariableDeclSyntax, observable: Bool
+    ) -> JSON? {
+        let place = Place(unit, binding)
+        let published = Program.hasAttribute(variable.attributes, "Published")
+        let ignored = Program.hasAttribute(variable.attributes, "ObservationIgnored")
+        let initializer = binding.initializer?.value
+        if let initializer, let call = initializer.as(FunctionCallExprSyntax.self),
+            call.calledExpression.trimmedDescription.hasPrefix("PassthroughSubject")
+                || call.calledExpression.trimmedDescription.hasPrefix("CurrentValueSubject")
+        {
+            program.unsupported(place, "a Combine subject (\(name))")
+            return nil
+        }
+        let mapper = TypeMapper(program: program, unit: unit)
+        var declaration: JSONObject = [:]
+        var defaultValue: JSON?
+        if let initializer {
+            let translator = ExpressionTranslator(program: program, unit: unit, scope: NameScope(role: .model, names: []))
+            if let literal = translator.literal(initializer) {
+                defaultValue = literal
+            } else if let array = initializer.as(ArrayExprSyntax.self), array.elements.isEmpty {
+                defaultValue = []
+            } else {
+                program.unsupported(place, "the initial value of \(name) (only literals are read)")
+            }
+        }
+        if let annotation = binding.typeAnnotation?.type {
+            declaration["type"] = mapper.type(annotation)
+        } else if let defaultValue {
+            switch defaultValue {
+            case .string: declaration["type"] = "string"
+            case .int: declaration["type"] = "int"
+            case .double: declaration["type"] = "double"
+            case .bool: declaration["type"] = "bool"
+            default:
+                program.report(place, .warning, "\(name) needs a type annotation; it is taken as json")
+                declaration["type"] = "json"
+            }
+        } else {
+            program.report(place, .warning, "\(name) has neither a type nor an initial value; it is taken as json")
+            declaration["type"] = "json"
+        }
+        if let defaultValue, defaultValue != .null { declaration["default"] = defaultValue }
+        if !observable && !published { declaration["published"] = false }
+        if observable && ignored { declaration["observationIgnored"] = true }
+        return .object(declaration)
+    }
+
+    /// A computed property's getter: one expression, or `return` after `let`s, written out.
+    private func getter(_ binding: PatternBindingSyntax, scope: NameScope) -> JSON? {
+        let translator = ExpressionTranslator(program: program, unit: unit, scope: scope)
+        let statements: CodeBlockItemListSyntax
+        switch binding.accessorBlock?.accessors {
+        case .getter(let body)?: statements = body
+        case .accessors(let accessors)?:
+            guard let get = accessors.first(where: { $0.accessorSpecifier.text == "get" })?.body else { return nil }
+            statements = get.statements
+        case nil: return nil
+        @unknown default: return nil
+        }
+        guard statements.count == 1, let only = statements.first else {
+            program.unsupported(Place(unit, binding), "a getter of more than one statement")
+            return nil
+        }
+        if let returned = only.item.as(ReturnStmtSyntax.self), let value = returned.expression { return translator.expression(value) }
+        if let value = only.item.as(ExprSyntax.self) { return translator.expression(value) }
+        program.unsupported(Place(unit, binding), "this getter")
+        return nil
+    }
+
+    /// A method as an action: its parameters and its statements as steps.
+    private func action(_ function: FunctionDeclSyntax, scope: NameScope) -> JSON? {
+        var scope = scope
+        scope.readsClock = true
+        var parameters: [JSON] = []
+        let mapper = TypeMapper(program: program, unit: unit)
+        for parameter in function.signature.parameterClause.parameters {
+            let name = (parameter.secondName ?? parameter.firstName).text
+            scope.substitutions[name] = ["arg": .string(name)]
+            parameters.append(["name": .string(name), "type": mapper.type(parameter.type)])
+        }
+        guard let body = function.body else { return nil }
+        var translator = ExpressionTranslator(program: program, unit: unit, scope: scope)
+        let steps = translator.steps(body.statements)
+        var action: JSONObject = ["steps": .array(steps)]
+        if !parameters.isEmpty { action["parameters"] = .array(parameters) }
+        return .object(action)
+    }
+}
+
+/// Swift types as Milieu's (SPEC §5.2): `String` is `string`, `[Int]` is `{"array": "int"}`, a
+/// struct of the source is a record of its fields, an enum or anything else `json`, a class of
+/// the source a reference.
+struct TypeMapper {
+    let program: Program
+    let unit: SourceUnit
+
+    func type(_ syntax: TypeSyntax, depth: Int = 0) -> JSON {
+        if let optional = syntax.as(OptionalTypeSyntax.self) { return ["optional": type(optional.wrappedType, depth: depth)] }
+        if let array = syntax.as(ArrayTypeSyntax.self) { return ["array": type(array.element, depth: depth)] }
+        let name = syntax.trimmedDescription.split(separator: ".").last.map(String.init) ?? ""
+        switch name {
+        case "String", "Character", "Date", "URL", "UUID": return "string"
+        case "Int", "Int64", "Int32", "UInt": return "int"
+        case "Double", "Float", "CGFloat": return "double"
+        case "Bool": return "bool"
+        default: break
+        }
+        if program.models[name] != nil { return .string("@\(name)?") }
+        if let value = program.structs[name], depth < 8 {
+            var fields: [JSONObject.Member] = []
+            for member in value.node.memberBlock.members {
+                guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
+                for binding in variable.bindings where binding.accessorBlock == nil {
+                    guard let field = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text,
+                        let annotation = binding.typeAnnotation?.type
+                    else { continue }
+                    fields.append((field, type(annotation, depth: depth + 1)))
+                }
+            }
+            return ["record": .object(JSONObject(uniqueMembers: fields))]
+        }
+        if program.enums[name] == nil {
+            program.report(
+                Place(unit, syntax), .note, "\(syntax.trimmedDescription) is not declared in the source; its values are taken as json")
+        }
+        return "json"
+    }
+}

@@ -1,0 +1,218 @@
+import MilieuJSON
+import SwiftSyntax
+
+/// Statements as steps (SPEC §9.3.3, §6.5): what a method of a type or a button's closure does.
+extension ExpressionTranslator {
+    /// The steps of a block; a statement that cannot be modelled is reported and left out.
+    mutating func steps(_ items: CodeBlockItemListSyntax) -> [JSON] {
+        let locals = scope.locals
+        defer { scope.locals = locals }
+        var steps: [JSON] = []
+        for item in items { steps += step(item.item) }
+        return steps
+    }
+
+    private mutating func step(_ item: CodeBlockItemSyntax.Item) -> [JSON] {
+        switch item {
+        case .decl(let decl):
+            guard let variable = decl.as(VariableDeclSyntax.self), variable.bindings.count == 1, let binding = variable.bindings.first,
+                let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text, let value = binding.initializer?.value,
+                let bound = expression(value)
+            else {
+                program.unsupported(place(decl), "this declaration in an action")
+                return []
+            }
+            scope.locals.append(name)
+            return [["let": .string(name), "be": bound]]
+        case .stmt(let stmt):
+            if let returned = stmt.as(ReturnStmtSyntax.self) {
+                guard let value = returned.expression else { return [] }
+                return expression(value).map { [["return": $0]] } ?? []
+            }
+            if let expressionStatement = stmt.as(ExpressionStmtSyntax.self) { return step(.expr(expressionStatement.expression)) }
+            program.unsupported(place(stmt), "this statement")
+            return []
+        case .expr(let expr):
+            return statement(expr)
+        @unknown default:
+            program.unsupported(place(item), "this statement")
+            return []
+        }
+    }
+
+    private mutating func statement(_ expr: ExprSyntax) -> [JSON] {
+        if let infix = expr.as(InfixOperatorExprSyntax.self) { return assignment(infix) }
+        if let branch = expr.as(IfExprSyntax.self) { return ifStep(branch) }
+        if let call = expr.as(FunctionCallExprSyntax.self) { return callStep(call) }
+        program.unsupported(place(expr), "this statement")
+        return []
+    }
+
+    /// `x = e`, `x += e` and the other compound assignments.
+    private mutating func assignment(_ infix: InfixOperatorExprSyntax) -> [JSON] {
+        let compound = infix.operator.as(BinaryOperatorExprSyntax.self)?.operator.text
+        guard infix.operator.is(AssignmentExprSyntax.self) || ["+=", "-=", "*=", "/=", "%="].contains(compound ?? "") else {
+            program.unsupported(place(infix), "this statement")
+            return []
+        }
+        guard let target = target(infix.leftOperand), var value = expression(infix.rightOperand) else { return [] }
+        if let compound, let current = read(targetMembers(infix.leftOperand) ?? [], infix) {
+            let op = String(compound.dropLast())
+            let isText = { (json: JSON) -> Bool in if case .string = json { true } else { json["cat"] != nil } }
+            value = op == "+" && isText(value) ? ["cat": [current, value]] : .object(JSONObject([(op, JSON.array([current, value]))]))
+        }
+        return [["set": .string(target), "to": value]]
+    }
+
+    private func targetMembers(_ expr: ExprSyntax) -> [String]? { members(expr) }
+
+    /// What a step writes: a property's name in a type, a key path from the view's variable in a view.
+    func target(_ expr: ExprSyntax) -> String? {
+        guard let members = members(expr), let head = members.first else {
+            program.unsupported(place(expr), "writing to this")
+            return nil
+        }
+        switch scope.role {
+        case .model:
+            guard members.count == 1, scope.names.contains(head) else {
+                program.unsupported(place(expr), "writing inside a property or to a local")
+                return nil
+            }
+            return head
+        case .view:
+            guard scope.names.contains(head) else {
+                program.unsupported(place(expr), "writing to \(head), which is not a variable of the view,")
+                return nil
+            }
+            return members.joined(separator: ".")
+        }
+    }
+
+    private mutating func ifStep(_ branch: IfExprSyntax) -> [JSON] {
+        var prefix: [JSON] = []
+        var conditions: [JSON] = []
+        let locals = scope.locals
+        defer { scope.locals = locals }
+        for element in branch.conditions {
+            switch element.condition {
+            case .expression(let condition):
+                guard let value = expression(condition) else { return [] }
+                conditions.append(value)
+            case .optionalBinding(let binding):
+                guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { return [] }
+                let source = binding.initializer.map { expression($0.value) } ?? read([name], binding)
+                guard let value = source else { return [] }
+                prefix.append(["let": .string(name), "be": value])
+                scope.locals.append(name)
+                conditions.append(["!=": [scope.role == .view ? ["get": .string(name)] : ["var": .string(name)], .null]])
+            default:
+                program.unsupported(place(element), "this condition")
+                return []
+            }
+        }
+        let condition: JSON = conditions.count == 1 ? conditions[0] : ["and": .array(conditions)]
+        var step: JSONObject = ["if": condition, "then": .array(steps(branch.body.statements))]
+        switch branch.elseBody {
+        case .codeBlock(let block)?: step["else"] = .array(steps(block.statements))
+        case .ifExpr(let nested)?: step["else"] = .array(ifStep(nested))
+        case nil: break
+        @unknown default: program.unsupported(place(branch), "this else")
+        }
+        return prefix + [.object(step)]
+    }
+
+    /// A call as a step: a mutation of an array or bool, an object's action, a method written
+    /// inline, or something left out with a note (`print`).
+    private mutating func callStep(_ call: FunctionCallExprSyntax) -> [JSON] {
+        let arguments = Array(call.arguments)
+        if let reference = call.calledExpression.as(DeclReferenceExprSyntax.self) {
+            let name = reference.baseName.text
+            if name == "print" {
+                program.report(place(call), .note, "print(…) prints nothing here; Milieu's notifications say what happened")
+                return []
+            }
+            if name == "withAnimation", let closure = call.trailingClosure { return steps(closure.statements) }
+            if let method = scope.methods[name] { return inlineSteps(method, arguments, call) }
+            program.unsupported(place(call), "the call of \(name), which the source does not declare,")
+            return []
+        }
+        guard let access = call.calledExpression.as(MemberAccessExprSyntax.self), let base = access.base else {
+            program.unsupported(place(call), "this call")
+            return []
+        }
+        let name = access.declName.baseName.text
+        if base.as(DeclReferenceExprSyntax.self)?.baseName.text == "self", let method = scope.methods[name] {
+            return inlineSteps(method, arguments, call)
+        }
+        func value(_ index: Int) -> JSON? { index < arguments.count ? expression(arguments[index].expression) : nil }
+        switch (name, arguments.count) {
+        case ("toggle", 0):
+            return target(base).map { [["toggle": .string($0)]] } ?? []
+        case ("append", 1):
+            guard let target = target(base), let element = value(0) else { return [] }
+            return [["append": .string(target), "value": element]]
+        case ("insert", 2) where arguments[1].label?.text == "at":
+            guard let target = target(base), let element = value(0), let index = value(1) else { return [] }
+            return [["insert": .string(target), "value": element, "at": index]]
+        case ("remove", 1) where arguments[0].label?.text == "at":
+            guard let target = target(base), let index = value(0) else { return [] }
+            return [["remove": .string(target), "at": index]]
+        case ("removeAll", 0):
+            return target(base).map { [["set": .string($0), "to": ["literal": []]]] } ?? []
+        case ("removeAll", _):
+            return removeAll(base, call)
+        default:
+            break
+        }
+        // `vm.login()`: an action of an object the view holds.
+        guard scope.role == .view, let path = members(base), let head = path.first, scope.names.contains(head) else {
+            program.unsupported(place(call), "the call \(name)(…)")
+            return []
+        }
+        var values: [JSON] = []
+        for index in arguments.indices {
+            guard let argument = value(index) else { return [] }
+            values.append(argument)
+        }
+        var step: JSONObject = ["call": .string((path + [name]).joined(separator: "."))]
+        if !values.isEmpty { step["args"] = .array(values) }
+        return [.object(step)]
+    }
+
+    /// `items.removeAll(where: { $0 == n })`.
+    private mutating func removeAll(_ base: ExprSyntax, _ call: FunctionCallExprSyntax) -> [JSON] {
+        let closure = call.trailingClosure ?? call.arguments.first?.expression.as(ClosureExprSyntax.self)
+        guard let closure, closure.statements.count == 1, case .expr(let condition)? = closure.statements.first?.item,
+            let target = target(base)
+        else {
+            program.unsupported(place(call), "this removeAll")
+            return []
+        }
+        let parameter =
+            closure.signature?.parameterClause.flatMap { clause -> String? in
+                if case .simpleInput(let names) = clause { return names.first?.name.text }
+                return nil
+            } ?? "_0"
+        var inner = self
+        inner.scope.locals.append(parameter)
+        inner.scope.substitutions[parameter] = ["var": .string(parameter)]
+        guard let body = inner.expression(condition) else { return [] }
+        return [["remove": .string(target), "where": [.string(parameter), body]]]
+    }
+
+    /// A method of the type or view, its statements written where it is called.
+    mutating func inlineSteps(_ method: FunctionDeclSyntax, _ arguments: [LabeledExprSyntax], _ node: some SyntaxProtocol) -> [JSON] {
+        let parameters = Array(method.signature.parameterClause.parameters)
+        guard parameters.count == arguments.count, let body = method.body else {
+            program.unsupported(place(node), "the call of \(method.name.text)")
+            return []
+        }
+        var inner = self
+        inner.scope.methods[method.name.text] = nil  // a method that calls itself is not written in again
+        for (parameter, argument) in zip(parameters, arguments) {
+            guard let value = expression(argument.expression) else { return [] }
+            inner.scope.substitutions[(parameter.secondName ?? parameter.firstName).text] = value
+        }
+        return inner.steps(body.statements)
+    }
+}
