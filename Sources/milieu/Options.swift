@@ -42,10 +42,10 @@ struct Options {
         version, the request and the paths it named, the connection that sent it (its client
         name and pid), and how many values, views and objects it changed (watch --commits).
 
-        milieu translate reads SwiftUI source — ObservableObject and @Observable classes, View
-        structs, #Preview and @main apps — and prints the scene it makes (types, and the views
+        milieu translate reads SwiftUI source (ObservableObject and @Observable classes, View
+        structs, #Preview and @main apps) and prints the scene it makes (types, and the views
         mounted under /App) as JSON; diagnostics go to standard error as the compiler writes
-        them (FILE:LINE:COL: warning: …), and an error makes it exit 1. At the prompt,
+        them (FILE:LINE:COL: warning: ...), and an error makes it exit 1. At the prompt,
         load FILE.swift loads the same scene; milieud --scene FILE.swift starts with it.
 
         milieu inspect serves a live page of the daemon on 127.0.0.1 (a free port, or
