@@ -2,16 +2,16 @@ import MilieuJSON
 import SwiftSyntax
 
 /// Objects a root's body makes where it applies them (`ContentView().environmentObject(Model())`
-/// in a `#Preview`): held by the root instead, as the preview holds them for its life.
+/// in a `#Preview`): held by the root in a `@State` instead, as the preview holds them for its
+/// life without observing them.
 final class LiftedObjects {
-    var stateObjects: [(String, JSON)] = []
     var state: [(String, JSON)] = []
 
-    var isEmpty: Bool { stateObjects.isEmpty && state.isEmpty }
+    var isEmpty: Bool { state.isEmpty }
 
     func name(for type: String) -> String {
         let base = type.prefix(1).lowercased() + type.dropFirst()
-        let taken = Set(stateObjects.map(\.0) + state.map(\.0))
+        let taken = Set(state.map(\.0))
         var name = base
         var suffix = 2
         while taken.contains(name) {
@@ -69,8 +69,19 @@ struct BodyTranslator {
     ]
 
     private func translator() -> ExpressionTranslator {
-        ExpressionTranslator(
-            program: program, unit: shape.unit, scope: NameScope(role: .view, names: shape.variableNames, methods: shape.methods))
+        var scope = NameScope(role: .view, names: shape.variableNames, methods: shape.methods)
+        for property in shape.properties {
+            if let type = property.type?.trimmedDescription.trimmingCharacters(in: "?!"), program.models[type] != nil {
+                scope.objectTypes[property.name] = type
+            } else if let call = property.initial?.as(FunctionCallExprSyntax.self),
+                let type = call.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text, program.models[type] != nil
+            {
+                scope.objectTypes[property.name] = type
+            } else if case .environmentType(let type, _) = property.wrapper {
+                scope.objectTypes[property.name] = type
+            }
+        }
+        return ExpressionTranslator(program: program, unit: shape.unit, scope: scope)
     }
 
     func elements(_ body: CodeBlockItemListSyntax?) -> [JSON] {
@@ -314,12 +325,7 @@ struct BodyTranslator {
                 let type = call.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text, program.models[type] != nil
             {
                 let variable = lifted.name(for: type)
-                let isObservable = program.models[type].map { Program.hasAttribute($0.node.attributes, "Observable") } ?? false
-                if isObservable {
-                    lifted.state.append((variable, ["$new": ["type": .string(type)]]))
-                } else {
-                    lifted.stateObjects.append((variable, ["type": .string(type)]))
-                }
+                lifted.state.append((variable, ["$new": ["type": .string(type)]]))
                 modifiers[slot] = [.string(variable)]
             } else {
                 program.unsupported(place, "this .\(name) (pass a variable of the view)")
@@ -368,8 +374,8 @@ struct BodyTranslator {
         if Self.quiet.contains(name) { return [] }
         switch name {
         case "Text", "Label":
-            guard let value = (unlabelled ?? argument("verbatim")).flatMap({ translator.expression($0) }) else { return [] }
-            return [["text": value]]
+            guard let text = unlabelled ?? argument("verbatim") else { return [] }
+            return [["text": shown(text, &translator)]]
         case "TextField", "SecureField", "Toggle", "Stepper", "Picker":
             return control(name, call, &translator)
         case "Button":
@@ -435,9 +441,18 @@ struct BodyTranslator {
         return [["forEach": elements, "id": .string(idMember), "as": .string(parameter), "content": .array(content)]]
     }
 
+    /// What a `Text` or a label shows: its expression, or, where that reads what the source does
+    /// not declare (the reason is reported), the string as written, interpolations and all.
+    private func shown(_ expr: ExprSyntax, _ translator: inout ExpressionTranslator) -> JSON {
+        if let value = translator.expression(expr) { return value }
+        let written = expr.as(StringLiteralExprSyntax.self).map { $0.segments.description } ?? expr.trimmedDescription
+        program.report(Place(shape.unit, expr), .note, "this text is shown as written: \(written)")
+        return .string(written)
+    }
+
     /// A control's label: a string argument, or the first `Text` of its label closure.
     private func label(_ call: FunctionCallExprSyntax, closure: ClosureExprSyntax?, _ translator: inout ExpressionTranslator) -> JSON? {
-        if let first = call.arguments.first, first.label == nil, let value = translator.expression(first.expression) { return value }
+        if let first = call.arguments.first, first.label == nil { return shown(first.expression, &translator) }
         guard let closure else { return nil }
         for item in closure.statements {
             guard case .expr(let expr) = item.item else { continue }
@@ -451,7 +466,7 @@ struct BodyTranslator {
             if let text = current.as(FunctionCallExprSyntax.self), ["Text", "Label"].contains(text.calledExpression.trimmedDescription),
                 let argument = text.arguments.first
             {
-                return translator.expression(argument.expression)
+                return shown(argument.expression, &translator)
             }
         }
         return nil
@@ -558,7 +573,7 @@ struct BodyTranslator {
 }
 
 extension String {
-    fileprivate func trimmingCharacters(in set: String) -> String {
+    func trimmingCharacters(in set: String) -> String {
         var text = Substring(self)
         while let first = text.first, set.contains(first) { text = text.dropFirst() }
         while let last = text.last, set.contains(last) { text = text.dropLast() }
@@ -567,7 +582,7 @@ extension String {
 }
 
 extension Substring {
-    fileprivate func trimmingCharacters(in set: String) -> String { String(self).trimmingCharacters(in: set) }
+    func trimmingCharacters(in set: String) -> String { String(self).trimmingCharacters(in: set) }
 }
 
 /// The roots: what a `#Preview` shows, a `@main` app, or `ContentView` alone.
@@ -583,7 +598,6 @@ struct RootTranslator {
         let body = BodyTranslator(program: program, shape: shape, stack: [], lifted: lifted).elements(closure.node.statements)
         if lifted.isEmpty, body.count == 1, let child = body[0]["view"] { return child }
         var declaration = DeclarationBuilder(name: "Preview")
-        declaration.stateObjects = lifted.stateObjects
         declaration.state = lifted.state
         declaration.body = body
         return declaration.json

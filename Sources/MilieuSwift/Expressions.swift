@@ -26,6 +26,9 @@ struct NameScope {
     var methods: [String: FunctionDeclSyntax] = [:]
     /// Whether the clock may be read (`Date()`): an action's, not a body's or a getter's.
     var readsClock = false
+    /// The class each variable holding an object is of, so that `vm.count` reads the property
+    /// `count` rather than counting.
+    var objectTypes: [String: String] = [:]
 
     func isLocal(_ name: String) -> Bool { locals.contains(name) }
 }
@@ -91,6 +94,28 @@ struct ExpressionTranslator {
         }
     }
 
+    /// Whether the value at `members` is an object of a class the source declares: then a member
+    /// after it is a property (`vm.count`), not an array's or a string's (`items.count`).
+    func holdsObject(_ members: [String]) -> Bool {
+        guard let head = members.first, var type = scope.objectTypes[head] else { return false }
+        for member in members.dropFirst() {
+            guard let model = program.models[type]?.node, let next = Self.propertyType(member, of: model) else { return false }
+            type = next
+        }
+        return program.models[type] != nil
+    }
+
+    /// The class a property of `model` holds, by its annotation (`var manager: Profile?`).
+    static func propertyType(_ name: String, of model: ClassDeclSyntax) -> String? {
+        for member in model.memberBlock.members {
+            guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
+            for binding in variable.bindings where binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == name {
+                return binding.typeAnnotation?.type.trimmedDescription.trimmingCharacters(in: "?!")
+            }
+        }
+        return nil
+    }
+
     /// `value.a.b` as `at` operations: members inside a value.
     static func member(_ members: [String], of value: JSON) -> JSON {
         members.reduce(value) { base, member in
@@ -104,7 +129,7 @@ struct ExpressionTranslator {
         if let literal = literal(expr) { return literal }
         if let string = expr.as(StringLiteralExprSyntax.self) { return interpolation(string) }
         if let members = members(expr) {
-            if let last = members.last, members.count >= 2 {
+            if let last = members.last, members.count >= 2, !holdsObject(Array(members.dropLast())) {
                 let base = Array(members.dropLast())
                 switch last {
                 case "count": return read(base, expr).map { ["count": $0] }

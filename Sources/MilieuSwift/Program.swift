@@ -33,9 +33,12 @@ final class Program {
     }
 
     func report(_ place: Place, _ severity: SourceDiagnostic.Severity, _ message: String) {
-        // A note said once is enough: `roundedField()` on every field is one fact.
+        // A note said once is enough: `roundedField()` on every field is one fact. A view written
+        // in two places is translated twice: what it says is said once.
         if severity == .note, diagnostics.contains(where: { $0.severity == .note && $0.message == message }) { return }
-        diagnostics.append(place.diagnostic(severity, message))
+        let diagnostic = place.diagnostic(severity, message)
+        if diagnostics.contains(diagnostic) { return }
+        diagnostics.append(diagnostic)
     }
 
     /// A construct Milieu does not model: a warning that names it, never a silent guess.
@@ -47,6 +50,13 @@ final class Program {
 
     func collect() {
         for unit in units {
+            let elisions = ElisionFinder(viewMode: .sourceAccurate)
+            elisions.walk(unit.tree)
+            for node in elisions.found {
+                report(
+                    Place(unit, node), .error,
+                    "code is left out here (\(Place(unit, node).text)): the program is not whole; write what the article elides")
+            }
             for item in unit.tree.statements { collect(item.item, unit) }
         }
     }
@@ -177,8 +187,7 @@ final class Program {
     }
 
     /// The views mounted under `/App`: each `#Preview`'s content and each `@main` app; without
-    /// either, `ContentView` if the source declares one that needs no arguments, as an Xcode
-    /// project's preview shows it.
+    /// either, each view no other view uses.
     private func rootViews() -> [JSON] {
         var roots: [JSON] = []
         var names: Set<String> = []
@@ -199,15 +208,23 @@ final class Program {
         for preview in previews { add(RootTranslator(program: self).preview(preview.body)) }
         for app in apps { add(RootTranslator(program: self).app(app)) }
         if roots.isEmpty {
-            if let content = views["ContentView"] {
+            // Without a preview, the views no other view uses are the program's top: each is mounted.
+            let names = views.keys.sorted()
+            let top = names.filter { name in
+                !names.contains { other in other != name && (views[other]?.node.memberBlock.description.contains(name + "(") ?? false) }
+            }
+            for name in top {
+                guard let declared = views[name] else { continue }
                 report(
-                    content.place, .note,
-                    "no #Preview or @main App: ContentView is mounted at /App/ContentView, as a new project's preview shows it")
-                add(RootTranslator(program: self).plain("ContentView", content))
-            } else if let unit = units.first {
+                    declared.place, .note,
+                    "no #Preview or @main App: \(name), which no other view uses, is mounted at /App/\(name) (add #Preview { \(name)() } to choose)"
+                )
+                add(RootTranslator(program: self).plain(name, declared))
+            }
+            if top.isEmpty, let unit = units.first {
                 report(
                     Place(unit, unit.tree), .note,
-                    "no #Preview, @main App or ContentView: the types are declared and no view is mounted; add #Preview { SomeView() }")
+                    "no #Preview, @main App or View: the types are declared and no view is mounted; add #Preview { SomeView() }")
             }
         }
         return roots
@@ -262,5 +279,20 @@ final class Program {
             }
         }
         return result
+    }
+}
+
+/// Finds `...` written for code an article leaves out: a `...` alone on its line, which the
+/// parser takes for an operator (`Button { … } label: { … }`, then `...`, then `Text(…)`).
+final class ElisionFinder: SyntaxVisitor {
+    private(set) var found: [Syntax] = []
+
+    override func visit(_ token: TokenSyntax) -> SyntaxVisitorContinueKind {
+        if token.text == "...", token.leadingTrivia.contains(where: \.isNewline),
+            token.trailingTrivia.isEmpty || token.nextToken(viewMode: .sourceAccurate)?.leadingTrivia.contains(where: \.isNewline) == true
+        {
+            found.append(Syntax(token))
+        }
+        return .visitChildren
     }
 }

@@ -219,7 +219,6 @@ struct ViewInstantiator {
         let body = BodyTranslator(program: program, shape: shape, stack: stack + [name], lifted: lifted)
         var elements = body.elements(shape.body)
         if let lifted {
-            declaration.stateObjects += lifted.stateObjects
             declaration.state += lifted.state
         }
         if body.printsChanges(shape.body) { declaration.printChanges = fields }
@@ -310,11 +309,8 @@ struct ViewInstantiator {
                 let made = objectConstruction(argument.expression, in: ViewShape(name: shape.name, unit: place.unit))
             {
                 let variable = lifted.name(for: type)
-                if Program.hasAttribute(model.node.attributes, "Observable") {
-                    lifted.state.append((variable, ["$new": made]))
-                } else {
-                    lifted.stateObjects.append((variable, made))
-                }
+                lifted.state.append((variable, ["$new": made]))
+                _ = model
                 bound[label] = ["$parent": .string(variable)]
                 continue
             }

@@ -35,9 +35,10 @@ enum Command: Equatable {
     case clients
     /// `graph/reset`; `confirmed` by `--yes`, or by answering yes at the prompt.
     case reset(confirmed: Bool)
-    /// `replace`: unload what the scene mounted first, so that it can be loaded again.
-    case load(scene: String?, replace: Bool)
-    case unload(scene: String)
+    /// A scene by name, a scene file, or Swift source files loaded together; none lists the
+    /// scenes. `replace`: unload what it mounted first, so that it can be loaded again.
+    case load(sources: [String], replace: Bool)
+    case unload(sources: [String])
     /// A JSON-RPC line, sent as typed.
     case raw(line: String)
     case help(command: String?)

@@ -289,32 +289,44 @@ enum CommandCatalog {
                 return .reset(confirmed: flag != nil)
             }),
         CommandSpec(
-            name: "load", arguments: "[--replace] [<scene> | <file.json>]", summary: "register a scene's types and mount its views",
+            name: "load", arguments: "[--replace] [<scene> | <file.json> | <file.swift>...]",
+            summary: "load SwiftUI source, or a scene: register its types and mount its views",
             details: """
-                The scenarios S1–S7 ship as scenes, and `rules` shows the finer observation rules;
-                with no argument, load lists them. A file is a
-                scene too: {"description": "...", "types": [type declarations], "views": [view
-                declarations]}. Views are mounted with "retain": true, so they stay after milieu quits;
-                --replace unloads the scene first, so that it starts again from its initial state.
+                SwiftUI source as an article has it: its classes become types (in the place of any of
+                the same name), its #Preview (or @main App, or ContentView) is mounted under /App, and
+                what Milieu cannot model is said as the compiler says it (file:line:col: warning).
+                Files of one program load together; --replace unloads it first, as Xcode's preview
+                reloads an edited file.
+                  load seeds/000_00.swift        load seeds/002_00.swift seeds/002_01.swift
+                The scenarios S1–S7 ship as JSON scenes, and `rules` shows the finer observation rules;
+                with no argument, load lists them. A file is a scene too: {"description": "...",
+                "types": [type declarations], "views": [view declarations]}. Views are mounted with
+                "retain": true, so they stay after milieu quits.
                   load s1        load s7-environment        load ./my-scene.json        load --replace s1
                 """, kinds: [.scene],
             parse: { arguments throws(CommandError) in
-                var scene: String?
+                var sources: [String] = []
                 var replace = false
                 while let word = arguments.optionalWord() {
-                    if word == "--replace" { replace = true } else { scene = word }
+                    if word == "--replace" { replace = true } else { sources.append(word) }
                 }
-                if replace && scene == nil { throw arguments.failure("load --replace needs a scene") }
-                return .load(scene: scene, replace: replace)
+                if replace && sources.isEmpty { throw arguments.failure("load --replace needs a scene") }
+                try SceneLibrary.checkSources(sources, failure: arguments.failure)
+                return .load(sources: sources, replace: replace)
             }),
         CommandSpec(
-            name: "unload", arguments: "<scene> | <file.json>", summary: "unmount what a scene mounted",
+            name: "unload", arguments: "<scene> | <file.json> | <file.swift>...", summary: "unmount what a scene mounted",
             details: """
                 Unmounts each view of the scene whose parent is not one of its own, with everything
-                below it; its types stay registered (types cannot be removed).
-                  unload s1
+                below it; its types stay registered (a later load replaces them).
+                  unload s1        unload seeds/000_00.swift
                 """, kinds: [.scene],
-            parse: { arguments throws(CommandError) in .unload(scene: try arguments.word("a scene")) }),
+            parse: { arguments throws(CommandError) in
+                var sources = [try arguments.word("a scene")]
+                while let word = arguments.optionalWord() { sources.append(word) }
+                try SceneLibrary.checkSources(sources, failure: arguments.failure)
+                return .unload(sources: sources)
+            }),
         CommandSpec(
             name: "help", arguments: "[<command>]", summary: "list the commands, or explain one",
             details: "  help        help watch", kinds: [.commandName],

@@ -1,6 +1,16 @@
 import Foundation
 import MilieuJSON
 import MilieuProtocol
+import MilieuSwift
+
+/// A scene to load: its name, its JSON, and for Swift source what the translation said.
+struct LoadableScene {
+    let name: String
+    let json: JSON
+    /// Translated from Swift: its types take the place of registered ones of the same name.
+    let fromSource: Bool
+    let diagnostics: [SourceDiagnostic]
+}
 
 /// The scenes `load` knows: S1–S7, compiled in from scenes/ at build time (Plugins/EmbedText), and
 /// any scene file. A scene is `{"description", "types": [type declarations], "environmentKeys", "views":
@@ -22,6 +32,40 @@ enum SceneLibrary {
             lines.append("  \(style.bold(scene.name))  \(summary)")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// Refuses a mix of Swift files and a scene, or more than one scene.
+    static func checkSources(_ sources: [String], failure: (String) -> CommandError) throws(CommandError) {
+        let swift = sources.filter(SwiftSource.isSwift)
+        guard swift.isEmpty || swift.count == sources.count else {
+            throw failure("load Swift files together, or one scene: not both")
+        }
+        guard !swift.isEmpty || sources.count <= 1 else { throw failure("load one scene at a time") }
+    }
+
+    /// What `sources` name: Swift files (translated together), an embedded scene or a scene file.
+    static func scene(_ sources: [String]) throws(CommandError) -> LoadableScene {
+        guard let first = sources.first else { throw CommandError(message: "name a scene or Swift files", usage: nil) }
+        guard SwiftSource.isSwift(first) else {
+            let (name, json) = try scene(first)
+            return LoadableScene(name: name, json: json, fromSource: false, diagnostics: [])
+        }
+        let files: [SourceFile]
+        do {
+            files = try SwiftSource.read(sources)
+        } catch {
+            throw CommandError(message: error.message, usage: nil)
+        }
+        let translation = SwiftTranslator.translate(files)
+        let errors = translation.diagnostics.filter { $0.severity == .error }
+        guard errors.isEmpty else {
+            throw CommandError(
+                message: "\(sources.joined(separator: " ")) cannot be loaded:\n"
+                    + translation.diagnostics.map(\.description).joined(separator: "\n"),
+                usage: nil)
+        }
+        return LoadableScene(
+            name: sources.joined(separator: " "), json: translation.scene, fromSource: true, diagnostics: translation.diagnostics)
     }
 
     /// The scene `argument` names: an embedded one, or a file.
@@ -52,18 +96,23 @@ struct SceneLoader {
     let link: Link
     let style: Style
 
-    func load(_ argument: String) throws -> (text: String, result: JSON) {
-        let (name, scene) = try SceneLibrary.scene(argument)
+    func load(_ loadable: LoadableScene) throws -> (text: String, result: JSON) {
+        let (name, scene) = (loadable.name, loadable.json)
         guard case .object(let members) = scene else { throw CommandError(message: "a scene is a JSON object", usage: nil) }
         let declarations = members["types"]?.arrayValue ?? []
         let views = members["views"]?.arrayValue ?? []
-        var lines: [String] = []
+        var lines: [String] = loadable.diagnostics.map { diagnostic in
+            diagnostic.severity == .warning ? style.yellow(diagnostic.description) : style.dim(diagnostic.description)
+        }
 
         var skipped: [String] = []
         var fresh: [JSON] = []
         var registered: [String] = []
         var declared: [String] = []
-        if !declarations.isEmpty {
+        if loadable.fromSource {
+            // The source's names are the source's: its LoginViewModel takes the built-in's place.
+            fresh = declarations
+        } else if !declarations.isEmpty {
             let known = Set(try link.request(SchemaTypesRequest()).types.map(\.name))
             fresh = declarations.filter { declaration in
                 guard let typeName = declaration["name"]?.stringValue, known.contains(typeName) else { return true }
@@ -73,7 +122,7 @@ struct SceneLoader {
         }
         let keys = members["environmentKeys"]?.objectValue ?? [:]
         if !fresh.isEmpty || !keys.isEmpty {
-            let answer = try link.request(SchemaRegisterRequest(types: fresh, environmentKeys: keys))
+            let answer = try link.request(SchemaRegisterRequest(types: fresh, environmentKeys: keys, replace: loadable.fromSource))
             registered = answer.types
             declared = answer.environmentKeys
             if !registered.isEmpty { lines.append("registered types: " + registered.joined(separator: ", ")) }
@@ -121,8 +170,8 @@ extension SceneLoader {
     /// Unmounts what scene `argument` mounted: each of its views whose parent is not one of
     /// them, with its subtree; a view that is not there (never loaded, or unmounted since) is
     /// skipped.
-    func unload(_ argument: String) throws -> (text: String, result: JSON) {
-        let (name, scene) = try SceneLibrary.scene(argument)
+    func unload(_ loadable: LoadableScene) throws -> (text: String, result: JSON) {
+        let (name, scene) = (loadable.name, loadable.json)
         let views = scene["views"]?.arrayValue ?? []
         let paths = views.compactMap { view -> String? in
             guard let parent = view["parent"]?.stringValue, let viewName = view["name"]?.stringValue else { return nil }

@@ -135,17 +135,18 @@ final class Shell {
         case .clients:
             let result = try link.request(DaemonClientsRequest())
             return .success(text: DaemonRenderer(style: style).clients(result.clients), result: result.wire)
-        case .load(let scene, let replace):
-            guard let scene else {
+        case .load(let sources, let replace):
+            guard !sources.isEmpty else {
                 let names = SceneLibrary.embedded.map { JSON.string($0.name) }
                 return .success(text: SceneLibrary.listing(style: style), result: .array(names))
             }
             let loader = SceneLoader(link: link, style: style)
+            let scene = try SceneLibrary.scene(sources)
             let unloaded = replace ? try loader.unload(scene).text + "\n" : ""
             let loaded = try loader.load(scene)
             return .success(text: unloaded + loaded.text, result: loaded.result)
-        case .unload(let scene):
-            let unloaded = try SceneLoader(link: link, style: style).unload(scene)
+        case .unload(let sources):
+            let unloaded = try SceneLoader(link: link, style: style).unload(try SceneLibrary.scene(sources))
             return .success(text: unloaded.text, result: unloaded.result)
         case .raw(let line):
             return try raw(line, results: results)

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 import MilieuEngine
 import MilieuJSON
 import MilieuProtocol
@@ -35,7 +36,10 @@ enum Options {
             name: "--socket", value: "PATH",
             help: "the socket (default: $MILIEU_SOCKET, else $XDG_RUNTIME_DIR/milieu/milieu.sock, else /tmp/milieu-$UID/milieu.sock)"
         ) { $0.socketPath = $1 },
-        Option(name: "--scene", value: "FILE", help: "load another start-up tree, types and environment keys from a JSON scene file") {
+        Option(
+            name: "--scene", value: "FILE",
+            help: "load another start-up tree, types and environment keys from a JSON scene file, or from SwiftUI source (FILE.swift)"
+        ) {
             $0.scene = try scene(at: $1)
         },
         Option(name: "--max-line", value: "BYTES", help: "the longest line a client may send (default 1048576)") {
@@ -197,6 +201,7 @@ enum Options {
     }
 
     private static func scene(at path: String) throws -> Scene {
+        if path.hasSuffix(".swift") { return try swiftScene(at: path) }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw UsageError(message: "cannot read the scene file \(path)")
         }
@@ -207,5 +212,70 @@ enum Options {
         } catch {
             throw UsageError(message: "the scene \(path) is not valid: \(error)")
         }
+    }
+
+    /// SwiftUI source as the scene: `milieu translate FILE.swift` (beside this binary, or
+    /// `$MILIEU`) writes it, in a process of its own, so that the daemon never loads the parser;
+    /// its roots are mounted under the default `/App`. Its diagnostics go to standard error.
+    private static func swiftScene(at path: String) throws -> Scene {
+        let environment = ProcessInfo.processInfo.environment
+        let translator = environment["MILIEU"] ?? siblingExecutable("milieu")
+        guard access(translator, X_OK) == 0 else {
+            throw UsageError(message: "a Swift scene is translated by milieu, which is not at \(translator); set MILIEU to it")
+        }
+        let (status, output) = try run(translator, ["translate", path])
+        guard status == 0 else { throw UsageError(message: "\(path) cannot be loaded: milieu translate says why above") }
+        do {
+            guard case .object(var scene) = try JSON(parsing: output) else { throw UsageError(message: "no scene from \(path)") }
+            scene["app"] = Scene.defaultJSON["app"]
+            return try Scene(json: .object(scene))
+        } catch let error as UsageError {
+            throw error
+        } catch {
+            throw UsageError(message: "the scene from \(path) is not valid: \(error)")
+        }
+    }
+
+    /// `name` in this executable's directory.
+    private static func siblingExecutable(_ name: String) -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return name }
+        let executable = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(executable[..<(executable.lastIndex(of: "/") ?? executable.startIndex)]) + "/" + name
+    }
+
+    /// Runs `executable` with `arguments`, its standard error left to ours: its exit status and output.
+    private static func run(_ executable: String, _ arguments: [String]) throws -> (Int32, [UInt8]) {
+        var pipe: [Int32] = [0, 0]
+        guard Glibc.pipe(&pipe) == 0 else { throw UsageError(message: "cannot make a pipe for milieu translate") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, pipe[1], STDOUT_FILENO)
+        posix_spawn_file_actions_addclose(&actions, pipe[0])
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        close(pipe[1])
+        guard spawned == 0 else {
+            close(pipe[0])
+            throw UsageError(message: "cannot run \(executable): \(String(cString: strerror(spawned)))")
+        }
+        var output: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(pipe[0], &chunk, chunk.count)
+            if count > 0 {
+                output += chunk[..<count]
+            } else if count == 0 || errno != EINTR {
+                break
+            }
+        }
+        close(pipe[0])
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return ((status >> 8) & 0xff, output)
     }
 }

@@ -94,3 +94,89 @@ struct SceneTests {
         for name in SceneLibrary.embedded.map(\.name) { #expect(run.stdout.contains(name)) }
     }
 }
+
+/// Swift source at the prompt: `load FILE.swift` translates and mounts it, `--replace` reloads an
+/// edited file with its new types, and `unload` takes it away.
+@Suite(.serialized)
+struct SwiftSourceSceneTests {
+    static let counter = """
+        import SwiftUI
+
+        final class Tally: ObservableObject {
+            @Published var total = 0
+            func add() { total += 1 }
+        }
+
+        struct CounterView: View {
+            @StateObject private var tally = Tally()
+            var body: some View {
+                Text("\\(tally.total)")
+                Button("+") { tally.add() }
+            }
+        }
+
+        #Preview { CounterView() }
+        """
+
+    @Test func loadingASwiftFileMountsItsPreviewAndReloadingReplacesItsTypes() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let file = "\(daemon.directory)/Counter.swift"
+        try Self.counter.write(toFile: file, atomically: true, encoding: .utf8)
+        let first = try MilieuRun.run([
+            "--socket", daemon.socketPath, "-c", "load \(file)", "-c", "tap /App/CounterView +",
+            "-c", "get /App/CounterView.tally.total",
+        ])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("loaded \(file): mounted /App/CounterView"))
+        #expect(first.stdout.hasSuffix("\n1\n"))
+
+        let edited = Self.counter.replacingOccurrences(
+            of: "@Published var total = 0", with: "@Published var total = 0\n    @Published var taps = 0"
+        )
+        .replacingOccurrences(of: "total += 1", with: "total += 2; taps += 1")
+        try edited.write(toFile: file, atomically: true, encoding: .utf8)
+        let plain = try MilieuRun.run(["--socket", daemon.socketPath, "-c", "load \(file)"])
+        #expect(plain.status == 1, "the old scene is still mounted: \(plain.stdout)")
+        let reloaded = try MilieuRun.run([
+            "--socket", daemon.socketPath, "-c", "load --replace \(file)", "-c", "tap /App/CounterView +",
+            "-c", "get /App/CounterView.tally.total", "-c", "get /App/CounterView.tally.taps",
+        ])
+        #expect(reloaded.status == 0, "\(reloaded.stderr)")
+        #expect(reloaded.stdout.contains("unloaded \(file)"))
+        #expect(reloaded.stdout.hasSuffix("\n2\n1\n"), "the edited type replaced the old one: \(reloaded.stdout)")
+
+        let gone = try MilieuRun.run(["--socket", daemon.socketPath, "-c", "unload \(file)"])
+        #expect(gone.status == 0 && gone.stdout.contains("unmounted /App/CounterView"), "\(gone.stdout)\(gone.stderr)")
+    }
+
+    @Test func aSwiftFileWithAnErrorLoadsNothingAndSaysWhereAsTheCompilerWould() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let file = "\(daemon.directory)/Broken.swift"
+        try "struct A: View {\n    var body: some View {\n        Text(\"x\"\n    }\n}\n".write(
+            toFile: file, atomically: true, encoding: .utf8)
+        let run = try MilieuRun.run(["--socket", daemon.socketPath, "-c", "load \(file)"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("\(file):3:17: error: expected ')' to end function call"), "\(run.stderr)")
+        #expect(try MilieuClient(socketPath: daemon.socketPath).tree(timeout: 5).children?.isEmpty == true)
+    }
+
+    @Test func aSwiftViewNeedingAnObjectNobodyProvidesFailsAsSwiftUITraps() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let file = "\(daemon.directory)/Cart.swift"
+        try """
+        final class Cart: ObservableObject { @Published var items: [String] = [] }
+        struct CartView: View {
+            @EnvironmentObject var cart: Cart
+            var body: some View { Text("\\(cart.items.count)") }
+        }
+        #Preview { CartView() }
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let run = try MilieuRun.run(["--socket", daemon.socketPath, "-c", "load \(file)"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("No ObservableObject of type Cart found."), "\(run.stderr)")
+        #expect(try MilieuClient(socketPath: daemon.socketPath).tree(timeout: 5).children?.isEmpty == true)
+    }
+}

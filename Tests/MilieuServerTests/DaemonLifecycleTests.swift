@@ -147,18 +147,26 @@ import Testing
         #expect(try daemon.connect().call("graph/get", ["path": "login.email"]) == "")
     }
 
+    /// Runs milieud to its exit: its status and what it wrote (stdout and stderr together).
+    /// Runs milieud to its exit; one that is still running after 30 s is killed, so a test that
+    /// expected an exit fails instead of hanging.
+    func run(_ arguments: [String]) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Daemon.binary)
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        try process.run()
+        let guardKill = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: guardKill)
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guardKill.cancel()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
     @Test func helpVersionAndBadOptions() throws {
-        func run(_ arguments: [String]) throws -> (Int32, String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Daemon.binary)
-            process.arguments = arguments
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardError = out
-            try process.run()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
-        }
         let help = try run(["--help"])
         #expect(help.0 == 0 && help.1.contains("--scene"))
         let version = try run(["--version"])
@@ -200,6 +208,31 @@ import Testing
         let client = try daemon.connect()
         #expect(try client.call("graph/get", ["path": "/App/Pad"])["body"] == ["hi"])
         #expect(try client.failure("graph/get", ["path": "login.email"])["data"]?["kind"] == "UnknownPath")
+    }
+
+    /// `--scene FILE.swift`: milieud has `milieu translate` read the source, and serves its views
+    /// under the default `/App`, whose objects stay.
+    @Test func aSwiftSceneIsTranslatedAndMountedUnderTheDefaultApp() throws {
+        let directory = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let source = """
+            struct Greeting: View {
+                @State private var name = "kim"
+                var body: some View { Text("hello \\(name)") }
+            }
+            #Preview { Greeting() }
+            """
+        try Data(source.utf8).write(to: URL(fileURLWithPath: "\(directory)/Greeting.swift"))
+        let daemon = try Daemon(arguments: ["--scene", "\(directory)/Greeting.swift"])
+        defer { daemon.stop() }
+        let client = try daemon.connect()
+        #expect(try client.call("graph/get", ["path": "/App/Greeting"])["body"] == ["hello kim"])
+        #expect(try client.call("graph/get", ["path": "theme.fontScale"]) == .double(1), "the default /App stays")
+
+        try Data("struct Broken: View {\n    var body: some View {\n        Text(\"x\"\n    }\n}\n".utf8)
+            .write(to: URL(fileURLWithPath: "\(directory)/Broken.swift"))
+        let refused = try run(["--scene", "\(directory)/Broken.swift", "--socket", "\(directory)/b.sock"])
+        #expect(refused.0 == 2 && refused.1.contains("Broken.swift:3:"), "\(refused.1)")
     }
 
     @Test func aClientThatClosesItsSideIsClosedAndItsViewsGo() throws {

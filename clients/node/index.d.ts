@@ -66,6 +66,8 @@ export interface SetOptions extends CallOptions {
 export interface RegisterOptions extends CallOptions {
   /** Custom environment keys, each with its type and default (`EnvironmentKey.defaultValue`). */
   environmentKeys?: Record<string, EnvironmentKeyDeclaration>;
+  /** A type takes the place of a registered one of its name (a built-in too), unless objects of it are alive. */
+  replace?: boolean;
 }
 
 // ---- Results (SPEC §9)
@@ -334,6 +336,24 @@ export interface ViewDeclaration {
   printChanges?: boolean | string[];
 }
 
+/** What `translate()` makes of SwiftUI source, or a scene file's JSON (SPEC §1.7). */
+export interface Scene {
+  types?: TypeDeclaration[];
+  environmentKeys?: Record<string, unknown>;
+  views?: ViewDeclaration[];
+  description?: string;
+  /** From `translate()`: its warnings and notes, as the compiler writes them. */
+  diagnostics?: string[];
+}
+
+/** The Swift files as one scene, by `milieu translate` (`options.milieu`, default `$MILIEU`, else `milieu` on the PATH). */
+export function translate(files: string[], options?: { milieu?: string; timeout?: number }): Promise<Scene>;
+
+/** The source cannot be loaded; `diagnostics` say why, as the compiler writes them. */
+export class TranslationError extends MilieuError {
+  diagnostics: string[];
+}
+
 /** One element of a body (SPEC §6.3); the daemon checks each form's members. */
 export type BodyElement = string | { [form: string]: unknown };
 
@@ -579,6 +599,8 @@ export class Client extends EventEmitter {
    * too), the scene's views, what they provide and their values as they began; `dryRun` only says what it would do.
    */
   reset(options?: CallOptions & { dryRun?: boolean }): Promise<ResetResult>;
+  /** A scene (from `translate()`, or a scene file): its types registered in the place of any of the same name, its views mounted, retained. */
+  load(scene: Scene, options?: CallOptions): Promise<{ types: string[]; views: string[]; version: number | null }>;
   /** The view's controls in body order, with labels, whether each is disabled and what a bound one holds (SPEC §9.23). */
   controls(path: string, options?: CallOptions): Promise<{ path: string; controls: Control[]; version: number }>;
   /** Presses the button (or navigation link) labelled `label`; its action is one transaction (SPEC §9.24). */

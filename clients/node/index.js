@@ -5,6 +5,7 @@ export { Watch } from './lib/watch.js';
 export { ops, expr } from './lib/ops.js';
 export { double, Double } from './lib/json.js';
 export { resolveSocketPath } from './lib/socket-path.js';
+export { translate, TranslationError } from './lib/translate.js';
 export {
   MilieuError,
   ProtocolError,

@@ -76,7 +76,7 @@ extension Graph {
                 let (label, _) = try evaluate(control.label, in: node, recorder, locals)
                 let text = Self.text(of: label)
                 output.controls.append(ViewControl(declaration: control, label: text, disabled: disabled, locals: locals))
-                if case .bind(.path(_, let path)) = control.use { markBound(path, in: node) }
+                if case .bind(.path(_, let path)) = control.use { try bindControl(path, in: node, recorder) }
                 output.lines.append(Self.line(control.kind, text, disabled: disabled))
                 if case .navigate(let destination) = control.use, node.activeLinks.contains(control.pointer) {
                     try walk(destination, node, recorder, &locals, disabled: disabled, presence: .presented, into: &output)
@@ -184,6 +184,15 @@ extension Graph {
             else { return (.null, true) }
             return (record.values[slot], true)
         }
+    }
+
+    /// A control bound to `path`: a `@State` of the view counts as read from now on (`markBound`);
+    /// a `@Binding` of the view is read, as the control reads it through the view's binding
+    /// (SwiftUI's `Binding` box reports a change once its location was read: `_isOn`).
+    private func bindControl(_ path: ReadPath, in node: ViewNode, _ recorder: ReadRecorder?) throws(EngineError) {
+        markBound(path, in: node)
+        guard path.members.count == 1, case .binding? = node.variables[path.members[0]] else { return }
+        _ = try read(path, in: node, recorder: recorder, display: "\(node.path).\(path.text)")
     }
 
     /// What a line shows of a value: a string as itself, anything else as JSON.

@@ -26,7 +26,9 @@ extension Graph {
                 var value: JSON??
                 var options: [JSON]?
                 if case .bind(let binding) = control.declaration.use {
-                    value = .some(try boundControlValue(binding, in: node, control.locals))
+                    // A SecureField shows dots, whatever it is bound to: its value is never listed.
+                    value = .some(
+                        control.declaration.kind == .secureField ? nil : try boundControlValue(binding, in: node, control.locals))
                 }
                 if let expression = control.declaration.options,
                     case .array(let choices) = try evaluate(expression, in: node, nil, control.locals).value

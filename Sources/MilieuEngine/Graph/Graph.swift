@@ -106,7 +106,8 @@ public final class Graph {
         self.clock = clock
         self.limits = limits
         self.budget = EvaluationBudget(perRequest: limits.maxRequestSteps)
-        for declaration in scene.types { try registry.register(ModelType(declaration: declaration)) }
+        // A scene's types are the scene's: one named as a built-in takes its place (no object exists yet).
+        for declaration in scene.types { try registry.replace(ModelType(declaration: declaration), declaration: declaration) }
         _ = try environmentKeys.declare(scene.environmentKeys, pointer: "/environmentKeys")
         transaction = 1
         pending.queue.transaction = transaction
@@ -138,10 +139,12 @@ public final class Graph {
     public func register(declaration: JSON, at pointer: String = "", replace: Bool = false) throws(EngineError) -> String {
         let model = try ModelType(declaration: declaration, at: pointer)
         if replace {
+            // The same declaration again (a scene loaded twice) is no change, and needs no object gone.
+            if let registered = registry[model.name], registered.declaration == declaration { return model.name }
             if registry[model.name] != nil { try checkReplaceable(model.name) }
-            try registry.replace(model)
+            try registry.replace(model, declaration: declaration)
         } else {
-            try registry.register(model)
+            try registry.register(model, declaration: declaration)
         }
         return model.name
     }

@@ -4,6 +4,8 @@ import MilieuProtocol
 /// A model type with its members indexed: stored properties first, then computed ones.
 public final class RegisteredType: Sendable {
     public let model: ModelType
+    /// The JSON it was declared with (`schema/register`); nil for a built-in or a Swift type.
+    let declaration: JSON?
     /// Property name → slot in an object's values (stored, then computed).
     let slots: SlotTable
     let actions: [String: Action]
@@ -15,9 +17,10 @@ public final class RegisteredType: Sendable {
     /// Its properties' patterns, compiled once and held for as long as the type is (`WholeMatch`).
     private let patterns: [DeclaredPattern]
 
-    init(_ model: ModelType, patterns: [DeclaredPattern]) {
+    init(_ model: ModelType, patterns: [DeclaredPattern], declaration: JSON? = nil) {
         self.patterns = patterns
         self.model = model
+        self.declaration = declaration
         slots = SlotTable(model.stored.map(\.name) + model.computed.map(\.name))
         self.actions = Dictionary(model.actions.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         referencedTypes = model.stored.map(\.type.referencedType)
@@ -83,11 +86,11 @@ public struct TypeRegistry: Sendable {
 
     /// Puts `model` in the place of the registered type of its name (built-in or declared), or
     /// adds it. The graph checks first that no object of the old type is alive.
-    mutating func replace(_ model: ModelType) throws(EngineError) {
-        guard let old = types[model.name] else { return try register(model) }
+    mutating func replace(_ model: ModelType, declaration: JSON? = nil) throws(EngineError) {
+        guard let old = types[model.name] else { return try register(model, declaration: declaration) }
         types[model.name] = nil
         do {
-            try register(model)
+            try register(model, declaration: declaration)
             names.removeLast()
         } catch {
             types[model.name] = old
@@ -95,8 +98,9 @@ public struct TypeRegistry: Sendable {
         }
     }
 
-    /// Adds a type; its name must be new and its members well formed.
-    public mutating func register(_ model: ModelType) throws(EngineError) {
+    /// Adds a type; its name must be new and its members well formed. `declaration` is the JSON it
+    /// was declared with, so that declaring it again the same way is no change.
+    public mutating func register(_ model: ModelType, declaration: JSON? = nil) throws(EngineError) {
         guard !model.name.isEmpty, !model.name.contains(where: { "#./[]{}\"@ ".contains($0) }) else {
             throw .invalidDeclaration(field: "name", reason: "\"\(model.name)\" is not a type name")
         }
@@ -117,7 +121,7 @@ public struct TypeRegistry: Sendable {
             try checkReferences(property.type, in: model)
             if let pattern = try property.checkConstraints(field: "properties.\(property.name)") { patterns.append(pattern) }
         }
-        types[model.name] = RegisteredType(model, patterns: patterns)
+        types[model.name] = RegisteredType(model, patterns: patterns, declaration: declaration)
         names.append(model.name)
     }
 

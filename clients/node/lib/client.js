@@ -178,6 +178,22 @@ export class Client extends EventEmitter {
     }
   }
 
+  /**
+   * A scene — what `translate()` makes of SwiftUI source, or a scene file's JSON: its types
+   * registered in the place of any of the same name, then its views mounted, retained, in one
+   * transaction → `{types, views, version}` (`version` null when it has no views).
+   */
+  async load(scene, options) {
+    const params = { replace: true };
+    if (scene.types?.length) params.types = scene.types;
+    if (scene.environmentKeys && Object.keys(scene.environmentKeys).length) params.environmentKeys = scene.environmentKeys;
+    const registered = params.types || params.environmentKeys ? (await this.request('schema/register', params, options)).types : [];
+    const mounts = (scene.views ?? []).map((view) => ops.mount({ ...view, retain: true }));
+    if (mounts.length === 0) return { types: registered, views: [], version: null };
+    const done = await this.request('graph/transaction', { ops: mounts }, options);
+    return { types: registered, views: done.results.map((result) => result.path), version: done.version };
+  }
+
   /** `shutdown`: the daemon stops; then this client closes (it does not reconnect). */
   async shutdown(options) {
     const result = await this.request('shutdown', {}, {
@@ -647,9 +663,12 @@ const REQUESTS = Object.freeze({
    * `schema/register`: model types and, with `options.environmentKeys` (`{key: {type, default?, ...}}`),
    * custom environment keys → `{types, environmentKeys, version}`.
    */
-  register: (types = [], { environmentKeys, ...options } = {}) => [
+  register: (types = [], { environmentKeys, replace, ...options } = {}) => [
     'schema/register',
-    environmentKeys === undefined ? { types } : types.length === 0 ? { environmentKeys } : { types, environmentKeys },
+    {
+      ...(environmentKeys === undefined ? { types } : types.length === 0 ? { environmentKeys } : { types, environmentKeys }),
+      ...(replace ? { replace: true } : {}),
+    },
     options,
   ],
   /** `graph/get` → the value, object snapshot or view snapshot at `path`. */

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { connect, double, ops, Client, TypeMismatch, ConnectionLost, ResultTooLarge } from '../index.js';
+import { connect, double, ops, translate, Client, TranslationError, TypeMismatch, ConnectionLost, ResultTooLarge } from '../index.js';
 import { clientFor, daemonFor, needsDaemon } from '../testing/helpers.js';
 
 const within = (ms = 3000) => ({ signal: AbortSignal.timeout(ms) });
@@ -305,6 +305,22 @@ test('controls are listed, pressed and typed into; printChanges comes with the u
   await assert.rejects(client.tap('/App/Counter', 'Reset'), (e) => e.kind === 'Forbidden' && e.data.reason === 'disabled');
   await assert.rejects(client.tap('/App/Counter', '-'), (e) => e.kind === 'UnknownPath');
   await assert.rejects(client.input('/App/Counter', 'Note', 3), (e) => e.kind === 'InvalidParams');
+});
+
+test('Swift source is translated, loaded and driven; an error names what is missing', needsDaemon, async (t) => {
+  const seeds = new URL('../../../seeds/', import.meta.url).pathname;
+  const client = await clientFor(t, await daemonFor(t));
+  const scene = await translate([`${seeds}000_00.swift`]);
+  assert.ok(scene.diagnostics.some((line) => line.includes('roundedField()')));
+  const loaded = await client.load(scene);
+  assert.deepEqual([loaded.types, loaded.views], [['LoginViewModel'], ['/App/ContainerView']]);
+  const email = '이메일을 입력해 주세요...';
+  for (const view of ['LoginView1', 'LoginView2']) await client.input(`/App/ContainerView/${view}`, email, 'kim@example.com');
+  await client.input('/App/ContainerView', '토글해봅시다', true);
+  assert.equal(await client.get('/App/ContainerView/LoginView1.loginVM.email'), 'kim@example.com');
+  assert.equal(await client.get('/App/ContainerView/LoginView2.loginVM.email'), '');
+  await assert.rejects(translate([`${seeds}004_03.swift`]), (error) =>
+    error instanceof TranslationError && error.diagnostics.some((line) => line.includes('code is left out here')));
 });
 
 test('reset goes back to the scene start; dryRun only says what it would do', needsDaemon, async (t) => {

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import pathlib
+import pickle
 from typing import Callable
 
 import pytest
@@ -437,4 +439,27 @@ def test_controls_are_listed_pressed_and_typed_into(client: milieu.Client) -> No
         client.tap("/App/Counter", "-")
     with pytest.raises(milieu.InvalidParams):
         client.input("/App/Counter", "Note", 3)
+
+
+SEEDS = pathlib.Path(__file__).resolve().parents[3] / "seeds"
+
+
+def test_swift_source_is_translated_loaded_and_driven(client: milieu.Client) -> None:
+    scene = milieu.translate(SEEDS / "000_00.swift")
+    assert any("roundedField()" in line for line in scene["diagnostics"])
+    loaded = client.load(scene)
+    assert loaded["types"] == ["LoginViewModel"] and loaded["views"] == ["/App/ContainerView"]
+    email = "이메일을 입력해 주세요..."
+    for view in ("LoginView1", "LoginView2"):
+        client.input(f"/App/ContainerView/{view}", email, "kim@example.com")
+    client.input("/App/ContainerView", "토글해봅시다", True)
+    assert client.get("/App/ContainerView/LoginView1.loginVM.email") == "kim@example.com"
+    assert client.get("/App/ContainerView/LoginView2.loginVM.email") == ""
+
+
+def test_swift_source_with_an_error_names_it(tmp_path: pathlib.Path) -> None:
+    with pytest.raises(milieu.TranslationError) as raised:
+        milieu.translate(SEEDS / "004_03.swift")
+    assert any("code is left out here" in line for line in raised.value.diagnostics)
+    assert pickle.loads(pickle.dumps(raised.value)).diagnostics == raised.value.diagnostics
 

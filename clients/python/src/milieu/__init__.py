@@ -13,6 +13,7 @@ after the protocol's error kinds; notifications are the dataclasses of
 from . import ops
 from ._core import ReconnectPolicy
 from ._socket_path import socket_path
+from ._translate import TranslationError, translate
 from ._version import __version__
 from .aio import AsyncClient, AsyncWatch
 from .client import Client, Watch
@@ -32,6 +33,7 @@ __all__ = [
     "DidMount", "DidUnmount", "DidUpdate", "DuplicateView", "EnvironmentObjectMissing", "Forbidden", "InUse",
     "InternalError", "InvalidDeclaration", "InvalidParams", "InvalidRequest", "InvalidValue", "LimitExceeded",
     "MessageTooLarge", "MethodNotFound", "MilieuError", "Notification", "ObjectCreated", "ObjectDestroyed",
-    "ParseError", "ProtocolError", "ReadOnly", "ReconnectPolicy", "Resync", "ResultTooLarge", "Timeout", "TypeMismatch",
-    "UnknownAction", "UnknownPath", "UnknownType", "VersionConflict", "Watch", "__version__", "ops", "socket_path",
+    "ParseError", "ProtocolError", "ReadOnly", "ReconnectPolicy", "Resync", "ResultTooLarge", "Timeout", "TranslationError",
+    "TypeMismatch",
+    "UnknownAction", "UnknownPath", "UnknownType", "VersionConflict", "Watch", "__version__", "ops", "socket_path", "translate",
 ]

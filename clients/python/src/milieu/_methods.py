@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Sequence, 
 from . import ops
 from ._core import Call, Connection, Plan, W, WatchState, initialize_params, names
 from .results import (
-    CallResult, ControlsResult, DaemonClientsResult, ResetResult, DaemonInfoResult, DependenciesResult, EnvironmentResult, ExplainResult, InitializeResult, MountResult, PageNode,
+    CallResult, ControlsResult, DaemonClientsResult, LoadResult, ResetResult, DaemonInfoResult, DependenciesResult, EnvironmentResult, ExplainResult, InitializeResult, MountResult, PageNode,
     ReadersResult, RegisterResult, TransactionResult, TreePage, TreeResult, TypesResult, VersionResult, ViewNode,
 )
 
@@ -79,20 +79,47 @@ def register(
     types: Sequence[Mapping[str, Any]] = (),
     *,
     environment_keys: Mapping[str, Mapping[str, Any]] | None = None,
+    replace: bool = False,
     timeout: float | None = None,
 ) -> Plan[RegisterResult]:
     """``schema/register``: declares model types and custom environment keys, all or nothing.
 
     ``environment_keys`` is ``{key: {"type": T, "default": v, ...}}``, each key's
-    ``EnvironmentKey.defaultValue``; a view reads one with ``environment=["key"]``.
+    ``EnvironmentKey.defaultValue``; a view reads one with ``environment=["key"]``. With
+    ``replace`` a type takes the place of a registered one of its name (a built-in too), unless
+    objects of it are alive (SPEC §9.3).
     """
     params: Dict[str, Any] = {}
     if types or environment_keys is None:
         params["types"] = [ops._plain(t) for t in types]
     if environment_keys is not None:
         params["environmentKeys"] = ops._plain(environment_keys)
+    if replace:
+        params["replace"] = True
     result: RegisterResult = yield Call("schema/register", params, timeout)
     return result
+
+
+def load(core: Connection[Any], scene: Mapping[str, Any], *, timeout: float | None = None) -> Plan[LoadResult]:
+    """A scene — what :func:`milieu.translate` makes of SwiftUI source, or a scene file's JSON:
+    its types registered in the place of any of the same name, then its views mounted, retained,
+    in one transaction. Returns the types, the paths mounted and the version."""
+    types = [ops._plain(t) for t in scene.get("types", [])]
+    keys = scene.get("environmentKeys")
+    registered: List[str] = []
+    if types or keys:
+        params: Dict[str, Any] = {"replace": True}
+        if types:
+            params["types"] = types
+        if keys:
+            params["environmentKeys"] = ops._plain(keys)
+        answer: RegisterResult = yield Call("schema/register", params, timeout)
+        registered = answer["types"]
+    mounts = [ops.mount({**view, "retain": True}) for view in scene.get("views", [])]
+    if not mounts:
+        return {"types": registered, "views": [], "version": None}
+    done: TransactionResult = yield Call("graph/transaction", {"ops": mounts}, timeout)
+    return {"types": registered, "views": [r["path"] for r in done["results"]], "version": done["version"]}
 
 
 def get(core: Connection[Any], path: str, *, timeout: float | None = None) -> Plan[Any]:

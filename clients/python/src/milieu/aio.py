@@ -340,6 +340,7 @@ class AsyncClient(ClientBase[AsyncWatch]):
     initialize = async_method(methods.initialize)
     types = async_method(methods.types)
     register = async_method(methods.register)
+    load = async_method(methods.load)
     get = async_method(methods.get)
     set = async_method(methods.set)
     call = async_method(methods.call)

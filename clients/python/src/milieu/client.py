@@ -362,6 +362,7 @@ class Client(ClientBase[Watch]):
     initialize = sync_method(methods.initialize)
     types = sync_method(methods.types)
     register = sync_method(methods.register)
+    load = sync_method(methods.load)
     get = sync_method(methods.get)
     set = sync_method(methods.set)
     call = sync_method(methods.call)

@@ -342,3 +342,12 @@ class ControlsResult(TypedDict):
     controls: List[Control]
     version: int
 
+
+class LoadResult(TypedDict):
+    """What :meth:`Client.load` did: the types it registered, the views it mounted (``None`` for
+    the version when there were none)."""
+
+    types: List[str]
+    views: List[str]
+    version: int | None
+
