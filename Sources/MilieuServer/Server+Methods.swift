@@ -324,10 +324,11 @@ extension Server {
         }
         let key = WatchKey(connection: session.id, watch: session.nextWatchID)
         session.nextWatchID += 1
-        watches.add(key, targets: targets, lifecycle: request.lifecycle, commits: request.commits)
+        watches.add(key, targets: targets, lifecycle: request.lifecycle, commits: request.commits, printChanges: request.printChanges)
         var followUps = JSONWriter()
         for (commit, cause) in replay {
-            followUps.writeRaw(watches.notifications(for: commit, cause: cause?.cause, only: key).bytes(for: session.id))
+            let fanOut = watches.notifications(for: commit, cause: cause?.cause, only: key, printLines: printLines(of: commit))
+            followUps.writeRaw(fanOut.bytes(for: session.id))
         }
         let result = WatchRequest.Result(watch: key.watch, version: graph.version.rawValue, notMounted: notMounted)
         return Reply(result: result.wire, followUps: followUps)

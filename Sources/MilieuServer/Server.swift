@@ -210,7 +210,7 @@ public final class Server: ConnectionHandler {
         let commit = graph.connectionClosed(connection, upTo: Self.viewsUnmountedPerTurn)
         if let store, !commit.isEmpty { Persistence.stage(commit, of: graph, in: store) }
         let start = turn.start
-        turn.append(commit, cause: StoredCause(closing: connection.rawValue))
+        turn.append(commit, cause: StoredCause(closing: connection.rawValue), printLines: printLines(of: commit))
         turn.endLine(from: start, session: nil, wrote: true)
         guard graph.isClosing(connection) else { return }
         loop.schedule(after: 0) { [weak self] in self?.unmountViews(of: connection) }
@@ -242,7 +242,9 @@ public final class Server: ConnectionHandler {
                 if line.closeAfter { session.connection.closeAfterFlush() }
                 enforceOutputLimits(session)
             }
-            for index in line.commits { publish(sending.commits[index], cause: sending.causes[index]) }
+            for index in line.commits {
+                publish(sending.commits[index], cause: sending.causes[index], printLines: sending.printLines[index] ?? [:])
+            }
         }
         sending.reset()
     }
@@ -361,10 +363,16 @@ public final class Server: ConnectionHandler {
         }
     }
 
+    /// The `_printChanges` lines of `commit`'s undeclared views that a watch of every view's line
+    /// covers, while the graph is as the commit left it (SPEC §10.1, `printChanges`).
+    func printLines(of commit: Commit) -> [Int: String] {
+        watches.printLines(of: commit) { [graph] in graph.printChangesLine(of: $0, reasons: $1, isNew: $2) }
+    }
+
     /// Keeps a method's commit, with what made it, and its follow-up lines in the turn.
     private func collect(_ reply: Result<Reply, RPCError>, cause: () -> StoredCause) {
         guard case .success(let done) = reply else { return }
-        if let commit = done.commit { turn.append(commit, cause: cause()) }
+        if let commit = done.commit { turn.append(commit, cause: cause(), printLines: printLines(of: commit)) }
         if let extra = done.followUps { turn.followUps.writeRaw(extra.bytes) }
     }
 
@@ -405,11 +413,11 @@ public final class Server: ConnectionHandler {
 
     /// Records a commit and sends each watcher its notifications. A commit with no changes
     /// (a registration, a change of what a view provides) took a version all the same.
-    func publish(_ commit: Commit, cause: StoredCause) {
+    func publish(_ commit: Commit, cause: StoredCause, printLines: [Int: String]) {
         guard commit.version > (history.newest ?? Version(0)) else { return }
         history.append(commit, size: store?.stagedSize(of: commit.version.rawValue) ?? 0, cause: cause)
         guard !commit.isEmpty || watches.watchesCommits else { return }
-        let fanOut = watches.notifications(for: commit, cause: cause.cause)
+        let fanOut = watches.notifications(for: commit, cause: cause.cause, printLines: printLines)
         watches.forgetDestroyedObjects(of: commit)
         // The parts come one connection after another: each session is looked up once, and its
         // output limits checked once all of its share is queued.

@@ -37,6 +37,9 @@ struct Turn {
     var commits: [Commit] = []
     /// What made each commit, beside it (`graph/explain`).
     var causes: [StoredCause] = []
+    /// The `_printChanges` lines of undeclared views, for watches of every view's line
+    /// (`WatchRegistry.printLines`), by commit index; only commits that have some.
+    var printLines: [Int: [Int: String]] = [:]
     var ids: [RequestID] = []
     private(set) var lines: [Line] = []
 
@@ -45,8 +48,9 @@ struct Turn {
 
     var isEmpty: Bool { lines.isEmpty }
 
-    /// Adds a commit and what made it.
-    mutating func append(_ commit: Commit, cause: StoredCause) {
+    /// Adds a commit, what made it and its undeclared views' `_printChanges` lines.
+    mutating func append(_ commit: Commit, cause: StoredCause, printLines lines: [Int: String] = [:]) {
+        if !lines.isEmpty { printLines[commits.count] = lines }
         commits.append(commit)
         causes.append(cause)
     }
@@ -86,6 +90,7 @@ struct Turn {
         followUps.removeAll(keepingCapacity: followUps.bytes.capacity <= Self.retainedBytes)
         commits.removeAll(keepingCapacity: true)
         causes.removeAll(keepingCapacity: true)
+        printLines.removeAll()
         ids.removeAll(keepingCapacity: true)
         lines.removeAll(keepingCapacity: true)
     }

@@ -32,6 +32,8 @@ final class WatchRegistry {
     private var lifecycle = WatchGroups<Void>()
     /// The watches of every commit (`commits: true`).
     private var commitWatchers = WatchGroups<Void>()
+    /// The watches that want every view's `_printChanges` line (`printChanges: true`, SPEC §10.1).
+    private var printsChanges: Set<WatchKey> = []
     /// What each watch registered, to take it out again, and the bytes of its spelled targets.
     private var registrations: [WatchKey: (targets: [WatchTarget], lifecycle: Bool, commits: Bool, bytes: Int)] = [:]
     /// The bytes of spelled targets each connection's watches hold (`watchTargetBytes`).
@@ -66,7 +68,8 @@ final class WatchRegistry {
     var watchesCommits: Bool { !commitWatchers.isEmpty }
 
     func add(
-        _ key: WatchKey, targets: [(target: WatchTarget, spelled: String)], lifecycle wantsLifecycle: Bool, commits wantsCommits: Bool
+        _ key: WatchKey, targets: [(target: WatchTarget, spelled: String)], lifecycle wantsLifecycle: Bool, commits wantsCommits: Bool,
+        printChanges wantsPrintChanges: Bool = false
     ) {
         for (target, spelled) in targets {
             switch target {
@@ -83,6 +86,7 @@ final class WatchRegistry {
         }
         if wantsLifecycle { lifecycle.append((), for: key) }
         if wantsCommits { commitWatchers.append((), for: key) }
+        if wantsPrintChanges { printsChanges.insert(key) }
         if targets.count > 1 { severalTargets.insert(key) }
         let bytes = Self.bytes(of: targets)
         registrations[key] = (targets.map(\.target), wantsLifecycle, wantsCommits, bytes)
@@ -93,6 +97,7 @@ final class WatchRegistry {
     func remove(_ key: WatchKey) {
         guard let registration = registrations.removeValue(forKey: key) else { return }
         severalTargets.remove(key)
+        printsChanges.remove(key)
         targetBytes[key.connection, default: 0] -= registration.bytes
         if targetBytes[key.connection] == 0 { targetBytes[key.connection] = nil }
         if byConnection[key.connection]?.remove(key.watch) != nil, byConnection[key.connection]?.isEmpty == true {
@@ -137,8 +142,12 @@ final class WatchRegistry {
     private static func stateKey(_ view: String, _ variable: String) -> String { view + "." + variable }
 
     /// The notification lines `commit` produces, per connection; with `only`, for that watch alone.
-    /// `cause` is what made the commit, for watches of every commit.
-    func notifications(for commit: Commit, cause: @autoclosure () -> CommitCause?, only: WatchKey? = nil) -> FanOut {
+    /// `cause` is what made the commit, for watches of every commit. `printLines` are the
+    /// `_printChanges` lines of views that do not declare one, by the index of their change
+    /// (`printLines(of:in:)`), for the watches that asked for every view's.
+    func notifications(
+        for commit: Commit, cause: @autoclosure () -> CommitCause?, only: WatchKey? = nil, printLines: [Int: String] = [:]
+    ) -> FanOut {
         guard !registrations.isEmpty else { return FanOut() }
         var pending: [WatchKey: Pending] = [:]
         // Sized for as many watches as the last commit reached: a fan-out to the same watchers
@@ -158,7 +167,13 @@ final class WatchRegistry {
             return given[key, default: []].insert(path).inserted
         }
         let watchesViews = !byView.isEmpty
-        for change in commit.changes {
+        /// The line `key` gets for the change at `index`: the declared one, or for a watch of every
+        /// view's line, the one computed for it.
+        func line(_ printed: String?, at index: Int, for key: WatchKey) -> String? {
+            guard printed == nil, !printLines.isEmpty, printsChanges.contains(key) else { return printed }
+            return printLines[index]
+        }
+        for (index, change) in commit.changes.enumerated() {
             switch change {
             case .property(let object, _, let property, let value):
                 var encoding = ChangeEncoding(value: value)
@@ -186,6 +201,7 @@ final class WatchRegistry {
             case .viewUpdated(let view, let reasons, let body, let printed):
                 guard watchesViews else { continue }
                 for key in viewWatchers(of: view) {
+                    let printed = line(printed, at: index, for: key)
                     add(key) { pending, stamp in
                         pending.events.append(.didUpdate(stamp, path: view, reasons: reasons, body: body, printChanges: printed))
                     }
@@ -193,6 +209,7 @@ final class WatchRegistry {
             case .viewMounted(let view, let reason, let body, let printed):
                 guard watchesViews else { continue }
                 for key in viewWatchers(of: view) {
+                    let printed = line(printed, at: index, for: key)
                     add(key) { pending, stamp in
                         pending.events.append(.didMount(stamp, path: view, reason: reason.rawValue, body: body, printChanges: printed))
                     }
@@ -234,6 +251,29 @@ final class WatchRegistry {
             notes.write(WatchStamp(watch: key.watch, version: commit.version.rawValue), tails: &tails, to: key.connection, into: &output)
         }
         return output
+    }
+
+    /// The `_printChanges` lines of the views `commit` evaluated that do not declare one and that
+    /// a watch of every view's line covers, by the index of their change; `line` gives one from a
+    /// view's path, its reasons and whether it is a new identity. Asked while the graph is as the
+    /// commit left it (for a replayed commit, as it is now). A view that appeared through an id
+    /// change gets one line, its mount's: the `@identity` update after it prints nothing more.
+    func printLines(of commit: Commit, line: (String, [String], Bool) -> String?) -> [Int: String] {
+        guard !printsChanges.isEmpty else { return [:] }
+        var lines: [Int: String] = [:]
+        var renewed: Set<String> = []
+        func wanted(_ view: String) -> Bool { viewWatchers(of: view).contains(where: printsChanges.contains) }
+        for (index, change) in commit.changes.enumerated() {
+            switch change {
+            case .viewMounted(let view, let reason, _, nil) where wanted(view):
+                if reason == .identity { renewed.insert(view) }
+                lines[index] = line(view, [], true)
+            case .viewUpdated(let view, let reasons, _, nil) where !renewed.contains(view) && wanted(view):
+                lines[index] = line(view, reasons, false)
+            default: break
+            }
+        }
+        return lines
     }
 
     /// How many of each kind of change `commit` made, for `graph/didCommit`.

@@ -370,6 +370,18 @@ struct BodyTranslator {
         let arguments = Array(call.arguments)
         func argument(_ label: String) -> ExprSyntax? { arguments.first { $0.label?.text == label }?.expression }
         let unlabelled = arguments.first { $0.label == nil }?.expression
+        // The source's names are the source's: a view it declares wins over a built-in of that name.
+        if program.views[name] != nil {
+            if call.trailingClosure != nil { program.unsupported(place, "a trailing closure passed to \(name)") }
+            let instantiator = ViewInstantiator(program: program)
+            guard
+                let declaration = instantiator.declaration(
+                    name, arguments: arguments, caller: translator, at: place, stack: stack, callerLifted: lifted)
+            else {
+                return []
+            }
+            return [["view": declaration]]
+        }
         if Self.containers.contains(name) { return closureContent(call.trailingClosure, &translator) }
         if Self.quiet.contains(name) { return [] }
         switch name {
@@ -390,18 +402,6 @@ struct BodyTranslator {
             return rows(data, id: argument("id"), call.trailingClosure, place, &translator)
         default:
             break
-        }
-        if let declared = program.views[name] {
-            if call.trailingClosure != nil { program.unsupported(place, "a trailing closure passed to \(name)") }
-            let instantiator = ViewInstantiator(program: program)
-            guard
-                let declaration = instantiator.declaration(
-                    name, arguments: arguments, caller: translator, at: place, stack: stack, callerLifted: lifted)
-            else {
-                return []
-            }
-            _ = declared
-            return [["view": declaration]]
         }
         program.unsupported(place, "\(name)(…), which the source does not declare,")
         return []
@@ -463,8 +463,8 @@ struct BodyTranslator {
             {
                 current = base
             }
-            if let text = current.as(FunctionCallExprSyntax.self), ["Text", "Label"].contains(text.calledExpression.trimmedDescription),
-                let argument = text.arguments.first
+            if let text = current.as(FunctionCallExprSyntax.self), case let name = text.calledExpression.trimmedDescription,
+                ["Text", "Label"].contains(name), program.views[name] == nil, let argument = text.arguments.first
             {
                 return shown(argument.expression, &translator)
             }

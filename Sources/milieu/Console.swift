@@ -29,9 +29,13 @@ struct Console {
         let renderer = NotificationRenderer(style: style, watches: watches)
         for notification in notifications {
             if json {
+                // A console watch's events count only for their `_printChanges` lines.
+                if watches.record(daemonID: notification.watch)?.console == true, notification.params["printChanges"] == nil {
+                    continue
+                }
                 write(JSON.object(["method": .string(notification.method), "params": .object(notification.params)]).jsonText, to: stdout)
-            } else {
-                write(renderer.render(notification), to: stdout)
+            } else if let text = renderer.render(notification) {
+                write(text, to: stdout)
             }
         }
     }

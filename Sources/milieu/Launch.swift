@@ -32,7 +32,7 @@ enum Launch {
             json: options.json, style: Style.forStream(STDOUT_FILENO, environment: environment),
             errorStyle: Style.forStream(STDERR_FILENO, environment: environment))
         let timeout = options.timeout ?? (interactive ? Options.interactiveTimeout : Options.oneShotTimeout)
-        let link = Link(socketPath: options.socketPath, requestTimeout: timeout)
+        let link = Link(socketPath: options.socketPath, requestTimeout: timeout, printsEveryChange: options.printChanges)
         if let failure = connect(link, options: options, console: console, environment: environment) {
             if let error = failure as? MilieuClientError, error.code == .notListening {
                 console.status(
@@ -41,6 +41,13 @@ enum Launch {
                 console.status(console.errorStyle.boldRed("milieu: \(failure)"))
             }
             if !interactive { return ExitStatus.noDaemon }
+        } else if options.printChanges {
+            do {
+                try link.showPrintChanges(of: ["/App"])
+            } catch {
+                console.status(console.errorStyle.boldRed("milieu: \(error)"))
+                return ExitStatus.commandFailed
+            }
         }
 
         let shell = Shell(link: link, style: console.style, errorStyle: console.errorStyle, oneShot: !interactive, raw: options.raw)

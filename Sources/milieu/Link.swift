@@ -16,9 +16,14 @@ final class Link {
     /// its versions started again.
     private(set) var instance: String?
 
-    init(socketPath: String, requestTimeout: Double = 30) {
+    /// `--print-changes`: every watch this link makes carries every view's `_printChanges`
+    /// line, as if each body called `Self._printChanges()`.
+    let printsEveryChange: Bool
+
+    init(socketPath: String, requestTimeout: Double = 30, printsEveryChange: Bool = false) {
         self.socketPath = socketPath
         self.requestTimeout = requestTimeout
+        self.printsEveryChange = printsEveryChange
     }
 
     var isConnected: Bool { client?.isConnected ?? false }
@@ -128,11 +133,29 @@ final class Link {
     func watch(targets: [String], lifecycle: Bool, commits: Bool = false, since: Int? = nil) throws -> WatchRecord {
         let views = targets.filter(PathSyntax.isViewPath)
         let paths = targets.filter { !PathSyntax.isViewPath($0) }
-        let result = try request(WatchRequest(paths: paths, views: views, lifecycle: lifecycle, commits: commits, sinceVersion: since))
+        let request = WatchRequest(
+            paths: paths, views: views, lifecycle: lifecycle, commits: commits, printChanges: printsEveryChange, sinceVersion: since)
+        let result = try self.request(request)
         let record = watches.add(
-            paths: paths, views: views, lifecycle: lifecycle, commits: commits, daemonID: result.watch, version: result.version)
+            paths: paths, views: views, lifecycle: lifecycle, commits: commits, printChanges: printsEveryChange,
+            daemonID: result.watch, version: result.version)
         record.notMounted = result.notMounted
         return record
+    }
+
+    /// Shows the `_printChanges` lines of `views` and their subtrees as they happen, as Xcode's
+    /// console does: a console watch, which prints nothing else. `load` opens one on what it
+    /// mounts; `--print-changes` one on /App, with every view's line. Views a console watch
+    /// covers already are not watched again.
+    func showPrintChanges(of views: [String]) throws {
+        let covered = watches.records.filter(\.console).flatMap(\.views)
+        let wanted = views.filter { view in !covered.contains { view == $0 || view.hasPrefix($0 + "/") } }
+        guard !wanted.isEmpty else { return }
+        let result = try request(WatchRequest(views: wanted, printChanges: printsEveryChange))
+        let record = watches.add(
+            paths: [], views: wanted, lifecycle: false, commits: false, printChanges: printsEveryChange, console: true,
+            daemonID: result.watch, version: result.version)
+        record.notMounted = result.notMounted
     }
 
     /// Ends a watch, on the daemon too while connected.

@@ -14,7 +14,10 @@ struct NotificationRenderer {
     /// Tags each line with its watch number when more than one watch is open.
     let watches: WatchBook
 
-    func render(_ notification: ClientNotification) -> String {
+    /// The notification's lines; nil when it shows nothing (a console watch's event without a
+    /// `_printChanges` line).
+    func render(_ notification: ClientNotification) -> String? {
+        if let record = watches.record(daemonID: notification.watch), record.console { return consoleLine(notification) }
         let version = notification.version.map { "v\($0)" } ?? "v?"
         let head = style.dim(version) + "  "
         let indent = String(repeating: " ", count: version.count + 2)
@@ -41,6 +44,15 @@ struct NotificationRenderer {
         }
         if let tag = watchTag(notification.watch), !lines.isEmpty { lines[0] += "  " + style.dim(tag) }
         return lines.enumerated().map { ($0.offset == 0 ? head : indent) + $0.element }.joined(separator: "\n")
+    }
+
+    /// What a console watch shows: the `_printChanges` line alone, as Xcode's console prints it.
+    private func consoleLine(_ notification: ClientNotification) -> String? {
+        switch notification.decoded {
+        case .didUpdate(_, _, _, _, let printed)?, .didMount(_, _, _, _, let printed)?: printed
+        case .connectionDropped(_, let message, _)?: style.yellow("connection dropped: ") + message
+        default: nil
+        }
     }
 
     private func changes(_ changes: [ValueChange]) -> [String] {
@@ -110,7 +122,8 @@ struct NotificationRenderer {
     private func watchTag(_ id: Int?) -> String? {
         guard let id else { return nil }
         guard let record = watches.record(daemonID: id) else { return "[watch \(id)]" }
-        return watches.records.count > 1 ? "[w\(record.number)]" : nil
+        // Only the user's own watches are told apart: a console watch shows bare lines.
+        return watches.records.count(where: { !$0.console }) > 1 ? "[w\(record.number)]" : nil
     }
 
 }

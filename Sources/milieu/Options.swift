@@ -14,6 +14,8 @@ struct Options {
     var raw = false
     /// `--keep-going`: a failing command does not stop the ones after it.
     var keepGoing = false
+    /// `--print-changes`: every view's `_printChanges` line, as if each body called it.
+    var printChanges = false
     /// `--timeout S`: how long a request may wait for its answer; nil for the default of the mode.
     var timeout: Double?
 
@@ -23,7 +25,8 @@ struct Options {
     static let interactiveTimeout = 30.0
 
     static let usage = """
-        usage: milieu [--socket PATH] [--spawn [--ephemeral]] [--json | --raw] [--keep-going] [--timeout S] [-c COMMAND]...
+        usage: milieu [--socket PATH] [--spawn [--ephemeral]] [--json | --raw] [--keep-going] [--print-changes]
+                     [--timeout S] [-c COMMAND]...
                milieu inspect [--socket PATH] [--port N]
                milieu watch [--socket PATH] [--json] [--since V] [--lifecycle] [--commits] TARGET...
                milieu monitor [--socket PATH] [--json] [--since V]
@@ -46,7 +49,9 @@ struct Options {
         structs, #Preview and @main apps) and prints the scene it makes (types, and the views
         mounted under /App) as JSON; diagnostics go to standard error as the compiler writes
         them (FILE:LINE:COL: warning: ...), and an error makes it exit 1. At the prompt,
-        load FILE.swift loads the same scene; milieud --scene FILE.swift starts with it.
+        load FILE.swift loads the same scene, and prints the line Self._printChanges() prints
+        each time one of its views that calls it re-renders; milieud --scene FILE.swift starts
+        with it.
 
         milieu inspect serves a live page of the daemon on 127.0.0.1 (a free port, or
         --port N) and prints its address, with a token every request must carry: the view
@@ -64,6 +69,9 @@ struct Options {
                           (get theme.colorScheme prints dark)
           --keep-going    with -c or piped commands, go on after a command fails (the exit
                           status is still 1)
+          --print-changes print the line Self._printChanges() would print for every view under
+                          /App as it re-renders, whether or not its body calls it (load prints
+                          them for the views whose source does)
           --timeout S     how long a request waits for its answer (default 5 s with -c or
                           piped commands, 30 s at the prompt)
           --version       print the version and exit
@@ -117,6 +125,7 @@ struct Options {
             case "--json": options.json = true
             case "--raw": options.raw = true
             case "--keep-going": options.keepGoing = true
+            case "--print-changes": options.printChanges = true
             case "--timeout":
                 guard let text = iterator.next(), let seconds = Double(text), seconds > 0, seconds.isFinite else {
                     throw Mistake(message: "--timeout needs a number of seconds, more than 0")

@@ -10,6 +10,29 @@ struct LoadableScene {
     /// Translated from Swift: its types take the place of registered ones of the same name.
     let fromSource: Bool
     let diagnostics: [SourceDiagnostic]
+
+    /// The paths of the views it mounts whose parent is not one of them.
+    var roots: [String] {
+        let views = json["views"]?.arrayValue ?? []
+        let paths = views.compactMap { view -> String? in
+            guard let parent = view["parent"]?.stringValue, let viewName = view["name"]?.stringValue else { return nil }
+            return parent + "/" + viewName + (view["id"].map { "[\($0.jsonText)]" } ?? "")
+        }
+        return paths.filter { path in !paths.contains { other in other != path && path.hasPrefix(other + "/") } }
+    }
+
+    /// Whether a view it declares, or one written in a body, calls `Self._printChanges()`.
+    var printsChanges: Bool { Self.declaresPrintChanges(json["views"] ?? .null) }
+
+    private static func declaresPrintChanges(_ json: JSON) -> Bool {
+        switch json {
+        case .object(let object):
+            if let printChanges = object["printChanges"], printChanges != false { return true }
+            return object.contains { declaresPrintChanges($0.value) }
+        case .array(let items): return items.contains(where: declaresPrintChanges)
+        default: return false
+        }
+    }
 }
 
 /// The scenes `load` knows: S1–S7, compiled in from scenes/ at build time (Plugins/EmbedText), and
@@ -171,15 +194,9 @@ extension SceneLoader {
     /// them, with its subtree; a view that is not there (never loaded, or unmounted since) is
     /// skipped.
     func unload(_ loadable: LoadableScene) throws -> (text: String, result: JSON) {
-        let (name, scene) = (loadable.name, loadable.json)
-        let views = scene["views"]?.arrayValue ?? []
-        let paths = views.compactMap { view -> String? in
-            guard let parent = view["parent"]?.stringValue, let viewName = view["name"]?.stringValue else { return nil }
-            return parent + "/" + viewName + (view["id"].map { "[\($0.jsonText)]" } ?? "")
-        }
-        let roots = paths.filter { path in !paths.contains { other in other != path && path.hasPrefix(other + "/") } }
+        let name = loadable.name
         var unmounted: [String] = []
-        for path in roots {
+        for path in loadable.roots {
             do {
                 _ = try link.request(ViewUnmountRequest(path: path))
                 unmounted.append(path)

@@ -143,6 +143,8 @@ final class Shell {
             let loader = SceneLoader(link: link, style: style)
             let scene = try SceneLibrary.scene(sources)
             let unloaded = replace ? try loader.unload(scene).text + "\n" : ""
+            // Opened first, so that the mount's own lines show too.
+            if scene.printsChanges || link.printsEveryChange { try link.showPrintChanges(of: scene.roots) }
             let loaded = try loader.load(scene)
             return .success(text: unloaded + loaded.text, result: loaded.result)
         case .unload(let sources):

@@ -12,6 +12,11 @@ final class WatchRecord {
     let lifecycle: Bool
     /// Every commit, with what made it (`milieu monitor`).
     let commits: Bool
+    /// Every view's `_printChanges` line, declared or not (`--print-changes`).
+    let printChanges: Bool
+    /// A console watch: it shows its views' `_printChanges` lines and nothing else, as Xcode's
+    /// console does (`load` opens one).
+    let console: Bool
     /// The view targets not mounted when the watch was made: it covers them once they are.
     var notMounted: [String] = []
     /// The key path targets whose object was destroyed: they cover nothing any more.
@@ -21,24 +26,31 @@ final class WatchRecord {
     /// Every notification of this watch up to this version has been shown.
     var lastShown: Int
 
-    init(number: Int, paths: [String], views: [String], lifecycle: Bool, commits: Bool, daemonID: Int, version: Int) {
+    init(
+        number: Int, paths: [String], views: [String], lifecycle: Bool, commits: Bool, printChanges: Bool, console: Bool,
+        daemonID: Int, version: Int
+    ) {
         self.number = number
         self.paths = paths
         self.views = views
         self.lifecycle = lifecycle
         self.commits = commits
+        self.printChanges = printChanges
+        self.console = console
         self.daemonID = daemonID
         self.lastShown = version
     }
 
     /// A `watch` request for the same targets, resumed after `sinceVersion` if given.
     func request(sinceVersion: Int? = nil) -> WatchRequest {
-        WatchRequest(paths: paths, views: views, lifecycle: lifecycle, commits: commits, sinceVersion: sinceVersion)
+        WatchRequest(
+            paths: paths, views: views, lifecycle: lifecycle, commits: commits, printChanges: printChanges, sinceVersion: sinceVersion)
     }
 
     /// The targets as the user would type them: `login /App --lifecycle`.
     var targetsText: String {
-        (paths + views + (lifecycle ? ["--lifecycle"] : []) + (commits ? ["--commits"] : [])).joined(separator: " ")
+        let text = (paths + views + (lifecycle ? ["--lifecycle"] : []) + (commits ? ["--commits"] : [])).joined(separator: " ")
+        return console ? text + " (_printChanges lines)" : text
     }
 
     /// Notes that `targets` cover nothing any more (their object was destroyed); true when the
@@ -56,9 +68,13 @@ final class WatchBook {
 
     var isEmpty: Bool { records.isEmpty }
 
-    func add(paths: [String], views: [String], lifecycle: Bool, commits: Bool, daemonID: Int, version: Int) -> WatchRecord {
+    func add(
+        paths: [String], views: [String], lifecycle: Bool, commits: Bool, printChanges: Bool = false, console: Bool = false,
+        daemonID: Int, version: Int
+    ) -> WatchRecord {
         let record = WatchRecord(
-            number: nextNumber, paths: paths, views: views, lifecycle: lifecycle, commits: commits, daemonID: daemonID, version: version)
+            number: nextNumber, paths: paths, views: views, lifecycle: lifecycle, commits: commits, printChanges: printChanges,
+            console: console, daemonID: daemonID, version: version)
         nextNumber += 1
         records.append(record)
         return record

@@ -150,6 +150,65 @@ struct SwiftSourceSceneTests {
         #expect(gone.status == 0 && gone.stdout.contains("unmounted /App/CounterView"), "\(gone.stdout)\(gone.stderr)")
     }
 
+    static let printing = """
+        import SwiftUI
+
+        final class Tally: ObservableObject {
+            @Published var total = 0
+            func add() { total += 1 }
+        }
+
+        struct CounterView: View {
+            @StateObject private var tally = Tally()
+            @State private var note = ""
+            var body: some View {
+                let _ = Self._printChanges()
+                Text("\\(tally.total)")
+                Button("+") { tally.add() }
+                TextField("Note", text: $note)
+                Label(note: note)
+            }
+        }
+
+        struct Label: View {
+            let note: String
+            var body: some View { Text(note) }
+        }
+
+        #Preview { CounterView() }
+        """
+
+    /// `Self._printChanges()` in the source prints its line as it happens, as Xcode's console
+    /// would; `--print-changes` prints every view's. The source's `Label` is its own view, not
+    /// SwiftUI's.
+    @Test func aViewCallingPrintChangesPrintsItsLinesAsTheyHappen() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let file = "\(daemon.directory)/Printing.swift"
+        try Self.printing.write(toFile: file, atomically: true, encoding: .utf8)
+        let run = try MilieuRun.run([
+            "--socket", daemon.socketPath, "-c", "load \(file)", "-c", "tap /App/CounterView +",
+            "-c", "input /App/CounterView Note hi",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let printed = run.stdout.split(separator: "\n").filter { $0.hasPrefix("CounterView:") || $0.hasPrefix("Label:") }
+        #expect(
+            printed == [
+                "CounterView: @self, @identity, _tally, _note changed.", "CounterView: _tally changed.", "CounterView: _note changed.",
+            ], "\(run.stdout)")
+
+        let every = try MilieuRun.run([
+            "--socket", daemon.socketPath, "--print-changes", "-c", "load --replace \(file)", "-c", "input /App/CounterView Note ho",
+        ])
+        #expect(every.status == 0, "\(every.stderr)")
+        let all = every.stdout.split(separator: "\n").filter { $0.hasPrefix("CounterView:") || $0.hasPrefix("Label:") }
+        #expect(
+            all == [
+                "CounterView: @self, @identity, _tally, _note changed.", "Label: @self, @identity changed.",
+                "CounterView: _note changed.", "Label: @self changed.",
+            ], "\(every.stdout)")
+    }
+
     @Test func aSwiftFileWithAnErrorLoadsNothingAndSaysWhereAsTheCompilerWould() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }

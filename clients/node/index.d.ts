@@ -448,6 +448,8 @@ export interface WatchParams {
   lifecycle?: boolean;
   /** Every commit with what made it: 'didCommit' (SPEC §10.9), as `milieu monitor` shows them. */
   commits?: boolean;
+  /** Every view notification carries `printChanges`, the line `Self._printChanges()` would print, declared or not (SPEC §9.12). */
+  printChanges?: boolean;
   /** Replay what happened after this version first (SPEC §11.4). */
   sinceVersion?: number;
 }
@@ -464,7 +466,7 @@ export interface BatchCall {
 export type Change = { path: string; value: unknown } | { path: string; redacted: true };
 
 export interface DidChangeParams { watch: number; version: number; changes: Change[] }
-/** `printChanges`: the line `Self._printChanges()` prints, for a view that declares it (SPEC §6.6). */
+/** `printChanges`: the line `Self._printChanges()` prints, for a view that declares it (SPEC §6.6) or for every view of a watch made with `printChanges: true`. */
 export interface DidUpdateParams { watch: number; version: number; path: string; reasons: string[]; body: string[]; printChanges?: string }
 export interface DidMountParams { watch: number; version: number; path: string; reason: 'mounted' | 'identity' | 'condition' | 'row' | 'presented' | (string & {}); body: string[]; printChanges?: string }
 export interface DidUnmountParams { watch: number; version: number; path: string; reason: 'unmounted' | 'identity' | 'connectionClosed' | 'parentUnmounted' | 'condition' | 'row' | 'dismissed' | (string & {}) }

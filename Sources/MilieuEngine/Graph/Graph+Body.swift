@@ -276,16 +276,14 @@ extension Graph {
     /// `@self` and `@identity`, then each dynamic property that changed as `_name`, in the struct's
     /// order (`fields`), then `@dependencies` for an `@Observable` property read. A new identity
     /// lists `@self`, `@identity` and every dynamic property, as SwiftUI's first update does.
-    func printChangesLine(_ node: ViewNode, reasons: Reasons, fields: [String]) -> String {
-        let declaration = node.declaration
+    static func printChangesLine(_ declaration: ViewDeclaration, reasons: [String], isNew: Bool, fields: [String]) -> String {
         var parts: [String] = []
-        if node.arrival != nil {
+        if isNew {
             parts = [UpdateReason.parent, UpdateReason.identity] + fields.map(UpdateReason.variable)
         } else {
-            let all = reasons.all
             var changed: Set<String> = []
             var dependencies = false
-            for reason in all {
+            for reason in reasons {
                 switch UpdateReason.Group(reason) {
                 case .parent, .identity: continue
                 case .variable: changed.insert(String(reason.dropFirst()))
@@ -295,12 +293,22 @@ extension Graph {
                     changed.insert(declaration.environment.first { $0.key == key }?.name ?? key)
                 }
             }
-            if all.contains(UpdateReason.parent) { parts.append(UpdateReason.parent) }
-            if all.contains(UpdateReason.identity) { parts.append(UpdateReason.identity) }
+            if reasons.contains(UpdateReason.parent) { parts.append(UpdateReason.parent) }
+            if reasons.contains(UpdateReason.identity) { parts.append(UpdateReason.identity) }
             for field in fields where changed.contains(field) { parts.append(UpdateReason.variable(field)) }
             for name in changed.sorted() where !fields.contains(name) { parts.append(UpdateReason.variable(name)) }
             if dependencies { parts.append("@dependencies") }
         }
         return declaration.typeName + (parts.isEmpty ? ": unchanged." : ": " + parts.joined(separator: ", ") + " changed.")
+    }
+
+    /// The `_printChanges` line of the view at `path` for an evaluation with `reasons`, whether or
+    /// not its body calls `Self._printChanges()`: with its declared fields, or its dynamic
+    /// properties in declaration order. Nil when no view is mounted there. For `watch`'s
+    /// `printChanges` (SPEC §10.1), asked right after the commit that evaluated the view.
+    public func printChangesLine(of path: String, reasons: [String], isNew: Bool) -> String? {
+        guard let declaration = views[path]?.declaration else { return nil }
+        return Self.printChangesLine(
+            declaration, reasons: reasons, isNew: isNew, fields: declaration.printChanges ?? declaration.dynamicProperties)
     }
 }

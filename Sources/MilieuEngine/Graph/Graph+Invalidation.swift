@@ -96,7 +96,9 @@ extension Graph {
         setDependencies(node, recorder.take())
         setBody(node, output.lines)
         setControls(node, output.controls)
-        let printed = node.declaration.printChanges.map { printChangesLine(node, reasons: reasons, fields: $0) }
+        let printed = node.declaration.printChanges.map {
+            Self.printChangesLine(node.declaration, reasons: reasons.all, isNew: node.arrival != nil, fields: $0)
+        }
         if let arrival = node.arrival {
             pending.events.append(.viewMounted(view: node.path, reason: arrival, body: output.lines, printed: printed))
             // SPEC §10.2: a view that appeared through an id change is also updated, for @identity.

@@ -179,6 +179,9 @@ final class ViewDeclaration: Sendable {
     /// `let _ = Self._printChanges()`: each evaluation says what changed, as SwiftUI prints it;
     /// the dynamic properties in the struct's order (nil: the view does not print).
     let printChanges: [String]?
+    /// The dynamic properties in declaration order: every variable but the inputs (plain `let`s);
+    /// what `printChanges: true` lists.
+    let dynamicProperties: [String]
     /// How many variables the view declares. A mounted view holds them in declaration order
     /// (`ViewNode.variables`): inputs, state, bindings, state objects, observed objects,
     /// environment objects, environment observables, environment values.
@@ -412,8 +415,9 @@ final class ViewDeclaration: Sendable {
         self.name = slotName ?? name
         self.typeName = name
         self.inBody = slotName != nil
-        // By default the dynamic properties in declaration order: every variable but the inputs (plain `let`s).
-        self.printChanges = printsChanges.map { $0.isEmpty ? Array(variables.dropFirst(inputs.count)) : $0 }
+        let dynamicProperties = Array(variables.dropFirst(inputs.count))
+        self.dynamicProperties = dynamicProperties
+        self.printChanges = printsChanges.map { $0.isEmpty ? dynamicProperties : $0 }
         self.id = id
         self.inputs = inputs
         self.arguments = arguments

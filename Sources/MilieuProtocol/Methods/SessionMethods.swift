@@ -80,16 +80,21 @@ public struct WatchRequest: RPCMethod {
     public var lifecycle: Bool
     /// Every commit, with what made it (`graph/didCommit`), as `milieu monitor` shows them.
     public var commits: Bool
+    /// Every view event carries its `_printChanges` line, whether or not the view's body calls
+    /// `Self._printChanges()` (SPEC §10.1), as `milieu --print-changes` shows them.
+    public var printChanges: Bool
     /// Replays every commit after this version first (SPEC §11.4).
     public var sinceVersion: Int?
 
     public init(
-        paths: [String] = [], views: [String] = [], lifecycle: Bool = false, commits: Bool = false, sinceVersion: Int? = nil
+        paths: [String] = [], views: [String] = [], lifecycle: Bool = false, commits: Bool = false, printChanges: Bool = false,
+        sinceVersion: Int? = nil
     ) {
         self.paths = paths
         self.views = views
         self.lifecycle = lifecycle
         self.commits = commits
+        self.printChanges = printChanges
         self.sinceVersion = sinceVersion
     }
 
@@ -98,6 +103,7 @@ public struct WatchRequest: RPCMethod {
         views = try params.optionalStrings("views") ?? []
         lifecycle = try params.optionalBool("lifecycle") ?? false
         commits = try params.optionalBool("commits") ?? false
+        printChanges = try params.optionalBool("printChanges") ?? false
         sinceVersion = try params.optionalInt("sinceVersion")
     }
 
@@ -107,6 +113,7 @@ public struct WatchRequest: RPCMethod {
         if !views.isEmpty { params["views"] = .array(views.map(JSON.string)) }
         if lifecycle { params["lifecycle"] = true }
         if commits { params["commits"] = true }
+        if printChanges { params["printChanges"] = true }
         params.set("sinceVersion", sinceVersion.map(JSON.int))
         return params
     }

@@ -120,7 +120,7 @@ export class Client extends EventEmitter {
   }
 
   /**
-   * `watch` → a `Watch`. `params`: `{paths?, views?, lifecycle?, commits?, sinceVersion?}`.
+   * `watch` → a `Watch`. `params`: `{paths?, views?, lifecycle?, commits?, printChanges?, sinceVersion?}`.
    * @returns {Promise<Watch>}
    */
   watch(params = {}, options) {

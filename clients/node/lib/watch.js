@@ -85,7 +85,7 @@ export class Watch extends EventEmitter {
     return this.#id;
   }
 
-  /** The targets: `{paths?, views?, lifecycle?, commits?}`. */
+  /** The targets: `{paths?, views?, lifecycle?, commits?, printChanges?}`. */
   get params() {
     return this.#params;
   }

@@ -307,6 +307,23 @@ test('controls are listed, pressed and typed into; printChanges comes with the u
   await assert.rejects(client.input('/App/Counter', 'Note', 3), (e) => e.kind === 'InvalidParams');
 });
 
+test('a watch with printChanges gets every view\'s line, declared or not', needsDaemon, async (t) => {
+  const client = await clientFor(t, await daemonFor(t));
+  const every = await client.watch({ views: ['/App/Counter'], printChanges: true });
+  const plain = await client.watch({ views: ['/App/Counter'] });
+  const mounted = new Promise((resolve) => every.on('didMount', resolve));
+  const plainMounted = new Promise((resolve) => plain.on('didMount', resolve));
+  await client.mount({
+    parent: '/App', name: 'Counter', state: { count: 0 },
+    body: ['{count}', { button: '+', action: [{ set: 'count', to: { '+': [{ get: 'count' }, 1] } }] }],
+  });
+  assert.equal((await mounted).printChanges, 'Counter: @self, @identity, _count changed.');
+  assert.equal((await plainMounted).printChanges, undefined);
+  const updated = new Promise((resolve) => every.on('didUpdate', resolve));
+  await client.tap('/App/Counter', '+');
+  assert.equal((await updated).printChanges, 'Counter: _count changed.');
+});
+
 test('Swift source is translated, loaded and driven; an error names what is missing', needsDaemon, async (t) => {
   const seeds = new URL('../../../seeds/', import.meta.url).pathname;
   const client = await clientFor(t, await daemonFor(t));

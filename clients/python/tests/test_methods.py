@@ -441,6 +441,23 @@ def test_controls_are_listed_pressed_and_typed_into(client: milieu.Client) -> No
         client.input("/App/Counter", "Note", 3)
 
 
+def test_a_watch_with_print_changes_gets_every_views_line(client: milieu.Client) -> None:
+    with client.watch(views=["/App/Counter"], print_changes=True) as every, client.watch(views=["/App/Counter"]) as plain:
+        client.mount(
+            parent="/App", name="Counter", state={"count": 0},
+            body=["{count}", {"button": "+", "action": [{"set": "count", "to": {"+": [{"get": "count"}, 1]}}]}],
+        )
+        mounted = every.next(timeout=5)
+        assert isinstance(mounted, milieu.DidMount)
+        assert mounted.print_changes == "Counter: @self, @identity, _count changed."
+        assert (plain_mount := plain.next(timeout=5)).path == "/App/Counter"
+        assert isinstance(plain_mount, milieu.DidMount) and plain_mount.print_changes is None
+        client.tap("/App/Counter", "+")
+        assert isinstance(every.next(timeout=5), milieu.DidChange)
+        update = every.next(timeout=5)
+        assert isinstance(update, milieu.DidUpdate) and update.print_changes == "Counter: _count changed."
+
+
 SEEDS = pathlib.Path(__file__).resolve().parents[3] / "seeds"
 
 

@@ -150,11 +150,14 @@ class WatchState:
     notifications it already has: nothing is lost and nothing repeated.
     """
 
-    def __init__(self, paths: Sequence[str], views: Sequence[str], lifecycle: bool, commits: bool = False) -> None:
+    def __init__(
+        self, paths: Sequence[str], views: Sequence[str], lifecycle: bool, commits: bool = False, print_changes: bool = False
+    ) -> None:
         self.paths = tuple(paths)
         self.views = tuple(views)
         self.lifecycle = lifecycle
         self.commits = commits
+        self.print_changes = print_changes
         self.not_mounted: Tuple[str, ...] = ()
         """The view targets no view was mounted at when the watch was last made."""
         self.instance: str | None = None
@@ -175,6 +178,8 @@ class WatchState:
             params["lifecycle"] = True
         if self.commits:
             params["commits"] = True
+        if self.print_changes:
+            params["printChanges"] = True
         if since_version is not None:
             params["sinceVersion"] = since_version
         return params

@@ -261,6 +261,7 @@ def watch(
     lifecycle: bool = False,
     *,
     commits: bool = False,
+    print_changes: bool = False,
     since_version: int | None = None,
     timeout: float | None = None,
 ) -> Plan[W]:
@@ -268,11 +269,14 @@ def watch(
     asyncio client) that yields the notifications for these targets.
 
     ``commits`` adds every commit with what made it (:class:`~milieu.DidCommit`, as ``milieu
-    monitor`` shows them). A view path need not be mounted yet: ``watch.not_mounted`` lists
+    monitor`` shows them). ``print_changes`` gives every view notification the line
+    ``Self._printChanges()`` would print, whether or not the view declares it (``print_changes``
+    of :class:`~milieu.DidUpdate` and :class:`~milieu.DidMount`, as ``milieu --print-changes``
+    shows them). A view path need not be mounted yet: ``watch.not_mounted`` lists
     those that are not, and the watch delivers for them once they are. With ``since_version``
     the daemon first replays what happened after that version.
     """
-    return core.watch(WatchState(names(paths), names(views), lifecycle, commits), since_version, timeout)
+    return core.watch(WatchState(names(paths), names(views), lifecycle, commits, print_changes), since_version, timeout)
 
 
 def unwatch(core: Connection[W], watch: W, *, timeout: float | None = None) -> Plan[None]:

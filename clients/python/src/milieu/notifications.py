@@ -44,7 +44,8 @@ class DidChange:
 @dataclass(frozen=True)
 class DidUpdate:
     """``view/didUpdate``: a watched view's body was evaluated again, and why; ``print_changes`` is
-    the line ``Self._printChanges()`` prints, for a view that declares it (SPEC §6.6)."""
+    the line ``Self._printChanges()`` prints, for a view that declares it (SPEC §6.6) or for every
+    view of a watch made with ``print_changes=True``."""
 
     method: ClassVar[str] = "view/didUpdate"
     watch: int
