@@ -66,8 +66,8 @@ let package = Package(
         .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
         .target(name: "MilieuClient", dependencies: ["MilieuJSON", "MilieuProtocol", "MilieuTransport"], swiftSettings: strict),
         .target(
-            name: "MilieuInspector", dependencies: ["MilieuClient", "MilieuJSON", "MilieuProtocol", "MilieuTransport"],
-            resources: [.embedInCode("Page/inspector.html")], swiftSettings: strict),
+            name: "MilieuInspector", dependencies: ["MilieuClient", "MilieuJSON", "MilieuProtocol", "MilieuSwift", "MilieuTransport"],
+            resources: [.embedInCode("Page/inspector.html")], swiftSettings: strict + swiftSyntaxModules),
         // Swift source in: the articles' SwiftUI code as Milieu's declarations, read with swift-syntax.
         .target(
             name: "MilieuSwift", dependencies: ["MilieuJSON"], swiftSettings: strict + swiftSyntaxModules,
@@ -101,7 +101,8 @@ let package = Package(
             name: "MilieuSwiftTests", dependencies: ["MilieuSwift", "MilieuEngine", "MilieuJSON", "MilieuProtocol"],
             swiftSettings: strict + swiftSyntaxModules),
         .testTarget(
-            name: "MilieuInspectorTests", dependencies: ["MilieuInspector", "MilieuJSON", "MilieuProtocol"], swiftSettings: strict),
+            name: "MilieuInspectorTests", dependencies: ["MilieuInspector", "MilieuJSON", "MilieuProtocol", "MilieuSwift"],
+            swiftSettings: strict + swiftSyntaxModules),
         .testTarget(
             name: "MilieuProtocolTests", dependencies: ["MilieuProtocol", "MilieuJSON", "MilieuTestSupport"], swiftSettings: strict),
         .testTarget(

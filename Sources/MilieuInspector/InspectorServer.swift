@@ -5,7 +5,8 @@ import MilieuTransport
 
 /// The inspector's HTTP side, on the event loop: reads each connection's one request, refuses
 /// any without the token, and serves the page (`GET /`), the event stream (`GET /events`) and
-/// the forwarder to milieud (`POST /rpc`). Every other answer closes its connection.
+/// the forwarder to milieud (`POST /rpc`) and SwiftUI source to load (`POST /load`, `SourceLoad`).
+/// Every other answer closes its connection.
 ///
 /// Anyone on the machine may connect to the port, so connections that have not shown the token
 /// cannot crowd out the page (issue #26, item 8): until its request line carries the token, a
@@ -39,6 +40,16 @@ final class InspectorServer: ConnectionHandler {
     private var admitted = 0
     /// Calls passed on to milieud and not yet answered, by the daemon-side request id.
     private var calls: [Int: (connection: Connection, call: ForwardedCall)] = [:]
+    /// Sources being loaded, oldest first: each waits for milieud's answers to all its requests.
+    private var loads: [PendingLoad] = []
+
+    /// A `SourceLoad` sent to milieud: the daemon-side ids of its requests, and the answers so far.
+    private struct PendingLoad {
+        let connection: Connection
+        let load: SourceLoad
+        let ids: [Int]
+        var responses: [Int: JSONObject] = [:]
+    }
 
     /// Where one connection is: waiting for its request line, reading the rest of its request,
     /// waiting for milieud, streaming events.
@@ -133,8 +144,10 @@ final class InspectorServer: ConnectionHandler {
         case ("GET", "/"): respond(connection, .page(page))
         case ("GET", "/events"): streams.open(connection)
         case ("POST", "/rpc"): forward(request.body, from: connection)
-        case (_, "/"), (_, "/events"), (_, "/rpc"): respond(connection, .text(.methodNotAllowed, "\(request.method) is not served here"))
-        default: respond(connection, .text(.notFound, "milieu inspect serves /, /events and /rpc"))
+        case ("POST", "/load"): load(request.body, from: connection)
+        case (_, "/"), (_, "/events"), (_, "/rpc"), (_, "/load"):
+            respond(connection, .text(.methodNotAllowed, "\(request.method) is not served here"))
+        default: respond(connection, .text(.notFound, "milieu inspect serves /, /events, /rpc and /load"))
         }
     }
 
@@ -160,13 +173,50 @@ final class InspectorServer: ConnectionHandler {
         }
     }
 
-    /// Answers every forwarded call whose response milieud has sent, after the daemon
-    /// connection was read. A page that left meanwhile is not sent anything.
+    /// Translates the page's source and sends milieud what loading it takes, all at once; the
+    /// answer goes back in `deliverAnswers()` when the last request is answered.
+    private func load(_ body: [UInt8], from connection: Connection) {
+        let load: SourceLoad
+        do {
+            load = try SourceLoad(source: body)
+        } catch {
+            return respond(connection, HTTPResponse(status: .badRequest, contentType: "application/json", body: Array(error.answer.utf8)))
+        }
+        // Checked before any is sent: milieud closes the connection on a line past its limit.
+        if let refusal = load.refusal(lineLimit: maxLineBytes) {
+            return respond(
+                connection, HTTPResponse(status: .payloadTooLarge, contentType: "application/json", body: Array(refusal.answer.utf8)))
+        }
+        do {
+            var ids: [Int] = []
+            for request in load.requests {
+                ids.append(try daemon.send(method: request.method, paramsText: request.paramsText, limit: maxLineBytes))
+            }
+            loads.append(PendingLoad(connection: connection, load: load, ids: ids))
+        } catch {
+            let refusal = SourceLoad.Refusal(error: "milieud is not answering: \(error.message)", diagnostics: [])
+            respond(
+                connection, HTTPResponse(status: .serviceUnavailable, contentType: "application/json", body: Array(refusal.answer.utf8)))
+        }
+    }
+
+    /// Answers every forwarded call and every load whose responses milieud has sent, after the
+    /// daemon connection was read. A page that left meanwhile is not sent anything.
     func deliverAnswers() {
         for (id, pending) in calls {
             guard let response = daemon.takeResponse(to: id) else { continue }
             calls[id] = nil
             respond(pending.connection, .json(pending.call.answer(response)))
+        }
+        for index in loads.indices {
+            for id in loads[index].ids where loads[index].responses[id] == nil {
+                loads[index].responses[id] = daemon.takeResponse(to: id)
+            }
+        }
+        while let first = loads.first, first.responses.count == first.ids.count {
+            loads.removeFirst()
+            let (ok, text) = first.load.answer(first.ids.compactMap { first.responses[$0] })
+            respond(first.connection, HTTPResponse(status: ok ? .ok : .badRequest, contentType: "application/json", body: Array(text.utf8)))
         }
     }
 

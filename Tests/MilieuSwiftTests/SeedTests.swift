@@ -175,6 +175,81 @@ import Testing
         }
     }
 
+    /// Seed 004's cart: `CartScreen` owns a `CartModel` with `@StateObject` and passes it to
+    /// `CartList`'s `@ObservedObject`. The article elides `Item` and `CartList`'s body (`...`);
+    /// filled in as a reader would, adding an item re-renders both holders: an
+    /// `ObservableObject`'s `objectWillChange` reaches every view that holds it, the owner too,
+    /// though it reads nothing of the cart (seed 002's point).
+    @Test func seed004TheCartOwnedAboveAndObservedBelow() throws {
+        let list = """
+                List(cart.items) { item in Text(item.name) }
+                Button("Add") { cart.add(Item(id: cart.items.count, name: "Apple")) }
+            }
+            """
+        let program = try LoadedProgram([
+            try Seeds.file("004_01"),
+            try Seeds.edited("004_02", [("    ...\n}", "    var body: some View {\n        VStack {\n" + list + "\n    }\n}")]),
+            Seeds.source("Item.swift", "struct Item: Identifiable, Equatable { let id: Int; let name: String }\n"),
+            Seeds.source("Preview.swift", "#Preview { CartScreen() }\n"),
+        ])
+        let screen = "/App/CartScreen"
+        #expect(program.mount.mounts == [screen: "mounted", "\(screen)/CartList": "mounted"])
+        let added = try program.tap("\(screen)/CartList", "Add")
+        #expect(added.updates == [screen: ["_cart"], "\(screen)/CartList": ["_cart"]])
+        #expect(added.body(of: "\(screen)/CartList") == ["Apple", "Button(\"Add\")"])
+        try program.tap("\(screen)/CartList", "Add")
+        #expect(try program.get("\(screen).cart.items") == [["id": 0, "name": "Apple"], ["id": 1, "name": "Apple"]])
+        // Both hold one object: the list borrows the screen's.
+        #expect(try program.get("\(screen)/CartList.cart") == program.get("\(screen).cart"))
+    }
+
+    /// Seed 004's app: `MyApp` injects `SessionModel` once, at the root, and a view two levels
+    /// down reads it with `@EnvironmentObject` and no one in between passing it. Without the
+    /// injection, SwiftUI traps: so does the mount, with SwiftUI's message.
+    @Test func seed004DeepInjectionReachesTheDeepChildAndItsAbsenceTraps() throws {
+        let session = "final class SessionModel: ObservableObject { @Published var user = \"guest\" }\n"
+        let views = """
+            struct RootView: View { var body: some View { MiddleView() } }
+            struct MiddleView: View { var body: some View { DeepChildView() } }
+
+            """
+        let deep = try Seeds.edited(
+            "004_03",
+            [
+                (
+                    "    ...\n}",
+                    "    var body: some View {\n        Text(session.user)\n        Button(\"Sign in\") { session.user = \"kim\" }\n    }\n}"
+                )
+            ])
+        let program = try LoadedProgram([deep, Seeds.source("Session.swift", session + views)])
+        let child = "/App/MyApp/RootView/MiddleView/DeepChildView"
+        #expect(program.mount.body(of: child) == ["guest", "Button(\"Sign in\")"])
+        let signedIn = try program.tap(child, "Sign in")
+        // The reader re-renders, and MyApp, which owns the session with @StateObject (an App's
+        // body is evaluated again when its objects change); RootView and MiddleView, which never
+        // mention the session and take no inputs, do not.
+        #expect(signedIn.updates == [child: ["_session"], "/App/MyApp": ["_session"]])
+        #expect(signedIn.body(of: child)?.first == "kim")
+
+        let forgotten = SwiftTranslator.translate([
+            try Seeds.edited(
+                "004_03",
+                [
+                    ("RootView().environmentObject(session)", "RootView()"),
+                    ("    ...\n}", "    var body: some View { Text(session.user) }\n}"),
+                ]),
+            Seeds.source("Session.swift", session + views),
+        ])
+        #expect(!forgotten.hasErrors, "\(forgotten.printed)")
+        let graph = try Graph(scene: .default)
+        _ = try graph.register(declarations: forgotten.scene["types"]?.arrayValue ?? [], replace: true)
+        let mount = Operation.mount(declaration: forgotten.scene["views"]?.arrayValue?.first ?? [:], owner: nil)
+        let refused = #expect(throws: EngineError.self) { try graph.apply(mount) }
+        #expect(refused?.kind == .environmentObjectMissing)
+        #expect(refused?.message.hasPrefix("No ObservableObject of type SessionModel found.") == true)
+        #expect(refused?.message.contains("DeepChildView") == true || "\(refused?.data ?? [:])".contains("DeepChildView"))
+    }
+
     /// Every block translates, or names exactly what its article leaves out.
     @Test func everySeedBlockTranslatesOrNamesWhatIsMissing() throws {
         let expectedErrors: [String: [String]] = [

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import WebDriverWait
@@ -371,3 +372,111 @@ def test_answers_longer_than_one_read_reach_the_page_and_the_inspector_stays(ins
         events.close()
     assert rpc(inspector, "graph/get", {"path": "theme.accentColor"}) == (200, {"jsonrpc": "2.0", "id": 9, "result": "c2999"})
     assert inspector.process.poll() is None
+
+
+SEEDS = Path(__file__).resolve().parents[2] / "seeds"
+
+
+def paste_and_load(page: WebDriver, source: str) -> str:
+    """Puts `source` in the page's source box as a paste would, presses Load; the outcome line."""
+    page.execute_script("document.getElementById('source').value = arguments[0]", source)
+    previous = page.find_element("id", "load-outcome").text
+    page.execute_script("document.getElementById('load-outcome').textContent = ''")
+    page.find_element("id", "load-source").click()
+    until(page, lambda: page.find_element("id", "load-outcome").text not in ("", previous) or
+          page.find_element("id", "load-outcome").text)
+    return str(page.find_element("id", "load-outcome").text)
+
+
+def control(page: WebDriver, kind: str, label: str, act: Callable[[WebElement], Any] = lambda field: field) -> Any:
+    """Does `act` to the selected view's control of `kind` labelled `label` (its button or field),
+    found afresh when the details were redrawn meanwhile (a re-render redraws them)."""
+    def attempt() -> Any:
+        try:
+            holders = page.find_elements("css selector", f'#details .control[data-kind="{kind}"][data-label="{label}"]')
+            return holders and [act(holders[0].find_element("css selector", "button, input, select"))]
+        except StaleElementReferenceException:
+            return False
+    return until(page, attempt)[0]
+
+
+def select(page: WebDriver, path: str) -> None:
+    """Clicks the row of the view at `path` once the tree shows it (again, after a reload)."""
+    def attempt() -> bool:
+        try:
+            row(page, path).click()
+            return True
+        except (NoSuchElementException, StaleElementReferenceException):
+            return False
+    until(page, attempt)
+    until(page, lambda: page.execute_script("return document.querySelector('#details h3.path')?.textContent") == path)
+
+
+def test_pasted_swift_loads_and_its_fields_toggle_and_buttons_work(page: WebDriver, daemon: Daemon) -> None:
+    # Seed 000 as the article gives it: type an email in both login views, flip the toggle.
+    outcome = paste_and_load(page, (SEEDS / "000_00.swift").read_text())
+    assert outcome.startswith("loaded: mounted /App/ContainerView"), outcome
+    notes = page.find_element("id", "diagnostics").text
+    assert "pasted.swift:29:13: note: roundedField() is declared in an extension of View" in notes
+    for login in ("LoginView1", "LoginView2"):
+        path = f"/App/ContainerView/{login}"
+        select(page, path)
+        control(page, "textField", "이메일을 입력해 주세요...", lambda field: field.send_keys("kim@example.com\n"))
+        until(page, lambda: 'email "kim@example.com"' in page.find_element("id", "details").text)
+        assert "view/input" in page.find_element("id", "outcome").text
+    with daemon.client() as client:
+        assert client.get("/App/ContainerView/LoginView2.loginVM.email") == "kim@example.com"
+        select(page, "/App/ContainerView")
+        assert not control(page, "toggle", "토글해봅시다", lambda field: field.is_selected())
+        control(page, "toggle", "토글해봅시다", lambda field: field.click())
+        until(page, lambda: "/App/ContainerView.toggle" in page.find_element("id", "outcome").text
+              or "view/input" in page.find_element("id", "outcome").text)
+        wait_until(lambda: client.get("/App/ContainerView.toggle") is True, what="the toggle's write")
+        # LoginView1's @StateObject survives its parent's re-render; LoginView2's @ObservedObject is built again.
+        assert client.get("/App/ContainerView/LoginView1.loginVM.email") == "kim@example.com"
+        assert client.get("/App/ContainerView/LoginView2.loginVM.email") == ""
+        select(page, "/App/ContainerView/LoginView1")
+        until(page, lambda: control(page, "button", "로그인", lambda field: field.is_enabled()))
+        control(page, "button", "로그인", lambda field: field.click())
+        until(page, lambda: "view/tap" in page.find_element("id", "outcome").text)
+        wait_until(lambda: client.get("/App/ContainerView/LoginView1.loginVM.isUserLoggedIn") is True, what="the tap")
+        select(page, "/App/ContainerView/LoginView2")
+        assert not control(page, "button", "로그인", lambda field: field.is_enabled())  # .disabled(!loginVM.isValidEmail): its email is empty
+
+
+def test_an_edited_source_loaded_again_replaces_its_types_and_views(page: WebDriver, daemon: Daemon) -> None:
+    counter = """
+import SwiftUI
+class Counter: ObservableObject { @Published var count = 0 }
+struct CounterView: View {
+    @StateObject var counter = Counter()
+    var body: some View { Button("+") { counter.count += 1 }; Text("\\(counter.count)") }
+}
+#Preview { CounterView() }
+"""
+    assert paste_and_load(page, counter).startswith("loaded: mounted /App/CounterView")
+    with daemon.client() as client:
+        select(page, "/App/CounterView")
+        control(page, "button", "+", lambda field: field.click())
+        wait_until(lambda: client.get("/App/CounterView.counter.count") == 1, what="the tap")
+        edited = counter.replace("@Published var count = 0", "@Published var count = 0\n    @Published var step = 5") \
+            .replace("counter.count += 1", "counter.count += counter.step")
+        assert paste_and_load(page, edited).startswith("loaded: mounted /App/CounterView")
+        # Mounted afresh with the edited type: a new Counter, with the new property and action.
+        assert client.get("/App/CounterView.counter.step") == 5
+        assert client.get("/App/CounterView.counter.count") == 0
+        select(page, "/App/CounterView")
+        control(page, "button", "+", lambda field: field.click())
+        wait_until(lambda: client.get("/App/CounterView.counter.count") == 5, what="the edited action")
+
+
+def test_source_that_cannot_load_shows_the_compilers_diagnostics(page: WebDriver, inspector: Inspector) -> None:
+    outcome = paste_and_load(page, "import SwiftUI\nstruct Broken: View {\n    var body: some View { Text(\"a\" }\n}\n")
+    assert outcome == "the source cannot be loaded"
+    diagnostics = page.find_element("id", "diagnostics").find_elements("css selector", "li.error")
+    assert diagnostics and diagnostics[0].text.startswith("pasted.swift:3:"), [d.text for d in diagnostics]
+    # Over HTTP: not UTF-8 is refused with 400, other methods with 405, and nothing is mounted.
+    status, body = inspector.request("POST", inspector.target("/load"), b"\xff\xfe")
+    assert status == 400 and json.loads(body)["error"] == "the source is not UTF-8 text"
+    assert inspector.request("GET", inspector.target("/load"))[0] == 405
+    assert rpc(inspector, "view/tree", {"path": "/App", "depth": 0})[1]["result"]["root"]["childCount"] == 0
