@@ -11,8 +11,14 @@ struct CommandSpec: Sendable {
     /// The arguments as shown in hints and help, e.g. `<keypath> <json>`.
     let arguments: String
     let summary: String
-    /// Help text after the summary: examples and details.
+    /// Help text after the summary.
     let details: String
+    /// Lines to type, shown under the details. They run as written, in order, in one session
+    /// against a daemon that has loaded `exampleScenes` (HelpExampleTests runs every one).
+    var examples: [String] = []
+    /// What `load` has loaded before the examples run: every embedded scene, unless the command
+    /// says otherwise.
+    var exampleScenes: [String] = CommandCatalog.exampleWorld
     /// The kinds of the positional arguments, in order; the last one repeats.
     let kinds: [ArgumentKind]
     /// Reads the arguments into the command they make; what is left over is refused after it.
@@ -27,28 +33,30 @@ enum CommandCatalog {
         CommandSpec(
             name: "get", arguments: "<keypath>", summary: "read a value, an object or a view",
             details: """
-                A key path is relative to /App unless it starts with a view path or an object id:
-                  get login.email        get login        get Login#3.email
-                  get /App/Container.toggle        get /App/Container
-                """, kinds: [.keyOrViewPath],
+                A key path is relative to /App unless it starts with a view path or an object id.
+                """,
+            examples: ["get login.email", "get login", "get Login#3.email", "get /App/ContainerView.toggle", "get /App/ContainerView"],
+            kinds: [.keyOrViewPath],
             parse: { arguments throws(CommandError) in .get(path: try arguments.word("a key path")) }),
         CommandSpec(
             name: "set", arguments: "<keypath> <json>", summary: "write a property or a @State (through a @Binding, its source)",
             details: """
-                The value is JSON; a bare word (letters first, no spaces) is the string it spells:
-                  set theme.colorScheme dark               set /App/Container.toggle true
-                  set login.email "kim@example.com"        set theme.fontScale 1.5
-                  set login.email "Kim Lee"                 set /App/Counter.state.favoritePrimes [2, 3]
-                """, kinds: [.keyPath, .json],
+                The value is JSON; a bare word (letters first, no spaces) is the string it spells.
+                """,
+            examples: [
+                "set theme.colorScheme dark", "set /App/ContainerView.toggle true", #"set login.email "kim@example.com""#,
+                "set theme.fontScale 1.5", #"set login.email "Kim Lee""#, "set /App/CounterView.state.favoritePrimes [2, 3]",
+            ],
+            kinds: [.keyPath, .json],
             parse: { arguments throws(CommandError) in
                 let path = try arguments.word("a key path")
                 return .set(path: path, value: try arguments.json("a JSON value"))
             }),
         CommandSpec(
             name: "call", arguments: "<keypath> [<json arg>...]", summary: "run an action with positional JSON arguments",
-            details: """
-                  call session.start kim        call login.login        call /App/CartScreen.cart.add "green apple"
-                """, kinds: [.actionPath, .json],
+            details: "",
+            examples: ["call session.start kim", "call login.login", #"call /App/CartScreen.cart.add "green apple""#],
+            kinds: [.actionPath, .json],
             parse: { arguments throws(CommandError) in
                 let path = try arguments.word("an action path")
                 return .call(path: path, arguments: try arguments.jsonValues())
@@ -56,23 +64,23 @@ enum CommandCatalog {
         CommandSpec(
             name: "mount", arguments: "<json declaration>", summary: "mount a view",
             details: """
-                  mount {"parent": "/App", "name": "Banner", "state": {"n": 1}, "body": ["n = {n}"]}
                 A view goes when this connection closes (quitting, or losing the daemon) unless its
                 declaration says "retain": true. See protocol/SPEC.md §6 for every field.
-                """, kinds: [.json],
+                """,
+            examples: [#"mount {"parent": "/App", "name": "Banner", "state": {"n": 1}, "body": ["n = {n}"]}"#], kinds: [.json],
             parse: { arguments throws(CommandError) in .mount(declaration: try arguments.jsonObject("a JSON view declaration")) }),
         CommandSpec(
             name: "unmount", arguments: "<path>", summary: "unmount a view and everything below it",
-            details: "  unmount /App/Container", kinds: [.viewPath],
+            details: "", examples: ["unmount /App/ContainerView"], kinds: [.viewPath],
             parse: { arguments throws(CommandError) in .unmount(path: try arguments.word("a view path")) }),
         CommandSpec(
             name: "provide", arguments: "<path> <json>", summary: "change what a view provides to its subtree",
-            details: """
-                  provide /App/Level1 {"environmentObjects": ["cart"]}
-                  provide /App/Settings {"observables": ["prefs"]}
-                  provide /App {"environment": {"colorScheme": "dark"}}
-                  provide /App/Level1 {"withdraw": ["Cart"]}
-                """, kinds: [.viewPath, .json],
+            details: "",
+            examples: [
+                #"provide /App/Level1 {"environmentObjects": ["cart"]}"#, #"provide /App/Rules/Provider {"observables": ["counter"]}"#,
+                #"provide /App {"environment": {"colorScheme": "dark"}}"#, #"provide /App/Level1 {"withdraw": ["Cart"]}"#,
+            ],
+            kinds: [.viewPath, .json],
             parse: { arguments throws(CommandError) in
                 let path = try arguments.word("a view path")
                 return .provide(path: path, changes: try arguments.jsonObject("a JSON object of changes"))
@@ -86,8 +94,8 @@ enum CommandCatalog {
                 --dot prints it as Graphviz DOT; --svg and --png draw it into a file with dot
                 (apt-get install graphviz): views under their parents, the objects they hold (bold
                 owned, dashed observed, dotted from the environment), bindings in blue.
-                  tree        tree /App/Container        tree --depth 1        tree --svg tree.svg
-                """, kinds: [.viewPath],
+                """,
+            examples: ["tree", "tree /App/ContainerView", "tree --depth 1", "tree --svg tree.svg"], kinds: [.viewPath],
             parse: { arguments throws(CommandError) in
                 var path: String?
                 var depth: Int?
@@ -117,8 +125,8 @@ enum CommandCatalog {
                 re-rendered through @self under their parents, and what followed (mounts, objects
                 made and destroyed). Any version the daemon's history still holds; --dot, --svg and
                 --png draw it as tree does.
-                  explain v12        explain 12 --svg v12.svg
-                """, kinds: [],
+                """,
+            examples: ["set /App/ContainerView.toggle true", "explain v11", "explain 11 --svg v11.svg"], kinds: [],
             parse: { arguments throws(CommandError) in
                 var version: Int?
                 var picture: Picture?
@@ -136,18 +144,18 @@ enum CommandCatalog {
             name: "controls", arguments: "<path>", summary: "a view's buttons, fields, toggles, steppers, pickers and links",
             details: """
                 Each control the view's body shows, with its label, whether it is disabled, and what a
-                bound one holds now (a secure field's value is never shown):
-                  controls /App/ContainerView/LoginView1
-                """, kinds: [.viewPath],
+                bound one holds now (a secure field's value is never shown).
+                """,
+            examples: ["controls /App/ContainerView/LoginView1"], exampleScenes: ["seeds/000_00.swift"], kinds: [.viewPath],
             parse: { arguments throws(CommandError) in .controls(path: try arguments.word("a view path")) }),
         CommandSpec(
             name: "tap", arguments: "<path> <label>", summary: "press a button (or a navigation link) by its label",
             details: """
                 The label is a bare word or a JSON string; label#2 is the second of two with one label.
-                Its action is one transaction:
-                  tap /App/ContainerView/LoginView1 로그인        tap /App/StartView +
-                  tap /App/ContentView "Counter demo"
-                """, kinds: [.viewPath, .json],
+                Its action is one transaction.
+                """,
+            examples: ["tap /App/StartView +", #"tap /App/StartView "1""#], exampleScenes: ["seeds/001_00.swift"],
+            kinds: [.viewPath, .json],
             parse: { arguments throws(CommandError) in
                 let path = try arguments.word("a view path")
                 return .tap(path: path, label: try arguments.label())
@@ -155,10 +163,13 @@ enum CommandCatalog {
         CommandSpec(
             name: "input", arguments: "<path> <label> <json>", summary: "type into a field, or set a toggle, stepper or picker",
             details: """
-                Writes through the control's binding; the value is JSON, a bare word the string it spells:
-                  input /App/ContainerView/LoginView1 "이메일을 입력해 주세요..." "kim@example.com"
-                  input /App/ContainerView "토글해봅시다" true
-                """, kinds: [.viewPath, .json, .json],
+                Writes through the control's binding; the value is JSON, a bare word the string it spells.
+                """,
+            examples: [
+                #"input /App/ContainerView/LoginView1 "이메일을 입력해 주세요..." "kim@example.com""#,
+                "tap /App/ContainerView/LoginView1 로그인", #"input /App/ContainerView "토글해봅시다" true"#,
+            ],
+            exampleScenes: ["seeds/000_00.swift"], kinds: [.viewPath, .json, .json],
             parse: { arguments throws(CommandError) in
                 let path = try arguments.word("a view path")
                 let label = try arguments.label()
@@ -169,8 +180,9 @@ enum CommandCatalog {
             details: """
                 The chain from the view back to what caused its latest re-render (or the one at the
                 version given): a parent's re-render, the attribute it read, the request.
-                  why /App/Container/LoginView2        why /App/Greeting v12
-                """, kinds: [.viewPath],
+                """,
+            examples: ["set /App/ContainerView.toggle true", "why /App/ContainerView/LoginView2", "why /App/ContainerView v11"],
+            kinds: [.viewPath],
             parse: { arguments throws(CommandError) in
                 let path = try arguments.word("a view path")
                 return .why(
@@ -182,8 +194,8 @@ enum CommandCatalog {
                 Each thing the body read — a property, a @State, a held ObservableObject, an
                 environment value and who provides it — with the reasons a change to it gives,
                 as a re-render reports them (_var, var.prop, env.key).
-                  deps /App/Container/LoginView1        deps /App/CartScreen/CartList
-                """, kinds: [.viewPath],
+                """,
+            examples: ["deps /App/ContainerView/LoginView1", "deps /App/CartScreen/CartList"], kinds: [.viewPath],
             parse: { arguments throws(CommandError) in .dependencies(path: try arguments.word("a view path")) }),
         CommandSpec(
             name: "readers", arguments: "<keypath>", summary: "which views would re-render if this changed, and why",
@@ -191,8 +203,8 @@ enum CommandCatalog {
                 Parents first, each with its reasons: the views that read the property (or, for a
                 computed one, the stored properties its getter read), and every holder of an
                 ObservableObject. Through a binding, its source's readers.
-                  readers login.email        readers login.isValidEmail        readers /App/ParentView.isOn
-                """, kinds: [.keyPath],
+                """,
+            examples: ["readers login.email", "readers login.isValidEmail", "readers /App/ParentView.isOn"], kinds: [.keyPath],
             parse: { arguments throws(CommandError) in .readers(path: try arguments.word("a key path")) }),
         CommandSpec(
             name: "env", arguments: "<path> [--dot | --svg <file> | --png <file>]",
@@ -201,8 +213,8 @@ enum CommandCatalog {
                 Objects from .environmentObject and .environment(object), by type, and every
                 environment value: the nearest provider's, or the default. --dot, --svg and --png
                 draw it as tree does: each object and value from the ancestor that provides it.
-                  env /App/CartScreen/CartList        env /App        env /App/Shop --svg env.svg
-                """, kinds: [.viewPath],
+                """,
+            examples: ["env /App/CartScreen/CartList", "env /App", "env /App/CartScreen --svg env.svg"], kinds: [.viewPath],
             parse: { arguments throws(CommandError) in
                 var path: String?
                 var picture: Picture?
@@ -225,8 +237,9 @@ enum CommandCatalog {
                 say), the watch says so once. With no arguments, lists the watches. From a shell,
                 `milieu watch TARGET...` streams one watch's notifications until Ctrl-C, and
                 `milieu monitor` every commit.
-                  watch login        watch /App/Container --lifecycle        watch theme.colorScheme /App
-                """, kinds: [.keyOrViewPath],
+                """,
+            examples: ["watch login", "watch /App/ContainerView --lifecycle", "watch theme.colorScheme /App", "watch"],
+            kinds: [.keyOrViewPath],
             parse: { arguments throws(CommandError) in
                 var targets: [String] = []
                 var lifecycle = false
@@ -242,7 +255,7 @@ enum CommandCatalog {
             }),
         CommandSpec(
             name: "unwatch", arguments: "[<n>...]", summary: "stop the watches numbered n, or all of them",
-            details: "  unwatch        unwatch 2", kinds: [.watchNumber],
+            details: "", examples: ["watch login", "watch theme", "unwatch 2", "unwatch"], kinds: [.watchNumber],
             parse: { arguments throws(CommandError) in
                 var numbers: [Int] = []
                 while let word = arguments.optionalWord() {
@@ -255,7 +268,7 @@ enum CommandCatalog {
             }),
         CommandSpec(
             name: "types", arguments: "[<name>]", summary: "list the model types, or show one",
-            details: "  types        types Login", kinds: [.typeName],
+            details: "", examples: ["types", "types Login"], kinds: [.typeName],
             parse: { arguments throws(CommandError) in .types(name: arguments.optionalWord()) }),
         CommandSpec(
             name: "info", arguments: "", summary: "which daemon this is: version, uptime, socket, state, load, memory",
@@ -281,8 +294,8 @@ enum CommandCatalog {
                 load mounted), and the scene's views, what they provide and their values are set
                 back to how the daemon started; types stay registered. At the prompt it first says
                 what it would do and asks; --yes, -c and piped commands do not ask.
-                  reset        reset --yes
-                """, kinds: [],
+                """,
+            examples: ["reset --yes"], kinds: [],
             parse: { arguments throws(CommandError) in
                 let flag = arguments.optionalWord()
                 guard flag == nil || flag == "--yes" else { throw arguments.failure("reset takes only --yes") }
@@ -296,14 +309,16 @@ enum CommandCatalog {
                 the same name), its #Preview (or @main App, or ContentView) is mounted under /App, and
                 what Milieu cannot model is said as the compiler says it (file:line:col: warning).
                 Files of one program load together; --replace unloads it first, as Xcode's preview
-                reloads an edited file.
-                  load seeds/000_00.swift        load seeds/002_00.swift seeds/002_01.swift
-                The scenarios S1–S7 ship as JSON scenes, and `rules` shows the finer observation rules;
-                with no argument, load lists them. A file is a scene too: {"description": "...",
-                "types": [type declarations], "views": [view declarations]}. Views are mounted with
-                "retain": true, so they stay after milieu quits.
-                  load s1        load s7-environment        load ./my-scene.json        load --replace s1
-                """, kinds: [.scene],
+                reloads an edited file. The scenarios S1–S7 ship as JSON scenes, and `rules` shows the
+                finer observation rules; with no argument, load lists them. A file is a scene too:
+                {"description": "...", "types": [type declarations], "views": [view declarations]}.
+                Views are mounted with "retain": true, so they stay after milieu quits.
+                """,
+            examples: [
+                "load seeds/000_00.swift", "load --replace seeds/000_00.swift seeds/000_08.swift", "load s7-environment",
+                "load scenes/s6-cart.json", "load s5", "load --replace s5", "load",
+            ],
+            exampleScenes: [], kinds: [.scene],
             parse: { arguments throws(CommandError) in
                 var sources: [String] = []
                 var replace = false
@@ -319,8 +334,8 @@ enum CommandCatalog {
             details: """
                 Unmounts each view of the scene whose parent is not one of its own, with everything
                 below it; its types stay registered (a later load replaces them).
-                  unload s1        unload seeds/000_00.swift
-                """, kinds: [.scene],
+                """,
+            examples: ["unload s1", "unload s5"], kinds: [.scene],
             parse: { arguments throws(CommandError) in
                 var sources = [try arguments.word("a scene")]
                 while let word = arguments.optionalWord() { sources.append(word) }
@@ -329,7 +344,7 @@ enum CommandCatalog {
             }),
         CommandSpec(
             name: "help", arguments: "[<command>]", summary: "list the commands, or explain one",
-            details: "  help        help watch", kinds: [.commandName],
+            details: "", examples: ["help", "help watch"], kinds: [.commandName],
             parse: { arguments throws(CommandError) in .help(command: arguments.optionalWord()) }),
         CommandSpec(
             name: "quit", arguments: "", summary: "leave (also exit, or Ctrl-D)", details: "", kinds: [],
@@ -364,11 +379,26 @@ enum CommandCatalog {
         return lines.joined(separator: "\n")
     }
 
-    /// What `help <name>` prints.
-    static func help(for name: String, style: Style) -> String? {
+    /// What the commands' examples assume is loaded, unless one says otherwise: every embedded scene.
+    static let exampleWorld = ["s1", "s2", "s3", "s4", "s5", "s6", "s7", "rules"]
+
+    /// What `help <name>` prints: the usage, the summary, the details and the examples, laid out
+    /// in rows of at most `width` columns.
+    static func help(for name: String, style: Style, width: Int = 80) -> String? {
         guard let spec = spec(named: name) else { return nil }
         var text = "\(style.bold(spec.usage))\n  \(spec.summary)"
         if !spec.details.isEmpty { text += "\n\n" + spec.details }
+        if !spec.examples.isEmpty {
+            var rows: [String] = []
+            for example in spec.examples {
+                if let last = rows.last, last.count + 8 + example.count <= width {
+                    rows[rows.count - 1] = last + "        " + example
+                } else {
+                    rows.append("  " + example)
+                }
+            }
+            text += "\n\n" + rows.joined(separator: "\n")
+        }
         return text
     }
 }

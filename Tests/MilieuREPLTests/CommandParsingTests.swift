@@ -91,11 +91,8 @@ struct CommandParsingTests {
     @Test func everyCommandInTheCatalogParsesTheExamplesItsHelpShows() throws {
         var parsed = 0
         for spec in CommandCatalog.commands {
-            let lines = spec.details.split(separator: "\n").filter { $0.hasPrefix("  ") }
-            let examples = lines.flatMap { $0.split(separator: "        ").map { $0.trimmingWhitespace() } }
-                .filter { $0.hasPrefix(spec.name + " ") || $0 == spec.name }
-            for example in examples {
-                let command = try Command.parse(String(example))
+            for example in spec.examples {
+                let command = try Command.parse(example)
                 #expect(command != nil && (command != .quit || spec.name == "quit"), "\(example): \(String(describing: command))")
                 parsed += 1
             }

@@ -14,7 +14,10 @@ enum ChildProcess {
         var outputLines: [String] { stdout.split(separator: "\n").map(String.init) }
     }
 
-    static func run(_ arguments: [String], input: String = "", environment: [String: String]) throws -> Output {
+    /// Runs `arguments` with `input` on its standard input, in `directory` (this process's when nil).
+    static func run(_ arguments: [String], input: String = "", environment: [String: String], directory: String? = nil) throws -> Output {
+        // Glibc's module does not bring posix_spawn_file_actions_addchdir_np; a shell changes directory first.
+        let arguments = directory.map { [#"/bin/sh"#, "-c", #"cd "$0" && exec "$@""#, $0] + arguments } ?? arguments
         var attributes = posix_spawnattr_t()
         var actions = posix_spawn_file_actions_t()
         posix_spawnattr_init(&attributes)

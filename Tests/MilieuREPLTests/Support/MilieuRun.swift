@@ -15,9 +15,11 @@ enum MilieuRun {
     }
 
     /// Runs milieu with `arguments`, feeding it `input` on standard input (a pipe, so never
-    /// a terminal), and waits for it to exit.
-    static func run(_ arguments: [String], input: String = "", environment: [String: String] = [:]) throws -> ChildProcess.Output {
+    /// a terminal), in `directory`, and waits for it to exit.
+    static func run(
+        _ arguments: [String], input: String = "", environment: [String: String] = [:], directory: String? = nil
+    ) throws -> ChildProcess.Output {
         let env = ChildProcess.environment(removing: ["NO_COLOR", "MILIEU_SOCKET", "MILIEU_HISTFILE"], adding: environment)
-        return try ChildProcess.run([binary] + arguments, input: input, environment: env)
+        return try ChildProcess.run([binary] + arguments, input: input, environment: env, directory: directory)
     }
 }
