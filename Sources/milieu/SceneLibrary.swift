@@ -7,8 +7,6 @@ import MilieuSwift
 struct LoadableScene {
     let name: String
     let json: JSON
-    /// Translated from Swift: its types take the place of registered ones of the same name.
-    let fromSource: Bool
     let diagnostics: [SourceDiagnostic]
 
     /// The paths of the views it mounts whose parent is not one of them.
@@ -71,7 +69,7 @@ enum SceneLibrary {
         guard let first = sources.first else { throw CommandError(message: "name a scene or Swift files", usage: nil) }
         guard SwiftSource.isSwift(first) else {
             let (name, json) = try scene(first)
-            return LoadableScene(name: name, json: json, fromSource: false, diagnostics: [])
+            return LoadableScene(name: name, json: json, diagnostics: [])
         }
         let files: [SourceFile]
         do {
@@ -88,7 +86,7 @@ enum SceneLibrary {
                 usage: nil)
         }
         return LoadableScene(
-            name: sources.joined(separator: " "), json: translation.scene, fromSource: true, diagnostics: translation.diagnostics)
+            name: sources.joined(separator: " "), json: translation.scene, diagnostics: translation.diagnostics)
     }
 
     /// The scene `argument` names: an embedded one, or a file.
@@ -113,8 +111,8 @@ enum SceneLibrary {
     }
 }
 
-/// Loads a scene into the daemon: registers the types it declares that the daemon does
-/// not know yet, then mounts all its views in one transaction, retained.
+/// Loads a scene into the daemon: registers the types it declares in the place of any of the
+/// same name, then mounts all its views in one transaction, retained.
 struct SceneLoader {
     let link: Link
     let style: Style
@@ -128,30 +126,18 @@ struct SceneLoader {
             diagnostic.severity == .warning ? style.yellow(diagnostic.description) : style.dim(diagnostic.description)
         }
 
-        var skipped: [String] = []
-        var fresh: [JSON] = []
         var registered: [String] = []
         var declared: [String] = []
-        if loadable.fromSource {
-            // The source's names are the source's: its LoginViewModel takes the built-in's place.
-            fresh = declarations
-        } else if !declarations.isEmpty {
-            let known = Set(try link.request(SchemaTypesRequest()).types.map(\.name))
-            fresh = declarations.filter { declaration in
-                guard let typeName = declaration["name"]?.stringValue, known.contains(typeName) else { return true }
-                skipped.append(typeName)
-                return false
-            }
-        }
         let keys = members["environmentKeys"]?.objectValue ?? [:]
-        if !fresh.isEmpty || !keys.isEmpty {
-            let answer = try link.request(SchemaRegisterRequest(types: fresh, environmentKeys: keys, replace: loadable.fromSource))
+        if !declarations.isEmpty || !keys.isEmpty {
+            // A scene's types are the scene's: loading it again (edited) puts them in the place of
+            // the ones of the same name, refused while objects of those are alive.
+            let answer = try link.request(SchemaRegisterRequest(types: declarations, environmentKeys: keys, replace: true))
             registered = answer.types
             declared = answer.environmentKeys
             if !registered.isEmpty { lines.append("registered types: " + registered.joined(separator: ", ")) }
             if !declared.isEmpty { lines.append("declared environment keys: " + declared.joined(separator: ", ")) }
         }
-        if !skipped.isEmpty { lines.append(style.dim("already registered: " + skipped.joined(separator: ", "))) }
 
         var mounted: [JSON] = []
         var version = JSON.null
@@ -182,7 +168,7 @@ struct SceneLoader {
         if let description = members["description"]?.stringValue { lines.append("\n" + description) }
         let result: JSON = [
             "scene": .string(name), "registered": .array(registered.map(JSON.string)),
-            "environmentKeys": .array(declared.map(JSON.string)), "skipped": .array(skipped.map(JSON.string)),
+            "environmentKeys": .array(declared.map(JSON.string)),
             "mounted": .array(mounted), "version": version,
         ]
         return (lines.joined(separator: "\n"), result)

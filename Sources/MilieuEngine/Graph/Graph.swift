@@ -136,16 +136,23 @@ public final class Graph {
     /// a type is only added when its whole declaration is valid.
     /// `pointer` places the declaration in the request, for errors (`/types/0`).
     /// With `replace`, a registered type of the same name gives way (`checkReplaceable`).
+    /// The same declaration again (a scene loaded twice) is no change, with or without `replace`;
+    /// without it, a different one is refused with how it differs.
     public func register(declaration: JSON, at pointer: String = "", replace: Bool = false) throws(EngineError) -> String {
         let model = try ModelType(declaration: declaration, at: pointer)
-        if replace {
-            // The same declaration again (a scene loaded twice) is no change, and needs no object gone.
-            if let registered = registry[model.name], registered.declaration == declaration { return model.name }
-            if registry[model.name] != nil { try checkReplaceable(model.name) }
-            try registry.replace(model, declaration: declaration)
-        } else {
+        guard let registered = registry[model.name] else {
             try registry.register(model, declaration: declaration)
+            return model.name
         }
+        let difference = registered.declaration.map { DeclarationDifference.describe(registered: $0, new: declaration) }
+        if difference?.isEmpty == true { return model.name }
+        guard replace else {
+            let how = difference.map { "declared differently (\($0.joined(separator: "; ")))" } ?? "built in"
+            throw .invalidDeclaration(
+                field: "name", reason: "type \(model.name) is already registered, \(how); replace: true puts this one in its place")
+        }
+        try checkReplaceable(model.name, difference: difference)
+        try registry.replace(model, declaration: declaration)
         return model.name
     }
 
@@ -175,8 +182,9 @@ public final class Graph {
         return (names, declaredKeys, Commit(version: version, changes: []))
     }
 
-    /// Refuses to replace type `name` while objects of it are alive: their views hold the old shape.
-    private func checkReplaceable(_ name: String) throws(EngineError) {
+    /// Refuses to replace type `name` while objects of it are alive: their views hold the old
+    /// shape. The refusal says how the new declaration differs (`difference`, nil for a built-in).
+    private func checkReplaceable(_ name: String, difference: [String]?) throws(EngineError) {
         var holders: [String] = []
         var views: Set<String> = []
         for record in objects.values where record.type.name == name {
@@ -187,7 +195,8 @@ public final class Graph {
         throw EngineError(
             kind: .inUse,
             message:
-                "type \(name) cannot be replaced while objects of it are alive (\(holders.sorted().joined(separator: ", "))); unmount the views that hold them first",
+                "type \(name) cannot be replaced while objects of it are alive (\(holders.sorted().joined(separator: ", "))); unmount the views that hold them first"
+                + (difference.map { "; the new declaration differs: \($0.joined(separator: "; "))" } ?? ""),
             data: ["provided": .string(name), "view": .string(KeyPath.appPath), "dependents": .array(views.sorted().map(JSON.string))])
     }
 
