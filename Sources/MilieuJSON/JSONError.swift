@@ -15,6 +15,22 @@ public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     public var description: String { "\(reason) at byte \(offset)" }
+
+    /// Where the problem is in `text` (the input that was parsed), as an editor counts: line
+    /// and column from 1, the column in characters.
+    public func location(in text: [UInt8]) -> (line: Int, column: Int) {
+        let end = min(max(offset, 0), text.count)
+        let before = text[..<end]
+        let lineStart = before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
+        let line = before.count { $0 == UInt8(ascii: "\n") } + 1
+        return (line, String(decoding: text[lineStart..<end], as: UTF8.self).count + 1)
+    }
+
+    /// The reason and where it is in `text`: `expected ',' or '}' at line 3, column 14`.
+    public func described(in text: [UInt8]) -> String {
+        let (line, column) = location(in: text)
+        return "\(reason) at line \(line), column \(column)"
+    }
 }
 
 /// How much nesting the parser accepts before refusing the input.

@@ -229,11 +229,12 @@ enum ArgumentScanner {
     /// value is — is the string it spells (`set theme.colorScheme dark`); `true`, `false`,
     /// `null` and numbers stay JSON, and anything else that is not JSON is a mistake.
     static func parse(_ text: String, failure: (String) -> CommandError) throws(CommandError) -> JSON {
+        let bytes = Array(text.utf8)
         do {
-            return try JSON(parsing: text)
+            return try JSON(parsing: bytes)
         } catch {
             if isBareWord(text) { return .string(text) }
-            throw failure("\(text) is not JSON (\(error)); a string with spaces or other signs needs double quotes")
+            throw failure("\(text) is not JSON (\(error.described(in: bytes))); a string with spaces or other signs needs double quotes")
         }
     }
 }

@@ -3,16 +3,15 @@ import MilieuJSON
 import MilieuProtocol
 import MilieuSwift
 
-/// A scene to load: its name, its JSON, and for Swift source what the translation said.
+/// A scene to load: its name, what it declares, and for Swift source what the translation said.
 struct LoadableScene {
     let name: String
-    let json: JSON
+    let file: SceneFile
     let diagnostics: [SourceDiagnostic]
 
     /// The paths of the views it mounts whose parent is not one of them.
     var roots: [String] {
-        let views = json["views"]?.arrayValue ?? []
-        let paths = views.compactMap { view -> String? in
+        let paths = file.views.compactMap { view -> String? in
             guard let parent = view["parent"]?.stringValue, let viewName = view["name"]?.stringValue else { return nil }
             return parent + "/" + viewName + (view["id"].map { "[\($0.jsonText)]" } ?? "")
         }
@@ -20,7 +19,7 @@ struct LoadableScene {
     }
 
     /// Whether a view it declares, or one written in a body, calls `Self._printChanges()`.
-    var printsChanges: Bool { Self.declaresPrintChanges(json["views"] ?? .null) }
+    var printsChanges: Bool { Self.declaresPrintChanges(.array(file.views)) }
 
     private static func declaresPrintChanges(_ json: JSON) -> Bool {
         switch json {
@@ -34,8 +33,8 @@ struct LoadableScene {
 }
 
 /// The scenes `load` knows: S1–S7, compiled in from scenes/ at build time (Plugins/EmbedText), and
-/// any scene file. A scene is `{"description", "types": [type declarations], "environmentKeys", "views":
-/// [view declarations]}`, the format `milieud --scene` reads.
+/// any scene file, read by `SceneFile` as `milieud --scene` reads it. A scene's `app` (what `/App`
+/// owns and provides) is read when a daemon starts, so `load` refuses a scene that declares one.
 enum SceneLibrary {
     /// The embedded scene that `name` means: its full name (`s1-login`) or its number
     /// (`s1`, `S1`).
@@ -67,10 +66,7 @@ enum SceneLibrary {
     /// What `sources` name: Swift files (translated together), an embedded scene or a scene file.
     static func scene(_ sources: [String]) throws(CommandError) -> LoadableScene {
         guard let first = sources.first else { throw CommandError(message: "name a scene or Swift files", usage: nil) }
-        guard SwiftSource.isSwift(first) else {
-            let (name, json) = try scene(first)
-            return LoadableScene(name: name, json: json, diagnostics: [])
-        }
+        guard SwiftSource.isSwift(first) else { return try scene(first) }
         let files: [SourceFile]
         do {
             files = try SwiftSource.read(sources)
@@ -85,29 +81,40 @@ enum SceneLibrary {
                     + translation.diagnostics.map(\.description).joined(separator: "\n"),
                 usage: nil)
         }
-        return LoadableScene(
-            name: sources.joined(separator: " "), json: translation.scene, diagnostics: translation.diagnostics)
+        let name = sources.joined(separator: " ")
+        do {
+            return LoadableScene(name: name, file: try SceneFile(json: translation.scene), diagnostics: translation.diagnostics)
+        } catch {
+            throw CommandError(message: "the scene translated from \(name) is not valid: \(error.reason)", usage: nil)
+        }
     }
 
     /// The scene `argument` names: an embedded one, or a file.
-    static func scene(_ argument: String) throws(CommandError) -> (name: String, json: JSON) {
+    static func scene(_ argument: String) throws(CommandError) -> LoadableScene {
         let name: String
-        let text: String
+        let text: [UInt8]
         if let embedded = embeddedScene(named: argument) {
-            (name, text) = embedded
+            (name, text) = (embedded.name, Array(embedded.text.utf8))
         } else if let data = FileManager.default.contents(atPath: argument) {
-            name = argument
-            text = String(decoding: data, as: UTF8.self)
+            (name, text) = (argument, [UInt8](data))
         } else {
             let known = embedded.map(\.name).joined(separator: ", ")
             throw CommandError(
                 message: "no scene \(argument): not one of \(known), and no such file", usage: "load [<scene> | <file.json>]")
         }
+        let file: SceneFile
         do {
-            return (name, try JSON(parsing: text))
+            file = try SceneFile(text: text)
         } catch {
-            throw CommandError(message: "the scene \(name) is not valid JSON: \(error)", usage: nil)
+            throw CommandError(message: "the scene \(name): \(error.reason)", usage: nil)
         }
+        guard file.app == nil else {
+            throw CommandError(
+                message: "the scene \(name) declares app, what /App owns and provides, which a daemon reads as it starts: "
+                    + "run milieud --scene \(name) for it, or drop app to load the rest here",
+                usage: nil)
+        }
+        return LoadableScene(name: name, file: file, diagnostics: [])
     }
 }
 
@@ -118,17 +125,16 @@ struct SceneLoader {
     let style: Style
 
     func load(_ loadable: LoadableScene) throws -> (text: String, result: JSON) {
-        let (name, scene) = (loadable.name, loadable.json)
-        guard case .object(let members) = scene else { throw CommandError(message: "a scene is a JSON object", usage: nil) }
-        let declarations = members["types"]?.arrayValue ?? []
-        let views = members["views"]?.arrayValue ?? []
+        let (name, scene) = (loadable.name, loadable.file)
+        let declarations = scene.types
+        let views = scene.views
         var lines: [String] = loadable.diagnostics.map { diagnostic in
             diagnostic.severity == .warning ? style.yellow(diagnostic.description) : style.dim(diagnostic.description)
         }
 
         var registered: [String] = []
         var declared: [String] = []
-        let keys = members["environmentKeys"]?.objectValue ?? [:]
+        let keys = scene.environmentKeys
         if !declarations.isEmpty || !keys.isEmpty {
             // A scene's types are the scene's: loading it again (edited) puts them in the place of
             // the ones of the same name, refused while objects of those are alive.
@@ -165,7 +171,7 @@ struct SceneLoader {
         } else {
             lines.append("\(style.green("loaded")) \(style.bold(name))")
         }
-        if let description = members["description"]?.stringValue { lines.append("\n" + description) }
+        if let description = scene.description { lines.append("\n" + description) }
         let result: JSON = [
             "scene": .string(name), "registered": .array(registered.map(JSON.string)),
             "environmentKeys": .array(declared.map(JSON.string)),

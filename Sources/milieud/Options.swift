@@ -205,10 +205,11 @@ enum Options {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw UsageError(message: "cannot read the scene file \(path)")
         }
+        let text = [UInt8](data)
         do {
-            return try Scene(json: JSON(parsing: [UInt8](data)))
+            return try Scene(json: JSON(parsing: text))
         } catch let error as JSONParseError {
-            throw UsageError(message: "the scene \(path) is not valid JSON: \(error)")
+            throw UsageError(message: "the scene \(path) is not valid JSON: \(error.described(in: text))")
         } catch {
             throw UsageError(message: "the scene \(path) is not valid: \(error)")
         }

@@ -152,6 +152,17 @@ import Testing
         #expect(error?.offset == 4)
     }
 
+    /// Scene and declaration files give the line and column of a mistake, as an editor counts
+    /// (issue #30, item 3: a byte offset into a multi-line file).
+    @Test func anErrorIsPlacedByLineAndColumnInTheText() throws {
+        let text = Array("{\n  \"é\": 1,\n  \"b\" 2\n}".utf8)
+        let error = try #require(parseError(text))
+        #expect(error.location(in: text) == (3, 7))
+        #expect(error.described(in: text) == "\(error.reason) at line 3, column 7")
+        let first = try #require(parseError(Array("[1,]".utf8)))
+        #expect(first.location(in: Array("[1,]".utf8)).line == 1)
+    }
+
     @Test func longDuplicateKeysAreShortenedInTheReason() {
         let key = String(repeating: "k", count: 500)
         let reason = parseError(#"{"\#(key)":1,"\#(key)":2}"#)?.reason ?? ""

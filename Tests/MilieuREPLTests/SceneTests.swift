@@ -106,6 +106,30 @@ struct SceneTests {
         #expect(refused.stderr.contains("- properties.attempts"), "\(refused.stderr)")
     }
 
+    /// Issue #30, item 3: one scene reader for `load` and `milieud --scene`. `load` took a
+    /// typo'd member that milieud refuses, ignored `app`, and placed JSON errors by byte offset.
+    @Test func loadReadsAScenesMembersAsTheDaemonDoes() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let scenes = [
+            ("typo", #"{"view": [{"parent": "/App", "name": "X"}]}"#, #"unknown member "view"; expected one of app, description"#),
+            (
+                "app", #"{"app": {"state": {"n": 1}}, "views": []}"#,
+                "declares app, what /App owns and provides, which a daemon reads as it starts"
+            ),
+            ("broken", "{\"types\": [],\n  \"views\": [\n    {\"parent\": \"/App\" \"name\": \"X\"}\n  ]\n}\n", "at line 3, column 23"),
+        ]
+        for (name, text, message) in scenes {
+            let file = "\(daemon.directory)/\(name).json"
+            try text.write(toFile: file, atomically: true, encoding: .utf8)
+            let run = try MilieuRun.run(["--socket", daemon.socketPath, "-c", "load \(file)"])
+            #expect(run.status == 1, "\(name)")
+            #expect(run.stderr.contains(message), "\(name): \(run.stderr)")
+        }
+        let tree = try MilieuRun.run(["--socket", daemon.socketPath, "-c", "tree --depth 1"])
+        #expect(!tree.stdout.contains("── X"), "nothing of a refused scene is mounted")
+    }
+
     @Test func aSceneViewThatFailsNamesTheViewAndMountsNothing() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }

@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuProtocol
 
 /// A start-up graph: model types declared in JSON, the root view `/App` (its state
 /// objects and what it provides) and views mounted under it from the start.
@@ -13,26 +14,21 @@ public struct Scene: Sendable {
     var appLiterals: [JSON]
     public var views: [JSON]
 
+    /// Reads the scene (its shape by `SceneFile`, the one reader milieu's `load` uses too) and
+    /// `/App`'s declaration.
     public init(json: JSON) throws(EngineError) {
-        guard case .object(let object) = json else {
-            throw .invalidDeclaration(field: "scene", reason: "a scene is a JSON object with types, app and views")
+        let file: SceneFile
+        do {
+            file = try SceneFile(json: json)
+        } catch {
+            throw .invalidDeclaration(field: error.field, reason: error.reason)
         }
-        try rejectUnknownKeys(object, allowed: ["types", "environmentKeys", "app", "views", "description"], field: "scene")
-        guard case .object(let keys)? = object["environmentKeys"] ?? .object([:]) else {
-            throw .invalidDeclaration(field: "environmentKeys", reason: "environmentKeys is an object of key: {type, default}")
-        }
-        self.environmentKeys = keys
-        guard case .array(let types)? = object["types"] ?? .array([]) else {
-            throw .invalidDeclaration(field: "types", reason: "types is an array of type declarations")
-        }
-        guard case .array(let views)? = object["views"] ?? .array([]) else {
-            throw .invalidDeclaration(field: "views", reason: "views is an array of view declarations")
-        }
-        self.types = types
+        self.environmentKeys = file.environmentKeys
+        self.types = file.types
         var literals = DeclarationLiterals()
-        self.app = try ViewDeclaration(json: object["app"] ?? [:], literals: &literals, placement: .root)
+        self.app = try ViewDeclaration(json: file.app ?? [:], literals: &literals, placement: .root)
         self.appLiterals = literals.values
-        self.views = views
+        self.views = file.views
     }
 
     /// The embedded default: `/App` owns `session`, `theme` and `login` (all `@Observable`) with

@@ -78,7 +78,23 @@ indirect enum ValueExpression: Sendable {
                     field: field(), reason: "\(key) is not an expression; use $parent, $input, $literal, $new or $expr")
             }
         }
+        if allowsNew, let type = Self.forgottenNew(json) {
+            throw .invalidDeclaration(
+                field: field(),
+                reason: "\(json.jsonText) is a plain JSON object, not a \(type): write {\"$new\": \(json.jsonText)} to make one "
+                    + "(or {\"$literal\": …} to keep the object as it is)")
+        }
         self = .literal(literals.record(json, at: field()))
+    }
+
+    /// The type `json` names when it reads as a `$new` whose `$new` was left out: an object of
+    /// `type` (a type name: a capital first) and at most `init` (issue #30: it mounted, and the
+    /// body showed the object where the model was meant).
+    private static func forgottenNew(_ json: JSON) -> String? {
+        guard case .object(let object) = json, case .string(let type)? = object["type"], type.first?.isUppercase == true,
+            object.keys.allSatisfy({ $0 == "type" || $0 == "init" })
+        else { return nil }
+        return type
     }
 }
 

@@ -1,0 +1,64 @@
+import MilieuJSON
+
+/// A scene file as `milieud --scene` and milieu's `load` read it (SPEC appendix A): one
+/// reader, so a member one accepts the other cannot refuse.
+///
+///     {"description": "…", "types": [...], "environmentKeys": {...}, "app": {...}, "views": [...]}
+///
+/// `app` is what `/App` owns and provides, read when the daemon starts; the rest are declarations
+/// checked where they are used (`schema/register`, `view/mount`).
+public struct SceneFile: Sendable {
+    public static let members: Set<String> = ["description", "types", "environmentKeys", "app", "views"]
+
+    public var description: String?
+    public var types: [JSON]
+    public var environmentKeys: JSONObject
+    /// `/App`'s declaration, when the scene gives one.
+    public var app: JSON?
+    public var views: [JSON]
+
+    /// Why a scene cannot be read: the member (`scene` for the whole) and what is wrong.
+    public struct Problem: Error, Sendable, CustomStringConvertible {
+        public let field: String
+        public let reason: String
+        public var description: String { reason }
+    }
+
+    /// Reads a scene file's bytes; a JSON error says the line and column.
+    public init(text: [UInt8]) throws(Problem) {
+        let json: JSON
+        do {
+            json = try JSON(parsing: text)
+        } catch {
+            throw Problem(field: "scene", reason: "not valid JSON: \(error.described(in: text))")
+        }
+        try self.init(json: json)
+    }
+
+    public init(json: JSON) throws(Problem) {
+        guard case .object(let object) = json else {
+            throw Problem(field: "scene", reason: "a scene is a JSON object with types, app and views")
+        }
+        if let unknown = object.keys.first(where: { !Self.members.contains($0) }) {
+            throw Problem(
+                field: "scene", reason: "unknown member \"\(unknown)\"; expected one of " + Self.members.sorted().joined(separator: ", "))
+        }
+        guard case .array(let types)? = object["types"] ?? .array([]) else {
+            throw Problem(field: "types", reason: "types is an array of type declarations")
+        }
+        guard case .object(let keys)? = object["environmentKeys"] ?? .object([:]) else {
+            throw Problem(field: "environmentKeys", reason: "environmentKeys is an object of key: {type, default}")
+        }
+        guard case .array(let views)? = object["views"] ?? .array([]) else {
+            throw Problem(field: "views", reason: "views is an array of view declarations")
+        }
+        if let description = object["description"], description.stringValue == nil {
+            throw Problem(field: "description", reason: "description is a string")
+        }
+        self.description = object["description"]?.stringValue
+        self.types = types
+        self.environmentKeys = keys
+        self.app = object["app"]
+        self.views = views
+    }
+}
