@@ -37,7 +37,8 @@ final class InspectorServer: ConnectionHandler {
     private var exchanges: [Int: Exchange] = [:]
     /// The waiting connections, oldest first.
     private var waiting: [Connection] = []
-    private var admitted = 0
+    /// The connections that showed the token and are open, by id.
+    private var admitted: [Int: Connection] = [:]
     /// Calls passed on to milieud and not yet answered, by the daemon-side request id.
     private var calls: [Int: (connection: Connection, call: ForwardedCall)] = [:]
     /// Sources being loaded, oldest first: each waits for milieud's answers to all its requests.
@@ -94,7 +95,10 @@ final class InspectorServer: ConnectionHandler {
             case .failure(let refusal): return respond(connection, .text(refusal.status, refusal.reason))
             case .success(let query):
                 guard token.matches(query["token"]) else { return respond(connection, Self.tokenRefusal) }
-                guard admitted < Self.maxAdmitted else {
+                // A page that closed its streams a moment ago may not have been heard yet (issue
+                // #30, item 12): its slots are freed before a newcomer is refused for want of one.
+                if admitted.count >= Self.maxAdmitted { for held in Array(admitted.values) { _ = held.closeIfPeerClosed() } }
+                guard admitted.count < Self.maxAdmitted else {
                     return respond(connection, .text(.serviceUnavailable, "milieu inspect serves \(Self.maxAdmitted) connections at once"))
                 }
                 admit(connection, exchange)
@@ -115,7 +119,7 @@ final class InspectorServer: ConnectionHandler {
     func connectionClosed(_ connection: Connection, reason: ConnectionCloseReason) {
         if let exchange = exchanges.removeValue(forKey: connection.id) {
             if let timer = exchange.timer { loop.cancel(timer) }
-            if exchange.isAdmitted { admitted -= 1 }
+            if exchange.isAdmitted { admitted[connection.id] = nil }
         }
         waiting.removeAll { $0 === connection }
         streams.remove(connection)
@@ -125,7 +129,7 @@ final class InspectorServer: ConnectionHandler {
     private func admit(_ connection: Connection, _ exchange: Exchange) {
         waiting.removeAll { $0 === connection }
         exchange.isAdmitted = true
-        admitted += 1
+        admitted[connection.id] = connection
         if let timer = exchange.timer { loop.cancel(timer) }
         exchange.timer = loop.schedule(after: Self.requestSeconds) { [weak self, weak connection] in
             guard let self, let connection else { return }

@@ -97,6 +97,18 @@ public final class Connection: PeerConnection {
         }
     }
 
+    /// Whether the peer has closed its side, asked of the socket now rather than at the loop's
+    /// next turn; a connection whose peer is gone is closed here (`connectionClosed` follows).
+    /// For a server that must free a slot before refusing a newcomer for want of one.
+    public func closeIfPeerClosed() -> Bool {
+        guard state != .closed else { return true }
+        loop.assertOnLoopThread()
+        var byte: UInt8 = 0
+        guard recv(fileDescriptor, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) == 0 else { return false }
+        peerClosed()
+        return true
+    }
+
     /// Stops reading from the socket (backpressure) until `resumeReading()`.
     public func pauseReading() {
         guard state == .open, !readingPaused else { return }

@@ -135,6 +135,33 @@ import Testing
         }
     }
 
+    /// A server at its limit asks whether a held peer is gone before refusing a newcomer (issue
+    /// #30, item 12: the inspector answered 503 when the closes of a page's streams had not been
+    /// read yet). Reading is paused here, so only the question can notice the close.
+    @Test func closeIfPeerClosedAsksTheSocketNow() throws {
+        let directory = try TemporaryDirectory()
+        let listener = try UnixListener(path: directory.file("s.sock"))
+        let handler = RecordingHandler()
+        handler.onOpen = { $0.pauseReading() }
+        let running = try RunningLoop { try $0.serve(listener: listener, handler: handler) }
+        defer { running.stop() }
+
+        let client = try UnixSocket.connect(path: listener.path ?? "")
+        #expect(eventually { handler.record.withLock { $0.opened.count } == 1 })
+        let open = try running.sync {
+            var gone: [Bool] = []; handler.forEachLiveConnection { gone.append($0.closeIfPeerClosed()) }; return gone
+        }
+        #expect(open == [false], "a peer that is still there keeps its connection")
+        close(client)
+        usleep(50_000)
+        #expect(handler.record.withLock { $0.closed.count } == 0, "paused: the loop has not noticed")
+        let closed = try running.sync {
+            var gone: [Bool] = []; handler.forEachLiveConnection { gone.append($0.closeIfPeerClosed()) }; return gone
+        }
+        #expect(closed == [true])
+        #expect(handler.record.withLock { $0.closed.map(\.reason) } == [.peerClosed])
+    }
+
     @Test func abruptClientCloseIsReportedOnce() throws {
         let directory = try TemporaryDirectory()
         let listener = try UnixListener(path: directory.file("s.sock"))

@@ -263,7 +263,9 @@ def test_unknown_oversized_and_crowding_requests_are_refused(inspector: Inspecto
     finally:
         for stream in streams:
             stream.close()
-    wait_until(lambda: inspector.request("GET", inspector.target("/"))[0] == 200, what="a stream's slot to be free again")
+    # Issue #30, item 12: the slots of streams closed a moment ago are free for the very next
+    # request (it got 503 about 1 run in 20 on a loaded machine, before the loop heard the closes).
+    assert inspector.request("GET", inspector.target("/"))[0] == 200
 
 
 def test_idle_connections_without_the_token_cannot_crowd_out_the_page(inspector: Inspector) -> None:
