@@ -34,7 +34,8 @@ struct Options {
 
         Explore and drive milieud, SwiftUI's data flow as a daemon. On a terminal milieu is
         an interactive prompt (type help); with -c, or with commands piped to it, it runs
-        them in order and stops at the first that fails.
+        them in order and stops at the first that fails. Options such as --socket may come
+        before a subcommand or after it (milieu --socket PATH watch theme).
 
         milieu watch prints the notifications of one watch (key paths, view paths, and with
         --lifecycle every object made and destroyed, with --commits every commit) one a line
@@ -102,7 +103,25 @@ struct Options {
         case print(String)
     }
 
+    /// The words that start a command of their own, each with its own options.
+    static let subcommands: Set<String> = ["inspect", "translate", "watch", "monitor"]
+    /// The options that take the next word as their value, wherever they are given.
+    static let optionsWithValues: Set<String> = ["--socket", "--timeout", "-c", "--since", "--port"]
+
+    /// `arguments` with the options given before a subcommand moved after it, as git, etcdctl and
+    /// redis-cli take global options on either side: `milieu --socket S watch theme` is `milieu
+    /// watch --socket S theme`. An option the subcommand does not take is then its error.
+    static func subcommandFirst(_ arguments: [String]) -> [String] {
+        var index = 0
+        while index < arguments.count, arguments[index].hasPrefix("-") {
+            index += optionsWithValues.contains(arguments[index]) ? 2 : 1
+        }
+        guard index > 0, index < arguments.count, subcommands.contains(arguments[index]) else { return arguments }
+        return [arguments[index]] + arguments[..<index] + arguments[(index + 1)...]
+    }
+
     static func parse(_ arguments: [String], environment: [String: String]) throws(Mistake) -> Parsed {
+        let arguments = subcommandFirst(arguments)
         if arguments.first == "inspect" { return try parseInspect(arguments.dropFirst(), environment: environment) }
         if arguments.first == "translate" {
             let files = Array(arguments.dropFirst())
