@@ -36,10 +36,12 @@ public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {
         RPCError(.invalidRequest, message: "Invalid Request: \(reason)", data: ["reason": .string(reason)])
     }
 
-    public static func methodNotFound(_ method: String) -> RPCError {
-        RPCError(
-            .methodNotFound, message: "Method not found: \(method)",
-            data: ["method": .string(method)])
+    /// `known`: the methods there are, for the nearest to suggest (`Suggestions`).
+    public static func methodNotFound(_ method: String, known: some Sequence<String> = [String]()) -> RPCError {
+        let suggestions = Suggestions.nearest(to: method, among: known)
+        var data: JSONObject = ["method": .string(method)]
+        if !suggestions.isEmpty { data["suggestions"] = .array(suggestions.map(JSON.string)) }
+        return RPCError(.methodNotFound, message: "Method not found: \(method)\(Suggestions.phrase(suggestions))", data: data)
     }
 
     /// `field` is a JSON Pointer into `params`, such as `/path`.

@@ -33,7 +33,7 @@ extension Server {
 
     /// Decodes a request and runs it.
     func perform(_ request: Request, session: ClientSession) throws(RPCError) -> Reply {
-        guard let handler = Self.handlers[request.method] else { throw .methodNotFound(request.method) }
+        guard let handler = Self.handlers[request.method] else { throw .methodNotFound(request.method, known: Self.handlers.keys) }
         // JSON-RPC 2.0's own examples call an unknown method with positional params: Method not found first.
         if let error = request.paramsError { throw error }
         // The cheap test first: the method is looked up only while the disk is full.

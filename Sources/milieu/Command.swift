@@ -60,7 +60,7 @@ extension Command {
         let name = String(text.prefix { !$0.isWhitespace })
         let rest = text.dropFirst(name.count).trimmingWhitespace()
         guard let spec = CommandCatalog.spec(named: name) else {
-            throw CommandError(message: "unknown command \(name); help lists the commands", usage: nil)
+            throw CommandError(message: "unknown command \(name)\(CommandCatalog.didYouMean(name)); help lists the commands", usage: nil)
         }
         var arguments = CommandArguments(rest, spec: spec)
         let command = try spec.parse(&arguments)

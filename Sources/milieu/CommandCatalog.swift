@@ -1,3 +1,5 @@
+import MilieuProtocol
+
 /// What an argument of a command names, so completion knows where to look.
 enum ArgumentKind: Sendable {
     case keyPath, viewPath, keyOrViewPath, actionPath, typeName, scene, commandName, watchNumber, json
@@ -353,6 +355,11 @@ enum CommandCatalog {
 
     /// Other names a command answers to.
     static let aliases = ["exit": "quit"]
+
+    /// `; did you mean set?` for `sett`: the commands nearest a name that is none.
+    static func didYouMean(_ name: String) -> String {
+        Suggestions.phrase(Suggestions.nearest(to: name, among: commands.map(\.name) + aliases.keys))
+    }
 
     static func spec(named name: String) -> CommandSpec? {
         let resolved = aliases[name] ?? name

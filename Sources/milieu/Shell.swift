@@ -158,7 +158,7 @@ final class Shell {
                 return .success(text: text, result: .string(text))
             }
             guard let text = CommandCatalog.help(for: name, style: style) else {
-                throw CommandError(message: "no command \(name); help lists them", usage: nil)
+                throw CommandError(message: "no command \(name)\(CommandCatalog.didYouMean(name)); help lists them", usage: nil)
             }
             return .success(text: text, result: .string(text))
         case .quit:

@@ -102,7 +102,7 @@ struct CommandParsingTests {
     }
 
     @Test func anUnknownCommandPointsToHelp() {
-        #expect(throws: CommandError(message: "unknown command gte; help lists the commands", usage: nil)) {
+        #expect(throws: CommandError(message: "unknown command gte; did you mean get?; help lists the commands", usage: nil)) {
             try Command.parse("gte login")
         }
     }

@@ -657,6 +657,8 @@ export class ProtocolError extends MilieuError {
   readonly field?: string;
   /** The unknown method (MethodNotFound). */
   readonly method?: string;
+  /** The known names nearest the wrong one, nearest first ("did you mean", SPEC §3.2). */
+  readonly suggestions?: string[];
 }
 
 // `op`: the index of the failing op, when a graph/transaction failed because of one op.
@@ -672,16 +674,22 @@ export class EnvironmentObjectMissing extends MilieuError {
 export class UnknownPath extends MilieuError {
   readonly path: string;
   readonly resolved?: string;
+  /** The known names nearest the wrong one, nearest first ("did you mean", SPEC §3.2). */
+  readonly suggestions?: string[];
   readonly op?: number;
 }
 export class UnknownType extends MilieuError {
   readonly type: string;
+  /** The known names nearest the wrong one, nearest first ("did you mean", SPEC §3.2). */
+  readonly suggestions?: string[];
   readonly op?: number;
 }
 export class UnknownAction extends MilieuError {
   readonly path: string;
   readonly action: string;
   readonly type: string;
+  /** The known names nearest the wrong one, nearest first ("did you mean", SPEC §3.2). */
+  readonly suggestions?: string[];
   readonly op?: number;
 }
 export class TypeMismatch extends MilieuError {

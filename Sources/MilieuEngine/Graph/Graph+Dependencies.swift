@@ -47,7 +47,7 @@ extension Graph {
     /// A mounted view by path, or UnknownPath.
     func mountedView(_ path: String) throws(EngineError) -> ViewNode {
         let canonical = try ViewPath.split(path).view
-        guard let node = views[canonical] else { throw .unknownPath(path, "no view is mounted there") }
+        guard let node = views[canonical] else { throw noView(at: canonical, named: path, "no view is mounted there") }
         return node
     }
 
@@ -55,7 +55,7 @@ extension Graph {
     private func dependenciesChanged(by path: String) throws(EngineError) -> [Dependency] {
         let keyPath = try parsedKeyPath(path)
         if case .view(let viewPath) = keyPath.root, keyPath.members.isEmpty {
-            guard views[viewPath] != nil else { throw .unknownPath(path, "no view is mounted at \(viewPath)") }
+            guard views[viewPath] != nil else { throw noView(at: viewPath, named: path, "no view is mounted at \(viewPath)") }
             throw .invalidParams(pointer: "/path", "\(path) is a view; give a key path, or ask view/dependencies")
         }
         if case .object(let id) = try resolve(keyPath, display: path), endingReference(keyPath, display: path) == nil,

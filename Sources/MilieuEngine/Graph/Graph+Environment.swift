@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuProtocol
 
 extension Graph {
     /// Rule 7: the nearest environment modifier above `node` for which `find` finds something,
@@ -84,7 +85,9 @@ extension Graph {
         guard let property = environmentKeys[key] else {
             throw .invalidDeclaration(
                 field: field,
-                reason: "\(key) is not an environment key; declare it with its default, as an EnvironmentKey's defaultValue, "
+                reason: "\(key) is not an environment key"
+                    + Suggestions.phrase(Suggestions.nearest(to: key, among: environmentKeys.all.map(\.name)))
+                    + "; to declare it, give its default, as an EnvironmentKey's defaultValue, "
                     + "in schema/register {\"environmentKeys\": {\"\(key)\": {\"type\": ..., \"default\": ...}}} or in the scene",
                 view: view)
         }
@@ -155,7 +158,7 @@ extension Graph {
         withdraw: [String]
     ) throws(EngineError) {
         let canonical = try ViewPath.split(path).view
-        guard let node = views[canonical] else { throw .unknownPath(path, "no view is mounted there") }
+        guard let node = views[canonical] else { throw noView(at: canonical, named: path, "no view is mounted there") }
         var provided = node.provided
         var added = Set<String>()
         for (member, paths, slot) in [
@@ -257,7 +260,7 @@ extension Graph {
     )
         throws(EngineError)
     {
-        guard let type = registry[typeName] else { throw .unknownType(typeName) }
+        guard let type = registry[typeName] else { throw .unknownType(typeName, known: registry.names) }
         let wanted: ObservationStyle = wrapper == .environment ? .observable : .observableObject
         guard type.model.style != wanted else { return }
         let variable = field.split(separator: ".").last.map(String.init) ?? "x"

@@ -167,7 +167,7 @@ extension Graph {
     func mountOperation(_ json: JSON, owner: ConnectionID?, fromScene: Bool = false) throws(EngineError) -> ViewNode {
         let (declaration, literals) = try declarations.declaration(json, templates: templates)
         guard let parent = try parentView(declaration) else {
-            throw .unknownPath(declaration.parent, "no view is mounted there to be the parent")
+            throw noView(at: declaration.parent, named: declaration.parent, "no view is mounted there to be the parent")
         }
         recorder.start(for: parent)
         let evaluated = try evaluate(declaration, literals: literals, parent: parent, recorder: recorder)
@@ -227,7 +227,7 @@ extension Graph {
     /// `view/unmount`.
     func unmountOperation(_ path: String) throws(EngineError) {
         let canonical = try ViewPath.split(path).view
-        guard let node = views[canonical] else { throw .unknownPath(path, "no view is mounted there") }
+        guard let node = views[canonical] else { throw noView(at: canonical, named: path, "no view is mounted there") }
         guard node.parent != nil else { throw .forbidden(path: path, .root, "the root view cannot be unmounted") }
         guard !node.declaration.inBody else {
             throw .forbidden(

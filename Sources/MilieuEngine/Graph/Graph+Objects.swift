@@ -9,7 +9,7 @@ extension Graph {
     )
         throws(EngineError) -> ObjectRecord
     {
-        guard let type = registry[typeName] else { throw .unknownType(typeName) }
+        guard let type = registry[typeName] else { throw .unknownType(typeName, known: registry.names) }
         guard objects.count < limits.maxObjects else { throw .limitExceeded(limit: "objects", max: limits.maxObjects) }
         var values = type.model.stored.map(\.defaultValue)
         for (name, value) in initial {

@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuProtocol
 
 /// What a key path or `$parent` reference comes to: a value, an object, or a secure value that is not shown.
 enum Bound: Equatable {
@@ -81,7 +82,9 @@ extension Graph {
         let members = path.members
         let name = members[0]
         guard let index = node.variables.index(of: name) else {
-            throw .unknownPath(display(), "\(node.path) has no variable \(name)")
+            throw .unknownPath(
+                display(), "\(node.path) has no variable \(name)",
+                suggestions: Suggestions.nearest(to: name, among: node.variables.lazy.map(\.name)))
         }
         var bound: Bound
         switch node.variables[at: index].value {
@@ -127,7 +130,8 @@ extension Graph {
         case .object(let id):
             guard let record = objects[id] else { return .value(.null) }
             guard let slot = record.type.slots[name] else {
-                throw .unknownPath(display(), "\(record.type.name) has no property \(name)")
+                throw .unknownPath(
+                    display(), "\(record.type.name) has no property \(name)", suggestions: record.type.nearestMembers(to: name))
             }
             if let recorder, record.type.model.style == .observable {
                 noteObservation(of: record, slot: slot, recorder: recorder, reason: reason())
@@ -182,7 +186,7 @@ extension Graph {
             }
             return bound
         case .view(let path):
-            guard let node = views[path] else { throw .unknownPath(display, "no view is mounted at \(path)") }
+            guard let node = views[path] else { throw noView(at: path, named: display, "no view is mounted at \(path)") }
             guard !keyPath.members.isEmpty else { throw .unknownPath(display, "\(path) is a view, not a value") }
             return try read(try ReadPath(keyPath.members), in: node, recorder: nil, display: display)
         }

@@ -17,7 +17,7 @@ extension Graph {
     public func get(_ path: String) throws(EngineError) -> GraphReading {
         let keyPath = try parsedKeyPath(path)
         if case .view(let viewPath) = keyPath.root, keyPath.members.isEmpty {
-            guard let node = views[viewPath] else { throw .unknownPath(path, "no view is mounted at \(viewPath)") }
+            guard let node = views[viewPath] else { throw noView(at: viewPath, named: path, "no view is mounted at \(viewPath)") }
             return .view(snapshot(of: node))
         }
         switch try resolve(keyPath, display: path) {
@@ -67,7 +67,7 @@ extension Graph {
 
     private func treeRoot(_ path: String?) throws(EngineError) -> ViewNode {
         let viewPath = try ViewPath.split(path ?? KeyPath.appPath).view
-        guard let node = views[viewPath] else { throw .unknownPath(path ?? viewPath, "no view is mounted there") }
+        guard let node = views[viewPath] else { throw noView(at: viewPath, named: path ?? viewPath, "no view is mounted there") }
         return node
     }
 
@@ -139,7 +139,7 @@ extension Graph {
     public func watchTarget(_ path: String) throws(EngineError) -> WatchTarget? {
         let keyPath = try parsedKeyPath(path)
         if case .view(let viewPath) = keyPath.root, keyPath.members.isEmpty {
-            guard views[viewPath] != nil else { throw .unknownPath(path, "no view is mounted at \(viewPath)") }
+            guard views[viewPath] != nil else { throw noView(at: viewPath, named: path, "no view is mounted at \(viewPath)") }
             return .view(viewPath)
         }
         if case .object(let id) = try resolve(keyPath, display: path) {

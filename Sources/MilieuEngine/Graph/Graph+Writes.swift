@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuProtocol
 
 /// Writes: `graph/set`, a binding's write, an action's `set`, each landing on its source of truth
 /// (rule 1), checked against its type and constraints, and judged by one rule (rule 9): a write
@@ -20,11 +21,15 @@ extension Graph {
             guard let record = objectsByName[name] else { throw .unknownPath(display, "no object \(name)") }
             object = record
         case .view(let path):
-            guard let node = views[path] else { throw .unknownPath(display, "no view is mounted at \(path)") }
+            guard let node = views[path] else { throw noView(at: path, named: display, "no view is mounted at \(path)") }
             guard let name = members.popFirst() else {
                 throw .readOnly(display, .object, "a view is not a value; write one of its variables")
             }
-            guard let index = node.variables.index(of: name) else { throw .unknownPath(display, "\(path) has no variable \(name)") }
+            guard let index = node.variables.index(of: name) else {
+                throw .unknownPath(
+                    display, "\(path) has no variable \(name)",
+                    suggestions: Suggestions.nearest(to: name, among: node.variables.lazy.map(\.name)))
+            }
             switch node.variables[at: index].value {
             case .state: return (.state(view: node.serial, variable: index), Array(members))
             case .binding(let location): return (location, Array(members))
@@ -42,7 +47,8 @@ extension Graph {
                 throw .readOnly(display, .object, "\(object.name) is an object; write one of its properties")
             }
             guard let slot = object.type.slots[name] else {
-                throw .unknownPath(display, "\(object.type.name) has no property \(name)")
+                throw .unknownPath(
+                    display, "\(object.type.name) has no property \(name)", suggestions: object.type.nearestMembers(to: name))
             }
             if !members.isEmpty, object.type.referencedType(slot) != nil, case .string(let target) = object.values[slot],
                 let referenced = objectsByName[target]

@@ -28,6 +28,11 @@ public final class RegisteredType: Sendable {
     }
 
     public var name: String { model.name }
+
+    /// The properties nearest `name`, for "did you mean" when a path names one it lacks.
+    func nearestMembers(to name: String) -> [String] {
+        Suggestions.nearest(to: name, among: model.stored.map(\.name) + model.computed.map(\.name))
+    }
     var storedCount: Int { model.stored.count }
     func isComputed(_ slot: Int) -> Bool { slot >= model.stored.count }
     func isSecure(_ slot: Int) -> Bool { slot < model.stored.count && model.stored[slot].secure }

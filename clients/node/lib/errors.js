@@ -28,7 +28,7 @@ export class MilieuError extends Error {
 
 /** The standard JSON-RPC errors: ParseError, InvalidRequest, MethodNotFound, InvalidParams, InternalError. */
 export class ProtocolError extends MilieuError {
-  static fields = ['reason', 'field', 'method'];
+  static fields = ['reason', 'field', 'method', 'suggestions'];
 }
 
 /** Defines the class of one Milieu error kind, with the `data` fields it exposes. */
@@ -39,9 +39,9 @@ function kind(name, fields) {
 }
 
 export const EnvironmentObjectMissing = kind('EnvironmentObjectMissing', ['type', 'view', 'variable', 'searched', 'hint', 'op']);
-export const UnknownPath = kind('UnknownPath', ['path', 'resolved', 'op']);
-export const UnknownType = kind('UnknownType', ['type', 'op']);
-export const UnknownAction = kind('UnknownAction', ['path', 'action', 'type', 'op']);
+export const UnknownPath = kind('UnknownPath', ['path', 'resolved', 'suggestions', 'op']);
+export const UnknownType = kind('UnknownType', ['type', 'suggestions', 'op']);
+export const UnknownAction = kind('UnknownAction', ['path', 'action', 'type', 'suggestions', 'op']);
 export const TypeMismatch = kind('TypeMismatch', ['path', 'expected', 'actual', 'op']);
 export const ReadOnly = kind('ReadOnly', ['path', 'reason', 'op']);
 export const VersionConflict = kind('VersionConflict', ['path', 'expected', 'actual', 'op']);

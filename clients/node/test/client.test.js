@@ -380,6 +380,9 @@ test('dependencies, readers and environment say why a view re-renders', needsDae
   assert.deepEqual(environment.environmentObjects, [{ type: 'Cart', object: 'Cart#4', provider: '/App/Shop' }]);
   assert.deepEqual(environment.environment.find((entry) => entry.key === 'colorScheme'), { key: 'colorScheme', value: 'light', provider: null });
   await assert.rejects(client.readers('login.nope'), { kind: 'UnknownPath' });
+  // Did you mean: the nearest known names, on the error (SPEC §3.2).
+  await assert.rejects(client.get('login.emial'), (e) => e.kind === 'UnknownPath' && e.suggestions[0] === 'email');
+  await assert.rejects(client.request('graph/gett', {}), (e) => e.kind === 'MethodNotFound' && e.suggestions[0] === 'graph/get');
 });
 
 test('dependencies, readers and environment never show a secure value', needsDaemon, async (t) => {

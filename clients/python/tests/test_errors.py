@@ -79,6 +79,9 @@ def test_error_in_a_transaction_names_the_op(client: milieu.Client) -> None:
 def test_unknown_path(client: milieu.Client) -> None:
     error = raises(milieu.UnknownPath, lambda: client.get("login.emial"))
     assert error.code == -32001 and error.path == "login.emial" and error.op is None
+    assert error.suggestions == ["email"] and "did you mean email?" in str(error)
+    method = raises(milieu.MethodNotFound, lambda: client.request("graph/gett", {}))
+    assert method.suggestions == ["graph/get", "graph/set"]
 
 
 def test_unknown_type(client: milieu.Client) -> None:

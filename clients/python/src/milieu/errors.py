@@ -84,6 +84,8 @@ class MethodNotFound(ProtocolError):
     """-32601: no such method."""
 
     method = _Field[Optional[str]]("method", None)
+    suggestions = _Field[Sequence[str]]("suggestions", ())
+    """The methods nearest the wrong one, nearest first ("did you mean", SPEC §3.2)."""
 
 
 class InvalidParams(ProtocolError):
@@ -115,12 +117,16 @@ class UnknownPath(MilieuError):
 
     path = _Field[Optional[str]]("path", None)
     resolved = _Field[Optional[str]]("resolved", None)
+    suggestions = _Field[Sequence[str]]("suggestions", ())
+    """The known names nearest the wrong one, nearest first ("did you mean", SPEC §3.2)."""
 
 
 class UnknownType(MilieuError):
     """-32002: no model type of that name."""
 
     type = _Field[Optional[str]]("type", None)
+    suggestions = _Field[Sequence[str]]("suggestions", ())
+    """The known names nearest the wrong one, nearest first ("did you mean", SPEC §3.2)."""
 
 
 class UnknownAction(MilieuError):
@@ -129,6 +135,8 @@ class UnknownAction(MilieuError):
     path = _Field[Optional[str]]("path", None)
     action = _Field[Optional[str]]("action", None)
     type = _Field[Optional[str]]("type", None)
+    suggestions = _Field[Sequence[str]]("suggestions", ())
+    """The known names nearest the wrong one, nearest first ("did you mean", SPEC §3.2)."""
 
 
 class TypeMismatch(MilieuError):
