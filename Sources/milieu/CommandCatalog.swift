@@ -178,12 +178,17 @@ enum CommandCatalog {
                 return .input(path: path, label: label, value: try arguments.json("a JSON value"))
             }),
         CommandSpec(
-            name: "why", arguments: "<path> [<version>]", summary: "why a view re-rendered: its chain back to the write",
+            name: "why", arguments: "<path> [<version>]", summary: "why a view re-rendered (its chain back to the write), or why not",
             details: """
                 The chain from the view back to what caused its latest re-render (or the one at the
-                version given): a parent's re-render, the attribute it read, the request.
+                version given): a parent's re-render, the attribute it read, the request. A view
+                that did not re-render at the version given is told why not: its parent re-rendered
+                but its inputs compared equal (a @StateObject kept), or it read nothing that changed.
                 """,
-            examples: ["set /App/ContainerView.toggle true", "why /App/ContainerView/LoginView2", "why /App/ContainerView v11"],
+            examples: [
+                "set /App/ContainerView.toggle true", "why /App/ContainerView/LoginView2", "why /App/ContainerView v11",
+                "why /App/ContainerView/LoginView1 v11",
+            ],
             kinds: [.viewPath],
             parse: { arguments throws(CommandError) in
                 let path = try arguments.word("a view path")

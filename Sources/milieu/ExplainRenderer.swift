@@ -56,6 +56,50 @@ struct ExplainRenderer {
         return lines.joined(separator: "\n")
     }
 
+    /// Why `path` was *not* evaluated in this commit (issue #30, item 4: seed 000 asks why
+    /// LoginView1 keeps its text): its parent re-rendered and its inputs compared equal (and a
+    /// `@StateObject` it holds was kept), or its parent did not re-render and it read nothing the
+    /// commit wrote. `view` is its `graph/get` snapshot; `reads`, what its last evaluation read.
+    func whyNot(_ path: String, in explained: GraphExplainRequest.Result, view: JSON, reads: ViewDependenciesRequest.Result) -> String {
+        let graph = ExplainedGraph(explained)
+        let version = explained.version
+        var lines = ["\(style.bold(path)) did not re-render at \(style.bold("v\(version)")):"]
+        let parent = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
+        let rendered = graph.nodes.filter { $0.kind == .view }
+        if let parentNode = rendered.first(where: { $0.detail["path"]?.stringValue == parent }) {
+            let inputs = (view["inputs"]?.objectValue ?? [:]).map(\.key) + (view["bindings"]?.objectValue ?? [:]).map(\.key)
+            let given = inputs.isEmpty ? "it takes none" : "it takes " + inputs.joined(separator: ", ")
+            lines.append(
+                "  its parent \(parent) re-rendered (\(reasons(parentNode))) and wrote it again, but its inputs compared equal "
+                    + "(\(given)), so its body was not evaluated")
+            for (name, held) in view["objects"]?.objectValue ?? [:] where held["wrapper"]?.stringValue == "stateObject" {
+                lines.append(
+                    "  @StateObject \(name) kept \(held["object"]?.stringValue ?? "its object"): a StateObject is made once for the "
+                        + "view's identity, and the initializer the parent's body runs again is ignored")
+            }
+            return lines.joined(separator: "\n")
+        }
+        lines.append(
+            parent.isEmpty
+                ? "  it is the root: only what it read re-renders it"
+                : "  its parent \(parent) did not re-render, and it read nothing v\(version) wrote")
+        let read = reads.dependencies.map { dependency in "\(describe(dependency.source)) (\(dependency.reasons.joined(separator: ", ")))" }
+        let evaluated = view["lastEvaluated"]?.intValue.map { $0 > version ? style.dim(" as of its last evaluation, v\($0)") : "" } ?? ""
+        lines.append("    it read\(evaluated): " + (read.isEmpty ? "nothing" : read.joined(separator: ", ")))
+        let wrote = graph.nodes.filter { $0.kind == .attribute }.map(attribute)
+        lines.append("    v\(version) wrote: " + (wrote.isEmpty ? "nothing a view reads" : wrote.joined(separator: ", ")))
+        return lines.joined(separator: "\n")
+    }
+
+    private func describe(_ source: ViewDependency.Source) -> String {
+        switch source {
+        case .property(let object, let property): "\(object).\(property)"
+        case .state(let view, let variable): "\(view).\(variable)"
+        case .object(let object, _): object
+        case .environment(let key, let provider): "\\.\(key)" + (provider.map { " from \($0)" } ?? "")
+        }
+    }
+
     private func view(_ id: String, depth: Int, in graph: ExplainedGraph, shown: inout Set<String>, into lines: inout [String]) {
         let node = graph.node(id)
         let indent = String(repeating: "  ", count: depth)

@@ -183,8 +183,17 @@ final class Shell {
             }
             if let text = renderer.why(path, in: explained) { return .success(text: text, result: explained.wire) }
         }
-        let searched = version.map { "at v\($0)" } ?? "in the versions the history holds (back to v\(versions.last ?? current))"
-        throw CommandError(message: "\(path) did not re-render \(searched)", usage: nil)
+        if let version {
+            // Not re-rendered at that version: why not, from the commit and the view's own records.
+            let explained = try link.request(GraphExplainRequest(version: version))
+            let view = try link.request(GraphGetRequest(path: path))
+            let reads = try link.request(ViewDependenciesRequest(path: path))
+            return .success(text: renderer.whyNot(path, in: explained, view: view, reads: reads), result: explained.wire)
+        }
+        throw CommandError(
+            message: "\(path) did not re-render in the versions the history holds (back to v\(versions.last ?? current)); "
+                + "why \(path) VERSION says why not at one",
+            usage: nil)
     }
 
     private func unwatch(_ numbers: [Int]) throws -> Outcome {

@@ -44,6 +44,32 @@ struct ScriptModeTests {
         #expect(!run.stderr.contains("chmod"))
     }
 
+    /// Issue #30, item 4: seed 000's point is why LoginView1 keeps its text, and `why` of a view
+    /// that did not re-render at a version answered with an error. It says why not.
+    @Test func whyOfAViewThatDidNotReRenderSaysWhyNot() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let run = try MilieuRun.run([
+            "--socket", daemon.socketPath, "-c", "load s1", "-c", #"set /App/ContainerView/LoginView1.loginVM.email "kim@example.com""#,
+            "-c", "set /App/ContainerView.toggle true", "-c", "why /App/ContainerView/LoginView1 v4",
+            "-c", "why /App/FixedContainerView/LoginView1 v4",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = Array(run.outputLines.drop { !$0.hasPrefix("/App/ContainerView/LoginView1 did not") })
+        #expect(
+            lines == [
+                "/App/ContainerView/LoginView1 did not re-render at v4:",
+                "  its parent /App/ContainerView re-rendered (_toggle) and wrote it again, but its inputs compared equal (it takes none), "
+                    + "so its body was not evaluated",
+                "  @StateObject loginVM kept LoginViewModel#4: a StateObject is made once for the view's identity, and the initializer "
+                    + "the parent's body runs again is ignored",
+                "/App/FixedContainerView/LoginView1 did not re-render at v4:",
+                "  its parent /App/FixedContainerView did not re-render, and it read nothing v4 wrote",
+                "    it read: LoginViewModel#6 (_loginVM)",
+                "    v4 wrote: /App/ContainerView.toggle  false → true",
+            ], "\(run.stdout)")
+    }
+
     @Test func explainAndWhyTellTheChainFromTheWriteToTheViews() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }
