@@ -395,8 +395,9 @@ enum CommandCatalog {
     static let exampleWorld = ["s1", "s2", "s3", "s4", "s5", "s6", "s7", "rules"]
 
     /// What `help <name>` prints: the usage, the summary, the details and the examples, laid out
-    /// in rows of at most `width` columns.
-    static func help(for name: String, style: Style, width: Int = 80) -> String? {
+    /// in rows of at most `width` columns (80 when not given), the prose wrapped at `width` when given.
+    static func help(for name: String, style: Style, width given: Int? = nil) -> String? {
+        let width = given ?? 80
         guard let spec = spec(named: name) else { return nil }
         var text = "\(style.bold(spec.usage))\n  \(spec.summary)"
         if !spec.details.isEmpty { text += "\n\n" + spec.details }
@@ -411,6 +412,6 @@ enum CommandCatalog {
             }
             text += "\n\n" + rows.joined(separator: "\n")
         }
-        return text
+        return given.map { TextWrap.wrap(text, width: $0) } ?? text
     }
 }

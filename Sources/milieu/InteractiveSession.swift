@@ -27,6 +27,7 @@ final class InteractiveSession {
     init(shell: Shell, console: Console, environment: [String: String]) {
         self.shell = shell
         self.console = console
+        shell.terminalWidth = LineEditor.screenColumns
         shownConnected = shell.link.isConnected
         schema = SchemaHelp(link: shell.link)
         editor = LineEditor(prompt: prompt(connected: shownConnected), history: HistoryFile.resolve(environment: environment)) {

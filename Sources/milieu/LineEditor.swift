@@ -247,6 +247,14 @@ final class LineEditor {
         return String(candidate[candidate.index(after: last)...])
     }
 
+    /// The terminal's width in columns, as readline knows it; nil when it does not.
+    static func screenColumns() -> Int? {
+        var rows: Int32 = 0
+        var columns: Int32 = 0
+        rl_get_screen_size(&rows, &columns)
+        return columns > 0 ? Int(columns) : nil
+    }
+
     /// How many columns `text` takes, leaving out escape sequences between \u{01} and \u{02}.
     private func visibleWidth(_ text: String) -> Int {
         var width = 0

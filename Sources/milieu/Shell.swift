@@ -22,6 +22,8 @@ final class Shell {
     let oneShot: Bool
     /// `--raw`: a value that is a string is printed as its text.
     let raw: Bool
+    /// The terminal's width in columns, for `help` to wrap at; nil (no wrapping) off a terminal.
+    var terminalWidth: () -> Int? = { nil }
     /// A command waiting for the user's yes (`reset` at the prompt): the next line answers it.
     private var awaitingYes: Command?
 
@@ -153,11 +155,13 @@ final class Shell {
         case .raw(let line):
             return try raw(line, results: results)
         case .help(let name):
+            let width = terminalWidth()
             guard let name else {
-                let text = CommandCatalog.overview(style: style)
+                let overview = CommandCatalog.overview(style: style)
+                let text = width.map { TextWrap.wrap(overview, width: $0) } ?? overview
                 return .success(text: text, result: .string(text))
             }
-            guard let text = CommandCatalog.help(for: name, style: style) else {
+            guard let text = CommandCatalog.help(for: name, style: style, width: width) else {
                 throw CommandError(message: "no command \(name)\(CommandCatalog.didYouMean(name)); help lists them", usage: nil)
             }
             return .success(text: text, result: .string(text))

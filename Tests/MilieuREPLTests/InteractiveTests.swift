@@ -5,6 +5,8 @@ import MilieuProtocol
 import MilieuTestSupport
 import Testing
 
+@testable import milieu
+
 /// The REPL in a real terminal (tmux) against a real daemon: what a person sees while
 /// typing, completing, failing, and losing the daemon.
 @Suite(.serialized)
@@ -446,6 +448,25 @@ struct InteractiveTests {
         let kept = try String(contentsOfFile: history, encoding: .utf8)
         #expect(kept.contains(#"call /App/Q.vault.rename "visible-label""#) && kept.contains("get /App/Q.vault.label"), "\(kept)")
         for secret in ["hunter2-through-a-binding", "9876", "7777", "5555"] { #expect(!kept.contains(secret), "\(secret) in \(kept)") }
+    }
+
+    /// Issue #30, item 6: at 80 columns `help` wrapped in the middle of words. It wraps at the
+    /// terminal's width, on word boundaries, the continuation indented as its line.
+    @Test func helpWrapsAtTheTerminalsWidthBetweenWords() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let terminal = try Terminal([MilieuRun.binary, "--socket", daemon.socketPath], columns: 60)
+        try terminal.waitFor("the prompt") { $0.hasSuffix("milieu>") }
+        try enter(terminal, "help watch")
+        let screen = try terminal.waitFor("the help") { $0.contains("milieu monitor") && $0.hasSuffix("milieu>") }
+        let lines = screen.split(separator: "\n").map(String.init)
+        #expect(lines.allSatisfy { $0.count <= 60 }, "\(screen)")
+        // Every word of the help is whole on the screen: none was cut at the edge.
+        let help = try #require(CommandCatalog.help(for: "watch", style: .plain))
+        let shown = Set(screen.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init))
+        for word in help.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init) where word.count < 60 {
+            #expect(shown.contains(word), "\(word) is cut: \(screen)")
+        }
     }
 
     @Test func historyIsKeptAcrossRuns() throws {

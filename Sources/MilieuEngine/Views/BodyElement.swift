@@ -301,9 +301,8 @@ struct BodyParser {
     }
 
     private mutating func child(_ json: JSON, at pointer: RequestPointer) throws(EngineError) -> BodyChild {
-        guard case .object(let object) = json, case .string(let name)? = object["name"], isIdentifier(name) else {
-            throw invalid(pointer, "a view in a body needs a \"name\", its struct's name, as \"ContentView\"")
-        }
+        guard case .object(let object) = json else { throw invalid(pointer, "a view in a body is an object with its \"name\"") }
+        guard case .string(let name)? = object["name"], isIdentifier(name) else { throw invalid(pointer, viewNameProblem(object["name"])) }
         let count = (written[name] ?? 0) + 1
         written[name] = count
         var literals = DeclarationLiterals()

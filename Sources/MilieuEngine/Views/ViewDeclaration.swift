@@ -293,7 +293,7 @@ final class ViewDeclaration: Sendable {
             throw .invalidDeclaration(field: "parent", reason: "a view declaration needs a string \"parent\" view path")
         }
         guard case .string(let name)? = object["name"], isIdentifier(name) else {
-            throw .invalidDeclaration(field: "name", reason: "a view declaration needs a \"name\" such as \"ContentView\"")
+            throw .invalidDeclaration(field: "name", reason: viewNameProblem(object["name"]))
         }
         /// The view named in errors, built only when one is thrown.
         func view() -> String { parentText + "/" + (slotName ?? name) }
@@ -642,4 +642,19 @@ struct EnvironmentModifiers: Sendable {
             environment = entries.members
         }
     }
+}
+
+/// What is wrong with a view's `name`, saying the real problem: none given, not a string, or a
+/// name that is not a Swift identifier (`"My View"`: the space), with the identifier it could be.
+func viewNameProblem(_ name: JSON?) -> String {
+    guard let name else { return "a view declaration needs a \"name\", its struct's name, such as \"ContentView\"" }
+    guard case .string(let text) = name else { return "a view's \"name\" is a string, its struct's name, not \(name.jsonText)" }
+    let letters = text.filter { $0.isLetter || $0.isNumber || $0 == "_" }
+    let example = letters.first?.isNumber == false && !letters.isEmpty ? "; \"\(letters)\" is one" : ""
+    let culprit = text.first { !($0.isLetter || $0.isNumber || $0 == "_") }
+    let why =
+        text.isEmpty
+        ? "it is empty" : culprit.map { $0 == " " ? "it has a space" : "it has \"\($0)\"" } ?? "it starts with a digit"
+    return "a view's \"name\" is its struct's name, a Swift identifier (letters, digits and _, not a digit first): "
+        + "\(name.jsonText) is not, \(why)\(example)"
 }
