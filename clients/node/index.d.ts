@@ -509,8 +509,7 @@ export type Notification =
   | { method: 'object/didCreate'; params: ObjectCreatedParams }
   | { method: 'object/didDestroy'; params: ObjectDestroyedParams }
   | { method: 'diagnostic'; params: DiagnosticParams }
-  | { method: 'graph/didCommit'; params: DidCommitParams }
-  | { method: string; params: { watch: number; version: number; [member: string]: unknown } };
+  | { method: 'graph/didCommit'; params: DidCommitParams };
 
 /** What a Watch's async iterator yields: a daemon notification, or a resync marker. */
 export type WatchItem = Notification | { method: 'resync'; params: ResyncParams };
@@ -627,6 +626,8 @@ export class Client extends EventEmitter {
   /** One JSON-RPC batch; settles like `Promise.allSettled`, one entry per call, in order. */
   batch(calls: BatchCall[], options?: CallOptions): Promise<PromiseSettledResult<any>[]>;
   close(): Promise<void>;
+  /** `await using client = await connect()`: closes the client when the scope ends. */
+  [Symbol.asyncDispose](): Promise<void>;
 
   on(event: 'disconnect', listener: (error: ConnectionLost) => void): this;
   on(event: 'reconnect', listener: (info: { attempt: number; instance: string; restarted: boolean }) => void): this;

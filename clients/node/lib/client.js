@@ -213,6 +213,15 @@ export class Client extends EventEmitter {
    * response, `TimeoutError`, the signal's reason, or `ConnectionLost`.
    */
   request(method, params, options = {}) {
+    // Where the call was made: the error it rejects with shows this stack, not the socket's.
+    const caller = {};
+    Error.captureStackTrace(caller, this.request);
+    return this.#request(method, params, options).catch((error) => {
+      throw withCallerStack(error, caller.stack);
+    });
+  }
+
+  #request(method, params, options) {
     const message = { jsonrpc: '2.0', id: this.#nextId++, method };
     if (params !== undefined) message.params = params;
     let line;
@@ -264,6 +273,11 @@ export class Client extends EventEmitter {
     const promises = messages.map((message) => ('id' in message ? this.#expect(message.id, message.method, options) : undefined));
     this.#send(line, messages.filter((message) => 'id' in message).map((message) => message.id), false);
     return Promise.allSettled(promises);
+  }
+
+  /** `await using client = await connect()`: closes the client when the scope ends. */
+  async [Symbol.asyncDispose]() {
+    await this.close();
   }
 
   /** Closes the connection; pending requests fail with `ConnectionLost`, watches end. */
@@ -714,3 +728,16 @@ for (const [name, build] of Object.entries(REQUESTS)) {
   const method = { [name](...args) { return this.request(...build(...args)); } }[name];
   Object.defineProperty(Client.prototype, name, { value: method, writable: true, configurable: true });
 }
+
+/**
+ * `error` with the stack of the call that failed (`callerStack`, from `Error.captureStackTrace`)
+ * in place of the frames of the socket's data handler that rejected it, so that a failed
+ * `await client.get(...)` points at the line that awaited it.
+ */
+function withCallerStack(error, callerStack) {
+  if (!(error instanceof Error) || typeof callerStack !== 'string') return error;
+  const frames = callerStack.split('\n').slice(1).join('\n');
+  error.stack = `${error.name}: ${error.message}\n${frames}`;
+  return error;
+}
+

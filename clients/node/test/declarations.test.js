@@ -2,7 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { Client } from '../index.js';
+import { execFileSync } from 'node:child_process';
+import { Client, connect } from '../index.js';
+import { daemonFor, needsDaemon } from '../testing/helpers.js';
 
 /** The members index.d.ts declares in `export class <name>`: methods and readonly properties, sorted. */
 function declaredMembers(name) {
@@ -16,4 +18,21 @@ function declaredMembers(name) {
 test('index.d.ts declares exactly the methods and properties of Client', () => {
   const own = Object.getOwnPropertyNames(Client.prototype).filter((member) => member !== 'constructor' && !member.startsWith('#'));
   assert.deepEqual(declaredMembers('Client'), own.sort());
+});
+
+// tsc comes from Debian's node-typescript (scripts/setup installs it); npm is not reachable here.
+test('under tsc --strict a Notification narrows by method to its own params', () => {
+  const file = new URL('./types/narrowing.ts', import.meta.url).pathname;
+  execFileSync('tsc', ['--strict', '--noEmit', '--skipLibCheck', '--target', 'es2022', '--module', 'es2022',
+    '--moduleResolution', 'node', '--lib', 'es2022', file], { stdio: 'pipe', encoding: 'utf8' });
+});
+
+test('a failed call\'s error carries the stack of the call, and await using closes the client', needsDaemon, async (t) => {
+  const daemon = await daemonFor(t);
+  const client = await connect({ socketPath: daemon.socketPath });
+  const error = await client.get('login.emial').then(() => null, (e) => e);
+  assert.equal(error.kind, 'UnknownPath');
+  assert.match(error.stack, /declarations\.test\.js/, 'the stack names the line that made the call');
+  await client[Symbol.asyncDispose]();
+  await assert.rejects(client.get('login.email'), { kind: 'ConnectionLost' });
 });

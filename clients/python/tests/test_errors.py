@@ -179,3 +179,50 @@ def test_all_errors_are_milieu_errors(client: milieu.Client) -> None:
         client.get("nothing.here")
     assert info.value.data["path"] == "nothing.here"
     assert repr(info.value).startswith("UnknownPath(code=-32001")
+
+
+def _raise_in_worker(socket_path: str) -> None:
+    with milieu.Client(socket_path, timeout=5.0) as c:
+        c.get("login.emial")
+
+
+def test_daemon_errors_survive_pickle_and_cross_processes(client: milieu.Client, daemon: Daemon) -> None:
+    # Issue #30, item 13: unpickling called __init__(message) and failed, so an error raised in
+    # a ProcessPoolExecutor worker could not reach the caller.
+    import concurrent.futures
+    import multiprocessing
+    import pickle
+
+    error = raises(milieu.UnknownPath, lambda: client.get("login.emial"))
+    copy = pickle.loads(pickle.dumps(error))
+    assert type(copy) is milieu.UnknownPath
+    assert (copy.code, copy.message, copy.data, copy.kind) == (error.code, error.message, error.data, error.kind)
+    assert copy.path == "login.emial" and copy.suggestions == ["email"] and str(copy) == str(error)
+    for made in (milieu.ConnectionLost("gone"), milieu.Timeout("slow"), milieu.Resync("compacted", 3, oldest=7)):
+        again = pickle.loads(pickle.dumps(made))
+        assert type(again) is type(made) and again.message == made.message and again.kind == made.kind
+    assert pickle.loads(pickle.dumps(milieu.Resync("compacted", 3, oldest=7))).oldest == 7
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=context) as pool:
+        with pytest.raises(milieu.UnknownPath) as info:
+            pool.submit(_raise_in_worker, daemon.socket).result(timeout=60)
+    assert info.value.suggestions == ["email"]
+
+
+def test_entering_a_closed_client_raises_at_once(daemon: Daemon) -> None:
+    client = milieu.Client(daemon.socket, timeout=5.0)
+    with client:
+        assert client.get("theme.colorScheme") == "light"
+    with pytest.raises(ValueError, match="closed"):
+        with client:
+            pass
+
+
+@pytest.mark.asyncio
+async def test_entering_a_closed_async_client_raises_at_once(daemon: Daemon) -> None:
+    client = milieu.AsyncClient(daemon.socket, timeout=5.0)
+    async with client:
+        assert await client.get("theme.colorScheme") == "light"
+    with pytest.raises(ValueError, match="closed"):
+        async with client:
+            pass

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Coroutine, Deque, TypeVar, Unio
 
 from . import _methods as methods
 from ._core import (
-    IDLE, Call, ClientBase, Connection, Deadline, Done, Framer, Pending, Plan, ReconnectPolicy, WatchBase,
+    CLOSED, IDLE, Call, ClientBase, Connection, Deadline, Done, Framer, Pending, Plan, ReconnectPolicy, WatchBase,
     WatchState, advance,
 )
 from ._trust import check_path, check_peer
@@ -219,6 +219,8 @@ class AsyncClient(ClientBase[AsyncWatch]):
             self._transport.close()
 
     async def __aenter__(self) -> AsyncClient:
+        if self._core.state == CLOSED:
+            raise ValueError("this milieu.AsyncClient is closed: make a new one to connect again")
         return await self.connect() if self._core.state == IDLE else self
 
     async def __aexit__(self, *exc: object) -> None:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Deque, TypeVar, Union
 
 from . import _methods as methods
 from ._core import (
-    IDLE, Call, ClientBase, Connection, Deadline, Done, Framer, Pending, Plan, ReconnectPolicy, WatchBase,
+    CLOSED, IDLE, Call, ClientBase, Connection, Deadline, Done, Framer, Pending, Plan, ReconnectPolicy, WatchBase,
     WatchState, advance,
 )
 from ._trust import check_path, check_peer
@@ -206,8 +206,10 @@ class Client(ClientBase[Watch]):
 
     def __enter__(self) -> Client:
         with self._lock:
-            idle = self._core.state == IDLE
-        return self.connect() if idle else self
+            state = self._core.state
+        if state == CLOSED:
+            raise ValueError("this milieu.Client is closed: make a new one to connect again")
+        return self.connect() if state == IDLE else self
 
     def __exit__(self, *exc: object) -> None:
         self.close()

@@ -62,6 +62,19 @@ class MilieuError(Exception):
     def __repr__(self) -> str:
         return f"{type(self).__name__}(code={self.code}, message={self.message!r}, data={self.data!r})"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled whole, whatever the subclass's __init__ takes: an error crosses to another
+        # process (multiprocessing, ProcessPoolExecutor) as it was raised.
+        return (_restore, (type(self), self.message, dict(self.__dict__)))
+
+
+def _restore(cls: Type[MilieuError], message: str, state: Dict[str, Any]) -> MilieuError:
+    """A pickled :class:`MilieuError` made again, without calling its ``__init__``."""
+    error = cls.__new__(cls)
+    Exception.__init__(error, message)
+    error.__dict__.update(state)
+    return error
+
 
 # --- standard JSON-RPC errors ------------------------------------------------------------
 
