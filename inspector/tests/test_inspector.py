@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import WebDriverWait
@@ -482,3 +483,39 @@ def test_source_that_cannot_load_shows_the_compilers_diagnostics(page: WebDriver
     assert status == 400 and json.loads(body)["error"] == "the source is not UTF-8 text"
     assert inspector.request("GET", inspector.target("/load"))[0] == 405
     assert rpc(inspector, "view/tree", {"path": "/App", "depth": 0})[1]["result"]["root"]["childCount"] == 0
+
+
+def holds(page: WebDriver, path: str) -> list[dict[str, str]]:
+    """What the tree shows `path` holding: each object's text, kind, and who else holds it."""
+    return page.execute_script(
+        """return [...document.querySelectorAll(`[data-path="${arguments[0]}"] > .holds .hold`)].map((tag) =>
+             ({text: tag.textContent, kind: tag.dataset.kind, shared: tag.classList.contains('shared') ? tag.title : ''}))""",
+        path)
+
+
+def test_the_tree_shows_who_owns_borrows_and_shares_each_object(page: WebDriver, daemon: Daemon) -> None:
+    # Issue #30, item 11: the heart of @StateObject against @ObservedObject is who holds which object.
+    scene = json.loads((Path(__file__).resolve().parents[2] / "scenes" / "s1-login.json").read_text())
+    with daemon.client() as client:
+        client.load(scene)
+        fixed = "/App/FixedContainerView"
+        until(page, lambda: len(holds(page, f"{fixed}/LoginView2")) == 1)
+        owner = holds(page, fixed)[0]
+        assert owner["kind"] == "owns" and owner["text"].startswith("owns LoginViewModel#") and "(@StateObject loginVM)" in owner["text"]
+        shared = owner["text"].split()[1]
+        for child in ("LoginView1", "LoginView2"):
+            borrowed = holds(page, f"{fixed}/{child}")[0]
+            assert borrowed["text"] == f"borrows {shared} (@ObservedObject loginVM)"
+            assert f"{fixed}" in borrowed["shared"] and "also held by" in borrowed["shared"]
+        alone = holds(page, "/App/ContainerView/LoginView2")[0]
+        assert alone["kind"] == "borrows" and alone["shared"] == ""
+        assert holds(page, "/App/ContainerView/LoginView1")[0]["kind"] == "owns"
+        # Hovering one lights up every view holding the same object, and only those.
+        ActionChains(page).move_to_element(
+            page.find_element("css selector", f'[data-path="{fixed}/LoginView1"] > .holds .hold')).perform()
+        lit = page.execute_script("return [...document.querySelectorAll('.hold.same-object')].map((t) => t.dataset.object)")
+        assert lit == [shared] * 3
+        # The toggle makes LoginView2 a new LoginViewModel: the tree follows.
+        before = alone["text"]
+        client.set("/App/ContainerView.toggle", True)
+        until(page, lambda: holds(page, "/App/ContainerView/LoginView2")[0]["text"] != before)
