@@ -22,6 +22,12 @@ struct Completer {
         case .typeName: return terminal(typeNames(), matching: word)
         case .watchNumber: return terminal(link.watches.records.map { String($0.number) }, matching: word)
         case .json:
+            if spec.name == "mount" || spec.name == "provide" {
+                let start = before.firstIndex(of: "{").map { String(before[$0...]) } ?? ""
+                return .candidates(
+                    JSONCompletion.candidates(
+                        before: start, word: word, provideChanges: spec.name == "provide", typeNames: typeNames))
+            }
             guard spec.name == "set", words.count == 2 else { return .candidates([]) }
             return terminal(schema.values(for: String(words[1])), matching: word)
         case .scene:

@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuProtocol
 
 /// A value in a view declaration: a literal, or a reference re-evaluated on every
 /// re-render of the parent (`{"$parent": "x.y"}`, `{"$input": "x"}`), or a new object made
@@ -624,7 +625,7 @@ struct EnvironmentModifiers: Sendable {
         guard case .object(let spec) = json else {
             throw .invalidDeclaration(field: field, reason: "\(field) is an object", view: view())
         }
-        try rejectUnknownKeys(spec, allowed: ["environmentObjects", "observables", "environment"], field: field, view: view())
+        try rejectUnknownKeys(spec, allowed: Set(DeclarationMembers.provide), field: field, view: view())
         func keyPaths(_ key: String) throws(EngineError) -> [String] {
             guard let listed = spec[key] else { return [] }
             guard case .array(let items) = listed, let paths = Optional(items.compactMap(\.stringValue)), paths.count == items.count
