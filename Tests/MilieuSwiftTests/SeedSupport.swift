@@ -61,6 +61,15 @@ struct LoadedProgram {
     }
 
     func get(_ path: String) throws -> JSON { try graph.get(path).wire }
+
+    /// The error mounting `translation`'s first root fails with, as SwiftUI traps on it (its
+    /// types registered first); an issue is recorded when it mounts.
+    static func mountRefusal(_ translation: Translation, sourceLocation: SourceLocation = #_sourceLocation) throws -> EngineError? {
+        let graph = try Graph(scene: .default)
+        _ = try graph.register(declarations: translation.scene["types"]?.arrayValue ?? [], replace: true)
+        let mount = Operation.mount(declaration: translation.scene["views"]?.arrayValue?.first ?? [:], owner: nil)
+        return #expect(throws: EngineError.self, sourceLocation: sourceLocation) { try graph.apply(mount) }
+    }
 }
 
 extension Translation {
