@@ -67,11 +67,9 @@ extension EngineError {
     /// `suggestions`: the known names nearest the wrong one (`Suggestions`), said as "did you mean"
     /// and listed in `data.suggestions`.
     static func unknownPath(_ path: String, _ reason: String, suggestions: [String] = []) -> EngineError {
-        var data: JSONObject = ["path": .string(path)]
-        if !suggestions.isEmpty { data["suggestions"] = .array(suggestions.map(JSON.string)) }
-        return EngineError(
+        EngineError(
             kind: .unknownPath, message: "unknown path \(path.isEmpty ? "\"\"" : path): \(reason)" + Suggestions.phrase(suggestions),
-            data: data)
+            data: Suggestions.listed(suggestions, in: ["path": .string(path)]))
     }
 
     /// A view has no control with the label a request names (`view/tap`, `view/input`): `UnknownPath` of the view.
@@ -81,18 +79,18 @@ extension EngineError {
 
     static func unknownType(_ type: String, known: some Sequence<String> = [String]()) -> EngineError {
         let suggestions = Suggestions.nearest(to: type, among: known)
-        var data: JSONObject = ["type": .string(type)]
-        if !suggestions.isEmpty { data["suggestions"] = .array(suggestions.map(JSON.string)) }
         return EngineError(
             kind: .unknownType, message: "unknown type \(type)\(Suggestions.phrase(suggestions)); schema/types lists the registered types",
-            data: data)
+            data: Suggestions.listed(suggestions, in: ["type": .string(type)]))
     }
 
     static func unknownAction(path: String, action: String, type: String, known: [String], note: String? = nil) -> EngineError {
         let list = known.isEmpty ? "it has none" : "it has " + known.joined(separator: ", ")
         return EngineError(
             kind: .unknownAction, message: "\(type) has no action \(action) (\(path)); \(list)" + (note.map { ". " + $0 } ?? ""),
-            data: suggested(["path": .string(path), "action": .string(action), "type": .string(type)], action, among: known))
+            data: Suggestions.listed(
+                Suggestions.nearest(to: action, among: known),
+                in: ["path": .string(path), "action": .string(action), "type": .string(type)]))
     }
 
     /// `actual` is the JSON type met (SPEC §5.4); `detail`, when given, says more in the message.
@@ -185,13 +183,4 @@ extension EngineError {
             kind: .limitExceeded, message: "limit reached: at most \(max) \(limit)",
             data: ["limit": .string(limit), "max": .int(max)])
     }
-}
-
-/// `data` with `suggestions`, the names among `known` nearest `name`, when there are any.
-func suggested(_ data: JSONObject, _ name: String, among known: some Sequence<String>) -> JSONObject {
-    let suggestions = Suggestions.nearest(to: name, among: known)
-    guard !suggestions.isEmpty else { return data }
-    var data = data
-    data["suggestions"] = .array(suggestions.map(JSON.string))
-    return data
 }

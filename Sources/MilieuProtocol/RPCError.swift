@@ -39,9 +39,9 @@ public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `known`: the methods there are, for the nearest to suggest (`Suggestions`).
     public static func methodNotFound(_ method: String, known: some Sequence<String> = [String]()) -> RPCError {
         let suggestions = Suggestions.nearest(to: method, among: known)
-        var data: JSONObject = ["method": .string(method)]
-        if !suggestions.isEmpty { data["suggestions"] = .array(suggestions.map(JSON.string)) }
-        return RPCError(.methodNotFound, message: "Method not found: \(method)\(Suggestions.phrase(suggestions))", data: data)
+        return RPCError(
+            .methodNotFound, message: "Method not found: \(method)\(Suggestions.phrase(suggestions))",
+            data: Suggestions.listed(suggestions, in: ["method": .string(method)]))
     }
 
     /// `field` is a JSON Pointer into `params`, such as `/path`.

@@ -1,3 +1,5 @@
+import MilieuJSON
+
 /// The known names nearest a mistyped one — `email` for `emial`, `App` for `app`, `set` for
 /// `sett` — for "did you mean" in the daemon's errors (`data.suggestions`) and the REPL's.
 /// Case is ignored; a name is near when its edit distance (insertions, deletions, changes and
@@ -23,6 +25,15 @@ public enum Suggestions {
             if distance <= limit, !found.contains(where: { $0.name == candidate }) { found.append((candidate, distance)) }
         }
         return found.sorted { ($0.distance, $0.name) < ($1.distance, $1.name) }.prefix(maxSuggestions).map(\.name)
+    }
+
+    /// `data` with `suggestions` listed, as every error that suggests carries them; `data` as it
+    /// is when there are none.
+    public static func listed(_ suggestions: [String], in data: JSONObject) -> JSONObject {
+        guard !suggestions.isEmpty else { return data }
+        var data = data
+        data["suggestions"] = .array(suggestions.map(JSON.string))
+        return data
     }
 
     /// `; did you mean a, b or c?`, or nothing when there is nothing near.

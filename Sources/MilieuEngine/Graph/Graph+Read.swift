@@ -84,7 +84,7 @@ extension Graph {
         guard let index = node.variables.index(of: name) else {
             throw .unknownPath(
                 display(), "\(node.path) has no variable \(name)",
-                suggestions: Suggestions.nearest(to: name, among: node.variables.lazy.map(\.name)))
+                suggestions: node.variables.nearestNames(to: name))
         }
         var bound: Bound
         switch node.variables[at: index].value {

@@ -19,9 +19,8 @@ extension Graph {
             if prefix.isEmpty {
                 siblings = [String(root.path.dropFirst())]
             } else if let parent = views[prefix] {
-                siblings = parent.children.lazy.map { String($0.path.dropFirst(prefix.count + 1)) }.prefix(Suggestions.maxCandidates).map {
-                    $0
-                }
+                // No more names than `nearest` compares: a view with 100k children costs no more.
+                siblings = Array(parent.children.lazy.map { String($0.path.dropFirst(prefix.count + 1)) }.prefix(Suggestions.maxCandidates))
             } else {
                 return []
             }

@@ -28,7 +28,7 @@ extension Graph {
             guard let index = node.variables.index(of: name) else {
                 throw .unknownPath(
                     display, "\(path) has no variable \(name)",
-                    suggestions: Suggestions.nearest(to: name, among: node.variables.lazy.map(\.name)))
+                    suggestions: node.variables.nearestNames(to: name))
             }
             switch node.variables[at: index].value {
             case .state: return (.state(view: node.serial, variable: index), Array(members))

@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuProtocol
 
 /// A place a binding writes to and a view can depend on: the single source of truth (rule 1).
 enum Location: Hashable, Sendable {
@@ -102,6 +103,9 @@ struct ViewVariables: Sequence {
 
     /// How many variables the view has.
     var count: Int { entries.count }
+
+    /// The variables nearest `name`, for "did you mean" when a path names one the view lacks.
+    func nearestNames(to name: String) -> [String] { Suggestions.nearest(to: name, among: entries.lazy.map(\.name)) }
 
     /// The position of variable `name`: what a `Location.state` holds.
     func index(of name: String) -> Int? { entries.firstIndex { $0.name == name } }
