@@ -20,6 +20,12 @@ struct SourceLoad {
         let method: String
         let paramsText: [UInt8]
         let unknownPathIsFine: Bool
+
+        init(_ method: some RPCMethod, unknownPathIsFine: Bool = false) {
+            self.method = type(of: method).name
+            paramsText = Array(JSON.object(method.params).jsonText.utf8)
+            self.unknownPathIsFine = unknownPathIsFine
+        }
     }
 
     let translation: Translation
@@ -35,26 +41,15 @@ struct SourceLoad {
         guard !translation.hasErrors else {
             throw Refusal(error: "the source cannot be loaded", diagnostics: translation.diagnostics)
         }
-        let scene = translation.scene
-        var requests = translation.roots.map { root in
-            Request(method: ViewUnmountRequest.name, paramsText: Self.text(ViewUnmountRequest(path: root).params), unknownPathIsFine: true)
+        let scene: SceneFile
+        do {
+            scene = try SceneFile(json: translation.scene)
+        } catch {
+            throw Refusal(error: "the scene translated from the source is not valid: \(error.reason)", diagnostics: translation.diagnostics)
         }
-        let types = scene["types"]?.arrayValue ?? []
-        let keys = scene["environmentKeys"]?.objectValue ?? [:]
-        if !types.isEmpty || !keys.isEmpty {
-            let register = SchemaRegisterRequest(types: types, environmentKeys: keys, replace: true)
-            requests.append(Request(method: SchemaRegisterRequest.name, paramsText: Self.text(register.params), unknownPathIsFine: false))
-        }
-        let mounts: [any TransactionMethod] = (scene["views"]?.arrayValue ?? []).compactMap { view in
-            guard case .object(var declaration) = view else { return nil }
-            declaration["retain"] = true
-            return ViewMountRequest(declaration: declaration)
-        }
-        if !mounts.isEmpty {
-            let transaction = GraphTransactionRequest(operations: mounts)
-            requests.append(
-                Request(method: GraphTransactionRequest.name, paramsText: Self.text(transaction.params), unknownPathIsFine: false))
-        }
+        var requests = scene.roots.map { root in Request(ViewUnmountRequest(path: root), unknownPathIsFine: true) }
+        if let registration = scene.registration { requests.append(Request(registration)) }
+        if let mount = scene.mount { requests.append(Request(mount)) }
         self.requests = requests
     }
 
@@ -102,8 +97,6 @@ struct SourceLoad {
         ]
         return (true, answer.jsonText)
     }
-
-    private static func text(_ params: JSONObject) -> [UInt8] { Array(JSON.object(params).jsonText.utf8) }
 
     private static func wire(_ diagnostics: [SourceDiagnostic]) -> JSON {
         .array(

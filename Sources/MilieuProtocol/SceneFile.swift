@@ -6,7 +6,9 @@ import MilieuJSON
 ///     {"description": "…", "types": [...], "environmentKeys": {...}, "app": {...}, "views": [...]}
 ///
 /// `app` is what `/App` owns and provides, read when the daemon starts; the rest are declarations
-/// checked where they are used (`schema/register`, `view/mount`).
+/// checked where they are used (`schema/register`, `view/mount`). A client loads one with
+/// `registration` and `mount`, and unloads it by unmounting its `roots` (milieu's `load`, the
+/// inspector's `POST /load`).
 public struct SceneFile: Sendable {
     public static let members: Set<String> = ["description", "types", "environmentKeys", "app", "views"]
 
@@ -52,6 +54,9 @@ public struct SceneFile: Sendable {
         guard case .array(let views)? = object["views"] ?? .array([]) else {
             throw Problem(field: "views", reason: "views is an array of view declarations")
         }
+        if let index = views.firstIndex(where: { $0.objectValue == nil }) {
+            throw Problem(field: "views", reason: "view \(index) of views is not a JSON object")
+        }
         if let description = object["description"], description.stringValue == nil {
             throw Problem(field: "description", reason: "description is a string")
         }
@@ -60,5 +65,34 @@ public struct SceneFile: Sendable {
         self.environmentKeys = keys
         self.app = object["app"]
         self.views = views
+    }
+
+    /// Its types and environment keys registered in the place of any of the same name: a scene's
+    /// types are the scene's, so loading it again, edited, replaces them (refused while objects of
+    /// the old ones are alive). Nil when it declares none.
+    public var registration: SchemaRegisterRequest? {
+        guard !types.isEmpty || !environmentKeys.isEmpty else { return nil }
+        return SchemaRegisterRequest(types: types, environmentKeys: environmentKeys, replace: true)
+    }
+
+    /// All its views mounted in one transaction, retained, so that they outlive the connection
+    /// that loaded them. Nil when it has none.
+    public var mount: GraphTransactionRequest? {
+        guard !views.isEmpty else { return nil }
+        return GraphTransactionRequest(
+            operations: views.map { view in
+                var declaration = view.objectValue ?? [:]
+                declaration["retain"] = true
+                return ViewMountRequest(declaration: declaration)
+            })
+    }
+
+    /// The paths of the views it mounts whose parent is not one of them: what unloading it unmounts.
+    public var roots: [String] {
+        let paths = views.compactMap { view -> String? in
+            guard let parent = view["parent"]?.stringValue, let name = view["name"]?.stringValue else { return nil }
+            return parent + "/" + name + (view["id"].map { "[\($0.jsonText)]" } ?? "")
+        }
+        return paths.filter { path in !paths.contains { other in other != path && path.hasPrefix(other + "/") } }
     }
 }

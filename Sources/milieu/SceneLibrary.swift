@@ -9,14 +9,7 @@ struct LoadableScene {
     let file: SceneFile
     let diagnostics: [SourceDiagnostic]
 
-    /// The paths of the views it mounts whose parent is not one of them.
-    var roots: [String] {
-        let paths = file.views.compactMap { view -> String? in
-            guard let parent = view["parent"]?.stringValue, let viewName = view["name"]?.stringValue else { return nil }
-            return parent + "/" + viewName + (view["id"].map { "[\($0.jsonText)]" } ?? "")
-        }
-        return paths.filter { path in !paths.contains { other in other != path && path.hasPrefix(other + "/") } }
-    }
+    var roots: [String] { file.roots }
 
     /// Whether a view it declares, or one written in a body, calls `Self._printChanges()`.
     var printsChanges: Bool { Self.declaresPrintChanges(.array(file.views)) }
@@ -126,7 +119,6 @@ struct SceneLoader {
 
     func load(_ loadable: LoadableScene) throws -> (text: String, result: JSON) {
         let (name, scene) = (loadable.name, loadable.file)
-        let declarations = scene.types
         let views = scene.views
         var lines: [String] = loadable.diagnostics.map { diagnostic in
             diagnostic.severity == .warning ? style.yellow(diagnostic.description) : style.dim(diagnostic.description)
@@ -134,11 +126,8 @@ struct SceneLoader {
 
         var registered: [String] = []
         var declared: [String] = []
-        let keys = scene.environmentKeys
-        if !declarations.isEmpty || !keys.isEmpty {
-            // A scene's types are the scene's: loading it again (edited) puts them in the place of
-            // the ones of the same name, refused while objects of those are alive.
-            let answer = try link.request(SchemaRegisterRequest(types: declarations, environmentKeys: keys, replace: true))
+        if let registration = scene.registration {
+            let answer = try link.request(registration)
             registered = answer.types
             declared = answer.environmentKeys
             if !registered.isEmpty { lines.append("registered types: " + registered.joined(separator: ", ")) }
@@ -147,17 +136,10 @@ struct SceneLoader {
 
         var mounted: [JSON] = []
         var version = JSON.null
-        if !views.isEmpty {
-            let ops: [any TransactionMethod] = try views.enumerated().map { index, view in
-                guard case .object(var declaration) = view else {
-                    throw CommandError(message: "view \(index) of the scene \(name) is not a JSON object", usage: nil)
-                }
-                declaration["retain"] = true
-                return ViewMountRequest(declaration: declaration)
-            }
+        if let mount = scene.mount {
             let result: GraphTransactionRequest.Result
             do {
-                result = try link.request(GraphTransactionRequest(operations: ops))
+                result = try link.request(mount)
             } catch let error as RPCError {
                 guard let index = error.data["op"]?.intValue, views.indices.contains(index) else { throw error }
                 let view = "\(views[index]["parent"]?.stringValue ?? "?")/\(views[index]["name"]?.stringValue ?? "?")"

@@ -205,11 +205,14 @@ enum Options {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw UsageError(message: "cannot read the scene file \(path)")
         }
-        let text = [UInt8](data)
+        let file: SceneFile
         do {
-            return try Scene(json: JSON(parsing: text))
-        } catch let error as JSONParseError {
-            throw UsageError(message: "the scene \(path) is not valid JSON: \(error.described(in: text))")
+            file = try SceneFile(text: [UInt8](data))
+        } catch {
+            throw UsageError(message: "the scene \(path): \(error.reason)")
+        }
+        do {
+            return try Scene(file: file)
         } catch {
             throw UsageError(message: "the scene \(path) is not valid: \(error)")
         }

@@ -14,8 +14,7 @@ public struct Scene: Sendable {
     var appLiterals: [JSON]
     public var views: [JSON]
 
-    /// Reads the scene (its shape by `SceneFile`, the one reader milieu's `load` uses too) and
-    /// `/App`'s declaration.
+    /// Reads the scene: its shape by `SceneFile`, the one reader milieu's `load` uses too.
     public init(json: JSON) throws(EngineError) {
         let file: SceneFile
         do {
@@ -23,6 +22,11 @@ public struct Scene: Sendable {
         } catch {
             throw .invalidDeclaration(field: error.field, reason: error.reason)
         }
+        try self.init(file: file)
+    }
+
+    /// A scene file read already, and `/App`'s declaration in it.
+    public init(file: SceneFile) throws(EngineError) {
         self.environmentKeys = file.environmentKeys
         self.types = file.types
         var literals = DeclarationLiterals()
