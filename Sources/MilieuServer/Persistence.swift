@@ -1,5 +1,6 @@
 import MilieuEngine
 import MilieuJSON
+import MilieuProtocol
 import MilieuStore
 
 /// Opening the store at start-up and bringing its state back into a new graph; what each
@@ -12,35 +13,47 @@ enum Persistence {
 
     /// Registers the stored types, mounts the stored retained views, writes the stored values,
     /// then gives each view and object the version it had. Anything that no longer fits (a type
-    /// renamed in the scene, say) is skipped and logged. `last` is the last version logged: the
+    /// renamed in the scene, say) is skipped, logged and reported: the report is what
+    /// `daemon/info` and `initialize` tell clients. `last` is the last version logged: the
     /// restore takes no versions (SPEC §8.1), and the graph is at `last` after it.
-    static func restore(_ state: StoredState, into graph: Graph, at last: Version, log: Logger) {
-        var restored = (types: 0, views: 0, values: 0)
+    static func restore(_ state: StoredState, into graph: Graph, at last: Version, log: Logger) -> RestoreReport {
+        var report = RestoreReport()
+        func drop(_ kind: RestoreReport.Dropped.Kind, _ name: String, _ error: EngineError) {
+            log.warning("not restoring the stored \(kind.rawValue) \(name): \(error)")
+            report.drop(kind, name, because: error.description)
+        }
         for declaration in state.types {
-            do {
-                if case .string(let key)? = declaration[environmentKeyEntry] {
+            let key = declaration[environmentKeyEntry]?.stringValue
+            do throws(EngineError) {
+                if let key {
                     _ = try graph.declareEnvironmentKeys([key: declaration["declaration"] ?? .null])
                     continue
                 }
                 // A stored type takes the place of a built-in of its name, as its registration did.
                 _ = try graph.register(declaration: declaration, replace: true)
-                restored.types += 1
+                report.types += 1
             } catch {
-                log.warning("not restoring a stored type: \(error)")
+                if let key { drop(.environmentKey, key, error) } else { drop(.type, declaration["name"]?.stringValue ?? "?", error) }
             }
         }
         // In transactions of up to 1000, as clients mount many views: little time, and a chunk
         // that fails is tried one by one, to skip what no longer fits and keep the rest.
+        var droppedViews = Set<String>()
         for chunk in state.views.chunked(by: restoreChunk) {
             let operations = chunk.map { Operation.mount(declaration: $0.declaration, owner: nil) }
-            restored.views += apply(operations, to: graph, at: last) { index, error in
-                log.warning("not restoring the retained view \(chunk[chunk.startIndex + index].path): \(error)")
+            report.views += apply(operations, to: graph, at: last) { index, error in
+                let path = chunk[chunk.startIndex + index].path
+                droppedViews.insert(path)
+                drop(.view, path, error)
             }
         }
         for chunk in state.values.chunked(by: restoreChunk) {
-            let operations = chunk.map { Operation.set(path: $0.keyPath, value: $0.value, ifVersion: nil) }
-            restored.values += apply(operations, to: graph, at: last) { index, error in
-                log.warning("not restoring \(chunk[chunk.startIndex + index].keyPath): \(error.kind)")
+            let operations = chunk.map { Operation.set(path: "\($0.view).\($0.name)", value: $0.value, ifVersion: nil) }
+            report.values += apply(operations, to: graph, at: last) { index, error in
+                let stored = chunk[chunk.startIndex + index]
+                // A value of a view not restored went with it: its drop says so once.
+                guard !droppedViews.contains(stored.view) else { return }
+                drop(.value, "\(stored.view).\(stored.name)", error)
             }
         }
         graph.continueVersions(after: last)
@@ -48,7 +61,9 @@ enum Persistence {
         for entry in state.versions {
             graph.restoreVersion(Version(entry.version), view: entry.view, variable: entry.name)
         }
-        log.info("restored \(restored.types) types, \(restored.views) retained views and \(restored.values) values")
+        let dropped = report.droppedCount == 0 ? "" : "; dropped \(report.droppedCount) that no longer fit"
+        log.info("restored \(report.types) types, \(report.views) retained views and \(report.values) values\(dropped)")
+        return report
     }
 
     static let restoreChunk = 1000

@@ -16,7 +16,7 @@ extension DaemonInfoRequest: ServerMethod {
             connections: sessions.count, watches: server.watches.count, views: server.graph.viewCount,
             objects: server.graph.objectCount, residentBytes: residentBytes() ?? 0,
             bufferedOutputBytes: sessions.reduce(0) { $0 + $1.connection.pendingOutputBytes },
-            bufferedInputBytes: server.bufferedInput.total)
+            bufferedInputBytes: server.bufferedInput.total, restore: server.restore)
         return Reply(result: result.wire)
     }
 }

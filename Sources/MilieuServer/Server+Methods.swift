@@ -108,7 +108,8 @@ extension InitializeRequest: ServerMethod {
         if let name = client?["name"]?.stringValue { session.clientName = name }
         let result = Result(
             serverName: ProtocolInfo.serverName, serverVersion: ProtocolInfo.serverVersion, protocolVersion: ProtocolInfo.version,
-            maxLineBytes: server.configuration.maxLineBytes, instance: server.instance, version: server.graph.version.rawValue)
+            maxLineBytes: server.configuration.maxLineBytes, instance: server.instance, version: server.graph.version.rawValue,
+            restore: server.restore.flatMap { $0.droppedCount > 0 ? $0 : nil })
         return Reply(result: result.wire)
     }
 }

@@ -31,6 +31,8 @@ public final class Server: ConnectionHandler {
     let startedAt = ContinuousClock.now
     /// The durable state; nil with --ephemeral.
     let store: Store?
+    /// What the restore at start brought back and dropped; nil without a data directory.
+    let restore: RestoreReport?
     /// What this loop turn will send once its changes are committed to the store.
     var turn = Turn()
     /// The turn being handed to the connections; lines added meanwhile (a connection that closes
@@ -65,7 +67,7 @@ public final class Server: ConnectionHandler {
             options.retainedBytes = configuration.historyBytes
             let store = try Store(directory: directory, options: options)
             for notice in store.notices { log.warning(notice) }
-            Persistence.restore(store.state, into: graph, at: Version(store.lastVersion), log: log)
+            self.restore = Persistence.restore(store.state, into: graph, at: Version(store.lastVersion), log: log)
             for record in store.history where record.version <= graph.version.rawValue {
                 guard let commit = Persistence.commit(version: record.version, historyBytes: record.history, graph) else { break }
                 history.append(commit, size: record.size)
@@ -78,6 +80,7 @@ public final class Server: ConnectionHandler {
             log.info("state kept in \(store.path) and its log (fsync \(configuration.fsync.rawValue)), at version \(graph.version)\(kept)")
         } else {
             self.store = nil
+            self.restore = nil
             var generator = SystemRandomNumberGenerator()
             self.instance = String(generator.next() as UInt64, radix: 16)
         }

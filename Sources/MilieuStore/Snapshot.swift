@@ -12,7 +12,7 @@ public struct StoredState: Sendable {
     /// Declarations of retained views clients mounted, in mount order (parents before children).
     public var views: [(path: String, declaration: JSON)] = []
     /// Durable values: a key path (`/App.login.email`, `/App/Form.toggle`) and its value.
-    public var values: [(keyPath: String, value: JSON)] = []
+    public var values: [(view: String, name: String, value: JSON)] = []
     /// The version of each durable view (`name` empty) and of each object a variable `name` of
     /// one owns, where it changed after the scene loaded: what it had when the daemon stopped.
     public var versions: [(view: String, name: String, version: Int)] = []
@@ -230,7 +230,7 @@ final class Snapshot: @unchecked Sendable {
             state.views.append((row[0], try parse(row[1])))
         }
         for row in try query("SELECT view, name, value FROM vals ORDER BY view, name") {
-            state.values.append(("\(row[0]).\(row[1])", try parse(row[2])))
+            state.values.append((row[0], row[1], try parse(row[2])))
         }
         // As many rows as views and objects: read in place, without a row of strings each.
         try forEachRow("SELECT view, name, version FROM versions") { statement in

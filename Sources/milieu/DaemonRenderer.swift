@@ -9,13 +9,15 @@ import MilieuProtocol
 ///       version   v12, history from v1
 ///       serving   2 connections, 1 watch, 9 views, 3 objects
 ///       memory    9.0 MiB resident, 0 B unsent, 0 B of unfinished lines
+///       restored  2 types, 1 retained view, 5 values at start; dropped 1:
+///                 view /App/Extra: UnknownPath: no view at /App/Gone
 struct DaemonRenderer {
     let style: Style
 
     func info(_ info: DaemonInfoRequest.Result) -> String {
         let state =
             info.dataDirectory.map { "\($0), fsync \(info.durability)" } ?? "nothing kept (\(info.durability)): it starts afresh"
-        let rows = [
+        var rows = [
             ("instance", info.instance),
             ("socket", info.socket ?? "inherited from systemd"),
             ("state", state),
@@ -33,11 +35,38 @@ struct DaemonRenderer {
                     + "\(Self.bytes(info.bufferedInputBytes)) of unfinished lines"
             ),
         ]
+        if let restore = info.restore { rows.append(("restored", Self.restored(restore))) }
         let width = rows.map(\.0.count).max() ?? 0
         let heading =
             "\(style.bold("\(info.serverName) \(info.serverVersion)")), protocol \(info.protocolVersion), pid \(info.pid), "
             + "up \(Self.duration(info.uptimeSeconds))"
-        return ([heading] + rows.map { "  \($0.0.padding(to: width))  \($0.1)" }).joined(separator: "\n")
+        let indent = "\n" + String(repeating: " ", count: width + 4)
+        let lines = rows.map { "  \($0.0.padding(to: width))  " + $0.1.split(separator: "\n").joined(separator: indent) }
+        return ([heading] + lines).joined(separator: "\n")
+    }
+
+    /// The `restored` row: what came back at start, then each drop on a line of its own.
+    private static func restored(_ report: RestoreReport) -> String {
+        let kept =
+            [count(report.types, "type"), count(report.views, "retained view"), count(report.values, "value")].joined(separator: ", ")
+        guard report.droppedCount > 0 else { return kept + " at start; nothing dropped" }
+        var lines = ["\(kept) at start; dropped \(report.droppedCount):"] + report.dropped.map(dropped)
+        if report.droppedCount > report.dropped.count {
+            lines.append("… and \(report.droppedCount - report.dropped.count) more (the log names each)")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// One drop of a restore: what, and why.
+    static func dropped(_ drop: RestoreReport.Dropped) -> String {
+        let kind =
+            switch drop.kind {
+            case .type: "type"
+            case .environmentKey: "environment key"
+            case .view: "view"
+            case .value: "value"
+            }
+        return "\(kind) \(drop.name): \(drop.reason)"
     }
 
     /// One row per connection; `*` marks this one.

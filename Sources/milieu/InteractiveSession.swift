@@ -46,6 +46,7 @@ final class InteractiveSession {
         link.interruption = signals  // Ctrl-C abandons a request the daemon does not answer
         if shownConnected {
             console.status(console.style.dim("connected to milieud at \(link.socketPath); help lists the commands, Ctrl-D leaves"))
+            if let restore = link.restore { console.status(ConnectionMessages.restored(restore, style: console.errorStyle)) }
         }
         editor.start()
         while !quitting {
@@ -135,7 +136,8 @@ final class InteractiveSession {
         shownConnected = true
         let notifications = link.takeNotifications(sync: true)
         editor.printAbove {
-            console.status(ConnectionMessages.back(resumption, socketPath: link.socketPath, style: console.errorStyle))
+            console.status(
+                ConnectionMessages.back(resumption, restore: link.restore, socketPath: link.socketPath, style: console.errorStyle))
             console.show(notifications, watches: link.watches)
         }
         editor.setPrompt(prompt(connected: true))

@@ -15,6 +15,9 @@ final class Link {
     /// The daemon instance last connected to; another one means the daemon restarted and
     /// its versions started again.
     private(set) var instance: String?
+    /// What the daemon could not restore when it started, as its last `initialize` told; nil
+    /// when it dropped nothing.
+    private(set) var restore: RestoreReport?
 
     /// `--print-changes`: every watch this link makes carries every view's `_printChanges`
     /// line, as if each body called `Self._printChanges()`.
@@ -45,6 +48,8 @@ final class Link {
         var compacted: [(record: WatchRecord, oldest: Int)] = []
         /// Watches whose targets are gone; they were dropped.
         var dropped: [(record: WatchRecord, error: RPCError)] = []
+        /// The daemon's version on connecting again.
+        var version = 0
     }
 
     /// Connects (again) and re-establishes the watches; nil on the first connection.
@@ -57,9 +62,12 @@ final class Link {
         let previous = instance
         self.client = client
         instance = newInstance
+        restore = hello.restore
         guard previous != nil || !watches.isEmpty else { return nil }
         do {
-            return try resumeWatches(restarted: previous != newInstance)
+            var resumption = try resumeWatches(restarted: previous != newInstance)
+            resumption.version = hello.version
+            return resumption
         } catch {
             disconnected()
             throw error

@@ -28,6 +28,7 @@ enum WatchCommand {
         let link = Link(socketPath: parameters.socketPath, requestTimeout: Options.interactiveTimeout)
         do {
             _ = try link.connect()
+            if let restore = link.restore { console.status(ConnectionMessages.restored(restore, style: console.errorStyle)) }
             let record = try link.watch(
                 targets: parameters.targets, lifecycle: parameters.lifecycle, commits: parameters.commits, since: parameters.since)
             console.status(ResultRenderer(style: console.errorStyle).watch(record) + console.errorStyle.dim("  (Ctrl-C stops)"))
@@ -66,7 +67,8 @@ enum WatchCommand {
                 lastAttempt = Date()
                 guard let resumption = try? link.connect() else { continue }
                 connected = true
-                console.status(ConnectionMessages.back(resumption, socketPath: link.socketPath, style: console.errorStyle))
+                console.status(
+                    ConnectionMessages.back(resumption, restore: link.restore, socketPath: link.socketPath, style: console.errorStyle))
             }
         }
     }

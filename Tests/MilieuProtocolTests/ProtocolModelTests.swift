@@ -101,6 +101,8 @@ import Testing
         return alone
     }
 
+    static let restore = RestoreReport(
+        types: 1, views: 2, values: 3, dropped: [.init(kind: .view, name: "/App/Gone/V", reason: "UnknownPath: …")], droppedCount: 4)
     static let stamp = WatchStamp(watch: 1, version: 2)
     static let event = ObjectEvent(object: "T#4", type: "T", owner: "/App/V.vm", reason: "stateObject")
     /// One notification of every kind.
@@ -156,8 +158,17 @@ import Testing
         #expect(ViewMountRequest.Result(wire: ["path": "/App/V"]) == nil)
     }
 
+    /// A restore that drops a million views holds a hundred reasons, and counts them all.
+    @Test func aRestoreReportListsTheFirstHundredDropsAndCountsEvery() {
+        var report = RestoreReport()
+        for n in 0..<(RestoreReport.listedDrops + 5) { report.drop(.view, "/App/V\(n)", because: "gone") }
+        #expect(report.droppedCount == RestoreReport.listedDrops + 5)
+        #expect(report.dropped.count == RestoreReport.listedDrops && report.dropped.last?.name == "/App/V99")
+    }
+
     @Test func snapshotsReadBackWhatTheySend() throws {
         #expect(ViewSnapshot(wire: Self.node.wire) == Self.node)
+        #expect(RestoreReport(wire: Self.restore.wire) == Self.restore)
         let child = try #require(Self.node.children?.first)
         #expect(child.wire["id"] == 2)
         #expect(Self.node.wire["bindings"]?["pw"] == ["source": "login.password", "redacted": true])
@@ -244,7 +255,7 @@ import Testing
             (Self.described.actions[0].wire, "actionDescription"), (Self.key.wire, "environmentKeyDescription"),
             (object.wire, "objectSnapshot"), (Self.node.wire, "viewNode"), (Self.node.provides.wire, "provides"),
             (Self.node.objects[0].held?.wire ?? .null, "heldObject"),
-            (ViewReader(view: "/App/V", reasons: ["_n"]).wire, "viewReader"),
+            (ViewReader(view: "/App/V", reasons: ["_n"]).wire, "viewReader"), (Self.restore.wire, "restoreReport"),
         ]
         for dependency in Self.dependencies { snapshots.append((dependency.wire, "viewDependency")) }
         for provided in Self.scope.environmentObjects + Self.scope.observables { snapshots.append((provided.wire, "providedObject")) }

@@ -341,6 +341,36 @@ struct InteractiveTests {
         #expect(!screen.contains("milieud restarted"), "the same store is the same instance: \(screen)")
     }
 
+    /// #30 item 9: a restart that drops a retained view says so as the REPL reconnects, with the
+    /// version the daemon is at, and `info` lists the drop.
+    @Test func aRestartThatDropsARetainedViewSaysSoOnReconnectingAndInInfo() throws {
+        let data = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let scene = "\(data)/form.json"
+        try #"{"views": [{"parent": "/App", "name": "Form", "state": {"toggle": false}}]}"#
+            .write(toFile: scene, atomically: true, encoding: .utf8)
+        let first = try Daemon(arguments: ["--data-dir", data, "--scene", scene])
+        let socket = first.socketPath
+        defer { try? FileManager.default.removeItem(atPath: first.directory) }
+        let terminal = try repl(first)
+        try enter(terminal, #"mount {"parent": "/App/Form", "name": "Extra", "retain": true, "state": {"n": 1}}"#)
+        try terminal.waitFor("mounted /App/Form/Extra")
+        try enter(terminal, "set /App/Form/Extra.n 5")
+        try terminal.waitFor("ok, version 3")
+        first.stop()
+        try terminal.waitFor("the offline prompt") { $0.hasSuffix("milieu (no daemon)>") }
+
+        let second = try Daemon(arguments: ["--data-dir", data], socketPath: socket)  // the default scene: no /App/Form
+        defer { second.stop() }
+        let screen = try terminal.waitFor("the reconnection") { $0.hasSuffix("milieu>") && $0.contains("connected to milieud") }
+        #expect(screen.contains("connected to milieud at \(socket), at version 3"), "\(screen)")
+        #expect(screen.contains("milieud could not restore 1 of what it keeps when it started"), "\(screen)")
+        #expect(screen.contains("view /App/Form/Extra: UnknownPath"), "\(screen)")
+        try enter(terminal, "info")
+        let info = try terminal.waitFor("the info") { $0.hasSuffix("milieu>") && $0.contains("restored") }
+        #expect(info.contains("0 types, 0 retained views, 0 values at start; dropped 1:"), "\(info)")
+    }
+
     /// Makes the daemon drop the REPL's connection, and lives on: a line over its limit
     /// (the daemon runs with --max-line 256).
     private func dropConnection(_ terminal: Terminal) throws {

@@ -74,6 +74,44 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: "\(ephemeral.directory)/milieu.db"))
     }
 
+    /// #30 item 9: a retained view whose parent the new scene lacks is dropped, and every client
+    /// is told as it connects (`initialize`) and by `daemon/info`; it stays kept, and comes back
+    /// with a scene it fits.
+    @Test func aRestoreThatDropsARetainedViewTellsEveryClientAndKeepsIt() throws {
+        let data = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let scene = "\(data)/form.json"
+        try #"{"views": [{"parent": "/App", "name": "Form", "state": {"toggle": false}}]}"#
+            .write(toFile: scene, atomically: true, encoding: .utf8)
+        let first = try start(data, ["--scene", scene])
+        let client = try first.connect()
+        _ = try client.call("view/mount", ["parent": "/App/Form", "name": "Extra", "retain": true, "state": ["n": 1]])
+        _ = try client.call("graph/set", ["path": "/App/Form/Extra.n", "value": 5])
+        _ = try client.call("graph/set", ["path": "/App/Form.toggle", "value": true])
+        #expect(try client.call("initialize")["restore"] == nil, "nothing was dropped at its start")
+        first.stop()
+
+        let elsewhere = try start(data)  // the default scene: no /App/Form
+        let hello = try elsewhere.connect().call("initialize")
+        let restore = try #require(hello["restore"])
+        #expect(restore["droppedCount"] == 2 && restore["views"] == 0 && restore["values"] == 0)
+        let dropped = try #require(restore["dropped"]?.arrayValue)
+        #expect(dropped.map { $0["kind"] } == ["view", "value"])
+        #expect(dropped.map { $0["name"] } == ["/App/Form/Extra", "/App/Form.toggle"], "Extra.n went with its view: \(dropped)")
+        #expect(dropped[0]["reason"]?.stringValue?.contains("no view is mounted there to be the parent") == true)
+        #expect(try elsewhere.connect().call("daemon/info")["restore"] == restore)
+        elsewhere.stop()
+        #expect(elsewhere.stderrText().contains("not restoring the stored view /App/Form/Extra"), "and its log says so")
+
+        let back = try start(data, ["--scene", scene])
+        defer { back.stop() }
+        let again = try back.connect()
+        #expect(try again.call("initialize")["restore"] == nil)
+        let info = try again.call("daemon/info")["restore"]
+        #expect(info?["views"] == 1 && info?["values"] == 2 && info?["droppedCount"] == 0 && info?["dropped"] == [])
+        #expect(try again.call("graph/get", ["path": "/App/Form/Extra.n"]) == 5)
+    }
+
     @Test func secureValuesNeverReachTheDisk() throws {
         let data = try Daemon.makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: data) }

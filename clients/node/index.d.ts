@@ -78,7 +78,19 @@ export interface InitializeResult {
   capabilities: { watch: boolean; transactions: boolean; lifecycle: boolean; resumableWatches: boolean; maxLineBytes: number; [name: string]: unknown };
   instance: string;
   version: number;
+  /** Present only when the daemon, as it started, dropped something it keeps (SPEC §9.1). */
+  restore?: RestoreReport;
   [member: string]: unknown;
+}
+
+/** What a daemon that keeps state brought back when it started, and what it dropped (SPEC §9.1, §12.3). */
+export interface RestoreReport {
+  types: number;
+  views: number;
+  values: number;
+  /** The first 100 drops; a value of a dropped view is not listed again. */
+  dropped: Array<{ kind: 'type' | 'environmentKey' | 'view' | 'value'; name: string; reason: string }>;
+  droppedCount: number;
 }
 
 export interface PropertyInfo {
@@ -257,6 +269,8 @@ export interface DaemonInfo {
   views: number;
   objects: number;
   memory: { residentBytes: number; bufferedOutputBytes: number; bufferedInputBytes: number };
+  /** Absent with `--ephemeral`. */
+  restore?: RestoreReport;
 }
 
 /** One connection of `daemon/clients` (SPEC §9.21): `self` is the one that asked; `views` those its close unmounts. */
@@ -572,6 +586,8 @@ export class Client extends EventEmitter {
   readonly capabilities: InitializeResult['capabilities'] | undefined;
   /** The daemon instance's id: the same across restarts of a daemon that keeps state, for as long as its versions continue. */
   readonly instance: string | undefined;
+  /** What the daemon could not restore when it started, from `initialize`; undefined when it dropped nothing. */
+  readonly restore: RestoreReport | undefined;
 
   initialize(params?: { client?: { name: string; version?: string }; protocolVersion?: string }, options?: CallOptions): Promise<InitializeResult>;
   // types … discover: made from REQUESTS in lib/client.js (test/declarations.test.js checks that each is declared here).
@@ -630,11 +646,11 @@ export class Client extends EventEmitter {
   [Symbol.asyncDispose](): Promise<void>;
 
   on(event: 'disconnect', listener: (error: ConnectionLost) => void): this;
-  on(event: 'reconnect', listener: (info: { attempt: number; instance: string; restarted: boolean }) => void): this;
+  on(event: 'reconnect', listener: (info: { attempt: number; instance: string; restarted: boolean; restore: RestoreReport | undefined }) => void): this;
   on(event: 'close', listener: (error?: MilieuError) => void): this;
   on(event: string | symbol, listener: (...args: any[]) => void): this;
   once(event: 'disconnect', listener: (error: ConnectionLost) => void): this;
-  once(event: 'reconnect', listener: (info: { attempt: number; instance: string; restarted: boolean }) => void): this;
+  once(event: 'reconnect', listener: (info: { attempt: number; instance: string; restarted: boolean; restore: RestoreReport | undefined }) => void): this;
   once(event: 'close', listener: (error?: MilieuError) => void): this;
   once(event: string | symbol, listener: (...args: any[]) => void): this;
 }

@@ -37,11 +37,14 @@ public struct DaemonInfoRequest: RPCMethod {
         public var residentBytes: Int
         public var bufferedOutputBytes: Int
         public var bufferedInputBytes: Int
+        /// What the restore at start brought back and dropped; nil with `--ephemeral`.
+        public var restore: RestoreReport?
 
         public init(
             serverName: String, serverVersion: String, protocolVersion: String, instance: String, pid: Int, uptimeSeconds: Int,
             socket: String?, dataDirectory: String?, durability: String, version: Int, oldestVersion: Int, connections: Int,
-            watches: Int, views: Int, objects: Int, residentBytes: Int, bufferedOutputBytes: Int, bufferedInputBytes: Int
+            watches: Int, views: Int, objects: Int, residentBytes: Int, bufferedOutputBytes: Int, bufferedInputBytes: Int,
+            restore: RestoreReport?
         ) {
             self.serverName = serverName
             self.serverVersion = serverVersion
@@ -61,6 +64,7 @@ public struct DaemonInfoRequest: RPCMethod {
             self.residentBytes = residentBytes
             self.bufferedOutputBytes = bufferedOutputBytes
             self.bufferedInputBytes = bufferedInputBytes
+            self.restore = restore
         }
 
         public var wire: JSON {
@@ -82,6 +86,7 @@ public struct DaemonInfoRequest: RPCMethod {
                 "residentBytes": .int(residentBytes), "bufferedOutputBytes": .int(bufferedOutputBytes),
                 "bufferedInputBytes": .int(bufferedInputBytes),
             ]
+            object.set("restore", restore?.wire)
             return .object(object)
         }
 
@@ -104,7 +109,7 @@ public struct DaemonInfoRequest: RPCMethod {
                 dataDirectory: wire["dataDirectory"]?.stringValue, durability: durability,
                 version: version, oldestVersion: oldestVersion, connections: connections, watches: watches, views: views,
                 objects: objects, residentBytes: residentBytes, bufferedOutputBytes: bufferedOutputBytes,
-                bufferedInputBytes: bufferedInputBytes)
+                bufferedInputBytes: bufferedInputBytes, restore: wire["restore"].flatMap(RestoreReport.init(wire:)))
         }
     }
 }

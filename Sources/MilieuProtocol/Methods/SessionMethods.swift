@@ -35,18 +35,25 @@ public struct InitializeRequest: RPCMethod {
         /// New at every start of the daemon: a client can tell it restarted.
         public var instance: String
         public var version: Int
+        /// What the daemon could not bring back when it started, with what it did; nil when it
+        /// dropped nothing (SPEC §8.1).
+        public var restore: RestoreReport?
 
-        public init(serverName: String, serverVersion: String, protocolVersion: String, maxLineBytes: Int, instance: String, version: Int) {
+        public init(
+            serverName: String, serverVersion: String, protocolVersion: String, maxLineBytes: Int, instance: String, version: Int,
+            restore: RestoreReport? = nil
+        ) {
             self.serverName = serverName
             self.serverVersion = serverVersion
             self.protocolVersion = protocolVersion
             self.maxLineBytes = maxLineBytes
             self.instance = instance
             self.version = version
+            self.restore = restore
         }
 
         public var wire: JSON {
-            [
+            var object: JSONObject = [
                 "server": ["name": .string(serverName), "version": .string(serverVersion)],
                 "protocolVersion": .string(protocolVersion),
                 "capabilities": [
@@ -55,6 +62,8 @@ public struct InitializeRequest: RPCMethod {
                 ],
                 "instance": .string(instance), "version": .int(version),
             ]
+            object.set("restore", restore?.wire)
+            return .object(object)
         }
 
         public init?(wire: JSON) {
@@ -65,7 +74,7 @@ public struct InitializeRequest: RPCMethod {
             else { return nil }
             self.init(
                 serverName: name, serverVersion: serverVersion, protocolVersion: protocolVersion, maxLineBytes: maxLineBytes,
-                instance: instance, version: version)
+                instance: instance, version: version, restore: wire["restore"].flatMap(RestoreReport.init(wire:)))
         }
     }
 }

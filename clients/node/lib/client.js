@@ -29,7 +29,7 @@ export async function connect(options = {}) {
 /**
  * A connection to milieud with a Promise API. Make one with `connect()`.
  * Events: 'disconnect' (the connection dropped; a reconnection starts),
- * 'reconnect' ({attempt, instance, restarted}), 'close' (for good; the error, if any).
+ * 'reconnect' ({attempt, instance, restarted, restore}), 'close' (for good; the error, if any).
  */
 export class Client extends EventEmitter {
   #socketPath;
@@ -103,6 +103,14 @@ export class Client extends EventEmitter {
   /** The daemon instance's id; it changes when the daemon restarts. */
   get instance() {
     return this.#info?.instance;
+  }
+
+  /**
+   * What the daemon could not bring back when it started — `{types, views, values, dropped,
+   * droppedCount}`, from `initialize` (SPEC §9.1) — or undefined when it dropped nothing.
+   */
+  get restore() {
+    return this.#info?.restore;
   }
 
   // ---- Methods (SPEC §9). Each takes an optional last `{timeout, signal}`; see `request` for `call`.
@@ -570,7 +578,7 @@ export class Client extends EventEmitter {
       this.#outbox = [];
       for (const { line, ids } of outbox) this.#send(line, ids, false);
       for (const waiter of this.#openWaiters.splice(0)) waiter.resolve();
-      this.emit('reconnect', { attempt, instance: this.instance, restarted });
+      this.emit('reconnect', { attempt, instance: this.instance, restarted, restore: this.restore });
       return;
     }
     const error = new ConnectionLost(`Could not reconnect to milieud at ${this.#socketPath} in ${maxAttempts} attempts`, lastError);

@@ -66,9 +66,10 @@ export class Daemon {
     return this.#process?.pid;
   }
 
-  /** Stops the daemon with SIGTERM and starts a new one on the same socket. */
-  async restart() {
+  /** Stops the daemon with SIGTERM and starts a new one on the same socket, with `args` from then on (default: the same). */
+  async restart(args = this.#args) {
     await this.#terminate();
+    this.#args = args;
     await this.#launch();
   }
 

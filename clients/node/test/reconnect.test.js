@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { connect, ConnectionLost, UnknownPath } from '../index.js';
@@ -181,6 +181,25 @@ test('a restarted daemon with saved state: the same instance, and the watch resu
   assert.deepEqual(missed.params.changes, [{ path: 'theme.accentColor', value: 'green' }]);
   await client.set('theme.accentColor', 'blue');
   assert.equal((await take(iterator, 1))[0].params.version, seen + 2, 'versions continue after the restart');
+});
+
+test('a restart that drops a retained view: initialize, reconnect and daemonInfo say what was dropped', needsDaemon, async (t) => {
+  const data = mkdtempSync(path.join(os.tmpdir(), 'milieu-node-data-'));
+  t.after(() => rmSync(data, { recursive: true, force: true }));
+  const scene = path.join(data, 'form.json');
+  writeFileSync(scene, JSON.stringify({ views: [{ parent: '/App', name: 'Form', state: { toggle: false } }] }));
+  const daemon = await daemonFor(t, ['--data-dir', data, '--scene', scene]);
+  const client = await clientFor(t, daemon, { reconnect: FAST });
+  await client.mount({ parent: '/App/Form', name: 'Extra', retain: true, state: { n: 1 } });
+  assert.equal(client.restore, undefined, 'nothing was dropped at its start');
+  const reconnected = once(client, 'reconnect', within(5000));
+  await daemon.restart(['--data-dir', data]); // the default scene: no /App/Form
+  const [info] = await reconnected;
+  const reason = 'UnknownPath: unknown path /App/Form: no view is mounted there to be the parent';
+  const expected = { types: 0, views: 0, values: 0, dropped: [{ kind: 'view', name: '/App/Form/Extra', reason }], droppedCount: 1 };
+  assert.deepEqual(info.restore, expected);
+  assert.deepEqual(client.restore, expected);
+  assert.deepEqual((await client.daemonInfo()).restore, expected);
 });
 
 test('a restarted daemon whose kept history is too short: the watch resyncs as compacted', needsDaemon, async (t) => {

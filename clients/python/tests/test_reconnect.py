@@ -7,6 +7,8 @@ network failure, and unmounts the views that connection mounted.
 
 from __future__ import annotations
 
+import json
+import logging
 import socket
 import threading
 from pathlib import Path
@@ -195,6 +197,27 @@ def test_a_watch_resumes_across_a_restart_of_a_daemon_with_saved_state(
         assert c.instance == first, "the same store: the same instance, so the watch resumed"
         c.set("login.email", "kim@example.com")
         assert changes(login, 1)[0].version == seen + 2, "versions continue after the restart"
+
+
+def test_a_restart_that_drops_a_retained_view_is_told_on_connecting(
+    make_daemon: Callable[..., Daemon], tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    scene = tmp_path / "form.json"
+    scene.write_text(json.dumps({"views": [{"parent": "/App", "name": "Form", "state": {"toggle": False}}]}))
+    daemon = make_daemon("--data-dir", str(tmp_path), "--scene", str(scene))
+    with milieu.Client(daemon.socket, reconnect=PATIENT) as c:
+        c.mount(parent="/App/Form", name="Extra", retain=True, state={"n": 1})
+        assert c.restore is None, "nothing was dropped at its start"
+        daemon.args = ["--data-dir", str(tmp_path)]  # the default scene: no /App/Form
+        with caplog.at_level(logging.WARNING, logger="milieu"):
+            daemon.restart()
+            wait_until(lambda: c.reconnects == 1, what="the reconnection")
+        reason = "UnknownPath: unknown path /App/Form: no view is mounted there to be the parent"
+        expected = {"types": 0, "views": 0, "values": 0, "droppedCount": 1,
+                    "dropped": [{"kind": "view", "name": "/App/Form/Extra", "reason": reason}]}
+        assert c.restore == expected
+        assert c.daemon_info().get("restore") == expected
+        assert "could not restore 1 of what it keeps" in caplog.text and "/App/Form/Extra" in caplog.text
 
 
 def test_resync_when_the_history_kept_across_a_restart_is_too_short(

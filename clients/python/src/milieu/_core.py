@@ -18,7 +18,7 @@ from .errors import (
     Compacted, ConnectionLost, InternalError, MessageTooLarge, MilieuError, Resync, Timeout, error_from_response,
 )
 from .notifications import Notification, parse_notification
-from .results import InitializeResult
+from .results import InitializeResult, RestoreReport
 
 log = logging.getLogger("milieu")
 
@@ -455,6 +455,10 @@ class Connection(Generic[W]):
         """What a new connection starts with: ``initialize``, then each watch made again."""
         info: InitializeResult = yield Call("initialize", initialize_params(), internal=True)
         self.server_info = info
+        restore = info.get("restore")
+        if restore is not None:
+            drops = "; ".join(f"{d['kind']} {d['name']}: {d['reason']}" for d in restore["dropped"][:5])
+            log.warning("milieud could not restore %d of what it keeps when it started: %s", restore["droppedCount"], drops)
         for watch in list(self._watches):
             yield from self._rewatch(watch, restarted=watch._state.instance != info["instance"])
 
@@ -735,6 +739,13 @@ class ClientBase(Generic[W]):
     def server_info(self) -> InitializeResult | None:
         """The result of ``initialize`` on the current connection."""
         return self._core.server_info
+
+    @property
+    def restore(self) -> RestoreReport | None:
+        """What the daemon could not bring back when it started (``initialize``'s ``restore``), or
+        None when it dropped nothing; the client also logs it, at warning, as it connects."""
+        info = self._core.server_info
+        return info.get("restore") if info is not None else None
 
     @property
     def reconnects(self) -> int:

@@ -9,8 +9,33 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, TypedDict, Union
 
 
-class InitializeResult(TypedDict):
-    """``initialize``: the daemon, its capabilities, its ``instance`` and current ``version``."""
+class RestoreDrop(TypedDict):
+    """One thing a restart could not bring back: ``kind`` (``type``, ``environmentKey``, ``view``
+    or ``value``), ``name`` (the type's or key's name, the view's path, the value's key path) and why."""
+
+    kind: str
+    name: str
+    reason: str
+
+
+class RestoreReport(TypedDict):
+    """What a daemon that keeps state brought back when it started, and the first 100 of what it
+    dropped because it no longer fits (SPEC §9.1, §12.3)."""
+
+    types: int
+    views: int
+    values: int
+    dropped: List[RestoreDrop]
+    droppedCount: int
+
+
+class _Restore(TypedDict, total=False):
+    restore: RestoreReport
+
+
+class InitializeResult(_Restore):
+    """``initialize``: the daemon, its capabilities, its ``instance`` and current ``version``, and
+    ``restore`` when the daemon, as it started, dropped something it keeps."""
 
     server: Dict[str, Any]
     protocolVersion: str
@@ -251,6 +276,7 @@ class ExplainResult(TypedDict):
 class _DaemonPlaces(TypedDict, total=False):
     socket: str
     dataDirectory: str
+    restore: RestoreReport
 
 
 class DaemonMemory(TypedDict):
@@ -263,7 +289,8 @@ class DaemonInfoResult(_DaemonPlaces):
     """``daemon/info``: the daemon's build, pid, uptime, socket and data directory (``socket`` is
     absent for an inherited socket, ``dataDirectory`` with ``--ephemeral``), its ``durability``
     (``always``, ``everysec``, ``no`` or ``ephemeral``), the current and oldest versions, what it
-    serves and its memory (SPEC §9.20)."""
+    serves and its memory, and (but with ``--ephemeral``) what its restore at start brought back
+    and dropped (SPEC §9.20)."""
 
     server: Dict[str, Any]
     protocolVersion: str
