@@ -27,7 +27,7 @@ struct Console {
 
     func show(_ notifications: [ClientNotification], watches: WatchBook) {
         let renderer = NotificationRenderer(style: style, watches: watches)
-        for notification in notifications {
+        for notification in Self.inEvaluationOrder(notifications, watches: watches) {
             if json {
                 // A console watch's events count only for their `_printChanges` lines.
                 if watches.record(daemonID: notification.watch)?.console == true, notification.params["printChanges"] == nil {
@@ -38,6 +38,36 @@ struct Console {
                 write(text, to: stdout)
             }
         }
+    }
+
+    /// Xcode prints a `_printChanges` line as each body runs: parents before children. The daemon
+    /// sends a version's mounts before its updates (SPEC §8.3), so the line of a child its parent's
+    /// body mounted would come before the parent's. A console watch's lines of one version are put
+    /// in the order the engine evaluates views — by depth, in the order sent within one depth —
+    /// and everything else stays where it is.
+    static func inEvaluationOrder(_ notifications: [ClientNotification], watches: WatchBook) -> [ClientNotification] {
+        let printed = notifications.indices.filter { index in
+            let notification = notifications[index]
+            return notification.params["printChanges"] != nil && watches.record(daemonID: notification.watch)?.console == true
+        }
+        guard printed.count > 1 else { return notifications }
+        func depth(_ notification: ClientNotification) -> Int {
+            notification.params["path"]?.stringValue.map { $0.utf8.count(where: { $0 == UInt8(ascii: "/") }) } ?? 0
+        }
+        var ordered = notifications
+        var start = printed.startIndex
+        while start < printed.endIndex {
+            let version = notifications[printed[start]].version
+            var end = start
+            while end < printed.endIndex, notifications[printed[end]].version == version { end += 1 }
+            let group = printed[start..<end].enumerated().sorted { a, b in
+                let (da, db) = (depth(notifications[a.element]), depth(notifications[b.element]))
+                return da != db ? da < db : a.offset < b.offset
+            }
+            for (place, taken) in zip(printed[start..<end], group) { ordered[place] = notifications[taken.element] }
+            start = end
+        }
+        return ordered
     }
 
     /// A message about the connection: lost, back, resumed.

@@ -272,6 +272,39 @@ struct SwiftSourceSceneTests {
             ], "\(every.stdout)")
     }
 
+    /// Xcode prints as bodies run: the parent whose body mounts a child prints before the child,
+    /// although the daemon sends the child's mount before the parent's update (#28 item 9).
+    @Test func printChangesLinesComeInTheOrderTheBodiesRan() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let file = "\(daemon.directory)/Screen.swift"
+        try """
+        import SwiftUI
+        struct Screen: View {
+            @State private var on = false
+            var body: some View {
+                let _ = Self._printChanges()
+                Toggle("On", isOn: $on)
+                if on { Counter() }
+            }
+        }
+        struct Counter: View {
+            @State private var n = 0
+            var body: some View {
+                let _ = Self._printChanges()
+                Text("\\(n)")
+            }
+        }
+        #Preview { Screen() }
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let run = try MilieuRun.run(["--socket", daemon.socketPath, "-c", "load \(file)", "-c", "input /App/Screen On true"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let printed = run.stdout.split(separator: "\n").filter { $0.hasPrefix("Screen:") || $0.hasPrefix("Counter:") }
+        #expect(
+            printed == ["Screen: @self, @identity, _on changed.", "Screen: _on changed.", "Counter: @self, @identity, _n changed."],
+            "\(run.stdout)")
+    }
+
     @Test func aSwiftFileWithAnErrorLoadsNothingAndSaysWhereAsTheCompilerWould() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }
