@@ -139,6 +139,29 @@ import Testing
         expectError(.invalidDeclaration) { try graph.mount(["parent": "/App", "name": "V", "id": ["$new": ["type": "Counter"]]]) }
     }
 
+    // MARK: @ObservationIgnored
+
+    /// `@ObservationIgnored var hits`: a body's read of it is not tracked and a write re-renders
+    /// nobody, though it is written (and takes a version); the next render shows it (#28 item 7).
+    @Test func anObservationIgnoredPropertyIsWrittenSilentlyAndNeverTracked() throws {
+        let graph = try makeGraph()
+        _ = try graph.register(declaration: [
+            "name": "Tally", "style": "observable",
+            "properties": ["count": ["type": "int"], "hits": ["type": "int", "observationIgnored": true]],
+        ])
+        try graph.mount([
+            "parent": "/App", "name": "Board", "state": ["tally": ["$new": ["type": "Tally"]]], "body": ["{tally.count} {tally.hits}"],
+        ])
+        let silent = try graph.set("/App/Board.tally.hits", 3)
+        #expect(silent.version.rawValue > 0 && silent.updates.isEmpty, "written, and nobody re-renders")
+        #expect(try graph.get("/App/Board.tally.hits").wire == 3)
+        let deps = try graph.dependencies(of: "/App/Board").dependencies.flatMap(\.reasons)
+        // The @State holding the object counts as read (SwiftUI reads it to reach the object); hits is not there.
+        #expect(deps == ["_tally", "tally.count"], "only the tracked reads are dependencies: \(deps)")
+        let counted = try graph.set("/App/Board.tally.count", 1)
+        #expect(counted.updates == ["/App/Board": ["tally.count"]] && counted.body(of: "/App/Board") == ["1 3"])
+    }
+
     // MARK: Rule 20 — observation through a reference
 
     @Test func aBodyReadingThroughAReferenceDependsOnTheReferencedProperty() throws {
