@@ -227,6 +227,11 @@ struct BodyTranslator {
         case "disabled":
             guard let condition = arguments.first.flatMap({ translator.expression($0.expression) }) else { return view(base, &translator) }
             return [["disabled": condition, "content": .array(view(base, &translator))]]
+        case "transformEnvironment":
+            let elements = view(base, &translator)
+            guard var transform = environmentTransform(call, &translator) else { return elements }
+            transform["content"] = .array(elements)
+            return [.object(transform)]
         case "id":
             var elements = view(base, &translator)
             guard elements.count == 1, var child = elements[0]["view"]?.objectValue,
@@ -296,6 +301,47 @@ struct BodyTranslator {
             }
             return elements
         }
+    }
+
+    /// `.transformEnvironment(\.key) { value in value = e }` (or `value *= e`, `$0 = e`): the
+    /// element's head, `{"transformEnvironment": key, "as": name, "to": e}`; nil, with a warning,
+    /// for a closure that is not one assignment to its parameter.
+    private func environmentTransform(_ call: FunctionCallExprSyntax, _ translator: inout ExpressionTranslator) -> JSONObject? {
+        let place = Place(shape.unit, call)
+        guard let keyPath = call.arguments.first?.expression.as(KeyPathExprSyntax.self),
+            let closure = call.trailingClosure ?? call.arguments.dropFirst().first?.expression.as(ClosureExprSyntax.self)
+        else {
+            program.unsupported(place, ".transformEnvironment without a key path and a closure")
+            return nil
+        }
+        let parameter: String
+        switch closure.signature?.parameterClause {
+        case .simpleInput(let names)?: parameter = names.first?.name.text ?? "$0"
+        case .parameterClause(let clause)?: parameter = clause.parameters.first?.firstName.text ?? "$0"
+        case nil: parameter = "$0"
+        @unknown default: parameter = "$0"
+        }
+        let local = ExpressionTranslator.localName(parameter)
+        guard closure.statements.count == 1, let assignment = closure.statements.first?.item.as(InfixOperatorExprSyntax.self),
+            translator.members(assignment.leftOperand) == [local]
+        else {
+            program.unsupported(Place(shape.unit, closure), "a .transformEnvironment closure other than one assignment to \(parameter)")
+            return nil
+        }
+        let compound = assignment.operator.as(BinaryOperatorExprSyntax.self)?.operator.text
+        guard assignment.operator.is(AssignmentExprSyntax.self) || ["+=", "-=", "*=", "/=", "%="].contains(compound ?? "") else {
+            program.unsupported(Place(shape.unit, assignment), "this .transformEnvironment statement")
+            return nil
+        }
+        let locals = translator.scope.locals
+        translator.scope.locals.append(local)
+        defer { translator.scope.locals = locals }
+        guard var value = translator.expression(assignment.rightOperand) else { return nil }
+        if let compound {
+            value = .object(JSONObject([(String(compound.dropLast()), JSON.array([["get": .string(local)], value]))]))
+        }
+        let key = keyPath.components.trimmedDescription.trimmingPrefix(".").description
+        return ["transformEnvironment": .string(key), "as": .string(local), "to": value]
     }
 
     /// `.environmentObject(x)`, `.environment(x)`, `.environment(\.key, value)`: what the views in

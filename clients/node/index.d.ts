@@ -343,7 +343,7 @@ export interface ViewDeclaration {
   provide?: EnvironmentModifiers;
   /** The modifiers its parent's body applies where it places the view (`Child().environmentObject(x)`): the view and its descendants see them, its siblings do not; key paths are relative to the parent. */
   modifiers?: EnvironmentModifiers;
-  /** Template lines and the view language's elements (SPEC §6.3): text, child views, if, forEach, let, controls, disabled, sheets. */
+  /** Template lines and the view language's elements (SPEC §6.3): text, child views, if, forEach, let, controls, disabled, transformEnvironment, sheets. */
   body?: BodyElement[];
   retain?: boolean;
   /** `let _ = Self._printChanges()`: `true`, or the dynamic properties in the struct's order (SPEC §6.6). */

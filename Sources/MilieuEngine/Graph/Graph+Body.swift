@@ -25,8 +25,8 @@ struct BodyPlacement {
     let id: JSON?
     /// Why it is there: `mounted` (always written), `condition`, `row` or `presented`.
     let presence: MountReason
-    /// Inside a `disabled` that is true.
-    let disabled: Bool
+    /// The `transformEnvironment` and `disabled` content holding it, outermost first.
+    let transforms: [PlacedTransform]
 
     var path: (String) -> String {
         { parent in ViewPath.child(of: parent, name: self.child.declaration.name, id: self.id) }
@@ -40,13 +40,21 @@ extension Graph {
         var output = BodyOutput()
         output.lines.reserveCapacity(node.declaration.body.count)
         var locals: [JSON] = []
-        try walk(node.declaration.body, node, recorder, &locals, disabled: false, presence: .mounted, into: &output)
+        try walk(node.declaration.body, node, recorder, &locals, Around(), into: &output)
         return output
     }
 
+    /// What encloses the elements being walked: whether a `disabled` that is true does, the
+    /// environment transforms (outermost first) and why the views there are there.
+    private struct Around {
+        var disabled = false
+        var transforms: [PlacedTransform] = []
+        var presence = MountReason.mounted
+    }
+
     private func walk(
-        _ elements: [BodyElement], _ node: ViewNode, _ recorder: ReadRecorder?, _ locals: inout [JSON], disabled: Bool,
-        presence: MountReason, into output: inout BodyOutput
+        _ elements: [BodyElement], _ node: ViewNode, _ recorder: ReadRecorder?, _ locals: inout [JSON], _ around: Around,
+        into output: inout BodyOutput
     ) throws(EngineError) {
         let depth = locals.count
         defer { locals.removeLast(locals.count - depth) }
@@ -61,41 +69,64 @@ extension Graph {
                 let evaluated = try evaluate(
                     child.declaration, literals: child.literals, parent: node, recorder: recorder, locals: locals)
                 output.children.append(
-                    BodyPlacement(child: child, evaluated: evaluated, id: evaluated.id, presence: presence, disabled: disabled))
+                    BodyPlacement(
+                        child: child, evaluated: evaluated, id: evaluated.id, presence: around.presence, transforms: around.transforms))
             case .branch(let condition, let then, let otherwise, let pointer):
                 let taken = try self.condition(condition, in: node, recorder, locals, at: pointer)
-                try walk(
-                    taken ? then : otherwise, node, recorder, &locals, disabled: disabled,
-                    presence: presence == .mounted ? .condition : presence,
-                    into: &output)
+                var inside = around
+                if inside.presence == .mounted { inside.presence = .condition }
+                try walk(taken ? then : otherwise, node, recorder, &locals, inside, into: &output)
             case .rows(let rows):
-                try walkRows(rows, node, recorder, &locals, disabled: disabled, presence: presence, into: &output)
+                try walkRows(rows, node, recorder, &locals, around, into: &output)
             case .local(let expression):
                 locals.append(try evaluate(expression, in: node, recorder, locals).value)
             case .control(let control):
                 let (label, _) = try evaluate(control.label, in: node, recorder, locals)
                 let text = Self.text(of: label)
-                output.controls.append(ViewControl(declaration: control, label: text, disabled: disabled, locals: locals))
+                output.controls.append(ViewControl(declaration: control, label: text, disabled: around.disabled, locals: locals))
                 if case .bind(.path(_, let path)) = control.use { try bindControl(path, in: node, recorder) }
-                output.lines.append(Self.line(control.kind, text, disabled: disabled))
+                output.lines.append(Self.line(control.kind, text, disabled: around.disabled))
                 if case .navigate(let destination) = control.use, node.activeLinks.contains(control.pointer) {
-                    try walk(destination, node, recorder, &locals, disabled: disabled, presence: .presented, into: &output)
+                    var inside = around
+                    inside.presence = .presented
+                    try walk(destination, node, recorder, &locals, inside, into: &output)
                 }
             case .disabled(let condition, let content, let pointer):
                 let off = try self.condition(condition, in: node, recorder, locals, at: pointer)
-                try walk(content, node, recorder, &locals, disabled: disabled || off, presence: presence, into: &output)
+                var inside = around
+                inside.disabled = around.disabled || off
+                inside.transforms.append(
+                    PlacedTransform(key: PlacedTransform.isEnabled, rule: .disabled(condition), locals: locals, pointer: pointer))
+                try walk(content, node, recorder, &locals, inside, into: &output)
+            case .transform(let key, let expression, let content, let pointer):
+                // Evaluated here too, so that what it reads of this view is this body's dependency
+                // and a value that does not fit the key fails the evaluation that placed it.
+                let inherited = try transformed(
+                    try contentEnvironmentValue(key, of: node).value, key: key, through: around.transforms, writer: node)
+                let (value, secret) = try evaluate(expression, in: node, recorder, locals + [inherited])
+                if secret {
+                    throw .invalidDeclaration(
+                        field: "body", reason: "transformEnvironment at \(pointer) reads a secure value, which every view below would see",
+                        view: node.path)
+                }
+                _ = try checkedEnvironmentValue(key, value, field: "body", view: node.path)
+                var inside = around
+                inside.transforms.append(PlacedTransform(key: key, rule: .transform(expression), locals: locals, pointer: pointer))
+                try walk(content, node, recorder, &locals, inside, into: &output)
             case .presentation(let presentation):
                 if case .path(_, let path) = presentation.isPresented { markBound(path, in: node) }
                 guard try isPresented(presentation.isPresented, in: node, recorder, locals) else { continue }
-                try walk(presentation.content, node, recorder, &locals, disabled: disabled, presence: .presented, into: &output)
+                var inside = around
+                inside.presence = .presented
+                try walk(presentation.content, node, recorder, &locals, inside, into: &output)
             }
         }
     }
 
     /// `forEach`: the content once per element, each view in it identified by the element's id.
     private func walkRows(
-        _ rows: Rows, _ node: ViewNode, _ recorder: ReadRecorder?, _ locals: inout [JSON], disabled: Bool,
-        presence: MountReason, into output: inout BodyOutput
+        _ rows: Rows, _ node: ViewNode, _ recorder: ReadRecorder?, _ locals: inout [JSON], _ around: Around,
+        into output: inout BodyOutput
     ) throws(EngineError) {
         let (value, _) = try evaluate(rows.elements, in: node, recorder, locals)
         guard case .array(let elements) = value else {
@@ -117,7 +148,9 @@ extension Graph {
             }
             locals.append(element)
             var row = BodyOutput()
-            try walk(rows.content, node, recorder, &locals, disabled: disabled, presence: .row, into: &row)
+            var inside = around
+            inside.presence = .row
+            try walk(rows.content, node, recorder, &locals, inside, into: &row)
             locals.removeLast()
             output.lines += row.lines
             output.controls += row.controls
@@ -128,7 +161,7 @@ extension Graph {
                 }
                 output.children.append(
                     BodyPlacement(
-                        child: placed.child, evaluated: placed.evaluated, id: id, presence: placed.presence, disabled: placed.disabled))
+                        child: placed.child, evaluated: placed.evaluated, id: id, presence: placed.presence, transforms: placed.transforms))
             }
         }
     }
@@ -243,7 +276,7 @@ extension Graph {
         for (path, placement) in wanted {
             if let kept = existing[path], kept.isMounted {
                 move(kept, after: previous)
-                setPlacedDisabled(kept, placement.disabled)
+                try setPlacedTransforms(kept, placement.transforms)
                 try reconcile(kept, with: placement.evaluated)
                 previous = kept
                 continue
@@ -254,21 +287,12 @@ extension Graph {
             let arrival: MountReason = node.arrival == .identity || changedID ? .identity : placement.presence
             let built = try buildNode(
                 placement.child.declaration, literals: placement.child.literals, parent: node, explicitID: placement.id,
-                owner: node.owner, evaluated: placement.evaluated, after: previous, atEnd: false, arrival: arrival)
+                owner: node.owner, evaluated: placement.evaluated, after: previous, atEnd: false, arrival: arrival,
+                transforms: placement.transforms)
             built.presence = placement.presence
-            built.placedDisabled = placement.disabled
             previous = built
         }
     }
-
-    private func setPlacedDisabled(_ node: ViewNode, _ disabled: Bool) {
-        guard node.placedDisabled != disabled else { return }
-        journal.record(.placedDisabled(node, old: node.placedDisabled))
-        node.placedDisabled = disabled
-    }
-
-    /// Whether a `disabled` around the view's place, or around an ancestor's, turns its controls off.
-    func isPlacedDisabled(_ node: ViewNode) -> Bool { node.ancestorsAndSelf.contains { $0.placedDisabled } }
 }
 
 extension Graph {

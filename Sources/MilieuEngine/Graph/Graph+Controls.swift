@@ -19,7 +19,7 @@ extension Graph {
     /// The controls of the view at `path`, as its body's last evaluation showed them, and the view's canonical path.
     public func controls(of path: String) throws(EngineError) -> (path: String, controls: [ControlSnapshot]) {
         let node = try mountedView(path)
-        let placed = isPlacedDisabled(node)
+        let placed = try !isEnabled(node)
         return (
             node.path,
             try node.controls.map { control throws(EngineError) in
@@ -144,10 +144,12 @@ extension Graph {
             throw .unknownControl(view: node.path, "\(node.path) has \(matches.count) controls labelled \(JSON.string(wanted).jsonText)")
         }
         let control = matches[ordinal - 1]
-        if control.disabled || isPlacedDisabled(node) {
+        let enabled = try isEnabled(node)
+        if control.disabled || !enabled {
             throw .forbidden(
                 path: node.path, .disabled,
-                "\(Self.line(control.declaration.kind, control.label, disabled: false)) is disabled (.disabled(true) where it is placed)")
+                "\(Self.line(control.declaration.kind, control.label, disabled: false)) is disabled (.disabled(true) where it is placed, or isEnabled false in its environment)"
+            )
         }
         return (node, control)
     }

@@ -31,11 +31,32 @@ extension Graph {
     }
 
     /// The nearest provided value of `key`, or its default (rule 21) with no provider.
-    func environmentValue(_ key: String, for node: ViewNode) -> (provider: ViewSerial?, value: JSON) {
-        guard let (provider, value) = nearestModifier(above: node, { provided, _ in provided.environment[key] }) else {
-            return (nil, environmentKeys[key]?.defaultValue ?? .null)
+    /// Transforms between the view and that provider apply to it, outermost first; the view whose
+    /// body wrote the innermost is then the provider.
+    func environmentValue(_ key: String, for node: ViewNode) throws(EngineError) -> (provider: ViewSerial?, value: JSON) {
+        var view = node
+        var found: (provider: ViewNode, value: JSON)?
+        // Innermost first, each with the view whose body wrote it.
+        var transforms: [(PlacedTransform, writer: ViewNode)] = []
+        while let parent = view.parent {
+            if let value = view.placed.environment[key] {
+                found = (parent, value)
+                break
+            }
+            for transform in view.placedTransforms.reversed() where transform.key == key { transforms.append((transform, parent)) }
+            if let value = parent.provided.environment[key] {
+                found = (parent, value)
+                break
+            }
+            view = parent
         }
-        return (provider.serial, value)
+        var provider = found?.provider.serial
+        var value = found?.value ?? environmentKeys[key]?.defaultValue ?? .null
+        for (transform, writer) in transforms.reversed() {
+            value = try transformed(value, by: transform, writer: writer)
+            provider = writer.serial
+        }
+        return (provider, value)
     }
 
     /// Gives a new view what its environment modifiers provide, then its `@EnvironmentObject`,
@@ -69,7 +90,7 @@ extension Graph {
         }
         for (name, key) in declaration.environment {
             _ = try environmentKey(key, field: "environment.\(name)", view: node.path)
-            let (provider, value) = environmentValue(key, for: node)
+            let (provider, value) = try environmentValue(key, for: node)
             node.variables.append(name, .environment(provider: provider, value: value))
         }
     }
@@ -233,22 +254,33 @@ extension Graph {
                     queue(view, reason: UpdateReason.variable(name), .provider(writer))
                 }
             }
-            for (name, key) in view.declaration.environment where keys.contains(key) {
-                let (provider, value) = environmentValue(key, for: view)
-                guard case .environment(let oldProvider, let oldValue)? = view.variables[name],
-                    oldProvider != provider || oldValue != value
-                else { continue }
-                setVariable(view, name, .environment(provider: provider, value: value))
-                if view.dependencies.contains(.environment(provider: oldProvider, key: key)) {
-                    queue(view, reason: UpdateReason.environment(key), .provider(writer))
-                }
-            }
+            try refreshEnvironmentValues(of: view, keys: keys, writer: writer)
         }
         if let first = missing.first {
             throw .inUse(provided: first.type, view: node.path, dependents: missing.filter { $0.type == first.type }.map(\.view))
         }
         for type in types { if let id = old.objects[type] { release(id, reason: .released) } }
         for type in observableTypes { if let id = old.observables[type] { release(id, reason: .released) } }
+    }
+
+    /// Brings the environment values `keys` of each of `views` up to date: a view that now sees
+    /// another value or provider holds it, and is evaluated again if it read the old one
+    /// (`env.<key>`, caused by `writer`, whose modifiers changed).
+    func refreshEnvironmentValues(in views: some Sequence<ViewNode>, keys: Set<String>, writer: ViewNode) throws(EngineError) {
+        for view in views { try refreshEnvironmentValues(of: view, keys: keys, writer: writer) }
+    }
+
+    private func refreshEnvironmentValues(of view: ViewNode, keys: Set<String>, writer: ViewNode) throws(EngineError) {
+        for (name, key) in view.declaration.environment where keys.contains(key) {
+            let (provider, value) = try environmentValue(key, for: view)
+            guard case .environment(let oldProvider, let oldValue)? = view.variables[name],
+                oldProvider != provider || oldValue != value
+            else { continue }
+            setVariable(view, name, .environment(provider: provider, value: value))
+            if view.dependencies.contains(.environment(provider: oldProvider, key: key)) {
+                queue(view, reason: UpdateReason.environment(key), .provider(writer))
+            }
+        }
     }
 
     /// Rule 16: `@StateObject`, `@ObservedObject`, `@EnvironmentObject` and `.environmentObject`

@@ -18,8 +18,8 @@ extension Graph {
             }
             return nil
         }
-        let values = environmentKeys.all.map { key in
-            let (provider, value) = environmentValue(key.name, for: node)
+        let values = try environmentKeys.all.map { key throws(EngineError) in
+            let (provider, value) = try environmentValue(key.name, for: node)
             return EnvironmentScope.Value(key: key.name, value: value, provider: provider.flatMap { viewsBySerial[$0]?.path })
         }
         let scope = EnvironmentScope(

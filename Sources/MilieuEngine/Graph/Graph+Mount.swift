@@ -190,13 +190,18 @@ extension Graph {
     func buildNode(
         _ declaration: ViewDeclaration, literals: [JSON], parent: ViewNode?, explicitID: JSON?, owner: ConnectionID?,
         evaluated: EvaluatedDeclaration, after previous: ViewNode? = nil, atEnd: Bool = true,
-        arrival: MountReason = .mounted
+        arrival: MountReason = .mounted, transforms: [PlacedTransform] = []
     ) throws(EngineError) -> ViewNode {
         let node = ViewNode(
             serial: makeSerial(), declaration: declaration, literals: literals, parent: parent, explicitID: explicitID,
             birth: transaction, owner: owner)
         node.version = version.next
         try link(node, after: previous, atEnd: atEnd)
+        if let parent, !transforms.isEmpty {
+            // Before the environment is read: what the transforms around its place give it.
+            node.placedTransforms = transforms
+            node.transformResults = try transformResults(transforms, parent: parent)
+        }
         let made: CreationReason? = parent == nil ? .app : arrival == .identity ? .identity : nil
         try installInputs(node, evaluated)
         try installState(node, evaluated, made: made)

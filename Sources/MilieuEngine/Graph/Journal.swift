@@ -36,7 +36,7 @@ enum UndoStep {
     case provides(ViewNode, EnvironmentLayer, Provided)
     case passedBinding(ViewNode, name: String, old: Bound?)
     case boundStates(ViewNode, old: UInt64)
-    case placedDisabled(ViewNode, old: Bool)
+    case placedTransforms(ViewNode, old: [PlacedTransform], results: [String: JSON])
     case activeLinks(ViewNode, old: Set<String>)
     case controls(ViewNode, old: [ViewControl])
     case objectCreated(ObjectRecord)
@@ -66,7 +66,7 @@ extension Graph {
         case .provides(let node, let layer, let provided): node[layer] = provided
         case .passedBinding(let node, let name, let old): node.passedBindings[name] = old
         case .boundStates(let node, let old): node.boundStates = old
-        case .placedDisabled(let node, let old): node.placedDisabled = old
+        case .placedTransforms(let node, let old, let results): (node.placedTransforms, node.transformResults) = (old, results)
         case .activeLinks(let node, let old): node.activeLinks = old
         case .controls(let node, let old): node.controls = old
         case .objectCreated(let record):

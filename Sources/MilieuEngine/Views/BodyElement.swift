@@ -23,6 +23,10 @@ indirect enum BodyElement: Sendable {
     /// `{"disabled": condition, "content": [...]}`: `.disabled(condition)` on that content; a
     /// control is enabled only when no enclosing `disabled` is true (SwiftUI ands `isEnabled`).
     case disabled(TypeExpression, [BodyElement], pointer: String)
+    /// `{"transformEnvironment": key, "as": name, "to": expression, "content": [...]}`:
+    /// `.transformEnvironment(\.key) { name in name = expression }` on that content: its views see
+    /// the value they would inherit, transformed (`as` names it in `to`).
+    case transform(key: String, to: TypeExpression, [BodyElement], pointer: String)
     /// `{"sheet": binding, "content": [...]}`, `fullScreenCover` and `alert`: content shown while
     /// the bound value is true; its views mount `presented` and unmount `dismissed`.
     case presentation(Presentation)
@@ -147,7 +151,7 @@ struct BodyParser {
     }
 
     private static let forms = [
-        "text", "view", "if", "forEach", "let", "disabled", "sheet", "fullScreenCover", "alert",
+        "text", "view", "if", "forEach", "let", "disabled", "transformEnvironment", "sheet", "fullScreenCover", "alert",
     ]
 
     private mutating func element(_ json: JSON, at pointer: RequestPointer) throws(EngineError) -> BodyElement {
@@ -207,6 +211,21 @@ struct BodyParser {
             let condition = try expression(object["disabled"], at: pointer.member("disabled"))
             let content = try elements(try array(object["content"], at: pointer.member("content")), at: pointer.member("content"))
             return .disabled(condition, content, pointer: pointer.description)
+        case "transformEnvironment":
+            try only(object, ["transformEnvironment", "as", "to", "content"], at: pointer)
+            guard case .string(let key)? = object["transformEnvironment"], isIdentifier(key) else {
+                throw invalid(pointer.member("transformEnvironment"), "the environment key to transform, as \"fontScale\"")
+            }
+            guard case .string(let name)? = object["as"], isIdentifier(name) else {
+                throw invalid(pointer.member("as"), "as names the value inherited, which to reads")
+            }
+            // `to` sees the inherited value as a local after the body's own, as the walk passes it.
+            let locals = compiler.localDepth
+            compiler.bind(name)
+            let value = try expression(object["to"], at: pointer.member("to"))
+            compiler.unbind(to: locals)
+            let content = try elements(try array(object["content"], at: pointer.member("content")), at: pointer.member("content"))
+            return .transform(key: key, to: value, content, pointer: pointer.description)
         case "sheet", "fullScreenCover", "alert":
             try only(object, [form, "content"], at: pointer)
             let binding = try self.binding(object[form], at: pointer.member(form))

@@ -521,7 +521,7 @@ final class ViewDeclaration: Sendable {
                     walk(then)
                     walk(otherwise)
                 case .rows(let rows): walk(rows.content)
-                case .disabled(_, let content, _): walk(content)
+                case .disabled(_, let content, _), .transform(_, _, let content, _): walk(content)
                 case .presentation(let presentation): walk(presentation.content)
                 case .control(let control): if case .navigate(let destination) = control.use { walk(destination) }
                 case .text, .child, .local: break

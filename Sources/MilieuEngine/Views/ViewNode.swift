@@ -190,7 +190,8 @@ final class ViewNode {
         var placed = Provided()
         var durableDeclaration: JSON?
         var presence = MountReason.mounted
-        var placedDisabled = false
+        var placedTransforms: [PlacedTransform] = []
+        var transformResults: [String: JSON] = [:]
         var activeLinks: Set<String> = []
         var controls: [ViewControl] = []
     }
@@ -232,10 +233,18 @@ final class ViewNode {
         set { extrasForWriting(newValue, unless: { $0 == .mounted })?.presence = newValue }
     }
 
-    /// Whether its parent's body places it inside a `disabled` that is true.
-    var placedDisabled: Bool {
-        get { extras?.placedDisabled ?? false }
-        set { extrasForWriting(newValue, unless: { !$0 })?.placedDisabled = newValue }
+    /// The environment transforms around its place in its parent's body, outermost first:
+    /// `transformEnvironment` and `disabled` content holding it.
+    var placedTransforms: [PlacedTransform] {
+        get { extras?.placedTransforms ?? [] }
+        set { extrasForWriting(newValue, unless: \.isEmpty)?.placedTransforms = newValue }
+    }
+
+    /// What `placedTransforms` gave each key they transform at its last placement: a placement that
+    /// gives the same refreshes nothing below it.
+    var transformResults: [String: JSON] {
+        get { extras?.transformResults ?? [:] }
+        set { extrasForWriting(newValue, unless: \.isEmpty)?.transformResults = newValue }
     }
 
     /// The navigation links of its body that were tapped, by their place: their destinations show.

@@ -39,7 +39,8 @@ class ViewFields(TypedDict, total=False):
     descendants see them, key paths relative to the parent) are each
     ``{"environmentObjects": [...], "observables": [...], "environment": {...}}``.
     ``body`` is template lines and the view language's elements (SPEC §6.3:
-    ``{"text": ...}``, ``{"view": {...}}``, ``{"if": ...}``, ``{"forEach": ...}``, controls);
+    ``{"text": ...}``, ``{"view": {...}}``, ``{"if": ...}``, ``{"forEach": ...}``, controls,
+    ``{"disabled": ...}``, ``{"transformEnvironment": ...}``);
     ``print_changes`` asks for the line ``Self._printChanges()`` prints (SPEC §6.6).
     """
 
