@@ -5,7 +5,7 @@ public enum DeclarationMembers {
     /// A view declaration's own members (`view/mount`'s params).
     public static let view = [
         "parent", "name", "id", "inputs", "arguments", "state", "bindings", "stateObjects", "observedObjects",
-        "environmentObjects", "environment", "provide", "modifiers", "body", "retain", "printChanges",
+        "environmentObjects", "environment", "provide", "modifiers", "body", "retain", "printChanges", "equatable",
     ]
     /// What a view provides to its content (`provide`, `modifiers`), and `view/provide`'s changes.
     public static let provide = ["environmentObjects", "observables", "environment"]

@@ -70,6 +70,7 @@ struct BodyTranslator {
 
     private func translator() -> ExpressionTranslator {
         var scope = NameScope(role: .view, names: shape.variableNames, methods: shape.methods)
+        scope.closures = Set(shape.closureNames)
         for property in shape.properties {
             if let type = property.type?.trimmedDescription.trimmingCharacters(in: "?!"), program.models[type] != nil {
                 scope.objectTypes[property.name] = type
@@ -227,6 +228,8 @@ struct BodyTranslator {
         case "disabled":
             guard let condition = arguments.first.flatMap({ translator.expression($0.expression) }) else { return view(base, &translator) }
             return [["disabled": condition, "content": .array(view(base, &translator))]]
+        case "equatable":
+            return equatable(view(base, &translator), at: place)
         case "transformEnvironment":
             let elements = view(base, &translator)
             guard var transform = environmentTransform(call, &translator) else { return elements }
@@ -301,6 +304,34 @@ struct BodyTranslator {
             }
             return elements
         }
+    }
+
+    /// `Child(…).equatable()`, `EquatableView(content: Child(…))`: the child's `equatable`, the
+    /// properties its `static func ==` compares, or every input and binding when it declares none
+    /// (the `==` Swift synthesizes, which a closure property rules out).
+    private func equatable(_ elements: [JSON], at place: Place) -> [JSON] {
+        guard elements.count == 1, var child = elements[0]["view"]?.objectValue, case .string(let name)? = child["name"],
+            let declared = program.views[name]
+        else {
+            program.unsupported(place, ".equatable() on something other than one view")
+            return elements
+        }
+        let shape = ViewShape(declared, program: program)
+        if let fields = shape.equalityFields {
+            child["equatable"] = .array(fields.map(JSON.string))
+        } else if shape.equality != nil {
+            program.unsupported(place, "\(name)'s ==, which is not a conjunction of lhs.x == rhs.x,")
+            return elements
+        } else if let closure = shape.closureNames.first {
+            program.report(
+                place, .error,
+                "\(name) is not Equatable: its closure \(closure) cannot be compared; declare static func == that leaves it out")
+            return elements
+        } else {
+            let compared = shape.properties.filter { $0.wrapper == .plain || $0.wrapper == .binding || $0.wrapper == .bindable }
+            child["equatable"] = .array(compared.map { JSON.string($0.name) })
+        }
+        return [["view": .object(child)]]
     }
 
     /// `.transformEnvironment(\.key) { value in value = e }` (or `value *= e`, `$0 = e`): the
@@ -417,8 +448,17 @@ struct BodyTranslator {
         func argument(_ label: String) -> ExprSyntax? { arguments.first { $0.label?.text == label }?.expression }
         let unlabelled = arguments.first { $0.label == nil }?.expression
         // The source's names are the source's: a view it declares wins over a built-in of that name.
-        if program.views[name] != nil {
-            if call.trailingClosure != nil { program.unsupported(place, "a trailing closure passed to \(name)") }
+        if let declared = program.views[name] {
+            var arguments = arguments
+            if let closure = call.trailingClosure {
+                // `Row(title: t) { taps += 1 }`: the last closure the view takes that no label gave.
+                let given = Set(arguments.compactMap { $0.label?.text })
+                if let property = ViewShape(declared, program: program).closureNames.last(where: { !given.contains($0) }) {
+                    arguments.append(LabeledExprSyntax(label: .identifier(property), colon: .colonToken(), expression: ExprSyntax(closure)))
+                } else {
+                    program.unsupported(place, "a trailing closure passed to \(name), which takes no closure")
+                }
+            }
             let instantiator = ViewInstantiator(program: program)
             guard
                 let declaration = instantiator.declaration(
@@ -431,6 +471,9 @@ struct BodyTranslator {
         if Self.containers.contains(name) { return closureContent(call.trailingClosure, &translator) }
         if Self.quiet.contains(name) { return [] }
         switch name {
+        case "EquatableView":
+            guard let content = argument("content") else { return [] }
+            return equatable(view(content, &translator), at: place)
         case "Text", "Label":
             guard let text = unlabelled ?? argument("verbatim") else { return [] }
             return [["text": shown(text, &translator)]]
@@ -534,6 +577,10 @@ struct BodyTranslator {
         var steps: [JSON] = []
         if let actionClosure {
             steps = actions.steps(actionClosure.statements)
+        } else if let reference = actionArgument, let name = reference.as(DeclReferenceExprSyntax.self)?.baseName.text,
+            actions.scope.closures.contains(name)
+        {
+            steps = [["call": .string(name)]]  // `Button("+", action: onTap)`: the closure the parent passed
         } else if let reference = actionArgument,
             let name = reference.as(DeclReferenceExprSyntax.self)?.baseName.text
                 ?? reference.as(MemberAccessExprSyntax.self)?.declName.baseName.text, let method = shape.methods[name]

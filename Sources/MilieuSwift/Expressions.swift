@@ -24,6 +24,8 @@ struct NameScope {
     var predicates: [String: JSON] = [:]
     /// Methods of the type or view, for calls written inline.
     var methods: [String: FunctionDeclSyntax] = [:]
+    /// The view's closures its parent passes (`let onTap: () -> Void`): a call of one is a `call` step.
+    var closures: Set<String> = []
     /// Whether the clock may be read (`Date()`): an action's, not a body's or a getter's.
     var readsClock = false
     /// The class each variable holding an object is of, so that `vm.count` reads the property

@@ -133,6 +133,18 @@ extension ExpressionTranslator {
             }
             if name == "withAnimation", let closure = call.trailingClosure { return steps(closure.statements) }
             if let method = scope.methods[name] { return inlineSteps(method, arguments, call) }
+            if scope.closures.contains(name) {
+                var step: JSONObject = ["call": .string(name)]
+                if !arguments.isEmpty {
+                    var values: [JSON] = []
+                    for argument in arguments {
+                        guard let value = expression(argument.expression) else { return [] }
+                        values.append(value)
+                    }
+                    step["args"] = .array(values)
+                }
+                return [.object(step)]
+            }
             program.unsupported(place(call), "the call of \(name), which the source does not declare,")
             return []
         }

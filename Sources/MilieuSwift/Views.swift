@@ -28,6 +28,8 @@ struct ViewShape {
     var helpers: [String: CodeBlockItemListSyntax] = [:]
     var methods: [String: FunctionDeclSyntax] = [:]
     var initializer: InitializerDeclSyntax?
+    /// `static func == (lhs: Self, rhs: Self) -> Bool`, what `.equatable()` compares with.
+    var equality: FunctionDeclSyntax?
 
     /// A shape with nothing declared: a `#Preview`'s content.
     init(name: String, unit: SourceUnit) {
@@ -59,7 +61,7 @@ struct ViewShape {
                             node: Syntax(binding)))
                 }
             } else if let function = member.decl.as(FunctionDeclSyntax.self) {
-                methods[function.name.text] = function
+                if function.name.text == "==" { equality = function } else { methods[function.name.text] = function }
             } else if let initializer = member.decl.as(InitializerDeclSyntax.self) {
                 self.initializer = initializer
             }
@@ -95,6 +97,42 @@ struct ViewShape {
     }
 
     var variableNames: Set<String> { Set(properties.map(\.name)) }
+
+    /// Plain properties of a function type (`let onTap: () -> Void`): closures a parent passes.
+    var closureNames: [String] {
+        properties.filter { property in
+            guard property.wrapper == .plain, var type = property.type else { return false }
+            if let attributed = type.as(AttributedTypeSyntax.self) { type = attributed.baseType }
+            return type.is(FunctionTypeSyntax.self)
+        }.map(\.name)
+    }
+
+    /// What `static func ==` compares (`lhs.n == rhs.n && …`): the properties, in order; nil when
+    /// the struct declares no `==` of that form.
+    var equalityFields: [String]? {
+        guard let equality = equality, let body = equality.body, body.statements.count == 1,
+            let expr = body.statements.first?.item.as(ExprSyntax.self)
+                ?? body.statements.first?.item.as(ReturnStmtSyntax.self)?.expression
+        else { return nil }
+        var fields: [String] = []
+        func collect(_ expr: ExprSyntax) -> Bool {
+            guard let infix = expr.as(InfixOperatorExprSyntax.self), let op = infix.operator.as(BinaryOperatorExprSyntax.self) else {
+                return false
+            }
+            switch op.operator.text {
+            case "&&": return collect(infix.leftOperand) && collect(infix.rightOperand)
+            case "==":
+                guard let left = infix.leftOperand.as(MemberAccessExprSyntax.self),
+                    let right = infix.rightOperand.as(MemberAccessExprSyntax.self),
+                    left.declName.baseName.text == right.declName.baseName.text
+                else { return false }
+                fields.append(left.declName.baseName.text)
+                return true
+            default: return false
+            }
+        }
+        return collect(expr) ? fields : nil
+    }
 }
 
 /// A use of a view — `ContentView(num: selectedNum)` in a body, or a root — as the view
@@ -324,6 +362,19 @@ struct ViewInstantiator {
                 }
                 continue
             }
+            if let closure = argument.expression.as(ClosureExprSyntax.self) {
+                bound[label] = Self.closureValue(closure, caller: caller)
+                continue
+            }
+            // `Row(onTap: increment)`: the caller's method, as a closure that runs it.
+            if shape.closureNames.contains(label), let name = argument.expression.as(DeclReferenceExprSyntax.self)?.baseName.text,
+                let method = caller.scope.methods[name]
+            {
+                var actions = caller
+                actions.scope.readsClock = true
+                bound[label] = ["$closure": ["steps": .array(actions.inlineSteps(method, [], argument.expression))]]
+                continue
+            }
             if wrappers[label] == .binding {
                 if let binding = BodyTranslator.bindingPath(argument.expression) {
                     bound[label] = ["$parent": .string(binding)]
@@ -336,6 +387,26 @@ struct ViewInstantiator {
             bound[label] = Self.valueExpression(value, caller: caller)
         }
         return bound
+    }
+
+    /// `{ taps += 1 }`, `{ n in picked = n }` passed to a child: `{"$closure": {"params"?, "steps"}}`,
+    /// its steps written as the caller's control actions are, its parameters locals.
+    static func closureValue(_ closure: ClosureExprSyntax, caller: ExpressionTranslator) -> JSON {
+        var parameters: [String] = []
+        switch closure.signature?.parameterClause {
+        case .simpleInput(let names)?: parameters = names.map { ExpressionTranslator.localName($0.name.text) }
+        case .parameterClause(let clause)?:
+            parameters = clause.parameters.map { ExpressionTranslator.localName(($0.secondName ?? $0.firstName).text) }
+        case nil: break
+        @unknown default: break
+        }
+        var actions = caller
+        actions.scope.readsClock = true
+        actions.scope.locals += parameters
+        var spec: JSONObject = [:]
+        if !parameters.isEmpty { spec["params"] = .array(parameters.map(JSON.string)) }
+        spec["steps"] = .array(actions.steps(closure.statements))
+        return ["$closure": .object(spec)]
     }
 
     /// A body expression as a declaration's value (SPEC §6.2): a literal as itself, a key path of

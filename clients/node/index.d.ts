@@ -348,6 +348,8 @@ export interface ViewDeclaration {
   retain?: boolean;
   /** `let _ = Self._printChanges()`: `true`, or the dynamic properties in the struct's order (SPEC §6.6). */
   printChanges?: boolean | string[];
+  /** `.equatable()`: the inputs and bindings the view's `==` compares (SPEC §6.1). */
+  equatable?: string[];
 }
 
 /** What `translate()` makes of SwiftUI source, or a scene file's JSON (SPEC §1.7). */
@@ -454,6 +456,8 @@ export const expr: {
   input(name: string): { $input: string };
   literal(value: JSONValue): { $literal: JSONValue };
   'new'(type: string, init?: Record<string, Expression>): NewObject;
+  /** A closure a parent passes to an input of a view in its body; its steps run in the parent (SPEC §6.2). */
+  closure(steps: Array<Record<string, unknown>>, params?: string[]): { $closure: { params?: string[]; steps: Array<Record<string, unknown>> } };
 };
 
 export interface WatchParams {

@@ -59,13 +59,7 @@ extension Graph {
         let (node, control) = try control(label, in: path)
         switch control.declaration.use {
         case .run(let steps):
-            var scope = ExpressionScope()
-            scope.locals = control.locals
-            scope.now = clock
-            scope.read = { [unowned self] path throws(EngineError) in try self.actionRead("\(node.path).\(path.text)") }
-            var evaluation = ExpressionEvaluation(
-                scope: scope, limits: BodyParser.limits, place: "\(node.path) \(control.label)", budget: budget)
-            _ = try evaluation.run(steps, writingTo: ActionContext(graph: self, view: node))
+            try run(steps, in: node, locals: control.locals, place: "\(node.path) \(control.label)")
         case .navigate:
             var links = node.activeLinks
             if links.remove(control.declaration.pointer) == nil { links.insert(control.declaration.pointer) }
@@ -78,6 +72,30 @@ extension Graph {
                 pointer: "/label",
                 "\(Self.line(control.declaration.kind, control.label, disabled: false)) is not a button; write it with view/input")
         }
+    }
+
+    /// Runs a control's `steps` in `node` as one action: key paths from its variables, `locals` first.
+    private func run(_ steps: [ActionStep], in node: ViewNode, locals: [JSON], place: String) throws(EngineError) {
+        var scope = ExpressionScope()
+        scope.locals = locals
+        scope.now = clock
+        scope.read = { [unowned self] path throws(EngineError) in try self.actionRead("\(node.path).\(path.text)") }
+        var evaluation = ExpressionEvaluation(scope: scope, limits: BodyParser.limits, place: place, budget: budget)
+        _ = try evaluation.run(steps, writingTo: ActionContext(graph: self, view: node))
+    }
+
+    /// A closure a parent passed, called by the view holding it (`onTap()`): its steps run in the
+    /// view whose body wrote it, over that view's variables as they are now, within the caller's action.
+    func run(_ bound: BoundClosure, _ arguments: [JSON], calledBy path: String) throws(EngineError) {
+        guard let writer = viewsBySerial[bound.writer] else { throw .unknownPath(path, "the view that passed the closure is gone") }
+        let parameters = bound.closure.parameters
+        guard arguments.count == parameters.count else {
+            throw .invalidParams(
+                pointer: "/args",
+                "\(path) takes \(parameters.count) argument\(parameters.count == 1 ? "" : "s")"
+                    + (parameters.isEmpty ? "" : " (\(parameters.joined(separator: ", ")))") + ", not \(arguments.count)")
+        }
+        try run(bound.closure.steps, in: writer, locals: bound.locals + arguments, place: "\(path) (a closure of \(writer.path))")
     }
 
     /// `view/input`: writes `value` through the binding of the field, toggle, stepper or picker labelled `label`.

@@ -157,9 +157,14 @@ extension Graph {
     /// and reported (rule 4); `$new` initial values are made and thrown away (rule 18).
     func reconcile(_ child: ViewNode, with evaluated: EvaluatedDeclaration) throws(EngineError) {
         let fresh = child.birth == transaction
-        var changed = try updateInputs(child, evaluated, fresh: fresh)
+        var changed = false
+        // `.equatable()`: when its `==` says equal, SwiftUI keeps the view as it was; what the
+        // parent passes now is dropped, and nothing of it re-evaluates the view.
+        if fresh || !isEqualByItsEquality(child, evaluated) {
+            changed = try updateInputs(child, evaluated, fresh: fresh)
+            changed = updateBindings(child, evaluated) || changed
+        }
         if !fresh { try updateState(child, evaluated) }
-        changed = updateBindings(child, evaluated) || changed
         let objectsChanged = try updateObservedObjects(child, evaluated, fresh: fresh)
         changed = changed || objectsChanged
         if !fresh { try updateStateObjects(child, evaluated) }

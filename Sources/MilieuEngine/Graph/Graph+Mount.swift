@@ -17,11 +17,21 @@ struct EvaluatedDeclaration {
         case object(ObjectSerial)
     }
 
-    /// What an input or a @State starts from: a value or object bound now, or an object to make (`$new`).
+    /// What an input or a @State starts from: a value or object bound now, an object to make
+    /// (`$new`), or a closure the parent passes (an input's `$closure`).
     enum Initial {
         case bound(Bound)
         case new(type: String, arguments: JSONObject)
+        case closure(BoundClosure)
     }
+}
+
+/// A closure as a parent's evaluation passes it: its steps, the view whose body wrote them, in
+/// which they run, and the locals where the child is written (a row's element).
+struct BoundClosure {
+    let closure: ViewClosure
+    let writer: ViewSerial
+    let locals: [JSON]
 }
 
 extension Graph {
@@ -50,6 +60,10 @@ extension Graph {
                     field: "inputs.\(name)", reason: "\"$input\": \"\(name)\" names an object made with $new; make it where it is used",
                     view: view())
             }
+            if case .closure = expression {
+                throw .invalidDeclaration(
+                    field: "inputs.\(name)", reason: "\"$input\": \"\(name)\" names a closure, which has no value", view: view())
+            }
             guard visiting.insert(name).inserted else {
                 throw .invalidDeclaration(
                     field: "inputs.\(name)", reason: "inputs refer to each other in a cycle through \(name)", view: view())
@@ -63,7 +77,7 @@ extension Graph {
             switch expression {
             case .literal(let slot): return .value(literals[slot])
             case .constant(let value): return .value(value)
-            case .new: preconditionFailure("$new is evaluated by initial(), and only where the parser allows it")
+            case .new, .closure: preconditionFailure("$new and $closure are inputs' and states', evaluated by initial()")
             case .input(let name): return try input(name)
             case .computed(let expression):
                 guard let parent else {
@@ -119,11 +133,27 @@ extension Graph {
                     field: "id", reason: "an id is a string, an integer or a boolean, not \(evaluated.kindName)", view: view())
             }
         }
+        /// A closure the parent writes here, or one of its own closures it passes on.
+        func closure(_ expression: ValueExpression) throws(EngineError) -> BoundClosure? {
+            switch expression {
+            case .closure(let closure):
+                guard let parent else { throw .invalidDeclaration(field: "$closure", reason: "the root view has no parent", view: view()) }
+                return BoundClosure(closure: closure, writer: parent.serial, locals: locals)
+            case .parent(let path) where path.members.count == 1:
+                guard case .closure(let passed)? = parent?.variables[path.members[0]] else { return nil }
+                return passed
+            default: return nil
+            }
+        }
         func initial(_ expression: ValueExpression) throws(EngineError) -> EvaluatedDeclaration.Initial {
             guard case .new(let initializer) = expression else { return .bound(try evaluate(expression)) }
             return .new(type: initializer.type, arguments: try arguments(initializer, value))
         }
         for (name, expression) in declaration.inputs {
+            if let closure = try closure(expression) {
+                result.inputs.append((name, .closure(closure)))
+                continue
+            }
             result.inputs.append((name, try expression.isNew ? initial(expression) : .bound(try input(name))))
         }
         for (name, expression) in declaration.state { result.state.append((name, try initial(expression))) }

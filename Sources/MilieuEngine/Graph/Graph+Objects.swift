@@ -177,9 +177,14 @@ public struct ActionContext {
         }
     }
 
-    /// An action of an object the view holds, as `graph/call` runs it.
+    /// An action of an object the view holds, as `graph/call` runs it, or a closure its parent
+    /// passed it, which runs in the parent.
     func call(_ name: String, _ arguments: [JSON]) throws(EngineError) -> JSON {
-        try graph.callOperation("\(path).\(name)", arguments)
+        if case .view(let node) = scope, case .closure(let closure)? = node.variables[name] {
+            try graph.run(closure, arguments, calledBy: "\(path).\(name)")
+            return .null
+        }
+        return try graph.callOperation("\(path).\(name)", arguments)
     }
 
     /// `vm = Model(...)`: the view's `@State` named `name` holds a new object.

@@ -105,6 +105,9 @@ extension Graph {
             recorder?.note(.environment(provider: provider, key: key), key == name ? path.environmentReason : UpdateReason.environment(key))
             bound = .value(value)
         case .noObject: bound = .value(.null)
+        case .closure:
+            throw .typeMismatch(
+                path: display(), expected: "a value", actual: "closure", detail: "\(name) is a closure its parent passed; call it")
         }
         for index in members.indices.dropFirst() {
             bound = try member(members[index], of: bound, recorder: recorder, reason: path.reason(at: index), display: display())

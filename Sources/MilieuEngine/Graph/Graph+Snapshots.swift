@@ -211,6 +211,11 @@ extension Graph {
         return view
     }
 
+    /// How a snapshot shows a closure input, which has no value: `<closure>`, with its parameters.
+    static func closureText(_ closure: ViewClosure) -> String {
+        closure.parameters.isEmpty ? "<closure>" : "<closure (\(closure.parameters.joined(separator: ", ")))>"
+    }
+
     /// A view without its children; `childCount` where a depth limit leaves them out.
     func snapshot(of node: ViewNode, childCount: Int? = nil) -> ViewSnapshot {
         var inputs = JSONObject()
@@ -232,6 +237,7 @@ extension Graph {
             case .object(let id, let wrapper): held.append((name, heldObject(id, wrapper: wrapper)))
             case .noObject: held.append((name, nil))
             case .environment(_, let value): environment[name] = value
+            case .closure(let closure): inputs[name] = .string(Self.closureText(closure.closure))
             }
         }
         let provided = node.provided

@@ -35,6 +35,8 @@ extension Graph {
             case .binding(let location): return (location, Array(members))
             case .input:
                 throw .readOnly(display, .input, "\(name) is an input, a constant its parent passes; write the parent's value")
+            case .closure:
+                throw .readOnly(display, .input, "\(name) is a closure its parent passed; call it")
             case .environment, .noObject:
                 throw .readOnly(display, .environment, "\(name) comes from the environment; change it with view/provide")
             case .inputObject(let id), .object(let id, _):

@@ -259,6 +259,12 @@ extension ExpressionCompiler {
             throw .invalidParams(pointer: pointer.description, "the view has no variable \(members[0])")
         }
         switch kind {
+        case .closure:
+            guard needsMember && members.count == 1 else {
+                throw .invalidParams(
+                    pointer: pointer.description, "\(members[0]) is a closure its parent passed; call it: {\"call\": \"\(members[0])\"}")
+            }
+            return path
         case .input: throw .invalidParams(pointer: pointer.description, "\(members[0]) is an input, a constant its parent passes")
         case .environment:
             throw .invalidParams(pointer: pointer.description, "\(members[0]) comes from the environment and cannot be written")

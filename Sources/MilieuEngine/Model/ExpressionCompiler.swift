@@ -20,7 +20,8 @@ struct ExpressionCompiler {
 
     /// What a view variable is, as far as the compiler needs: which can be written.
     enum ViewVariableKind: Sendable {
-        case input, state, binding, object, environment
+        /// `closure`: an input holding a closure its parent passed, which a step can only call.
+        case input, state, binding, object, environment, closure
     }
 
     let role: Role
@@ -168,10 +169,15 @@ struct ExpressionCompiler {
         if let depth = variables.lastIndex(where: { $0.name == members[0] }) {
             return (.local(depth, members: Array(members.dropFirst())), .any)
         }
-        guard names.contains(where: { $0.name == members[0] }) else {
+        guard let kind = names.first(where: { $0.name == members[0] })?.kind else {
             let known = (names.map(\.name) + variables.map(\.name)).joined(separator: ", ")
             throw .invalidParams(
                 pointer: pointer.description, "the view has no variable \(members[0]); it has \(known.isEmpty ? "none" : known)")
+        }
+        guard kind != .closure else {
+            throw .invalidParams(
+                pointer: pointer.description,
+                "\(members[0]) is a closure, which has no value to read; a step calls it: {\"call\": \"\(members[0])\"}")
         }
         do {
             return (.read(try ReadPath(members)), .any)

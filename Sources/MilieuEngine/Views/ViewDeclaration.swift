@@ -17,6 +17,9 @@ indirect enum ValueExpression: Sendable {
     /// `{"$expr": expression}` in a view written in a body: an expression of the parent's body
     /// language (SPEC §6.2), over the parent's variables and the locals where the view is written.
     case computed(TypeExpression)
+    /// `{"$closure": {"params"?: [name], "steps": [step]}}`, an input of a view written in a body:
+    /// a closure the parent passes (`Row(onTap: { count += 1 })`), whose steps run in the parent.
+    case closure(ViewClosure)
 
     /// The key of `json` if it is written as an expression: an object of one member whose key
     /// starts with `$`. Anything else is a literal.
@@ -28,13 +31,24 @@ indirect enum ValueExpression: Sendable {
     var isNew: Bool { if case .new = self { true } else { false } }
 
     /// Parses `json`; a literal is recorded in `literals`, at `field`, and refers to its place there.
-    /// `$new` is allowed where a view keeps or receives a value (`state`, `inputs`).
-    /// `$expr` is compiled with `scope`, the body language of the parent where the view is written.
+    /// `$new` is allowed where a view keeps or receives a value (`state`, `inputs`), `$closure` where
+    /// it receives one (`inputs`). `$expr` and `$closure` are compiled with `scope`, the body
+    /// language of the parent where the view is written.
     init(
         _ json: JSON, field: @autoclosure () -> String, literals: inout DeclarationLiterals, allowsNew: Bool = false,
-        scope: ExpressionCompiler? = nil
+        allowsClosure: Bool = false, scope: ExpressionCompiler? = nil
     ) throws(EngineError) {
         if let key = Self.expressionKey(json), case .object(let object) = json {
+            if key == "$closure" {
+                guard allowsClosure else {
+                    throw .invalidDeclaration(field: field(), reason: "$closure is a closure a parent passes to an input (a let)")
+                }
+                guard let scope else {
+                    throw .invalidDeclaration(field: field(), reason: "$closure is for a view written in its parent's body")
+                }
+                self = .closure(try ViewClosure(object[0].value, field: field(), scope: scope))
+                return
+            }
             if key == "$expr" {
                 guard var compiler = scope else {
                     throw .invalidDeclaration(field: field(), reason: "$expr is for a view written in its parent's body")
@@ -76,7 +90,7 @@ indirect enum ValueExpression: Sendable {
                 throw .invalidDeclaration(field: field(), reason: "\(key) takes a string")
             default:
                 throw .invalidDeclaration(
-                    field: field(), reason: "\(key) is not an expression; use $parent, $input, $literal, $new or $expr")
+                    field: field(), reason: "\(key) is not an expression; use $parent, $input, $literal, $new, $expr or $closure")
             }
         }
         if allowsNew, let type = Self.forgottenNew(json) {
@@ -96,6 +110,43 @@ indirect enum ValueExpression: Sendable {
             object.keys.allSatisfy({ $0 == "type" || $0 == "init" })
         else { return nil }
         return type
+    }
+}
+
+/// A closure a parent passes a child (`onTap: { count += 1 }`, `onPick: { n in picked = n }`): its
+/// parameters and steps, compiled as the parent's control actions are, seeing the parent's
+/// variables and the locals where the child is written, then the parameters.
+struct ViewClosure: Sendable {
+    let parameters: [String]
+    let steps: [ActionStep]
+
+    /// `{"params"?: [name], "steps": [step]}`, compiled in `scope`, the parent's body language.
+    init(_ json: JSON, field: String, scope: ExpressionCompiler) throws(EngineError) {
+        guard case .object(let spec) = json, let stepsJSON = spec["steps"] else {
+            throw .invalidDeclaration(field: field, reason: "$closure takes {\"params\"?: [names], \"steps\": [steps]}")
+        }
+        try rejectUnknownKeys(spec, allowed: ["params", "steps"], field: "\(field).$closure")
+        var parameters: [String] = []
+        if let listed = spec["params"] {
+            guard case .array(let names) = listed, let all = Optional(names.compactMap(\.stringValue)), all.count == names.count,
+                all.allSatisfy(isIdentifier), Set(all).count == all.count
+            else {
+                throw .invalidDeclaration(field: "\(field).$closure.params", reason: "params is an array of distinct parameter names")
+            }
+            parameters = all
+        }
+        guard case .view(let variables, _) = scope.role else {
+            throw .invalidDeclaration(field: field, reason: "$closure is for a view written in its parent's body")
+        }
+        var actions = ExpressionCompiler(role: .view(variables: variables, writes: true), limits: scope.limits)
+        for name in scope.localNames + parameters { actions.bind(name) }
+        do {
+            steps = try actions.compileSteps(
+                stepsJSON, at: RequestPointer("/" + field.replacing(".", with: "/") + "/$closure/steps"), depth: 1)
+        } catch {
+            throw .invalidDeclaration(field: field, reason: error.data["reason"]?.stringValue ?? error.message)
+        }
+        self.parameters = parameters
     }
 }
 
@@ -196,6 +247,10 @@ final class ViewDeclaration: Sendable {
     /// `let _ = Self._printChanges()`: each evaluation says what changed, as SwiftUI prints it;
     /// the dynamic properties in the struct's order (nil: the view does not print).
     let printChanges: [String]?
+    /// `.equatable()` (`EquatableView`): the inputs and bindings its `==` compares; when they are
+    /// equal the parent's new values are dropped and the view is not evaluated (nil: compared
+    /// memberwise, SwiftUI's default, where a closure never compares equal).
+    let equatable: [String]?
     /// The dynamic properties in declaration order: every variable but the inputs (plain `let`s);
     /// what `printChanges: true` lists.
     let dynamicProperties: [String]
@@ -208,7 +263,7 @@ final class ViewDeclaration: Sendable {
     /// compared with the last one on every mount, and a chain of string comparisons per member adds up.
     enum Member: CaseIterable {
         case parent, name, id, inputs, arguments, state, bindings, stateObjects, observedObjects
-        case environmentObjects, environment, provide, modifiers, body, retain, printChanges
+        case environmentObjects, environment, provide, modifiers, body, retain, printChanges, equatable
 
         init?(_ key: String) {
             let match: Member?
@@ -219,7 +274,7 @@ final class ViewDeclaration: Sendable {
             case 6: match = key == "parent" ? .parent : key == "inputs" ? .inputs : .retain
             case 7: match = .provide
             case 8: match = .bindings
-            case 9: match = key == "modifiers" ? .modifiers : .arguments
+            case 9: match = key == "modifiers" ? .modifiers : key == "equatable" ? .equatable : .arguments
             case 11: match = .environment
             case 12: match = key == "stateObjects" ? .stateObjects : .printChanges
             case 15: match = .observedObjects
@@ -248,6 +303,7 @@ final class ViewDeclaration: Sendable {
             case .body: "body"
             case .retain: "retain"
             case .printChanges: "printChanges"
+            case .equatable: "equatable"
             }
         }
     }
@@ -312,6 +368,7 @@ final class ViewDeclaration: Sendable {
         var modifiers = EnvironmentModifiers()
         var bodyJSON: JSON?
         var printsChanges: [String]?
+        var equatable: [String]?
         var retain = false
         // One pass over the members: each is parsed by its key; an unknown key is an error.
         for (key, value) in object {
@@ -320,7 +377,7 @@ final class ViewDeclaration: Sendable {
             case .id: id = try ValueExpression(value, field: "id", literals: &literals, scope: scope)
             case .inputs:
                 inputs = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
-                    try ValueExpression(v, field: f(), literals: &literals, allowsNew: true, scope: scope)
+                    try ValueExpression(v, field: f(), literals: &literals, allowsNew: true, allowsClosure: true, scope: scope)
                 }
             case .arguments:
                 arguments = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
@@ -368,6 +425,13 @@ final class ViewDeclaration: Sendable {
                         field: "printChanges", reason: "printChanges is true, or the view's dynamic properties in the struct's order",
                         view: view())
                 }
+            case .equatable:
+                guard case .array(let names) = value, let all = Optional(names.compactMap(\.stringValue)), all.count == names.count
+                else {
+                    throw .invalidDeclaration(
+                        field: "equatable", reason: "equatable lists the inputs and bindings the view's == compares", view: view())
+                }
+                equatable = all
             case .retain:
                 guard case .bool(let flag) = value else {
                     throw .invalidDeclaration(field: "retain", reason: "retain is true or false", view: view())
@@ -403,7 +467,7 @@ final class ViewDeclaration: Sendable {
             } else {
                 var kinds: [(name: String, kind: ExpressionCompiler.ViewVariableKind)] = []
                 kinds.reserveCapacity(variables.count)
-                for (name, _) in inputs { kinds.append((name, .input)) }
+                for (name, value) in inputs { kinds.append((name, Self.isClosure(value, in: scope) ? .closure : .input)) }
                 for (name, _) in state { kinds.append((name, .state)) }
                 for (name, _) in bindings { kinds.append((name, .binding)) }
                 for (name, _) in stateObjects { kinds.append((name, .object)) }
@@ -428,6 +492,9 @@ final class ViewDeclaration: Sendable {
                 throw .invalidDeclaration(field: "printChanges", reason: "the view has no variable \(name)", view: view())
             }
         }
+        for name in equatable ?? [] where !inputs.contains(where: { $0.name == name }) && !bindings.contains(where: { $0.name == name }) {
+            throw .invalidDeclaration(field: "equatable", reason: "\(name) is not an input or a binding of the view", view: view())
+        }
         self.parent = root || slotName != nil ? "" : parentText
         self.name = slotName ?? name
         self.typeName = name
@@ -435,6 +502,7 @@ final class ViewDeclaration: Sendable {
         let dynamicProperties = Array(variables.dropFirst(inputs.count))
         self.dynamicProperties = dynamicProperties
         self.printChanges = printsChanges.map { $0.isEmpty ? dynamicProperties : $0 }
+        self.equatable = equatable
         self.id = id
         self.inputs = inputs
         self.arguments = arguments
@@ -450,6 +518,18 @@ final class ViewDeclaration: Sendable {
         self.body = body
         self.retain = retain
         self.variableCount = variables.count
+    }
+
+    /// Whether an input holds a closure: one written here, or the parent's own closure passed on
+    /// (`{"$parent": "onTap"}`), which `scope`, the parent's body language, knows.
+    private static func isClosure(_ value: ValueExpression, in scope: ExpressionCompiler?) -> Bool {
+        switch value {
+        case .closure: return true
+        case .parent(let path) where path.members.count == 1:
+            guard let scope, case .view(let variables, _) = scope.role else { return false }
+            return variables.contains { $0.name == path.members[0] && $0.kind == .closure }
+        default: return false
+        }
     }
 
     /// The environment key that variable `index` of a view reads: environment values are the

@@ -70,6 +70,8 @@ enum ViewVariable {
     /// An environment value and who provides it (nil: the default); the key it reads is the
     /// declaration's (`ViewDeclaration.environmentKey(of:)`), so that each view does not carry it.
     case environment(provider: ViewSerial?, value: JSON)
+    /// An input holding a closure its parent passed (`let onTap: () -> Void`).
+    case closure(BoundClosure)
 
     /// The object this variable holds, if any.
     var object: ObjectSerial? {

@@ -18,12 +18,15 @@ extension Graph {
                     type, initial: arguments, owner: (node, name), reason: .construct, field: "inputs.\(name).$new.init")
                 hold(record.serial)
                 node.variables.append(name, .inputObject(record.serial))
+            case .closure(let closure): node.variables.append(name, .closure(closure))
             }
         }
     }
 
     /// Takes the inputs its parent's evaluation passes now; whether any is another value (`@self`).
     /// A `$new` input is a new object at every evaluation of the parent (rule 18): the old one goes.
+    /// A closure never compares equal (SwiftUI cannot compare functions): a child that takes one
+    /// is evaluated whenever its parent is, unless its `==` says otherwise (`equatable`).
     func updateInputs(_ child: ViewNode, _ evaluated: EvaluatedDeclaration, fresh: Bool) throws(EngineError) -> Bool {
         var changed = false
         for (name, initial) in evaluated.inputs {
@@ -37,6 +40,9 @@ extension Graph {
                 let record = try createObject(
                     type, initial: arguments, owner: (child, name), reason: .construct, field: "inputs.\(name).$new.init")
                 new = .inputObject(record.serial)
+            case .closure(let closure):
+                guard !fresh else { continue }
+                new = .closure(closure)
             }
             switch (child.variables[name], new) {
             case (.input(let a)?, .input(let b)) where a == b: continue
@@ -51,5 +57,28 @@ extension Graph {
             changed = true
         }
         return changed
+    }
+}
+
+/// `.equatable()` (`EquatableView`): the view's own `==` decides whether its parent passed it anything new.
+extension Graph {
+    /// Whether the view declares an `==` and it finds what the parent passes now equal to what the
+    /// view holds: the inputs and bindings it compares, and nothing else. A closure never compares equal.
+    func isEqualByItsEquality(_ child: ViewNode, _ evaluated: EvaluatedDeclaration) -> Bool {
+        guard let compared = child.declaration.equatable else { return false }
+        for name in compared {
+            if let input = evaluated.inputs.first(where: { $0.name == name })?.value {
+                switch (input, child.variables[name]) {
+                case (.bound(.value(let new)), .input(let old)?) where new == old: continue
+                case (.bound(.object(let new)), .inputObject(let old)?) where new == old: continue
+                default: return false
+                }
+            } else if let location = evaluated.bindings.first(where: { $0.name == name })?.location {
+                guard case .binding(let old)? = child.variables[name], old == location,
+                    boundValue(at: location) == child.passedBindings[name]
+                else { return false }
+            }
+        }
+        return true
     }
 }

@@ -16,6 +16,7 @@ extension Graph {
                 node.variables.append(name, .object(id, .state))
             case .bound(.secure):
                 throw .invalidDeclaration(field: "state.\(name)", reason: "a @State cannot start from a secure value", view: node.path)
+            case .closure: preconditionFailure("a @State's initial value is never a $closure: the parser refuses it")
             case .new(let type, let arguments):
                 let record = try createObject(
                     type, initial: arguments, owner: (node, name), reason: made ?? .state, field: "state.\(name).$new.init")

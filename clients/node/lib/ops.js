@@ -23,4 +23,6 @@ export const expr = Object.freeze({
   input: (name) => ({ $input: name }),
   literal: (value) => ({ $literal: value }),
   new: (type, init) => ({ $new: init === undefined ? { type } : { type, init } }),
+  /** `Row(onTap: { taps += 1 })` in a body: a closure whose steps run in the parent (SPEC §6.2). */
+  closure: (steps, params) => ({ $closure: params?.length ? { params, steps } : { steps } }),
 });

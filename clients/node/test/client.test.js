@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { connect, double, ops, translate, Client, TranslationError, TypeMismatch, ConnectionLost, ResultTooLarge } from '../index.js';
+import { connect, double, expr, ops, translate, Client, TranslationError, TypeMismatch, ConnectionLost, ResultTooLarge } from '../index.js';
 import { clientFor, daemonFor, needsDaemon } from '../testing/helpers.js';
 
 const within = (ms = 3000) => ({ signal: AbortSignal.timeout(ms) });
@@ -305,6 +305,27 @@ test('controls are listed, pressed and typed into; printChanges comes with the u
   await assert.rejects(client.tap('/App/Counter', 'Reset'), (e) => e.kind === 'Forbidden' && e.data.reason === 'disabled');
   await assert.rejects(client.tap('/App/Counter', '-'), (e) => e.kind === 'UnknownPath');
   await assert.rejects(client.input('/App/Counter', 'Note', 3), (e) => e.kind === 'InvalidParams');
+});
+
+test('a closure passed to a child runs in the parent; an equatable child keeps out of it', needsDaemon, async (t) => {
+  const client = await clientFor(t, await daemonFor(t));
+  const bump = expr.closure([{ set: 'taps', to: { '+': [{ get: 'taps' }, { get: 'by' }] } }], ['by']);
+  assert.deepEqual(bump.$closure.params, ['by']);
+  await client.mount({
+    parent: '/App', name: 'Counter', state: { taps: 0 },
+    body: [
+      'taps {taps}',
+      { view: { name: 'Row', inputs: { onTap: bump }, body: [{ button: 'tap', action: [{ call: 'onTap', args: [2] }] }] } },
+      { view: { name: 'Quiet', inputs: { onTap: bump, n: 1 }, equatable: ['n'], body: ['n'] } },
+    ],
+  });
+  const watch = await client.watch({ views: ['/App/Counter'] });
+  const updates = [];
+  watch.on('didUpdate', (update) => updates.push(update.path));
+  const { version } = await client.tap('/App/Counter/Row', 'tap');
+  assert.equal(await client.get('/App/Counter.taps'), 2);
+  await client.get('/App');  // every notification of the tap has arrived before this answer
+  assert.deepEqual(updates, ['/App/Counter', '/App/Counter/Row'], `at v${version}`);
 });
 
 test('a watch with printChanges gets every view\'s line, declared or not', needsDaemon, async (t) => {

@@ -441,6 +441,27 @@ def test_controls_are_listed_pressed_and_typed_into(client: milieu.Client) -> No
         client.input("/App/Counter", "Note", 3)
 
 
+def test_a_closure_passed_to_a_child_runs_in_the_parent(client: milieu.Client) -> None:
+    bump = ops.closure({"set": "taps", "to": {"+": [{"get": "taps"}, {"get": "by"}]}}, params=["by"])
+    client.mount(
+        parent="/App", name="Counter", state={"taps": 0},
+        body=[
+            "taps {taps}",
+            {"view": {"name": "Row", "inputs": {"onTap": bump}, "body": [{"button": "tap", "action": [{"call": "onTap", "args": [2]}]}]}},
+            {"view": {"name": "Quiet", "inputs": {"onTap": bump, "n": 1}, "equatable": ["n"], "body": ["n"]}},
+        ],
+    )
+    with client.watch(views=["/App/Counter"]) as watch:
+        version = client.tap("/App/Counter/Row", "tap")
+        assert client.get("/App/Counter.taps") == 2
+        updated = [watch.next(timeout=5) for _ in range(3)]
+        assert [type(n).__name__ for n in updated] == ["DidChange", "DidUpdate", "DidUpdate"]
+        assert [n.path for n in updated[1:] if isinstance(n, milieu.DidUpdate)] == ["/App/Counter", "/App/Counter/Row"]
+        assert all(n.version == version for n in updated)
+    assert client.tree("/App/Counter/Row")["root"]["inputs"]["onTap"] == "<closure (by)>"
+    assert client.tree("/App/Counter/Quiet")["root"]["evaluations"] == 1, "its == compares n alone"
+
+
 def test_a_watch_with_print_changes_gets_every_views_line(client: milieu.Client) -> None:
     with client.watch(views=["/App/Counter"], print_changes=True) as every, client.watch(views=["/App/Counter"]) as plain:
         client.mount(

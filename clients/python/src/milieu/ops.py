@@ -41,7 +41,8 @@ class ViewFields(TypedDict, total=False):
     ``body`` is template lines and the view language's elements (SPEC §6.3:
     ``{"text": ...}``, ``{"view": {...}}``, ``{"if": ...}``, ``{"forEach": ...}``, controls,
     ``{"disabled": ...}``, ``{"transformEnvironment": ...}``);
-    ``print_changes`` asks for the line ``Self._printChanges()`` prints (SPEC §6.6).
+    ``print_changes`` asks for the line ``Self._printChanges()`` prints (SPEC §6.6);
+    ``equatable`` lists the inputs and bindings ``.equatable()``'s ``==`` compares (SPEC §6.1).
     """
 
     parent: str
@@ -59,6 +60,7 @@ class ViewFields(TypedDict, total=False):
     body: Sequence[Any]
     retain: bool
     print_changes: bool | Sequence[str]
+    equatable: Sequence[str]
 
 
 _WIRE_NAMES = {
@@ -156,6 +158,18 @@ def input(name: str) -> Dict[str, Any]:
 def literal(value: Any) -> Dict[str, Any]:
     """``{"$literal": value}``: ``value`` as is, even when it looks like an expression."""
     return {"$literal": _plain(value)}
+
+
+def closure(*steps: Mapping[str, Any], params: Sequence[str] = ()) -> Dict[str, Any]:
+    """``{"$closure": {"params": params, "steps": steps}}``: a closure a parent passes to an input of a
+    view written in its body (``Row(onTap: { taps += 1 })``); its steps run in the parent.
+
+    >>> closure({"set": "picked", "to": {"get": "n"}}, params=["n"])
+    {'$closure': {'params': ['n'], 'steps': [{'set': 'picked', 'to': {'get': 'n'}}]}}
+    """
+    spec: Dict[str, Any] = {"params": list(params)} if params else {}
+    spec["steps"] = [_plain(step) for step in steps]
+    return {"$closure": spec}
 
 
 def new(type: str, /, **init: Any) -> Dict[str, Any]:
