@@ -45,13 +45,17 @@ public struct PropertyDescription: Sendable, Equatable {
     public var secure: Bool
     /// For the stored properties of an `observableObject` type: `@Published` or a plain `var`.
     public var published: Bool?
-    /// Nil for computed and secure properties.
+    /// Nil for computed and secure properties, and for one that makes its object.
     public var defaultValue: JSON?
     public var constraints: Constraints
+    /// A reference whose object is made with its holder, of this type (`var inner = Inner()`).
+    public var makes: String?
+    /// A reference whose object's announcements its holder forwards.
+    public var forwards: Bool
 
     public init(
         name: String, type: String, computed: Bool, secure: Bool, published: Bool?, defaultValue: JSON?,
-        constraints: Constraints
+        constraints: Constraints, makes: String? = nil, forwards: Bool = false
     ) {
         self.name = name
         self.type = type
@@ -60,12 +64,16 @@ public struct PropertyDescription: Sendable, Equatable {
         self.published = published
         self.defaultValue = defaultValue
         self.constraints = constraints
+        self.makes = makes
+        self.forwards = forwards
     }
 
     public var wire: JSON {
         var entry: JSONObject = ["name": .string(name), "type": .string(type), "computed": .bool(computed), "secure": .bool(secure)]
         if let defaultValue { entry["default"] = defaultValue }
         if let published { entry["published"] = .bool(published) }
+        if let makes { entry["makes"] = .string(makes) }
+        if forwards { entry["forwards"] = true }
         constraints.write(into: &entry)
         return .object(entry)
     }
@@ -76,7 +84,8 @@ public struct PropertyDescription: Sendable, Equatable {
         else { return nil }
         self.init(
             name: name, type: type, computed: computed, secure: secure, published: wire["published"]?.boolValue,
-            defaultValue: wire["default"], constraints: Constraints(wire: wire))
+            defaultValue: wire["default"], constraints: Constraints(wire: wire), makes: wire["makes"]?.stringValue,
+            forwards: wire["forwards"] == true)
     }
 }
 

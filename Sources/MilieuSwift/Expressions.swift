@@ -107,12 +107,15 @@ struct ExpressionTranslator {
         return program.models[type] != nil
     }
 
-    /// The class a property of `model` holds, by its annotation (`var manager: Profile?`).
+    /// The class a property of `model` holds, by its annotation (`var manager: Profile?`) or the
+    /// object it starts with (`var inner = Inner()`).
     static func propertyType(_ name: String, of model: ClassDeclSyntax) -> String? {
         for member in model.memberBlock.members {
             guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
             for binding in variable.bindings where binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == name {
-                return binding.typeAnnotation?.type.trimmedDescription.trimmingCharacters(in: "?!")
+                if let annotation = binding.typeAnnotation?.type { return annotation.trimmedDescription.trimmingCharacters(in: "?!") }
+                return binding.initializer?.value.as(FunctionCallExprSyntax.self)?.calledExpression.as(DeclReferenceExprSyntax.self)?
+                    .baseName.text
             }
         }
         return nil

@@ -42,6 +42,13 @@ struct ModelTranslator {
                 methods[function.name.text] = function
             }
         }
+        for forwarded in forwardedProperties() {
+            guard let index = properties.firstIndex(where: { $0.key == forwarded }), case .object(var spec) = properties[index].value else {
+                continue
+            }
+            spec["forwards"] = true
+            properties[index].value = .object(spec)
+        }
         let scope = NameScope(role: .model, names: names, methods: methods)
         for (property, binding, type) in getters {
             guard let get = getter(binding, scope: scope) else { continue }
@@ -70,6 +77,22 @@ struct ModelTranslator {
         let published = Program.hasAttribute(variable.attributes, "Published")
         let ignored = Program.hasAttribute(variable.attributes, "ObservationIgnored")
         let initializer = binding.initializer?.value
+        // `var cancellable: AnyCancellable?`: the subscription `init` makes (see `forwardedProperties`), no data.
+        if let annotation = binding.typeAnnotation?.type, annotation.trimmedDescription.contains("AnyCancellable") { return nil }
+        // `@Published var inner = Inner()`: a new object of a class of the source, made with each object.
+        if let initializer, let call = initializer.as(FunctionCallExprSyntax.self),
+            let type = call.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text, program.models[type] != nil
+        {
+            guard call.arguments.isEmpty else {
+                program.unsupported(place, "\(type)(…) with arguments as the initial value of \(name) (\(type)() is read)")
+                return nil
+            }
+            var declaration: JSONObject = [
+                "type": .string("@\(type)"), "default": ["$new": ["type": .string(type)]],
+            ]
+            if !observable && !published { declaration["published"] = false }
+            return .object(declaration)
+        }
         if let initializer, let call = initializer.as(FunctionCallExprSyntax.self),
             call.calledExpression.trimmedDescription.hasPrefix("PassthroughSubject")
                 || call.calledExpression.trimmedDescription.hasPrefix("CurrentValueSubject")
@@ -110,6 +133,33 @@ struct ModelTranslator {
         if !observable && !published { declaration["published"] = false }
         if observable && ignored { declaration["observationIgnored"] = true }
         return .object(declaration)
+    }
+
+    /// The properties whose object's `objectWillChange` an `init` forwards: `inner.objectWillChange
+    /// .sink { [weak self] _ in self?.objectWillChange.send() }` (`.store(in:)` or an assignment
+    /// around it). Any other statement of an `init` but `self.x = x` is reported: nothing else of
+    /// it is modelled.
+    private func forwardedProperties() -> [String] {
+        var forwarded: [String] = []
+        for member in node.memberBlock.members {
+            guard let initializer = member.decl.as(InitializerDeclSyntax.self), let body = initializer.body else { continue }
+            let parameters = Set(initializer.signature.parameterClause.parameters.map { ($0.secondName ?? $0.firstName).text })
+            for statement in body.statements {
+                let finder = ForwardingFinder(viewMode: .sourceAccurate)
+                finder.walk(statement)
+                if let property = finder.forwarded, finder.sendsOwnChange {
+                    forwarded.append(property)
+                    continue
+                }
+                if let infix = statement.item.as(InfixOperatorExprSyntax.self), infix.operator.is(AssignmentExprSyntax.self),
+                    let source = infix.rightOperand.as(DeclReferenceExprSyntax.self)?.baseName.text, parameters.contains(source)
+                {
+                    continue  // `self.num = num`: the label views pass (`ViewInstantiator.initializerLabels`)
+                }
+                program.unsupported(Place(unit, statement), "this statement of \(node.name.text).init")
+            }
+        }
+        return forwarded
     }
 
     /// A computed property's getter: one expression, or `return` after `let`s, written out.
@@ -191,5 +241,25 @@ struct TypeMapper {
                 Place(unit, syntax), .note, "\(syntax.trimmedDescription) is not declared in the source; its values are taken as json")
         }
         return "json"
+    }
+}
+
+/// Finds `x.objectWillChange.sink { … self.objectWillChange.send() … }` in a statement: the
+/// property `x` whose announcements it forwards, and whether the closure sends the object's own.
+private final class ForwardingFinder: SyntaxVisitor {
+    private(set) var forwarded: String?
+    private(set) var sendsOwnChange = false
+
+    override func visit(_ node: MemberAccessExprSyntax) -> SyntaxVisitorContinueKind {
+        guard node.declName.baseName.text == "objectWillChange", let base = node.base else { return .visitChildren }
+        let property =
+            base.as(DeclReferenceExprSyntax.self)?.baseName.text
+            ?? base.as(MemberAccessExprSyntax.self).flatMap { $0.base?.trimmedDescription == "self" ? $0.declName.baseName.text : nil }
+        if let property, property != "self" {
+            forwarded = forwarded ?? property
+        } else if node.parent?.as(MemberAccessExprSyntax.self)?.declName.baseName.text == "send" {
+            sendsOwnChange = true  // `self?.objectWillChange.send()`, `self.objectWillChange.send()`
+        }
+        return .visitChildren
     }
 }

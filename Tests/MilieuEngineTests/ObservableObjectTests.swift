@@ -107,4 +107,95 @@ import Testing
         #expect(write.updates == ["/App/V": ["_person"]])
         #expect(try graph.tree("/App/V/TeamCard").wire["body"] == ["Ann"])
     }
+
+    // MARK: Nested objects: made with their holder, and forwarding (#28 item 7)
+
+    /// `class Outer: ObservableObject { @Published var inner = Inner() }`, and with `forwards` the
+    /// standard fix: `inner.objectWillChange.sink { self.objectWillChange.send() }`.
+    private func registerNested(_ graph: Graph, forwards: Bool) throws {
+        _ = try graph.register(declaration: ["name": "Inner", "style": "observableObject", "properties": ["count": ["type": "int"]]])
+        var inner: JSONObject = ["type": "@Inner", "default": ["$new": ["type": "Inner"]]]
+        if forwards { inner["forwards"] = true }
+        _ = try graph.register(declaration: ["name": "Outer", "style": "observableObject", "properties": ["inner": .object(inner)]])
+    }
+
+    @Test func anObjectAPropertyMakesIsMadeWithItsHolderAndGoesWithIt() throws {
+        let graph = try makeGraph()
+        try registerNested(graph, forwards: false)
+        let (_, mounted) = try graph.mount(["parent": "/App", "name": "Screen", "stateObjects": ["outer": ["type": "Outer"]]])
+        #expect(mounted.created.map(\.reason) == ["stateObject", "stateObject"])
+        let inner = try #require(graph.get("/App/Screen.outer.inner").wire.stringValue)
+        #expect(try graph.get("/App/Screen.outer.inner.count").wire == 0)
+        #expect(graph.objectsByName[inner]?.owner == "/App/Screen.outer.inner")
+        let unmounted = try graph.unmount("/App/Screen")
+        #expect(unmounted.destroyed.map(\.reason) == ["ownerUnmounted", "ownerUnmounted"])
+        #expect(graph.objectsByName[inner] == nil)
+    }
+
+    @Test func withoutForwardingTheHolderMissesItsNestedObjectsChange() throws {
+        let graph = try makeGraph()
+        try registerNested(graph, forwards: false)
+        try graph.mount(["parent": "/App", "name": "Screen", "stateObjects": ["outer": ["type": "Outer"]], "body": ["{outer.inner.count}"]])
+        let missed = try graph.set("/App/Screen.outer.inner.count", 1)
+        #expect(missed.updates.isEmpty, "rule 20's pitfall")
+    }
+
+    @Test func aForwardingPropertyReRendersTheHolderWhenItsObjectAnnounces() throws {
+        let graph = try makeGraph()
+        try registerNested(graph, forwards: true)
+        try graph.mount(["parent": "/App", "name": "Screen", "stateObjects": ["outer": ["type": "Outer"]], "body": ["{outer.inner.count}"]])
+        let outerVersion = try #require(graph.get("/App/Screen.outer").wire["version"])
+        let described = try #require(graph.typeDescriptions().first { $0.name == "Outer" }?.properties.first)
+        #expect(described.makes == "Inner" && described.forwards && described.defaultValue == nil)
+        let forwarded = try graph.set("/App/Screen.outer.inner.count", 1)
+        #expect(forwarded.updates == ["/App/Screen": ["_outer"]])
+        #expect(forwarded.body(of: "/App/Screen") == ["1"])
+        #expect(try graph.get("/App/Screen.outer").wire["version"] != outerVersion, "the holder announced: a new version")
+        let sent = try graph.call("/App/Screen.outer.inner.objectWillChange.send")
+        #expect(sent.updates == ["/App/Screen": ["_outer"]])
+    }
+
+    /// Another object put in the property: the one it made goes (`replaced`), and forwarding
+    /// follows what the property holds.
+    @Test func replacingTheMadeObjectReleasesItAndForwardingFollowsTheNewOne() throws {
+        let graph = try makeGraph()
+        try registerNested(graph, forwards: true)
+        try graph.mount([
+            "parent": "/App", "name": "Screen", "stateObjects": ["outer": ["type": "Outer"], "spare": ["type": "Inner"]],
+            "body": ["{outer.inner.count}"],
+        ])
+        let made = try #require(graph.get("/App/Screen.outer.inner").wire.stringValue)
+        let spare = try #require(graph.get("/App/Screen.spare").wire["object"])
+        let swapped = try graph.set("/App/Screen.outer.inner", spare)
+        #expect(swapped.destroyed.map(\.object) == [made] && swapped.destroyed.map(\.reason) == ["replaced"])
+        let forwarded = try graph.set("/App/Screen.spare.count", 5)
+        #expect(forwarded.updates["/App/Screen"]?.contains("_outer") == true)
+        #expect(forwarded.body(of: "/App/Screen") == ["5"])
+    }
+
+    @Test func badNestedDeclarationsAreRefused() throws {
+        let graph = try makeGraph()
+        _ = try graph.register(declaration: ["name": "Inner", "style": "observableObject", "properties": ["count": ["type": "int"]]])
+        let wrongType = expectError(.invalidDeclaration) {
+            _ = try graph.register(declaration: [
+                "name": "A", "style": "observableObject", "properties": ["x": ["type": "@Inner", "default": ["$new": ["type": "Cart"]]]],
+            ])
+        }
+        #expect(wrongType?.data["field"] == "properties.x.default")
+        let observable = expectError(.invalidDeclaration) {
+            _ = try graph.register(declaration: [
+                "name": "B", "style": "observable", "properties": ["x": ["type": "@Inner?", "forwards": true]],
+            ])
+        }
+        #expect(observable?.data["field"] == "properties.x.forwards")
+        _ = try graph.register(declaration: [
+            "name": "Loop", "style": "observableObject", "properties": ["next": ["type": "@Loop", "default": ["$new": ["type": "Loop"]]]],
+        ])
+        let before = try graph.fingerprint()
+        let endless = expectError(.limitExceeded) {
+            try graph.mount(["parent": "/App", "name": "V", "stateObjects": ["l": ["type": "Loop"]]])
+        }
+        #expect(endless?.data["limit"] == "madeObjects")
+        #expect(try graph.fingerprint() == before)
+    }
 }

@@ -112,6 +112,35 @@ import Testing
         #expect(try again.call("graph/get", ["path": "/App/Form/Extra.n"]) == 5)
     }
 
+    /// An object a property made (`@Published var inner = Inner()`) is made again with its holder
+    /// at a restart, and its values come back through the path to it.
+    @Test func anObjectAPropertyMadeComesBackWithItsValues() throws {
+        let data = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let first = try start(data)
+        let client = try first.connect()
+        _ = try client.call(
+            "schema/register",
+            [
+                "types": [
+                    ["name": "Inner", "style": "observableObject", "properties": ["count": ["type": "int"]]],
+                    [
+                        "name": "Outer", "style": "observableObject",
+                        "properties": ["inner": ["type": "@Inner", "default": ["$new": ["type": "Inner"]], "forwards": true]],
+                    ],
+                ]
+            ])
+        _ = try client.call(
+            "view/mount", ["parent": "/App", "name": "Screen", "retain": true, "stateObjects": ["outer": ["type": "Outer"]]])
+        _ = try client.call("graph/set", ["path": "/App/Screen.outer.inner.count", "value": 3])
+        first.stop()
+        let second = try start(data)
+        defer { second.stop() }
+        let again = try second.connect()
+        #expect(try again.call("initialize")["restore"] == nil, "nothing dropped: the made object's id is not kept")
+        #expect(try again.call("graph/get", ["path": "/App/Screen.outer.inner.count"]) == 3)
+    }
+
     @Test func secureValuesNeverReachTheDisk() throws {
         let data = try Daemon.makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: data) }

@@ -1,4 +1,5 @@
 import MilieuJSON
+import MilieuSwift
 import Testing
 
 @testable import MilieuEngine
@@ -36,5 +37,56 @@ import Testing
         let count = try program.tap("/App/Board", "count")
         #expect(count.printed == ["Board: @dependencies changed."])
         #expect(count.body(of: "/App/Board")?.first == "1 1")
+    }
+
+    static func nested(forwarding: Bool) -> SourceFile {
+        let sink =
+            forwarding
+            ? """
+                init() {
+                    cancellable = inner.objectWillChange.sink { [weak self] _ in
+                        self?.objectWillChange.send()
+                    }
+                }
+            """ : ""
+        return Seeds.source(
+            "Nest.swift",
+            """
+            import SwiftUI
+            import Combine
+            class Inner: ObservableObject {
+                @Published var count = 0
+            }
+            class Outer: ObservableObject {
+                @Published var inner = Inner()
+                private var cancellable: AnyCancellable?
+            \(sink)
+            }
+            struct Screen: View {
+                @StateObject private var outer = Outer()
+                var body: some View {
+                    let _ = Self._printChanges()
+                    Text("\\(outer.inner.count)")
+                    Button("+") { outer.inner.count += 1 }
+                }
+            }
+            #Preview { Screen() }
+            """)
+    }
+
+    /// The nested-object pitfall and its standard fix, as the article writes them (#28 item 7).
+    @Test func aNestedObjectsChangeReachesTheViewOnlyWhenItsHolderForwardsIt() throws {
+        let pitfall = try LoadedProgram([Self.nested(forwarding: false)])
+        #expect(pitfall.translation.diagnostics.isEmpty, "\(pitfall.translation.printed)")
+        #expect(pitfall.mount.created.map(\.reason) == ["stateObject", "stateObject"], "Outer makes its Inner")
+        let missed = try pitfall.tap("/App/Screen", "+")
+        #expect(missed.printed.isEmpty)
+        #expect(try pitfall.get("/App/Screen.outer.inner.count") == 1)
+
+        let fixed = try LoadedProgram([Self.nested(forwarding: true)])
+        #expect(fixed.translation.diagnostics.isEmpty, "\(fixed.translation.printed)")
+        let forwarded = try fixed.tap("/App/Screen", "+")
+        #expect(forwarded.printed == ["Screen: _outer changed."])
+        #expect(forwarded.body(of: "/App/Screen")?.first == "1", "\(forwarded.body(of: "/App/Screen") ?? [])")
     }
 }

@@ -101,6 +101,10 @@ export interface PropertyInfo {
   /** Given for the stored properties of an `observableObject` type: false for a plain `var`, which announces nothing. */
   published?: boolean;
   default?: unknown;
+  /** A reference whose object is made with its holder, of this type (`@Published var inner = Inner()`). */
+  makes?: string;
+  /** The holder announces whenever the object this reference holds does. */
+  forwards?: true;
   oneOf?: unknown[];
   min?: number;
   max?: number;

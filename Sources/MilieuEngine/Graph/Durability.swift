@@ -72,10 +72,11 @@ extension Graph {
     }
 
     /// The durable view and variable that own `record`: where its values and version are kept.
+    /// An object another made (`makes`) is kept under the path through it (`outer.inner`).
     private func durableOwner(of record: ObjectRecord) -> (view: ViewNode, variable: String)? {
-        guard let view = record.ownerView, let variable = record.ownerVariable, isDurable(view),
-            case .object(_, let wrapper)? = view.variables[variable], wrapper.owns
-        else { return nil }
+        guard let view = record.ownerView, let variable = record.ownerVariable, isDurable(view) else { return nil }
+        let head = variable.firstIndex(of: ".").map { String(variable[..<$0]) } ?? variable
+        guard case .object(_, let wrapper)? = view.variables[head], wrapper.owns else { return nil }
         return (view, variable)
     }
 
@@ -85,8 +86,9 @@ extension Graph {
         for change in commit.changes {
             switch change {
             case .property(let object, _, let property, let value):
+                // What a property made is made again with its object at a restart: its own values are kept.
                 guard let record = objectsByName[object], let (view, variable) = durableOwner(of: record),
-                    let slot = record.type.slots[property], slot < record.type.storedCount
+                    let slot = record.type.slots[property], slot < record.type.storedCount, record.type.model.stored[slot].makes == nil
                 else { continue }
                 if let value {
                     writes.append(.value(view: view.path, name: "\(variable).\(property)", value: value))
@@ -133,13 +135,24 @@ extension Graph {
             case .state(let value, _): writes.append(.value(view: node.path, name: name, value: value))
             case .object(let id, let wrapper) where wrapper.owns:
                 guard let record = objects[id], record.ownerView === node else { continue }
-                let before = writes.count
-                for (slot, property) in record.type.model.stored.enumerated() where !property.secure {
-                    writes.append(.value(view: node.path, name: "\(name).\(property.name)", value: record.values[slot]))
-                }
-                if writes.count == before { writes.append(.version(view: node.path, name: name)) }
+                writes += durableValues(of: record, at: node.path, name: name)
             default: continue
             }
+        }
+        return writes
+    }
+
+    /// An owned object's durable values, under `name`, and those of the objects it made, under the
+    /// paths through it; its version when it has no value to keep (every property secure).
+    private func durableValues(of record: ObjectRecord, at view: String, name: String) -> [DurableWrite] {
+        var writes: [DurableWrite] = []
+        for (slot, property) in record.type.model.stored.enumerated() where !property.secure && property.makes == nil {
+            writes.append(.value(view: view, name: "\(name).\(property.name)", value: record.values[slot]))
+        }
+        if writes.isEmpty { writes.append(.version(view: view, name: name)) }
+        for (slot, _) in record.type.madeSlots {
+            guard case .string(let made) = record.values[slot], let nested = objectsByName[made] else { continue }
+            writes += durableValues(of: nested, at: view, name: "\(name).\(record.type.model.stored[slot].name)")
         }
         return writes
     }

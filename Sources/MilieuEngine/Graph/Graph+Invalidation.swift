@@ -30,6 +30,7 @@ extension Graph {
             }
         }
         for id in pending.announced.sorted() { written.add(id) }
+        if !forwarders.isEmpty { forwardAnnouncements(into: &written) }
         for (id, writes) in written.objects {
             guard let record = objects[id] else { continue }
             var announced = !pending.announced.isEmpty && pending.announced.contains(id)
@@ -47,6 +48,21 @@ extension Graph {
         while let (node, reasons) = pending.queue.next() {
             guard node.isMounted else { continue }
             try evaluateBody(node, reasons: reasons)
+        }
+    }
+
+    /// `inner.objectWillChange.sink { self.objectWillChange.send() }`: every object that forwards
+    /// the announcements of one that announces in this transaction announces too, and so on up.
+    private func forwardAnnouncements(into written: inout WrittenSlots) {
+        var announcing = written.objects.compactMap { id, writes -> ObjectSerial? in
+            guard let record = objects[id] else { return nil }
+            return pending.announced.contains(id) || writes.contains { record.type.announces($0.slot) } ? id : nil
+        }
+        while let id = announcing.popLast() {
+            for holder in forwarders[id] ?? [] where objects[holder] != nil && pending.announced.insert(holder).inserted {
+                written.add(holder)
+                announcing.append(holder)
+            }
         }
     }
 

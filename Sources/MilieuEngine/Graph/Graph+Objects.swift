@@ -1,11 +1,12 @@
 import MilieuJSON
 
 extension Graph {
-    /// Makes an object of `typeName` with `initial` values over the declared defaults.
-    /// The caller holds it (`hold`); creation is reported with its owner and reason (rule 15).
+    /// Makes an object of `typeName` with `initial` values over the declared defaults, and the
+    /// objects its properties make with it (`makes`), which it owns (`madeObjects`). The caller
+    /// holds it (`hold`); each creation is reported with its owner and reason (rule 15).
     func createObject(
         _ typeName: String, initial: JSONObject, owner: (view: ViewNode, variable: String), reason: CreationReason,
-        field: String
+        field: String, depth: Int = 0
     )
         throws(EngineError) -> ObjectRecord
     {
@@ -24,15 +25,63 @@ extension Graph {
         let record = ObjectRecord(
             serial: makeSerial(), name: makeObjectName(typeName), type: type, values: values, version: version.next,
             owner: owner)
-        for index in type.model.computed.indices {
-            let value = record.evaluateComputed(index, budget: budget)  // reads `values`, so before the append begins
-            record.values.append(value)
-        }
         objects[record.serial] = record
         objectsByName[record.name] = record
         journal.record(.objectCreated(record))
         pending.events.append(.objectCreated(object: record.name, type: typeName, owner: record.owner, reason: reason))
+        // Born with it: the undo of its creation takes these back too.
+        for (slot, madeType) in type.madeSlots where initial[type.model.stored[slot].name] == nil {
+            guard depth < Self.maxMadeDepth else {
+                throw .limitExceeded(limit: "madeObjects", max: Self.maxMadeDepth)
+            }
+            let name = type.model.stored[slot].name
+            let made = try createObject(
+                madeType, initial: [:], owner: (owner.view, "\(owner.variable).\(name)"), reason: reason, field: "\(field).\(name)",
+                depth: depth + 1)
+            hold(made.serial)
+            record.values[slot] = .string(made.name)
+            record.madeObjects.append(made.serial)
+        }
+        for slot in type.forwardingSlots { forward(from: record.values[slot], to: record, adding: true) }
+        for index in type.model.computed.indices {
+            let value = record.evaluateComputed(index, budget: budget)  // reads `values`, so before the append begins
+            record.values.append(value)
+        }
         return record
+    }
+
+    /// How deep objects may make objects (`Outer` makes `Inner`, which makes …): past it a type that
+    /// makes itself would never end.
+    static let maxMadeDepth = 16
+
+    /// Notes that `holder` forwards the changes of the object `value` names (`adding`), or no longer does.
+    private func forward(from value: JSON, to holder: ObjectRecord, adding: Bool) {
+        guard case .string(let name) = value, let target = objectsByName[name] else { return }
+        let old = forwarders[target.serial]
+        var list = old ?? []
+        if adding { list.append(holder.serial) } else if let index = list.firstIndex(of: holder.serial) { list.remove(at: index) }
+        journal.record(.forwarders(of: target.serial, old: old))
+        forwarders[target.serial] = list.isEmpty ? nil : list
+    }
+
+    /// A `makes` property of `record` now holds another object: the one it made goes (`replaced`).
+    private func releaseMade(_ old: JSON, by record: ObjectRecord) {
+        guard case .string(let name) = old, let made = objectsByName[name], let index = record.madeObjects.firstIndex(of: made.serial)
+        else { return }
+        journal.record(.madeObjects(record, old: record.madeObjects))
+        record.madeObjects.remove(at: index)
+        release(made.serial, reason: .replaced, byOwner: true)
+    }
+
+    /// What a write of `slot` of `record`, from `old` to what it holds now, changes of what the
+    /// object makes and forwards.
+    func referenceRewritten(_ record: ObjectRecord, slot: Int, old: JSON) {
+        let property = record.type.model.stored[slot]
+        if property.forwards {
+            forward(from: old, to: record, adding: false)
+            forward(from: record.values[slot], to: record, adding: true)
+        }
+        if property.makes != nil { releaseMade(old, by: record) }
     }
 
     func hold(_ id: ObjectSerial) {
@@ -56,6 +105,10 @@ extension Graph {
         journal.record(.objectDestroyed(record))
         pending.events.append(
             .objectDestroyed(object: record.name, type: record.type.name, owner: record.owner, reason: reason))
+        for slot in record.type.forwardingSlots { forward(from: record.values[slot], to: record, adding: false) }
+        if let old = forwarders.removeValue(forKey: id) { journal.record(.forwarders(of: id, old: old)) }
+        // What it made goes with it, for the reason it went.
+        for made in record.madeObjects { release(made, reason: reason, byOwner: true) }
     }
 
     private func disown(_ record: ObjectRecord) {

@@ -1,3 +1,5 @@
+import MilieuJSON
+
 /// A restart bringing back what the log holds (SPEC §8.1, §12.3): the restore takes no
 /// versions — what it brings back was committed under versions logged before the restart —
 /// and every view and object keeps the version it had.
@@ -23,9 +25,18 @@ extension Graph {
             node.version = restored
             return true
         }
-        guard case .object(let id, let wrapper)? = node.variables[variable], wrapper.owns, let record = objects[id],
-            record.ownerView === node
+        // `outer.inner`: the object `outer`'s property made (`makes`).
+        let members = variable.split(separator: ".").map(String.init)
+        guard case .object(let id, let wrapper)? = node.variables[members[0]], wrapper.owns, let owned = objects[id],
+            owned.ownerView === node
         else { return false }
+        var record = owned
+        for member in members.dropFirst() {
+            guard let slot = record.type.slots[member], let made = objectsByName[record.values[slot].stringValue ?? ""],
+                record.madeObjects.contains(made.serial)
+            else { return false }
+            record = made
+        }
         record.version = restored
         return true
     }

@@ -107,7 +107,8 @@ extension Graph {
                 PropertyDescription(
                     name: property.name, type: property.type.description, computed: false, secure: property.secure,
                     published: model.style == .observableObject ? property.published : nil,
-                    defaultValue: property.secure ? nil : property.defaultValue, constraints: property.validation)
+                    defaultValue: property.secure || property.makes != nil ? nil : property.defaultValue, constraints: property.validation,
+                    makes: property.makes, forwards: property.forwards)
             }
             properties += model.computed.map { computed in
                 PropertyDescription(

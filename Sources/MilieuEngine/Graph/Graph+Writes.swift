@@ -154,5 +154,6 @@ extension Graph {
         pending.touch(.property(object: record.serial, slot: slot), original: old, changed: changed)
         record.values[slot] = conformed
         journal.record(.value(record, slot: slot, old: old))
+        if changed, record.type.referencedType(slot) != nil { referenceRewritten(record, slot: slot, old: old) }
     }
 }

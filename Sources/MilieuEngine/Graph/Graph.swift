@@ -61,6 +61,8 @@ public final class Graph {
 
     var objects = BySerial<ObjectRecord>()
     var objectsByName: [String: ObjectRecord] = [:]
+    /// For each object whose changes another forwards (a `forwards` property holds it), those others.
+    var forwarders: [ObjectSerial: [ObjectSerial]] = [:]
     var views = ViewsByPath()
     var viewsBySerial = BySerial<ViewNode>()
     /// Reverse dependency index: who to re-evaluate when something changes (rule 10).

@@ -46,6 +46,8 @@ enum UndoStep {
     case value(ObjectRecord, slot: Int, old: JSON)
     case computed(ObjectRecord, index: Int, reads: [Int], old: JSON)
     case objectVersion(ObjectRecord, old: Version)
+    case madeObjects(ObjectRecord, old: [ObjectSerial])
+    case forwarders(of: ObjectSerial, old: [ObjectSerial]?)
 }
 
 extension Graph {
@@ -83,6 +85,8 @@ extension Graph {
             record.computedReads[index] = reads
             record.values[record.type.storedCount + index] = old
         case .objectVersion(let record, let old): record.version = old
+        case .madeObjects(let record, let old): record.madeObjects = old
+        case .forwarders(let id, let old): forwarders[id] = old
         }
     }
 }

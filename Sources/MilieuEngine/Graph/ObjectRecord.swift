@@ -16,9 +16,12 @@ final class ObjectRecord {
     /// The key path of the variable that owns it, for lifecycle reports; nil once its owner
     /// went while something else still refers to it.
     var owner: String?
-    /// The view and variable that own it, to tell whether its values are kept across restarts.
+    /// The view and variable that own it, to tell whether its values are kept across restarts;
+    /// for an object another made (`makes`), the path through it, as `outer.inner`.
     weak var ownerView: ViewNode?
     var ownerVariable: String?
+    /// The objects its properties made with it (`makes`) and still hold: they go with it.
+    var madeObjects: [ObjectSerial] = []
 
     init(
         serial: ObjectSerial, name: String, type: RegisteredType, values: [JSON], version: Version,

@@ -60,10 +60,16 @@ public struct StoredProperty: Sendable {
     /// an `@Observable` type, false only for an `@ObservationIgnored` property, whose reads are not
     /// tracked either.
     public var published: Bool
+    /// `@Published var inner = Inner()`: the object this reference starts with is made with its
+    /// holder, of this type, and owned by it (it goes with the holder, or when replaced).
+    public var makes: String?
+    /// `inner.objectWillChange.sink { self.objectWillChange.send() }`: the holder announces
+    /// whenever the object this reference holds does (the fix for rule 20's pitfall).
+    public var forwards: Bool
 
     public init(
         _ name: String, _ type: PropertyType, default defaultValue: JSON? = nil, secure: Bool = false,
-        validation: Constraints = Constraints(), published: Bool = true
+        validation: Constraints = Constraints(), published: Bool = true, makes: String? = nil, forwards: Bool = false
     ) {
         self.name = name
         self.type = type
@@ -71,6 +77,8 @@ public struct StoredProperty: Sendable {
         self.secure = secure
         self.validation = validation
         self.published = published
+        self.makes = makes
+        self.forwards = forwards
     }
 }
 

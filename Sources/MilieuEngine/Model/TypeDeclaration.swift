@@ -61,7 +61,8 @@ extension StoredProperty {
             throw .invalidDeclaration(field: field, reason: "a property declaration is an object with a \"type\"")
         }
         try rejectUnknownMembers(
-            spec, allowed: ["type", "default", "secure", "published", "observationIgnored", "oneOf", "min", "max", "pattern"], at: pointer)
+            spec, allowed: ["type", "default", "secure", "published", "observationIgnored", "forwards", "oneOf", "min", "max", "pattern"],
+            at: pointer)
         guard let typeDeclaration = spec["type"] else {
             throw .invalidDeclaration(field: field, reason: "a property needs a \"type\"")
         }
@@ -98,9 +99,31 @@ extension StoredProperty {
                 field: "\(field).observationIgnored",
                 reason: "@ObservationIgnored belongs to an @Observable type; an ObservableObject's plain var is \"published\": false")
         }
+        // `@Published var inner = Inner()`: `"default": {"$new": {"type": "Inner"}}` on a reference to it.
+        var makes: String?
+        var declaredDefault = spec["default"]
+        if case .object(let object)? = declaredDefault, object.count == 1, let made = object["$new"] {
+            guard case .object(let new) = made, new.count == 1, case .string(let madeType)? = new["type"],
+                madeType == type.referencedType
+            else {
+                throw .invalidDeclaration(
+                    field: "\(field).default",
+                    reason: "a new object for a reference is {\"$new\": {\"type\": T}}, T the type it refers to (\(type))")
+            }
+            makes = madeType
+            declaredDefault = nil
+        }
+        let forwards = try Self.flag(spec["forwards"], field: "\(field).forwards") ?? false
+        if forwards, style != .observableObject || type.referencedType == nil {
+            throw .invalidDeclaration(
+                field: "\(field).forwards",
+                reason: "forwards makes an ObservableObject announce when the object a reference property holds does; "
+                    + "it takes a property of type @T or @T? of an observableObject type")
+        }
         self.init(
-            name, type, default: Self.defaultValue(spec["default"], type: type, validation: validation),
-            secure: secure, validation: validation, published: ignored == true ? false : published ?? true)
+            name, type, default: Self.defaultValue(declaredDefault, type: type, validation: validation),
+            secure: secure, validation: validation, published: ignored == true ? false : published ?? true, makes: makes,
+            forwards: forwards)
     }
 
     private static func flag(_ value: JSON?, field: String) throws(EngineError) -> Bool? {

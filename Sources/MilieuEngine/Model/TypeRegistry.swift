@@ -16,6 +16,10 @@ public final class RegisteredType: Sendable {
     private let announcing: [Bool]
     /// Its properties' patterns, compiled once and held for as long as the type is (`WholeMatch`).
     private let patterns: [DeclaredPattern]
+    /// The stored slots whose object is made with an object of this type (`makes`), and of which type.
+    let madeSlots: [(slot: Int, type: String)]
+    /// The stored slots whose object's announcements an object of this type forwards (`forwards`).
+    let forwardingSlots: [Int]
 
     init(_ model: ModelType, patterns: [DeclaredPattern], declaration: JSON? = nil) {
         self.patterns = patterns
@@ -25,6 +29,8 @@ public final class RegisteredType: Sendable {
         self.actions = Dictionary(model.actions.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         referencedTypes = model.stored.map(\.type.referencedType)
         announcing = model.stored.map(\.published)
+        madeSlots = model.stored.enumerated().compactMap { slot, property in property.makes.map { (slot, $0) } }
+        forwardingSlots = model.stored.indices.filter { model.stored[$0].forwards }
     }
 
     public var name: String { model.name }
@@ -156,7 +162,8 @@ extension StoredProperty {
     /// `field` names the property in errors (`properties.age`, `environmentKeys.tone`). Returns
     /// its declared pattern, which whoever keeps the property must hold.
     func checkConstraints(field: String) throws(EngineError) -> DeclaredPattern? {
-        guard type.conform(defaultValue) != nil else {
+        // A property that makes its object starts with that object, not with a default.
+        guard makes != nil || type.conform(defaultValue) != nil else {
             throw .invalidDeclaration(field: "\(field).default", reason: "\(defaultValue.jsonText) is not a \(type)")
         }
         var declared: DeclaredPattern?
