@@ -1,5 +1,4 @@
-import FoundationEssentials
-
+import MilieuEngine
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,7 +23,7 @@ public struct Logger: Sendable {
 
     public func log(_ level: Level, _ message: @autoclosure () -> String) {
         guard level >= self.level else { return }
-        let line = "\(Date.now.formatted(.iso8601)) \(level) \(message())\n"
+        let line = "\(WallClock.iso8601(milliseconds: false)) \(level) \(message())\n"
         var bytes = Array(line.utf8)
         // One write(2) per line on fd 2, so lines from one process never interleave.
         _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }

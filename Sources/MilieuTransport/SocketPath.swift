@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 /// Where the daemon listens and clients connect when no `--socket PATH` is given.
@@ -9,7 +8,7 @@ public enum SocketPath {
     /// `$MILIEU_SOCKET` if set, else `$XDG_RUNTIME_DIR/milieu/milieu.sock`, else
     /// `/tmp/milieu-$UID/milieu.sock`. Binding or connecting to a path longer than
     /// `maximumLength` throws `TransportError` with code `.pathTooLong`.
-    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func defaultPath(environment: [String: String] = ProcessEnvironment.current) -> String {
         if let explicit = environment["MILIEU_SOCKET"], !explicit.isEmpty {
             return explicit
         }

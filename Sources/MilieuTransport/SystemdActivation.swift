@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 /// Reads the listening sockets systemd passes to a socket-activated service (sd_listen_fds).
@@ -8,7 +7,7 @@ public enum SystemdActivation {
     /// close-on-exec and, like `sd_listen_fds(1)`, removes `LISTEN_PID`, `LISTEN_FDS`
     /// and `LISTEN_FDNAMES` from the process environment so children do not inherit them.
     public static func listenFDs(
-        environment: [String: String] = ProcessInfo.processInfo.environment,
+        environment: [String: String] = ProcessEnvironment.current,
         firstDescriptor: Int32 = 3,
         unsetEnvironment: Bool = true
     ) -> [Int32] {
@@ -38,7 +37,7 @@ public struct SystemdNotifier: Sendable {
     /// `$NOTIFY_SOCKET`: a path, or an abstract socket name starting with `@`.
     public let socketPath: String?
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(environment: [String: String] = ProcessEnvironment.current) {
         let path = environment["NOTIFY_SOCKET"] ?? ""
         socketPath = path.isEmpty ? nil : path
     }

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 import MilieuEngine
 import MilieuJSON
@@ -202,7 +201,7 @@ enum Options {
 
     private static func scene(at path: String) throws -> Scene {
         if path.hasSuffix(".swift") { return try swiftScene(at: path) }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let data = ProcessEnvironment.contents(ofFile: path) else {
             throw UsageError(message: "cannot read the scene file \(path)")
         }
         let file: SceneFile
@@ -222,7 +221,7 @@ enum Options {
     /// `$MILIEU`) writes it, in a process of its own, so that the daemon never loads the parser;
     /// its roots are mounted under the default `/App`. Its diagnostics go to standard error.
     private static func swiftScene(at path: String) throws -> Scene {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.current
         let translator = environment["MILIEU"] ?? siblingExecutable("milieu")
         guard access(translator, X_OK) == 0 else {
             throw UsageError(message: "a Swift scene is translated by milieu, which is not at \(translator); set MILIEU to it")

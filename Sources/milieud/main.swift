@@ -1,4 +1,3 @@
-import FoundationEssentials
 import MilieuProtocol
 import MilieuServer
 import MilieuStore
@@ -18,7 +17,7 @@ func fail(_ message: String, status: Int32) -> Never {
 
 do {
     let configuration: ServerConfiguration
-    switch try Options.parse(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment) {
+    switch try Options.parse(Array(CommandLine.arguments.dropFirst()), environment: ProcessEnvironment.current) {
     case .help:
         print(Options.usage)
         exit(0)
