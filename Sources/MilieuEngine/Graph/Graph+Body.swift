@@ -103,7 +103,7 @@ extension Graph {
         }
         var seen: Set<JSON> = []
         for element in elements {
-            let id = rows.idMember.map { ExpressionEvaluation.member($0, of: element) } ?? element
+            let id = try rowID(of: element, rows, in: node, recorder)
             switch id {
             case .string, .int, .bool: break
             default:
@@ -130,6 +130,27 @@ extension Graph {
                     BodyPlacement(
                         child: placed.child, evaluated: placed.evaluated, id: id, presence: placed.presence, disabled: placed.disabled))
             }
+        }
+    }
+
+    /// A row's id: the element itself (`id: \.self`), or its member. An element that names an
+    /// object (`ForEach(todos)` over `Identifiable` objects) has its id read through the object,
+    /// tracked as any read of the body is: a new id re-keys the row.
+    private func rowID(of element: JSON, _ rows: Rows, in node: ViewNode, _ recorder: ReadRecorder?) throws(EngineError) -> JSON {
+        guard let member = rows.idMember else { return element }
+        guard case .string(let name) = element, let record = objectsByName[name] else {
+            return ExpressionEvaluation.member(member, of: element)
+        }
+        let place = "\(node.path) body \(rows.pointer)"
+        switch try self.member(
+            member, of: .object(record.serial), recorder: recorder, reason: "\(rows.element).\(member)", display: place)
+        {
+        case .value(let value): return value
+        case .object(let id): return .string(objects[id]?.name ?? "")
+        case .secure:
+            throw .invalidDeclaration(
+                field: "body", reason: "forEach at \(rows.pointer) keys rows by \(record.type.name).\(member), which is secure",
+                view: node.path)
         }
     }
 
