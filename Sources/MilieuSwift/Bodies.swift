@@ -70,6 +70,7 @@ struct BodyTranslator {
 
     private func translator() -> ExpressionTranslator {
         var scope = NameScope(role: .view, names: shape.variableNames, methods: shape.methods)
+        scope.states = Set(shape.properties.filter { $0.wrapper == .state }.map(\.name))
         for property in shape.properties {
             if let type = property.type?.trimmedDescription.trimmingCharacters(in: "?!"), program.models[type] != nil {
                 scope.objectTypes[property.name] = type
@@ -493,6 +494,11 @@ struct BodyTranslator {
                 ?? reference.as(MemberAccessExprSyntax.self)?.declName.baseName.text, let method = shape.methods[name]
         {
             steps = actions.inlineSteps(method, [], reference)
+        } else if let reference = actionArgument?.as(MemberAccessExprSyntax.self), let base = reference.base,
+            let path = actions.members(base), let head = path.first, actions.scope.names.contains(head)
+        {
+            // `action: vm.add`: the method of an object the view holds, as `{ vm.add() }`.
+            steps = [["call": .string((path + [reference.declName.baseName.text]).joined(separator: "."))]]
         } else if actionArgument != nil {
             program.unsupported(place, "this button action")
         }

@@ -29,6 +29,8 @@ struct NameScope {
     /// The class each variable holding an object is of, so that `vm.count` reads the property
     /// `count` rather than counting.
     var objectTypes: [String: String] = [:]
+    /// The view's `@State` variables: `vm = Model()` in an action makes an object only for one.
+    var states: Set<String> = []
 
     func isLocal(_ name: String) -> Bool { locals.contains(name) }
 }
@@ -127,6 +129,9 @@ struct ExpressionTranslator {
 
     func expression(_ expr: ExprSyntax) -> JSON? {
         if let literal = literal(expr) { return literal }
+        if let access = expr.as(MemberAccessExprSyntax.self), access.base != nil, enumBase(access.base) {
+            return .string(access.declName.baseName.text)  // `ActivityType.cleared`
+        }
         if let string = expr.as(StringLiteralExprSyntax.self) { return interpolation(string) }
         if let members = members(expr) {
             if let last = members.last, members.count >= 2, !holdsObject(Array(members.dropLast())) {
@@ -194,6 +199,53 @@ struct ExpressionTranslator {
         return nil
     }
 
+    /// A value written as a constant (SPEC §5.1's forms): a literal, an enum case (`.cleared`,
+    /// `.added(3)`, `.removed(prime: 5)`, `ActivityType.cleared`), a struct of the source made
+    /// memberwise of constants (`Point(x: 1, y: 2)`) and an array of them; nil, reporting nothing,
+    /// for anything else. What an initial value or a property's default is written as.
+    func constant(_ expr: ExprSyntax) -> JSON? {
+        if let literal = literal(expr) { return literal }
+        if let array = expr.as(ArrayExprSyntax.self) {
+            var items: [JSON] = []
+            for element in array.elements {
+                guard let item = constant(element.expression) else { return nil }
+                items.append(item)
+            }
+            return .array(items)
+        }
+        if let access = expr.as(MemberAccessExprSyntax.self), enumBase(access.base) {
+            return .string(access.declName.baseName.text)
+        }
+        guard let call = expr.as(FunctionCallExprSyntax.self), call.trailingClosure == nil else { return nil }
+        var values: [(label: String?, value: JSON)] = []
+        for argument in call.arguments {
+            guard let value = constant(argument.expression) else { return nil }
+            values.append((argument.label?.text, value))
+        }
+        if let access = call.calledExpression.as(MemberAccessExprSyntax.self), enumBase(access.base) {
+            let name = access.declName.baseName.text
+            return name == "init" ? nil : Self.enumCase(name, values)
+        }
+        guard let type = call.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text, program.structs[type] != nil else {
+            return nil
+        }
+        return .object(JSONObject(uniqueMembers: values.enumerated().map { ($0.element.label ?? "_\($0.offset)", $0.element.value) }))
+    }
+
+    /// Whether `base` is where an enum case is written: nothing (`.cleared`) or a declared enum (`ActivityType.cleared`).
+    private func enumBase(_ base: ExprSyntax?) -> Bool {
+        guard let base else { return true }
+        return base.as(DeclReferenceExprSyntax.self).map { program.enums[$0.baseName.text] != nil } ?? false
+    }
+
+    /// An enum case with associated values (SPEC §5.1): one unlabelled value as `{case: value}`,
+    /// labelled or several as `{case: {label: value}}`, unlabelled ones named `_0`, `_1`, …
+    static func enumCase(_ name: String, _ values: [(label: String?, value: JSON)]) -> JSON {
+        if values.count == 1, values[0].label == nil { return .object(JSONObject([(name, values[0].value)])) }
+        let record = JSONObject(uniqueMembers: values.enumerated().map { ($0.element.label ?? "_\($0.offset)", $0.element.value) })
+        return .object(JSONObject([(name, .object(record))]))
+    }
+
     /// `"num: \(selectedNum)"` as `cat`.
     private func interpolation(_ string: StringLiteralExprSyntax) -> JSON? {
         var parts: [JSON] = []
@@ -253,14 +305,17 @@ struct ExpressionTranslator {
             if let method = scope.methods[name] { return inline(method, arguments, call) }
             if let function = program.functions[name] { return inline(function.node, arguments, call) }
             if program.structs[name] != nil { return record(arguments, call) }
+            if program.models[name] != nil {
+                return unsupported(call, "making a \(name) here (an object is made for a @State, as vm = \(name)(…), or by a wrapper)")
+            }
             return unsupported(call, "\(name)(…), which the source does not declare,")
         }
         if let access = call.calledExpression.as(MemberAccessExprSyntax.self) {
             let name = access.declName.baseName.text
-            guard let base = access.base else {
-                // `.init(timestamp:type:)` and `.removedFavoritePrime(prime)`.
+            guard let base = access.base, !enumBase(base) else {
+                // `.init(timestamp:type:)` and `.removedFavoritePrime(prime)`, `.removed(prime: p)`.
                 if name == "init" { return record(arguments, call) }
-                guard arguments.count == 1, let value = expression(arguments[0].expression) else {
+                guard arguments.count == 1, arguments[0].label == nil, let value = expression(arguments[0].expression) else {
                     return record(arguments, call).map { ["object": [name: $0]] }
                 }
                 return ["object": [name: value]]

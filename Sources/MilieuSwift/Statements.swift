@@ -55,6 +55,15 @@ extension ExpressionTranslator {
             program.unsupported(place(infix), "this statement")
             return []
         }
+        if compound == nil, let made = objectMade(infix.rightOperand) {
+            guard let target = members(infix.leftOperand), target.count == 1, scope.states.contains(target[0]) else {
+                program.unsupported(
+                    place(infix), "making a \(made.type) here (an object is made for a @State of the view, as vm = \(made.type)(…))")
+                return []
+            }
+            guard let json = made.json else { return [] }
+            return [["set": .string(target[0]), "to": ["new": json]]]
+        }
         guard let target = target(infix.leftOperand), var value = expression(infix.rightOperand) else { return [] }
         if let compound, let current = read(targetMembers(infix.leftOperand) ?? [], infix) {
             let op = String(compound.dropLast())
@@ -65,6 +74,25 @@ extension ExpressionTranslator {
     }
 
     private func targetMembers(_ expr: ExprSyntax) -> [String]? { members(expr) }
+
+    /// `Model(count: 7)`, a class of the source made: `{"type": "Model", "init": {"count": 7}}`, the
+    /// labels as the class's `init` assigns them (`ViewInstantiator.initializerLabels`), the
+    /// values expressions of the view (SPEC §6.5's `new`).
+    private func objectMade(_ expr: ExprSyntax) -> (type: String, json: JSON?)? {
+        guard let call = expr.as(FunctionCallExprSyntax.self),
+            let type = call.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text, let model = program.models[type]
+        else { return nil }
+        let labels = ViewInstantiator.initializerLabels(model.node)
+        var initial: [JSONObject.Member] = []
+        for argument in call.arguments {
+            let label = argument.label?.text ?? ""
+            guard let value = expression(argument.expression) else { return (type, nil) }
+            initial.append((labels[label] ?? label, value))
+        }
+        var made: JSONObject = ["type": .string(type)]
+        if !initial.isEmpty { made["init"] = .object(JSONObject(uniqueMembers: initial)) }
+        return (type, .object(made))
+    }
 
     /// What a step writes: a property's name in a type, a key path from the view's variable in a view.
     func target(_ expr: ExprSyntax) -> String? {
