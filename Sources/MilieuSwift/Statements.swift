@@ -43,6 +43,7 @@ extension ExpressionTranslator {
     private mutating func statement(_ expr: ExprSyntax) -> [JSON] {
         if let infix = expr.as(InfixOperatorExprSyntax.self) { return assignment(infix) }
         if let branch = expr.as(IfExprSyntax.self) { return ifStep(branch) }
+        if let choice = expr.as(SwitchExprSyntax.self) { return switchStep(choice) }
         if let call = expr.as(FunctionCallExprSyntax.self) { return callStep(call) }
         program.unsupported(place(expr), "this statement")
         return []
@@ -116,37 +117,39 @@ extension ExpressionTranslator {
         }
     }
 
+    /// `if`, `if let`, `if case`: the names a condition binds are locals of the `then` steps only.
     private mutating func ifStep(_ branch: IfExprSyntax) -> [JSON] {
-        var prefix: [JSON] = []
-        var conditions: [JSON] = []
+        guard let (condition, bound) = conditions(branch.conditions) else { return [] }
         let locals = scope.locals
-        defer { scope.locals = locals }
-        for element in branch.conditions {
-            switch element.condition {
-            case .expression(let condition):
-                guard let value = expression(condition) else { return [] }
-                conditions.append(value)
-            case .optionalBinding(let binding):
-                guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { return [] }
-                let source = binding.initializer.map { expression($0.value) } ?? read([name], binding)
-                guard let value = source else { return [] }
-                prefix.append(["let": .string(name), "be": value])
-                scope.locals.append(name)
-                conditions.append(["!=": [scope.role == .view ? ["get": .string(name)] : ["var": .string(name)], .null]])
-            default:
-                program.unsupported(place(element), "this condition")
-                return []
-            }
-        }
-        let condition: JSON = conditions.count == 1 ? conditions[0] : ["and": .array(conditions)]
-        var step: JSONObject = ["if": condition, "then": .array(steps(branch.body.statements))]
+        let lets = bindings(bound)
+        var step: JSONObject = ["if": condition, "then": .array(lets + steps(branch.body.statements))]
+        scope.locals = locals
         switch branch.elseBody {
         case .codeBlock(let block)?: step["else"] = .array(steps(block.statements))
         case .ifExpr(let nested)?: step["else"] = .array(ifStep(nested))
         case nil: break
         @unknown default: program.unsupported(place(branch), "this else")
         }
-        return prefix + [.object(step)]
+        return [.object(step)]
+    }
+
+    /// `switch` in an action: nested `if` steps, `default` the last `else`.
+    private mutating func switchStep(_ node: SwitchExprSyntax) -> [JSON] {
+        guard let (_, cases) = switchCases(node) else { return [] }
+        var rest: [JSON] = []
+        for (match, body) in cases.reversed() {
+            guard let match else {
+                rest = steps(body)
+                continue
+            }
+            let locals = scope.locals
+            let lets = bindings(match.bindings)
+            var step: JSONObject = ["if": match.whole, "then": .array(lets + steps(body))]
+            scope.locals = locals
+            if !rest.isEmpty { step["else"] = .array(rest) }
+            rest = [.object(step)]
+        }
+        return rest
     }
 
     /// A call as a step: a mutation of an array or bool, an object's action, a method written
