@@ -84,3 +84,40 @@ import Testing
         #expect(try graph.set("/App/L.b.title", "deux").updates == ["/App/L/TodoRow[5]": ["todo.title"]])
     }
 }
+
+extension ObjectRowsTests {
+    /// `ForEach(todos) { todo in Text(todo.title) }`: the row's content reads through the element's
+    /// object, tracked as the body's read (reason `todo.title`), where it used to read null.
+    @Test func aRowsContentReadsThroughItsElementsObject() throws {
+        let graph = try makeGraph()
+        _ = try graph.register(
+            declaration: [
+                "name": "Todo", "style": "observable",
+                "properties": ["id": ["type": "int"], "title": ["type": "string"], "done": ["type": "bool"]],
+            ])
+        try graph.mount([
+            "parent": "/App", "name": "L",
+            "state": [
+                "a": ["$new": ["type": "Todo", "init": ["id": 1, "title": "one"]]],
+                "b": ["$new": ["type": "Todo", "init": ["id": 2, "title": "two"]]],
+            ],
+            "body": [
+                [
+                    "forEach": ["array": [["get": "a"], ["get": "b"]]], "id": "id", "as": "todo",
+                    "content": [
+                        ["text": ["cat": [["get": "todo.title"], " ", ["get": "todo.done"]]]],
+                        ["button": ["get": "todo.title"], "action": [["set": "b.done", "to": ["not": ["get": "todo.done"]]]]],
+                    ],
+                ]
+            ],
+        ])
+        #expect(try graph.tree("/App/L").body == ["one false", #"Button("one")"#, "two false", #"Button("two")"#])
+        let renamed = try graph.set("/App/L.b.title", "deux")
+        #expect(renamed.updates == ["/App/L": ["todo.title"]])
+        #expect(renamed.body(of: "/App/L") == ["one false", #"Button("one")"#, "deux false", #"Button("deux")"#])
+        // A button in the row reads its element's object too: `b.done = !todo.done`.
+        let done = try graph.tap("/App/L", "deux")
+        #expect(done.updates == ["/App/L": ["todo.done"]])
+        #expect(try graph.get("/App/L.b.done").wire == true)
+    }
+}

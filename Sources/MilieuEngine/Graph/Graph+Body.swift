@@ -166,6 +166,15 @@ extension Graph {
             if secure { secret = true }
             return value
         }
+        if !locals.isEmpty {
+            // Only a local reads through an object: without locals, no closure to make.
+            scope.objectMember = { [unowned self] id, member, reason throws(EngineError) in
+                guard let (value, secure) = try self.localObjectMember(id, member, in: node, recorder: recorder, reason: reason)
+                else { return nil }
+                if secure { secret = true }
+                return value
+            }
+        }
         var evaluation = ExpressionEvaluation(scope: scope, limits: BodyParser.limits, place: node.path, budget: budget)
         let value = try evaluation.evaluate(expression)
         return (value, secret)
@@ -204,6 +213,22 @@ extension Graph {
             guard case .object(let id) = owner, let record = objects[id], let slot = record.type.slots[path.members[path.members.count - 1]]
             else { return (.null, true) }
             return (record.values[slot], true)
+        }
+    }
+
+    /// A member of the object a local holds (`todo.title` in a `forEach` over objects), read
+    /// through the object as a key path is (`recorder` notes it, with `reason`); a secure value as
+    /// itself with `secure` set. Nil when `id` names no object: the local holds a plain string.
+    func localObjectMember(
+        _ id: String, _ member: String, in node: ViewNode, recorder: ReadRecorder?, reason: () -> String
+    ) throws(EngineError) -> (value: JSON, secure: Bool)? {
+        guard let record = objectsByName[id] else { return nil }
+        switch try self.member(
+            member, of: .object(record.serial), recorder: recorder, reason: reason(), display: "\(node.path) \(reason())")
+        {
+        case .value(let value): return (value, false)
+        case .object(let held): return (.string(objects[held]?.name ?? ""), false)
+        case .secure: return (record.type.slots[member].map { record.values[$0] } ?? .null, true)
         }
     }
 

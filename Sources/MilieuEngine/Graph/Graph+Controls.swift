@@ -63,6 +63,11 @@ extension Graph {
             scope.locals = control.locals
             scope.now = clock
             scope.read = { [unowned self] path throws(EngineError) in try self.actionRead("\(node.path).\(path.text)") }
+            if !control.locals.isEmpty {
+                scope.objectMember = { [unowned self] id, member, reason throws(EngineError) in
+                    try self.localObjectMember(id, member, in: node, recorder: nil, reason: reason)?.value
+                }
+            }
             var evaluation = ExpressionEvaluation(
                 scope: scope, limits: BodyParser.limits, place: "\(node.path) \(control.label)", budget: budget)
             _ = try evaluation.run(steps, writingTo: ActionContext(graph: self, view: node))
