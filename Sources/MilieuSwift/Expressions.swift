@@ -226,10 +226,47 @@ struct ExpressionTranslator {
             let name = access.declName.baseName.text
             return name == "init" ? nil : Self.enumCase(name, values)
         }
-        guard let type = call.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text, program.structs[type] != nil else {
-            return nil
+        guard let type = call.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text, let declared = program.structs[type]
+        else { return nil }
+        return memberwise(declared.node, values)
+    }
+
+    /// A struct made by its memberwise initializer, as the object of its stored properties in
+    /// their declared order: each from its argument, else from its default (`var done = false`).
+    /// Nil for a struct with an `init` of its own, whose parameters need not be its properties,
+    /// and for a property with neither.
+    private func memberwise(_ node: StructDeclSyntax, _ values: [(label: String?, value: JSON)]) -> JSON? {
+        guard let properties = Self.memberwiseProperties(node) else { return nil }
+        var given = values
+        var members: [JSONObject.Member] = []
+        for property in properties {
+            if property.parameter, let index = given.firstIndex(where: { $0.label == property.name }) {
+                members.append((property.name, given.remove(at: index).value))
+            } else if let initial = property.initial.flatMap(constant) {
+                members.append((property.name, initial))
+            } else {
+                return nil
+            }
         }
-        return .object(JSONObject(uniqueMembers: values.enumerated().map { ($0.element.label ?? "_\($0.offset)", $0.element.value) }))
+        return given.isEmpty ? .object(JSONObject(uniqueMembers: members)) : nil
+    }
+
+    /// A struct's stored properties, in order, as its memberwise initializer takes them: whether
+    /// each is a parameter (a `let` with a value is not) and its default. Nil when the struct
+    /// declares an `init` of its own.
+    static func memberwiseProperties(_ node: StructDeclSyntax) -> [(name: String, parameter: Bool, initial: ExprSyntax?)]? {
+        guard !node.memberBlock.members.contains(where: { $0.decl.is(InitializerDeclSyntax.self) }) else { return nil }
+        var properties: [(name: String, parameter: Bool, initial: ExprSyntax?)] = []
+        for member in node.memberBlock.members {
+            guard let variable = member.decl.as(VariableDeclSyntax.self), !variable.modifiers.contains(where: { $0.name.text == "static" })
+            else { continue }
+            for binding in variable.bindings where binding.accessorBlock == nil {
+                guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { return nil }
+                let parameter = variable.bindingSpecifier.text == "var" || binding.initializer == nil
+                properties.append((name, parameter, binding.initializer?.value))
+            }
+        }
+        return properties
     }
 
     /// Whether `base` is where an enum case is written: nothing (`.cleared`) or a declared enum (`ActivityType.cleared`).
@@ -304,7 +341,7 @@ struct ExpressionTranslator {
             }
             if let method = scope.methods[name] { return inline(method, arguments, call) }
             if let function = program.functions[name] { return inline(function.node, arguments, call) }
-            if program.structs[name] != nil { return record(arguments, call) }
+            if let declared = program.structs[name] { return structValue(declared.node, arguments, call) }
             if program.models[name] != nil {
                 return unsupported(call, "making a \(name) here (an object is made for a @State, as vm = \(name)(…), or by a wrapper)")
             }
@@ -339,6 +376,26 @@ struct ExpressionTranslator {
             }
         }
         return unsupported(call, "the call")
+    }
+
+    /// `Item(id: n)` as the record its memberwise initializer makes, the properties it does not
+    /// pass at their defaults (`var done = false`), so that it fits the struct's record type;
+    /// a struct with an `init` of its own as its arguments (`record`).
+    private func structValue(_ node: StructDeclSyntax, _ arguments: [LabeledExprSyntax], _ call: FunctionCallExprSyntax) -> JSON? {
+        guard let properties = Self.memberwiseProperties(node) else { return record(arguments, call) }
+        var given = arguments
+        var members: [JSONObject.Member] = []
+        for property in properties {
+            if property.parameter, let index = given.firstIndex(where: { $0.label?.text == property.name }) {
+                guard let value = expression(given.remove(at: index).expression) else { return nil }
+                members.append((property.name, value))
+            } else if let initial = property.initial.flatMap(constant) {
+                members.append((property.name, initial))
+            } else {
+                return record(arguments, call)
+            }
+        }
+        return given.isEmpty ? ["object": .object(JSONObject(uniqueMembers: members))] : record(arguments, call)
     }
 
     /// `Activity(timestamp: Date(), type: .added)` as a record: `{"object": {...}}`.

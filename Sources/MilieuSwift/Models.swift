@@ -231,17 +231,26 @@ struct TypeMapper {
     private func named(_ name: String, depth: Int) -> JSON? {
         if let value = program.structs[name] {
             guard depth < 8 else { return "json" }
+            let translator = ExpressionTranslator(program: program, unit: unit, scope: NameScope(role: .view, names: []))
             var fields: [JSONObject.Member] = []
             for member in value.node.memberBlock.members {
-                guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
+                guard let variable = member.decl.as(VariableDeclSyntax.self),
+                    !variable.modifiers.contains(where: { $0.name.text == "static" })
+                else { continue }
                 for binding in variable.bindings where binding.accessorBlock == nil {
-                    guard let field = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text,
-                        let annotation = binding.typeAnnotation?.type
-                    else { continue }
-                    fields.append((field, type(annotation, depth: depth + 1)))
+                    guard let field = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { return "json" }
+                    // A field without an annotation has its initial value's type. One whose value is
+                    // not a constant (`let id = UUID()`) cannot be filled in where the struct is
+                    // made, so the record is not known: json.
+                    if let initial = binding.initializer?.value, translator.constant(initial) == nil { return "json" }
+                    guard
+                        let type = binding.typeAnnotation.map({ type($0.type, depth: depth + 1) })
+                            ?? binding.initializer.flatMap({ type(ofConstant: $0.value) })
+                    else { return "json" }
+                    fields.append((field, type))
                 }
             }
-            return ["record": .object(JSONObject(uniqueMembers: fields))]
+            return fields.isEmpty ? "json" : ["record": .object(JSONObject(uniqueMembers: fields))]
         }
         if let declared = program.enums[name] {
             let payload = declared.node.memberBlock.members.contains { member in

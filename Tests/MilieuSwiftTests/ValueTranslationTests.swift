@@ -185,6 +185,42 @@ import Testing
         #expect(program.mount.body(of: "/App/Screen") == ["Work"])
     }
 
+    /// A struct made memberwise takes its properties' defaults for what it does not pass, so that
+    /// it fits its record (`var done = false`); a struct with a default that is not a constant
+    /// (`let id = UUID()`) cannot be filled in, and is `json`.
+    @Test func aStructsDefaultsFillWhatItsInitializerDoesNotPass() throws {
+        let source = """
+            import SwiftUI
+            struct Item {
+                var id: Int
+                var done = false
+            }
+            struct Note: Identifiable {
+                let id = UUID()
+                var text: String
+            }
+            struct Screen: View {
+                @State private var first = Item(id: 1)
+                @State private var items: [Item] = []
+                @State private var notes: [Note] = []
+                var body: some View {
+                    Button("add") { items.append(Item(id: 2)) }
+                    Button("note") { notes.append(Note(text: "a")) }
+                }
+            }
+            #Preview { Screen() }
+            """
+        let program = try LoadedProgram([Seeds.source("Items.swift", source)])
+        let screen = try #require(program.translation.scene["views"]?.arrayValue?.first)
+        #expect(screen["state"]?["first"] == ["id": 1, "done": false])
+        let item: JSON = ["record": ["id": "int", "done": "bool"]]
+        #expect(screen["stateTypes"] == ["first": item, "items": ["array": item]])
+        try program.tap("/App/Screen", "add")
+        #expect(try program.get("/App/Screen.items") == [["id": 2, "done": false]])
+        try program.tap("/App/Screen", "note")
+        #expect(try program.get("/App/Screen.notes") == [["text": "a"]])
+    }
+
     /// `Button("+", action: vm.add)`: a method of an object the view holds, as `{ vm.add() }`.
     @Test func aButtonsActionMayNameAnObjectsMethod() throws {
         let source = """
