@@ -4,7 +4,7 @@
 public enum DeclarationMembers {
     /// A view declaration's own members (`view/mount`'s params).
     public static let view = [
-        "parent", "name", "id", "inputs", "arguments", "state", "bindings", "stateObjects", "observedObjects",
+        "parent", "name", "id", "inputs", "arguments", "state", "stateTypes", "bindings", "stateObjects", "observedObjects",
         "environmentObjects", "environment", "provide", "modifiers", "body", "retain", "printChanges", "equatable",
     ]
     /// What a view provides to its content (`provide`, `modifiers`), and `view/provide`'s changes.

@@ -71,6 +71,7 @@ struct BodyTranslator {
     private func translator() -> ExpressionTranslator {
         var scope = NameScope(role: .view, names: shape.variableNames, methods: shape.methods)
         scope.closures = Set(shape.closureNames)
+        scope.states = Set(shape.properties.filter { $0.wrapper == .state }.map(\.name))
         for property in shape.properties {
             if let type = property.type?.trimmedDescription.trimmingCharacters(in: "?!"), program.models[type] != nil {
                 scope.objectTypes[property.name] = type
@@ -156,6 +157,7 @@ struct BodyTranslator {
 
     private func view(_ expr: ExprSyntax, _ translator: inout ExpressionTranslator) -> [JSON] {
         if let branch = expr.as(IfExprSyntax.self) { return ifElement(branch, &translator) }
+        if let choice = expr.as(SwitchExprSyntax.self) { return switchElement(choice, &translator) }
         if let call = expr.as(FunctionCallExprSyntax.self) {
             if let access = call.calledExpression.as(MemberAccessExprSyntax.self), let base = access.base {
                 return modifier(access.declName.baseName.text, on: base, call, &translator)
@@ -179,39 +181,41 @@ struct BodyTranslator {
         return []
     }
 
+    /// `if`, `if let`, `if case`: the names a condition binds are locals of the `then` branch only.
     private func ifElement(_ branch: IfExprSyntax, _ translator: inout ExpressionTranslator) -> [JSON] {
-        var prefix: [JSON] = []
-        var conditions: [JSON] = []
+        guard let (condition, bound) = translator.conditions(branch.conditions) else { return [] }
         let locals = translator.scope.locals
-        defer { translator.scope.locals = locals }
-        for element in branch.conditions {
-            switch element.condition {
-            case .expression(let condition):
-                guard let value = translator.expression(condition) else { return [] }
-                conditions.append(value)
-            case .optionalBinding(let binding):
-                guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { return [] }
-                let source = binding.initializer.map { translator.expression($0.value) } ?? translator.read([name], binding)
-                guard let value = source else { return [] }
-                prefix.append(["let": .string(name), "be": value])
-                translator.scope.locals.append(name)
-                conditions.append(["!=": [["get": .string(name)], .null]])
-            default:
-                program.unsupported(Place(shape.unit, element), "this condition")
-                return []
-            }
-        }
-        var element: JSONObject = [
-            "if": conditions.count == 1 ? conditions[0] : ["and": .array(conditions)],
-            "then": .array(content(branch.body.statements, &translator)),
-        ]
+        let lets = translator.bindings(bound)
+        var element: JSONObject = ["if": condition, "then": .array(lets + content(branch.body.statements, &translator))]
+        translator.scope.locals = locals
         switch branch.elseBody {
         case .codeBlock(let block)?: element["else"] = .array(content(block.statements, &translator))
         case .ifExpr(let nested)?: element["else"] = .array(ifElement(nested, &translator))
         case nil: break
         @unknown default: program.unsupported(Place(shape.unit, branch), "this else")
         }
-        return prefix + [.object(element)]
+        return [.object(element)]
+    }
+
+    /// `switch`: nested `if`s, each case its own place, as SwiftUI's `_ConditionalContent` makes
+    /// it (switching case unmounts the old case's views, reason `condition`); `default` is the
+    /// last `else`. A case's bound names are locals of its content.
+    private func switchElement(_ node: SwitchExprSyntax, _ translator: inout ExpressionTranslator) -> [JSON] {
+        guard let (_, cases) = translator.switchCases(node) else { return [] }
+        var rest: [JSON] = []
+        for (match, body) in cases.reversed() {
+            guard let match else {
+                rest = content(body, &translator)
+                continue
+            }
+            let locals = translator.scope.locals
+            let lets = translator.bindings(match.bindings)
+            var element: JSONObject = ["if": match.whole, "then": .array(lets + content(body, &translator))]
+            translator.scope.locals = locals
+            if !rest.isEmpty { element["else"] = .array(rest) }
+            rest = [.object(element)]
+        }
+        return rest
     }
 
     // MARK: - Modifiers
@@ -586,6 +590,11 @@ struct BodyTranslator {
                 ?? reference.as(MemberAccessExprSyntax.self)?.declName.baseName.text, let method = shape.methods[name]
         {
             steps = actions.inlineSteps(method, [], reference)
+        } else if let reference = actionArgument?.as(MemberAccessExprSyntax.self), let base = reference.base,
+            let path = actions.members(base), let head = path.first, actions.scope.names.contains(head)
+        {
+            // `action: vm.add`: the method of an object the view holds, as `{ vm.add() }`.
+            steps = [["call": .string((path + [reference.declName.baseName.text]).joined(separator: "."))]]
         } else if actionArgument != nil {
             program.unsupported(place, "this button action")
         }

@@ -31,6 +31,8 @@ struct NameScope {
     /// The class each variable holding an object is of, so that `vm.count` reads the property
     /// `count` rather than counting.
     var objectTypes: [String: String] = [:]
+    /// The view's `@State` variables: `vm = Model()` in an action makes an object only for one.
+    var states: Set<String> = []
 
     func isLocal(_ name: String) -> Bool { locals.contains(name) }
 }
@@ -132,6 +134,9 @@ struct ExpressionTranslator {
 
     func expression(_ expr: ExprSyntax) -> JSON? {
         if let literal = literal(expr) { return literal }
+        if let access = expr.as(MemberAccessExprSyntax.self), access.base != nil, enumBase(access.base) {
+            return .string(access.declName.baseName.text)  // `ActivityType.cleared`
+        }
         if let string = expr.as(StringLiteralExprSyntax.self) { return interpolation(string) }
         if let members = members(expr) {
             if let last = members.last, members.count >= 2, !holdsObject(Array(members.dropLast())) {
@@ -199,6 +204,90 @@ struct ExpressionTranslator {
         return nil
     }
 
+    /// A value written as a constant (SPEC §5.1's forms): a literal, an enum case (`.cleared`,
+    /// `.added(3)`, `.removed(prime: 5)`, `ActivityType.cleared`), a struct of the source made
+    /// memberwise of constants (`Point(x: 1, y: 2)`) and an array of them; nil, reporting nothing,
+    /// for anything else. What an initial value or a property's default is written as.
+    func constant(_ expr: ExprSyntax) -> JSON? {
+        if let literal = literal(expr) { return literal }
+        if let array = expr.as(ArrayExprSyntax.self) {
+            var items: [JSON] = []
+            for element in array.elements {
+                guard let item = constant(element.expression) else { return nil }
+                items.append(item)
+            }
+            return .array(items)
+        }
+        if let access = expr.as(MemberAccessExprSyntax.self), enumBase(access.base) {
+            return .string(access.declName.baseName.text)
+        }
+        guard let call = expr.as(FunctionCallExprSyntax.self), call.trailingClosure == nil else { return nil }
+        var values: [(label: String?, value: JSON)] = []
+        for argument in call.arguments {
+            guard let value = constant(argument.expression) else { return nil }
+            values.append((argument.label?.text, value))
+        }
+        if let access = call.calledExpression.as(MemberAccessExprSyntax.self), enumBase(access.base) {
+            let name = access.declName.baseName.text
+            return name == "init" ? nil : Self.enumCase(name, values)
+        }
+        guard let type = call.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text, let declared = program.structs[type]
+        else { return nil }
+        return memberwise(declared.node, values)
+    }
+
+    /// A struct made by its memberwise initializer, as the object of its stored properties in
+    /// their declared order: each from its argument, else from its default (`var done = false`).
+    /// Nil for a struct with an `init` of its own, whose parameters need not be its properties,
+    /// and for a property with neither.
+    private func memberwise(_ node: StructDeclSyntax, _ values: [(label: String?, value: JSON)]) -> JSON? {
+        guard let properties = Self.memberwiseProperties(node) else { return nil }
+        var given = values
+        var members: [JSONObject.Member] = []
+        for property in properties {
+            if property.parameter, let index = given.firstIndex(where: { $0.label == property.name }) {
+                members.append((property.name, given.remove(at: index).value))
+            } else if let initial = property.initial.flatMap(constant) {
+                members.append((property.name, initial))
+            } else {
+                return nil
+            }
+        }
+        return given.isEmpty ? .object(JSONObject(uniqueMembers: members)) : nil
+    }
+
+    /// A struct's stored properties, in order, as its memberwise initializer takes them: whether
+    /// each is a parameter (a `let` with a value is not) and its default. Nil when the struct
+    /// declares an `init` of its own.
+    static func memberwiseProperties(_ node: StructDeclSyntax) -> [(name: String, parameter: Bool, initial: ExprSyntax?)]? {
+        guard !node.memberBlock.members.contains(where: { $0.decl.is(InitializerDeclSyntax.self) }) else { return nil }
+        var properties: [(name: String, parameter: Bool, initial: ExprSyntax?)] = []
+        for member in node.memberBlock.members {
+            guard let variable = member.decl.as(VariableDeclSyntax.self), !variable.modifiers.contains(where: { $0.name.text == "static" })
+            else { continue }
+            for binding in variable.bindings where binding.accessorBlock == nil {
+                guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { return nil }
+                let parameter = variable.bindingSpecifier.text == "var" || binding.initializer == nil
+                properties.append((name, parameter, binding.initializer?.value))
+            }
+        }
+        return properties
+    }
+
+    /// Whether `base` is where an enum case is written: nothing (`.cleared`) or a declared enum (`ActivityType.cleared`).
+    private func enumBase(_ base: ExprSyntax?) -> Bool {
+        guard let base else { return true }
+        return base.as(DeclReferenceExprSyntax.self).map { program.enums[$0.baseName.text] != nil } ?? false
+    }
+
+    /// An enum case with associated values (SPEC §5.1): one unlabelled value as `{case: value}`,
+    /// labelled or several as `{case: {label: value}}`, unlabelled ones named `_0`, `_1`, …
+    static func enumCase(_ name: String, _ values: [(label: String?, value: JSON)]) -> JSON {
+        if values.count == 1, values[0].label == nil { return .object(JSONObject([(name, values[0].value)])) }
+        let record = JSONObject(uniqueMembers: values.enumerated().map { ($0.element.label ?? "_\($0.offset)", $0.element.value) })
+        return .object(JSONObject([(name, .object(record))]))
+    }
+
     /// `"num: \(selectedNum)"` as `cat`.
     private func interpolation(_ string: StringLiteralExprSyntax) -> JSON? {
         var parts: [JSON] = []
@@ -257,15 +346,18 @@ struct ExpressionTranslator {
             }
             if let method = scope.methods[name] { return inline(method, arguments, call) }
             if let function = program.functions[name] { return inline(function.node, arguments, call) }
-            if program.structs[name] != nil { return record(arguments, call) }
+            if let declared = program.structs[name] { return structValue(declared.node, arguments, call) }
+            if program.models[name] != nil {
+                return unsupported(call, "making a \(name) here (an object is made for a @State, as vm = \(name)(…), or by a wrapper)")
+            }
             return unsupported(call, "\(name)(…), which the source does not declare,")
         }
         if let access = call.calledExpression.as(MemberAccessExprSyntax.self) {
             let name = access.declName.baseName.text
-            guard let base = access.base else {
-                // `.init(timestamp:type:)` and `.removedFavoritePrime(prime)`.
+            guard let base = access.base, !enumBase(base) else {
+                // `.init(timestamp:type:)` and `.removedFavoritePrime(prime)`, `.removed(prime: p)`.
                 if name == "init" { return record(arguments, call) }
-                guard arguments.count == 1, let value = expression(arguments[0].expression) else {
+                guard arguments.count == 1, arguments[0].label == nil, let value = expression(arguments[0].expression) else {
                     return record(arguments, call).map { ["object": [name: $0]] }
                 }
                 return ["object": [name: value]]
@@ -289,6 +381,26 @@ struct ExpressionTranslator {
             }
         }
         return unsupported(call, "the call")
+    }
+
+    /// `Item(id: n)` as the record its memberwise initializer makes, the properties it does not
+    /// pass at their defaults (`var done = false`), so that it fits the struct's record type;
+    /// a struct with an `init` of its own as its arguments (`record`).
+    private func structValue(_ node: StructDeclSyntax, _ arguments: [LabeledExprSyntax], _ call: FunctionCallExprSyntax) -> JSON? {
+        guard let properties = Self.memberwiseProperties(node) else { return record(arguments, call) }
+        var given = arguments
+        var members: [JSONObject.Member] = []
+        for property in properties {
+            if property.parameter, let index = given.firstIndex(where: { $0.label?.text == property.name }) {
+                guard let value = expression(given.remove(at: index).expression) else { return nil }
+                members.append((property.name, value))
+            } else if let initial = property.initial.flatMap(constant) {
+                members.append((property.name, initial))
+            } else {
+                return record(arguments, call)
+            }
+        }
+        return given.isEmpty ? ["object": .object(JSONObject(uniqueMembers: members))] : record(arguments, call)
     }
 
     /// `Activity(timestamp: Date(), type: .added)` as a record: `{"object": {...}}`.

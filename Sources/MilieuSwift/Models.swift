@@ -105,26 +105,24 @@ struct ModelTranslator {
         var defaultValue: JSON?
         if let initializer {
             let translator = ExpressionTranslator(program: program, unit: unit, scope: NameScope(role: .model, names: []))
-            if let literal = translator.literal(initializer) {
-                defaultValue = literal
-            } else if let array = initializer.as(ArrayExprSyntax.self), array.elements.isEmpty {
-                defaultValue = []
+            if let constant = translator.constant(initializer) {
+                defaultValue = constant
             } else {
-                program.unsupported(place, "the initial value of \(name) (only literals are read)")
+                program.unsupported(place, "the initial value of \(name) (only constants are read: literals, structs, enum cases)")
             }
         }
         if let annotation = binding.typeAnnotation?.type {
             declaration["type"] = mapper.type(annotation)
-        } else if let defaultValue {
-            switch defaultValue {
-            case .string: declaration["type"] = "string"
-            case .int: declaration["type"] = "int"
-            case .double: declaration["type"] = "double"
-            case .bool: declaration["type"] = "bool"
-            default:
+        } else if let initializer, defaultValue != nil {
+            if let type = mapper.type(ofConstant: initializer) {
+                declaration["type"] = type
+            } else {
                 program.report(place, .warning, "\(name) needs a type annotation; it is taken as json")
                 declaration["type"] = "json"
             }
+        } else if initializer != nil {
+            program.report(place, .warning, "\(name) has no type annotation and an initial value that is not modelled; it is taken as json")
+            declaration["type"] = "json"
         } else {
             program.report(place, .warning, "\(name) has neither a type nor an initial value; it is taken as json")
             declaration["type"] = "json"
@@ -205,15 +203,68 @@ struct ModelTranslator {
 }
 
 /// Swift types as Milieu's (SPEC §5.2): `String` is `string`, `[Int]` is `{"array": "int"}`, a
-/// struct of the source is a record of its fields, an enum or anything else `json`, a class of
-/// the source a reference.
+/// struct of the source is a record of its fields, an enum of the source `string` when no case
+/// has associated values and `json` when one does, anything else `json`, a class of the source a
+/// reference.
 struct TypeMapper {
     let program: Program
     let unit: SourceUnit
 
+    /// The type `syntax` names; a name the source does not declare is `json`, with a note.
     func type(_ syntax: TypeSyntax, depth: Int = 0) -> JSON {
-        if let optional = syntax.as(OptionalTypeSyntax.self) { return ["optional": type(optional.wrappedType, depth: depth)] }
-        if let array = syntax.as(ArrayTypeSyntax.self) { return ["array": type(array.element, depth: depth)] }
+        mapped(syntax, depth: depth) { unknown in
+            program.report(
+                Place(unit, unknown), .note, "\(unknown.trimmedDescription) is not declared in the source; its values are taken as json")
+            return "json"
+        } ?? "json"
+    }
+
+    /// The type `syntax` names, or nil (and nothing reported) when it names a type the source
+    /// does not declare: for a `@State`, whose first value then says what it holds.
+    func knownType(_ syntax: TypeSyntax) -> JSON? { mapped(syntax, depth: 0) { _ in nil } }
+
+    /// The type of a struct or enum the source declares, by name.
+    func type(named name: String) -> JSON? { named(name, depth: 0) }
+
+    /// The type of a constant written without an annotation, as Swift infers it: a literal's,
+    /// a struct's (`Point(x: 1, y: 2)`), an enum's named with its case (`ActivityType.cleared`),
+    /// an array's whose elements are all of one such type (`[2, 3, 5]` is `[int]`); nil when
+    /// the value alone does not say.
+    func type(ofConstant expr: ExprSyntax) -> JSON? {
+        let translator = ExpressionTranslator(program: program, unit: unit, scope: NameScope(role: .view, names: []))
+        switch translator.literal(expr) {
+        case .string?: return "string"
+        case .int?: return "int"
+        case .double?: return "double"
+        case .bool?: return "bool"
+        case .null?, .array?, .object?: return nil
+        case nil: break
+        }
+        if let array = expr.as(ArrayExprSyntax.self), let first = array.elements.first {
+            guard let element = type(ofConstant: first.expression),
+                array.elements.allSatisfy({ type(ofConstant: $0.expression) == element })
+            else { return nil }
+            return ["array": element]
+        }
+        let called = expr.as(FunctionCallExprSyntax.self)?.calledExpression ?? expr
+        if let type = called.as(DeclReferenceExprSyntax.self)?.baseName.text, program.structs[type] != nil {
+            return self.type(named: type)
+        }
+        if let base = called.as(MemberAccessExprSyntax.self)?.base?.as(DeclReferenceExprSyntax.self)?.baseName.text,
+            program.enums[base] != nil
+        {
+            return self.type(named: base)
+        }
+        return nil
+    }
+
+    private func mapped(_ syntax: TypeSyntax, depth: Int, unknown: (TypeSyntax) -> JSON?) -> JSON? {
+        if let optional = syntax.as(OptionalTypeSyntax.self) {
+            return mapped(optional.wrappedType, depth: depth, unknown: unknown).map { ["optional": $0] }
+        }
+        if let array = syntax.as(ArrayTypeSyntax.self) {
+            return mapped(array.element, depth: depth, unknown: unknown).map { ["array": $0] }
+        }
         let name = syntax.trimmedDescription.split(separator: ".").last.map(String.init) ?? ""
         switch name {
         case "String", "Character", "Date", "URL", "UUID": return "string"
@@ -223,24 +274,41 @@ struct TypeMapper {
         default: break
         }
         if program.models[name] != nil { return .string("@\(name)?") }
-        if let value = program.structs[name], depth < 8 {
+        return named(name, depth: depth) ?? unknown(syntax)
+    }
+
+    /// A struct of the source as a record of its stored properties, an enum of the source.
+    private func named(_ name: String, depth: Int) -> JSON? {
+        if let value = program.structs[name] {
+            guard depth < 8 else { return "json" }
+            let translator = ExpressionTranslator(program: program, unit: unit, scope: NameScope(role: .view, names: []))
             var fields: [JSONObject.Member] = []
             for member in value.node.memberBlock.members {
-                guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
+                guard let variable = member.decl.as(VariableDeclSyntax.self),
+                    !variable.modifiers.contains(where: { $0.name.text == "static" })
+                else { continue }
                 for binding in variable.bindings where binding.accessorBlock == nil {
-                    guard let field = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text,
-                        let annotation = binding.typeAnnotation?.type
-                    else { continue }
-                    fields.append((field, type(annotation, depth: depth + 1)))
+                    guard let field = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { return "json" }
+                    // A field without an annotation has its initial value's type. One whose value is
+                    // not a constant (`let id = UUID()`) cannot be filled in where the struct is
+                    // made, so the record is not known: json.
+                    if let initial = binding.initializer?.value, translator.constant(initial) == nil { return "json" }
+                    guard
+                        let type = binding.typeAnnotation.map({ type($0.type, depth: depth + 1) })
+                            ?? binding.initializer.flatMap({ type(ofConstant: $0.value) })
+                    else { return "json" }
+                    fields.append((field, type))
                 }
             }
-            return ["record": .object(JSONObject(uniqueMembers: fields))]
+            return fields.isEmpty ? "json" : ["record": .object(JSONObject(uniqueMembers: fields))]
         }
-        if program.enums[name] == nil {
-            program.report(
-                Place(unit, syntax), .note, "\(syntax.trimmedDescription) is not declared in the source; its values are taken as json")
+        if let declared = program.enums[name] {
+            let payload = declared.node.memberBlock.members.contains { member in
+                member.decl.as(EnumCaseDeclSyntax.self)?.elements.contains { $0.parameterClause != nil } ?? false
+            }
+            return payload ? "json" : "string"
         }
-        return "json"
+        return nil
     }
 }
 

@@ -43,6 +43,7 @@ extension ExpressionTranslator {
     private mutating func statement(_ expr: ExprSyntax) -> [JSON] {
         if let infix = expr.as(InfixOperatorExprSyntax.self) { return assignment(infix) }
         if let branch = expr.as(IfExprSyntax.self) { return ifStep(branch) }
+        if let choice = expr.as(SwitchExprSyntax.self) { return switchStep(choice) }
         if let call = expr.as(FunctionCallExprSyntax.self) { return callStep(call) }
         program.unsupported(place(expr), "this statement")
         return []
@@ -55,6 +56,15 @@ extension ExpressionTranslator {
             program.unsupported(place(infix), "this statement")
             return []
         }
+        if compound == nil, let made = objectMade(infix.rightOperand) {
+            guard let target = members(infix.leftOperand), target.count == 1, scope.states.contains(target[0]) else {
+                program.unsupported(
+                    place(infix), "making a \(made.type) here (an object is made for a @State of the view, as vm = \(made.type)(…))")
+                return []
+            }
+            guard let json = made.json else { return [] }
+            return [["set": .string(target[0]), "to": ["new": json]]]
+        }
         guard let target = target(infix.leftOperand), var value = expression(infix.rightOperand) else { return [] }
         if let compound, let current = read(targetMembers(infix.leftOperand) ?? [], infix) {
             let op = String(compound.dropLast())
@@ -65,6 +75,25 @@ extension ExpressionTranslator {
     }
 
     private func targetMembers(_ expr: ExprSyntax) -> [String]? { members(expr) }
+
+    /// `Model(count: 7)`, a class of the source made: `{"type": "Model", "init": {"count": 7}}`, the
+    /// labels as the class's `init` assigns them (`ViewInstantiator.initializerLabels`), the
+    /// values expressions of the view (SPEC §6.5's `new`).
+    private func objectMade(_ expr: ExprSyntax) -> (type: String, json: JSON?)? {
+        guard let call = expr.as(FunctionCallExprSyntax.self),
+            let type = call.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text, let model = program.models[type]
+        else { return nil }
+        let labels = ViewInstantiator.initializerLabels(model.node)
+        var initial: [JSONObject.Member] = []
+        for argument in call.arguments {
+            let label = argument.label?.text ?? ""
+            guard let value = expression(argument.expression) else { return (type, nil) }
+            initial.append((labels[label] ?? label, value))
+        }
+        var made: JSONObject = ["type": .string(type)]
+        if !initial.isEmpty { made["init"] = .object(JSONObject(uniqueMembers: initial)) }
+        return (type, .object(made))
+    }
 
     /// What a step writes: a property's name in a type, a key path from the view's variable in a view.
     func target(_ expr: ExprSyntax) -> String? {
@@ -88,37 +117,39 @@ extension ExpressionTranslator {
         }
     }
 
+    /// `if`, `if let`, `if case`: the names a condition binds are locals of the `then` steps only.
     private mutating func ifStep(_ branch: IfExprSyntax) -> [JSON] {
-        var prefix: [JSON] = []
-        var conditions: [JSON] = []
+        guard let (condition, bound) = conditions(branch.conditions) else { return [] }
         let locals = scope.locals
-        defer { scope.locals = locals }
-        for element in branch.conditions {
-            switch element.condition {
-            case .expression(let condition):
-                guard let value = expression(condition) else { return [] }
-                conditions.append(value)
-            case .optionalBinding(let binding):
-                guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { return [] }
-                let source = binding.initializer.map { expression($0.value) } ?? read([name], binding)
-                guard let value = source else { return [] }
-                prefix.append(["let": .string(name), "be": value])
-                scope.locals.append(name)
-                conditions.append(["!=": [scope.role == .view ? ["get": .string(name)] : ["var": .string(name)], .null]])
-            default:
-                program.unsupported(place(element), "this condition")
-                return []
-            }
-        }
-        let condition: JSON = conditions.count == 1 ? conditions[0] : ["and": .array(conditions)]
-        var step: JSONObject = ["if": condition, "then": .array(steps(branch.body.statements))]
+        let lets = bindings(bound)
+        var step: JSONObject = ["if": condition, "then": .array(lets + steps(branch.body.statements))]
+        scope.locals = locals
         switch branch.elseBody {
         case .codeBlock(let block)?: step["else"] = .array(steps(block.statements))
         case .ifExpr(let nested)?: step["else"] = .array(ifStep(nested))
         case nil: break
         @unknown default: program.unsupported(place(branch), "this else")
         }
-        return prefix + [.object(step)]
+        return [.object(step)]
+    }
+
+    /// `switch` in an action: nested `if` steps, `default` the last `else`.
+    private mutating func switchStep(_ node: SwitchExprSyntax) -> [JSON] {
+        guard let (_, cases) = switchCases(node) else { return [] }
+        var rest: [JSON] = []
+        for (match, body) in cases.reversed() {
+            guard let match else {
+                rest = steps(body)
+                continue
+            }
+            let locals = scope.locals
+            let lets = bindings(match.bindings)
+            var step: JSONObject = ["if": match.whole, "then": .array(lets + steps(body))]
+            scope.locals = locals
+            if !rest.isEmpty { step["else"] = .array(rest) }
+            rest = [.object(step)]
+        }
+        return rest
     }
 
     /// A call as a step: a mutation of an array or bool, an object's action, a method written

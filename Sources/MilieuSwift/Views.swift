@@ -179,6 +179,7 @@ struct ViewInstantiator {
         let (initialized, initArguments) = initializerEffects(shape, given: given, caller: caller)
         declaration.arguments = initArguments
         var fields: [String] = []
+        let mapper = TypeMapper(program: program, unit: shape.unit)
         for property in shape.properties {
             if property.wrapper.isDynamic { fields.append(property.name) }
             let argument = given[property.name]
@@ -189,23 +190,28 @@ struct ViewInstantiator {
                     declaration.inputs.append((property.name, argument))
                 } else if let effect = initialized[property.name] {
                     declaration.inputs.append((property.name, effect))
-                } else if let initial = property.initial, let literal = translator.literal(initial) {
-                    declaration.inputs.append((property.name, literal))
+                } else if let initial = property.initial, let constant = translator.constant(initial) {
+                    declaration.inputs.append((property.name, Self.literal(constant)))
                 } else if property.initial != nil {
-                    program.unsupported(Place(shape.unit, property.node), "the initial value of \(property.name) (only literals are read)")
+                    program.unsupported(
+                        Place(shape.unit, property.node), "the initial value of \(property.name) (only constants are read)")
                 } else {
                     program.report(place, .error, "\(name)(…) does not pass \(property.name), which \(name) needs")
                 }
             case .state:
                 if let value = argument ?? initialized[property.name] {
                     declaration.state.append((property.name, value))
+                    if let type = property.type.flatMap(mapper.knownType), !Self.isReference(type) {
+                        declaration.stateTypes.append((property.name, type))
+                    }
                 } else if let initial = property.initial {
                     if let made = objectConstruction(initial, in: shape) {
                         declaration.state.append((property.name, ["$new": made]))
-                    } else if let literal = translator.literal(initial) {
-                        declaration.state.append((property.name, literal))
-                    } else if let array = initial.as(ArrayExprSyntax.self), array.elements.isEmpty {
-                        declaration.state.append((property.name, ["$literal": []]))
+                    } else if let constant = translator.constant(initial) {
+                        declaration.state.append((property.name, Self.literal(constant)))
+                        if let type = stateType(property, initial: initial, constant: constant, mapper) {
+                            declaration.stateTypes.append((property.name, type))
+                        }
                     } else {
                         program.unsupported(Place(shape.unit, property.node), "the initial value of @State \(property.name)")
                     }
@@ -266,6 +272,41 @@ struct ViewInstantiator {
         }
         declaration.body = elements
         return declaration.json
+    }
+
+    /// The type a `@State` that starts from `constant` is given (`stateTypes`): its annotation's, or
+    /// the one Swift infers for its initial value (`Point(x: 1, y: 2)`, `[2, 3, 5]`); nil where the
+    /// kind of the value says as much (`@State var count = 0`), for a type the source does not
+    /// declare, and for an object.
+    private func stateType(
+        _ property: ViewShape.Property, initial: ExprSyntax, constant: JSON, _ mapper: TypeMapper
+    ) -> JSON? {
+        guard let type = property.type.map(mapper.knownType) ?? mapper.type(ofConstant: initial), !Self.isReference(type) else {
+            return nil
+        }
+        let inferred: JSON =
+            switch constant {
+            case .bool: "bool"
+            case .int: "int"
+            case .double: "double"
+            case .string: "string"
+            case .array: ["array": "json"]
+            case .null, .object: "json"
+            }
+        return type == inferred ? nil : type
+    }
+
+    /// Whether a mapped type holds an object (`"@Model?"`): such a `@State` is made with `$new`.
+    private static func isReference(_ type: JSON) -> Bool { type.jsonText.contains("@") }
+
+    /// A constant as a declaration's literal value: as itself, unless it is an object that would
+    /// read as an expression or a forgotten `$new` (`Tag(type: "Work")`), then in `$literal`.
+    static func literal(_ constant: JSON) -> JSON {
+        guard case .object(let object) = constant,
+            object.keys.contains(where: { $0.hasPrefix("$") })
+                || object["type"] != nil && object.keys.allSatisfy({ ["type", "init"].contains($0) })
+        else { return constant }
+        return ["$literal": constant]
     }
 
     private func typeName(_ type: TypeSyntax?) -> String {
@@ -509,6 +550,7 @@ struct DeclarationBuilder {
     var inputs: [(String, JSON)] = []
     var arguments: [(String, JSON)] = []
     var state: [(String, JSON)] = []
+    var stateTypes: [(String, JSON)] = []
     var bindings: [(String, JSON)] = []
     var stateObjects: [(String, JSON)] = []
     var observedObjects: [(String, JSON)] = []
@@ -527,6 +569,7 @@ struct DeclarationBuilder {
         add("inputs", inputs)
         add("arguments", arguments)
         add("state", state)
+        add("stateTypes", stateTypes)
         add("bindings", bindings)
         add("stateObjects", stateObjects)
         add("observedObjects", observedObjects)

@@ -12,7 +12,7 @@ import Testing
 
     @Test func aDeclarationsMembersAtTheTopAndInsideItsWrappers() {
         #expect(texts("", #"{"na"#) == [#"{"name":"#])
-        #expect(texts(#"{"parent": "/App","#, #""st"#) == [#""state":"#, #""stateObjects":"#])
+        #expect(texts(#"{"parent": "/App","#, #""st"#) == [#""state":"#, #""stateTypes":"#, #""stateObjects":"#])
         #expect(texts(#"{"parent": "/App", "stateObjects": {"vm": {"#, #""t"#) == [#""type":"#])
         #expect(texts(#"{"provide": {"#, #""env"#) == [#""environmentObjects":"#, #""environment":"#])
         #expect(texts(#"{"environment": {"s": {"#, #""k"#) == [#""key":"#])

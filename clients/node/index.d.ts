@@ -334,6 +334,8 @@ export interface ViewDeclaration {
   id?: Expression;
   inputs?: Record<string, Expression>;
   state?: Record<string, Expression>;
+  /** A `@State`'s Swift type (`@State var name: String? = "kim"` is `{name: 'string?'}`): a type string, or `{record}`, `{array}`, `{optional}` (SPEC §5.2). */
+  stateTypes?: Record<string, TypeSpec>;
   bindings?: Record<string, { $parent: string }>;
   /** `ObservableObject` types only; `eager` builds one at every evaluation of the parent and discards it. */
   stateObjects?: Record<string, { type: string; init?: Record<string, Expression>; eager?: boolean }>;

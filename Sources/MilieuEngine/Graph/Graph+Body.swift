@@ -134,7 +134,7 @@ extension Graph {
         }
         var seen: Set<JSON> = []
         for element in elements {
-            let id = rows.idMember.map { ExpressionEvaluation.member($0, of: element) } ?? element
+            let id = try rowID(of: element, rows, in: node, recorder)
             switch id {
             case .string, .int, .bool: break
             default:
@@ -166,6 +166,27 @@ extension Graph {
         }
     }
 
+    /// A row's id: the element itself (`id: \.self`), or its member. An element that names an
+    /// object (`ForEach(todos)` over `Identifiable` objects) has its id read through the object,
+    /// tracked as any read of the body is: a new id re-keys the row.
+    private func rowID(of element: JSON, _ rows: Rows, in node: ViewNode, _ recorder: ReadRecorder?) throws(EngineError) -> JSON {
+        guard let member = rows.idMember else { return element }
+        guard case .string(let name) = element, let record = objectsByName[name] else {
+            return ExpressionEvaluation.member(member, of: element)
+        }
+        let place = "\(node.path) body \(rows.pointer)"
+        switch try self.member(
+            member, of: .object(record.serial), recorder: recorder, reason: "\(rows.element).\(member)", display: place)
+        {
+        case .value(let value): return value
+        case .object(let id): return .string(objects[id]?.name ?? "")
+        case .secure:
+            throw .invalidDeclaration(
+                field: "body", reason: "forEach at \(rows.pointer) keys rows by \(record.type.name).\(member), which is secure",
+                view: node.path)
+        }
+    }
+
     /// A body expression's value and whether it read a secure value on the way (then a line shows `<secure>`).
     func evaluate(
         _ expression: TypeExpression, in node: ViewNode, _ recorder: ReadRecorder?, _ locals: [JSON]
@@ -177,6 +198,15 @@ extension Graph {
             let (value, secure) = try self.expressionRead(path, in: node, recorder: recorder)
             if secure { secret = true }
             return value
+        }
+        if !locals.isEmpty {
+            // Only a local reads through an object: without locals, no closure to make.
+            scope.objectMember = { [unowned self] id, member, reason throws(EngineError) in
+                guard let (value, secure) = try self.localObjectMember(id, member, in: node, recorder: recorder, reason: reason)
+                else { return nil }
+                if secure { secret = true }
+                return value
+            }
         }
         var evaluation = ExpressionEvaluation(scope: scope, limits: BodyParser.limits, place: node.path, budget: budget)
         let value = try evaluation.evaluate(expression)
@@ -216,6 +246,22 @@ extension Graph {
             guard case .object(let id) = owner, let record = objects[id], let slot = record.type.slots[path.members[path.members.count - 1]]
             else { return (.null, true) }
             return (record.values[slot], true)
+        }
+    }
+
+    /// A member of the object a local holds (`todo.title` in a `forEach` over objects), read
+    /// through the object as a key path is (`recorder` notes it, with `reason`); a secure value as
+    /// itself with `secure` set. Nil when `id` names no object: the local holds a plain string.
+    func localObjectMember(
+        _ id: String, _ member: String, in node: ViewNode, recorder: ReadRecorder?, reason: () -> String
+    ) throws(EngineError) -> (value: JSON, secure: Bool)? {
+        guard let record = objectsByName[id] else { return nil }
+        switch try self.member(
+            member, of: .object(record.serial), recorder: recorder, reason: reason(), display: "\(node.path) \(reason())")
+        {
+        case .value(let value): return (value, false)
+        case .object(let held): return (.string(objects[held]?.name ?? ""), false)
+        case .secure: return (record.type.slots[member].map { record.values[$0] } ?? .null, true)
         }
     }
 

@@ -80,6 +80,11 @@ extension Graph {
         scope.locals = locals
         scope.now = clock
         scope.read = { [unowned self] path throws(EngineError) in try self.actionRead("\(node.path).\(path.text)") }
+        if !locals.isEmpty {
+            scope.objectMember = { [unowned self] id, member, reason throws(EngineError) in
+                try self.localObjectMember(id, member, in: node, recorder: nil, reason: reason)?.value
+            }
+        }
         var evaluation = ExpressionEvaluation(scope: scope, limits: BodyParser.limits, place: place, budget: budget)
         _ = try evaluation.run(steps, writingTo: ActionContext(graph: self, view: node))
     }
@@ -164,10 +169,12 @@ extension Graph {
         let control = matches[ordinal - 1]
         let enabled = try isEnabled(node)
         if control.disabled || !enabled {
+            let why =
+                control.disabled
+                ? "(.disabled(true) where it is placed)"
+                : "(isEnabled is false in \(node.path)'s environment: a .disabled(true) around it, or .environment(\\.isEnabled, false))"
             throw .forbidden(
-                path: node.path, .disabled,
-                "\(Self.line(control.declaration.kind, control.label, disabled: false)) is disabled (.disabled(true) where it is placed, or isEnabled false in its environment)"
-            )
+                path: node.path, .disabled, "\(Self.line(control.declaration.kind, control.label, disabled: false)) is disabled \(why)")
         }
         return (node, control)
     }

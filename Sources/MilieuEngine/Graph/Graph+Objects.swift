@@ -91,24 +91,29 @@ extension Graph {
     }
 
     /// Lets go of an object; the last holder destroys it, reported with `reason`. When its owner
-    /// lets go (`byOwner`) but others still refer to it, it lives on without an owner (SPEC §12.2).
+    /// lets go (`byOwner`) but others still refer to it, it lives on without an owner (SPEC §12.2);
+    /// if they let go within the same transaction, the destruction is the owner's doing and is
+    /// reported with the owner and its reason (SPEC §6.5: `replaced`).
     func release(_ id: ObjectSerial, reason: DestructionReason, byOwner: Bool = false) {
         guard let record = objects[id] else { return }
         journal.record(.holders(record, old: record.holders))
         record.holders -= 1
         guard record.holders <= 0 else {
-            if byOwner { disown(record) }
+            if byOwner {
+                pending.disowned[id] = (record.owner, reason)
+                disown(record)
+            }
             return
         }
         objects[id] = nil
         objectsByName[record.name] = nil
         journal.record(.objectDestroyed(record))
-        pending.events.append(
-            .objectDestroyed(object: record.name, type: record.type.name, owner: record.owner, reason: reason))
+        let (owner, why) = reason == .released ? pending.disowned[id] ?? (record.owner, reason) : (record.owner, reason)
+        pending.events.append(.objectDestroyed(object: record.name, type: record.type.name, owner: owner, reason: why))
         for slot in record.type.forwardingSlots { forward(from: record.values[slot], to: record, adding: false) }
         if let old = forwarders.removeValue(forKey: id) { journal.record(.forwarders(of: id, old: old)) }
         // What it made goes with it, for the reason it went.
-        for made in record.madeObjects { release(made, reason: reason, byOwner: true) }
+        for made in record.madeObjects { release(made, reason: why, byOwner: true) }
     }
 
     private func disown(_ record: ObjectRecord) {

@@ -20,6 +20,10 @@ struct PendingTransaction {
     var structural = false
     /// Each view queued, with its reason and what gave it, for `graph/explain`.
     var invalidations: [PendingInvalidation] = []
+    /// Objects whose owner let go of them in this transaction while others still held them: the
+    /// owner and its reason, which their destruction reports if the last holder lets go before
+    /// the transaction ends (`vm = Model()` while a child holds the old one: `replaced`).
+    var disowned: [ObjectSerial: (owner: String?, reason: DestructionReason)] = [:]
 
     /// Without events (a plain write) the property changes are taken as they are, not copied into a new log.
     var changes: [Change] {
@@ -42,6 +46,7 @@ struct PendingTransaction {
         replaced = ReplacedValues()
         structural = false
         if !invalidations.isEmpty { invalidations.removeAll(keepingCapacity: true) }
+        if !disowned.isEmpty { disowned = [:] }
     }
 
     /// A written place: the value it had before the transaction, and whether any write of the

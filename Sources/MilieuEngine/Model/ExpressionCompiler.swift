@@ -167,7 +167,7 @@ struct ExpressionCompiler {
             throw .invalidParams(pointer: pointer.description, "\"\(text)\" is not a key path, as \"vm.email\"")
         }
         if let depth = variables.lastIndex(where: { $0.name == members[0] }) {
-            return (.local(depth, members: Array(members.dropFirst())), .any)
+            return (.local(depth, name: members[0], members: Array(members.dropFirst())), .any)
         }
         guard let kind = names.first(where: { $0.name == members[0] })?.kind else {
             let known = (names.map(\.name) + variables.map(\.name)).joined(separator: ", ")

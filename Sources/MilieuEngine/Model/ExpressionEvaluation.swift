@@ -14,6 +14,10 @@ struct ExpressionScope {
     var read: (ReadPath) throws(EngineError) -> JSON = { _ throws(EngineError) in .null }
     /// The locals bound before the expression, outermost first: `let`s and `forEach` elements.
     var locals: [JSON] = []
+    /// A member of the object a local names (`todo.title` in `ForEach(todos) { todo in … }`):
+    /// given the object's id, the member and the read's reason (`todo.title`), its value, read
+    /// through the object; nil when the id names no object. Unset, a local's value is plain JSON.
+    var objectMember: ((String, String, () -> String) throws(EngineError) -> JSON?)?
 }
 
 /// One evaluation of a getter, or one run of an action: what it reads, the budget it spends and
@@ -70,11 +74,17 @@ struct ExpressionEvaluation {
         case .argument(let index): return scope.arguments[index]
         case .variable(let depth): return variables[depth]
         case .read(let path): return try scope.read(path)
-        case .local(let depth, let members):
+        case .local(let depth, let name, let members):
             var value = variables[depth]
-            for member in members {
+            for (index, member) in members.enumerated() {
                 try spend()
-                value = Self.member(member, of: value)
+                if case .string(let id) = value, let objectMember = scope.objectMember,
+                    let read = try objectMember(id, member, { ([name] + members[...index]).joined(separator: ".") })
+                {
+                    value = read
+                } else {
+                    value = Self.member(member, of: value)
+                }
             }
             return value
         case .now: return scope.now.map { .string($0()) } ?? .null

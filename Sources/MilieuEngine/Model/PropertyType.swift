@@ -37,6 +37,17 @@ public indirect enum PropertyType: Sendable, Hashable {
         }
     }
 
+    /// Whether a value of this type may name an object: a reference, or one inside an optional,
+    /// an array or a record.
+    public var holdsReference: Bool {
+        switch self {
+        case .reference: true
+        case .optional(let wrapped), .array(let wrapped): wrapped.holdsReference
+        case .record(let fields): fields.contains { $0.type.holdsReference }
+        case .string, .int, .double, .bool, .json: false
+        }
+    }
+
     /// Checks `value` against this type and returns it in canonical form
     /// (an int written to a double becomes a double), or nil if it does not fit.
     public func conform(_ value: JSON) -> JSON? {

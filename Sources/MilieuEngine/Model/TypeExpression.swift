@@ -18,8 +18,9 @@ indirect enum TypeExpression: Sendable {
     /// body reads it (tracked while a body is evaluated, SPEC §6.3).
     case read(ReadPath)
     /// `{"get": "item.name"}` in a view, where `item` is a local (`let`, a `forEach` element): the
-    /// local at that depth and the members read inside its value.
-    case local(Int, members: [String])
+    /// local at that depth, its name (what a read through an object it holds is reported as) and
+    /// the members read inside its value.
+    case local(Int, name: String, members: [String])
     /// `{"var": "name"}`: the element bound by an enclosing `filter`, `map`, `all`, `some` or `none`,
     /// by its depth among the enclosing bindings.
     case variable(Int)

@@ -44,6 +44,8 @@ struct Rows: Sendable {
     let elements: TypeExpression
     /// nil: the element itself is its id (`id: \.self`); else the member holding it.
     let idMember: String?
+    /// The element's name in the content (`as`): a read of its id through an object is the reason `todo.id`.
+    let element: String
     let content: [BodyElement]
     let pointer: String
 }
@@ -189,15 +191,15 @@ struct BodyParser {
             default: throw invalid(pointer.member("id"), "id is \"self\" (id: \\.self) or the member that identifies an element")
             }
             let locals = compiler.localDepth
+            var element = "$element"
             if let name = object["as"] {
                 guard case .string(let name) = name, isIdentifier(name) else { throw invalid(pointer.member("as"), "as names the element") }
-                compiler.bind(name)
-            } else {
-                compiler.bind("$element")
+                element = name
             }
+            compiler.bind(element)
             let content = try self.elements(try array(object["content"], at: pointer.member("content")), at: pointer.member("content"))
             compiler.unbind(to: locals)
-            return .rows(Rows(elements: elements, idMember: idMember, content: content, pointer: pointer.description))
+            return .rows(Rows(elements: elements, idMember: idMember, element: element, content: content, pointer: pointer.description))
         case "let":
             try only(object, ["let", "be"], at: pointer)
             guard case .string(let name)? = object["let"], isIdentifier(name) else {

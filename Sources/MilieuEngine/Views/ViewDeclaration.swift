@@ -228,6 +228,9 @@ final class ViewDeclaration: Sendable {
     /// compares what the struct stores).
     let arguments: [(name: String, value: ValueExpression)]
     let state: [(name: String, value: ValueExpression)]
+    /// The types `stateTypes` gives `@State`s (`@State var name: String? = "kim"`); a `@State`
+    /// not listed takes the kind of its initial value (`Graph.stateType(of:)`).
+    let stateTypes: [(name: String, type: PropertyType)]
     let bindings: [(name: String, value: [String])]
     let stateObjects: [(name: String, value: ObjectInitializer)]
     let observedObjects: [(name: String, value: ObservedSource)]
@@ -262,7 +265,7 @@ final class ViewDeclaration: Sendable {
     /// The members of a declaration. Matched by length first: a declaration is parsed or
     /// compared with the last one on every mount, and a chain of string comparisons per member adds up.
     enum Member: CaseIterable {
-        case parent, name, id, inputs, arguments, state, bindings, stateObjects, observedObjects
+        case parent, name, id, inputs, arguments, state, stateTypes, bindings, stateObjects, observedObjects
         case environmentObjects, environment, provide, modifiers, body, retain, printChanges, equatable
 
         init?(_ key: String) {
@@ -275,6 +278,7 @@ final class ViewDeclaration: Sendable {
             case 7: match = .provide
             case 8: match = .bindings
             case 9: match = key == "modifiers" ? .modifiers : key == "equatable" ? .equatable : .arguments
+            case 10: match = .stateTypes
             case 11: match = .environment
             case 12: match = key == "stateObjects" ? .stateObjects : .printChanges
             case 15: match = .observedObjects
@@ -293,6 +297,7 @@ final class ViewDeclaration: Sendable {
             case .inputs: "inputs"
             case .arguments: "arguments"
             case .state: "state"
+            case .stateTypes: "stateTypes"
             case .bindings: "bindings"
             case .stateObjects: "stateObjects"
             case .observedObjects: "observedObjects"
@@ -358,6 +363,7 @@ final class ViewDeclaration: Sendable {
         var inputs: [(name: String, value: ValueExpression)] = []
         var arguments: [(name: String, value: ValueExpression)] = []
         var state: [(name: String, value: ValueExpression)] = []
+        var stateTypes: [(name: String, type: PropertyType)] = []
         var bindings: [(name: String, value: [String])] = []
         var stateObjects: [(name: String, value: ObjectInitializer)] = []
         var observedObjects: [(name: String, value: ObservedSource)] = []
@@ -387,6 +393,10 @@ final class ViewDeclaration: Sendable {
                 state = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
                     try ValueExpression(v, field: f(), literals: &literals, allowsNew: true, scope: scope)
                 }
+            case .stateTypes:
+                stateTypes = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
+                    try Self.stateType(v, field: f(), view: view())
+                }.map { ($0.name, $0.value) }
             case .bindings:
                 bindings = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
                     guard case .parent(let read) = try ValueExpression(v, field: f(), literals: &literals) else {
@@ -455,6 +465,16 @@ final class ViewDeclaration: Sendable {
         for (name, _) in environmentObservables { variables.append(name) }
         for (name, _) in environment { variables.append(name) }
         try Self.checkVariables(variables, view: view())
+        for (name, _) in stateTypes {
+            guard let initial = state.first(where: { $0.name == name })?.value else {
+                throw .invalidDeclaration(
+                    field: "stateTypes.\(name)", reason: "the view has no @State \(name) to give a type", view: view())
+            }
+            if initial.isNew {
+                throw .invalidDeclaration(
+                    field: "stateTypes.\(name)", reason: "\(name) holds an object made with $new, whose type is its own", view: view())
+            }
+        }
         for (name, _) in arguments where inputs.contains(where: { $0.name == name }) {
             throw .invalidDeclaration(field: "arguments.\(name)", reason: "\(name) is an input already", view: view())
         }
@@ -507,6 +527,7 @@ final class ViewDeclaration: Sendable {
         self.inputs = inputs
         self.arguments = arguments
         self.state = state
+        self.stateTypes = stateTypes
         self.bindings = bindings
         self.stateObjects = stateObjects
         self.observedObjects = observedObjects
@@ -536,8 +557,27 @@ final class ViewDeclaration: Sendable {
     /// last variables, in declaration order.
     func environmentKey(ofVariable index: Int) -> String { environment[index - (variableCount - environment.count)].key }
 
+    /// The type `stateTypes` gives the `@State` `name`, if any.
+    func stateType(_ name: String) -> PropertyType? { stateTypes.first { $0.name == name }?.type }
+
     /// The state object `name` is made from.
     func stateObjectType(_ name: String) -> String? { stateObjects.first { $0.name == name }?.value.type }
+
+    /// A `stateTypes` entry: a type of SPEC §5.2's declaration form that holds values, not objects
+    /// (an object is held with `$new`).
+    private static func stateType(_ json: JSON, field: String, view: @autoclosure () -> String) throws(EngineError) -> PropertyType {
+        let type: PropertyType
+        do {
+            type = try PropertyType(declaration: json)
+        } catch {
+            throw .invalidDeclaration(field: field, reason: error.data["reason"]?.stringValue ?? error.message, view: view())
+        }
+        guard !type.holdsReference else {
+            throw .invalidDeclaration(
+                field: field, reason: "a @State that holds an object is declared with $new; a type here is a value type's", view: view())
+        }
+        return type
+    }
 
     /// `environment`: an array of value keys (`["colorScheme"]`), or an object of variables, each
     /// `{"key": k}` (`@Environment(\\.k)`) or `{"type": T, "optional"?: bool}` (`@Environment(T.self)`).

@@ -10,7 +10,19 @@ extension Graph {
     func installState(_ node: ViewNode, _ evaluated: EvaluatedDeclaration, made: CreationReason?) throws(EngineError) {
         for (name, initial) in evaluated.state {
             switch initial {
-            case .bound(.value(let value)): node.variables.append(name, .state(value, Self.stateType(of: value)))
+            case .bound(.value(let value)):
+                guard let type = node.declaration.stateType(name) else {
+                    node.variables.append(name, .state(value, Self.stateType(of: value)))
+                    continue
+                }
+                guard let conformed = type.conform(value) else {
+                    throw .typeMismatch(path: "\(node.path).\(name)", expected: type.description, actual: value.kindName)
+                }
+                node.variables.append(name, .state(conformed, type))
+            case .bound(.object) where node.declaration.stateType(name) != nil:
+                // A typed @State holds a value; an object is held without a type (`$new`, `$parent`).
+                throw .typeMismatch(
+                    path: "\(node.path).\(name)", expected: node.declaration.stateType(name)?.description ?? "", actual: "object")
             case .bound(.object(let id)):
                 hold(id)
                 node.variables.append(name, .object(id, .state))
@@ -35,7 +47,8 @@ extension Graph {
         }
     }
 
-    /// The shape a @State keeps: the kind of its initial value (a null or object initial value accepts any JSON).
+    /// The shape a @State keeps when its declaration gives it no type (`stateTypes`): the kind of
+    /// its initial value (a null or object initial value accepts any JSON).
     static func stateType(of value: JSON) -> PropertyType {
         switch value {
         case .bool: .bool

@@ -137,6 +137,15 @@ test('call runs an action with positional arguments', needsDaemon, async (t) => 
   assert.deepEqual(await client.get('/App/Shop.cart.items'), ['apple', 'pear']);
 });
 
+test('mount gives a @State its Swift type with stateTypes', needsDaemon, async (t) => {
+  const client = await clientFor(t, await daemonFor(t));
+  // `@State var name: String? = "kim"` (SPEC 6.1): the declared type, not the first value's, decides.
+  await client.mount({ parent: '/App', name: 'Named', state: { name: 'kim' }, stateTypes: { name: 'string?' }, body: ['{name}'] });
+  await client.set('/App/Named.name', null);
+  assert.equal(await client.get('/App/Named.name'), null);
+  await assert.rejects(client.set('/App/Named.name', 3), TypeMismatch);
+});
+
 test('transaction applies ops all or nothing, as one version', needsDaemon, async (t) => {
   const client = await clientFor(t, await daemonFor(t));
   const done = await client.transaction([

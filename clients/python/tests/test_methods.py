@@ -161,6 +161,19 @@ def test_mount_by_keywords_and_by_declaration(client: milieu.Client) -> None:
     assert mixed["path"] == "/App/Badge" and mixed["objects"] == {"vm": "ViewModel#4"}
 
 
+def test_mount_with_state_types(client: milieu.Client) -> None:
+    # `@State var name: String? = "kim"`: state_types is the wire's stateTypes (SPEC 6.1).
+    assert ops.declaration(state={"name": "kim"}, state_types={"name": "string?"}) == {
+        "state": {"name": "kim"},
+        "stateTypes": {"name": "string?"},
+    }
+    client.mount(parent="/App", name="Named", state={"name": "kim"}, state_types={"name": "string?"}, body=["{name}"])
+    client.set("/App/Named.name", None)
+    assert client.get("/App/Named.name") is None
+    with pytest.raises(milieu.TypeMismatch):
+        client.set("/App/Named.name", 3)
+
+
 def test_unmount_and_tree(client: milieu.Client) -> None:
     client.mount(parent="/App", name="ParentView", state={"isOn": False}, body=["{isOn}"])
     client.mount(

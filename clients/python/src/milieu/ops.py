@@ -43,6 +43,8 @@ class ViewFields(TypedDict, total=False):
     ``{"disabled": ...}``, ``{"transformEnvironment": ...}``);
     ``print_changes`` asks for the line ``Self._printChanges()`` prints (SPEC §6.6);
     ``equatable`` lists the inputs and bindings ``.equatable()``'s ``==`` compares (SPEC §6.1).
+    ``state_types`` gives a ``@State`` its Swift type (``@State var name: String? = "kim"`` is
+    ``state={"name": "kim"}, state_types={"name": "string?"}``; SPEC §5.2's type forms).
     """
 
     parent: str
@@ -50,6 +52,7 @@ class ViewFields(TypedDict, total=False):
     id: Any
     inputs: Mapping[str, Any]
     state: Mapping[str, Any]
+    state_types: Mapping[str, Any]
     bindings: Mapping[str, Any]
     state_objects: Mapping[str, Any]
     observed_objects: Mapping[str, Any]
@@ -64,6 +67,7 @@ class ViewFields(TypedDict, total=False):
 
 
 _WIRE_NAMES = {
+    "state_types": "stateTypes",
     "state_objects": "stateObjects",
     "observed_objects": "observedObjects",
     "environment_objects": "environmentObjects",

@@ -1,0 +1,245 @@
+import Foundation
+import MilieuJSON
+import MilieuProtocol
+import MilieuSwift
+import Testing
+
+@testable import MilieuEngine
+
+/// Value types from Swift source (issue #28 items 7 and 10): struct and enum initial values of
+/// `@State` and of properties, a `@State`'s annotation as its type, and `vm = Model()`.
+@Suite struct ValueTranslationTests {
+    static let activity = """
+        import SwiftUI
+
+        enum ActivityType {
+            case added(Int)
+            case removed(prime: Int)
+            case pair(Int, Int)
+            case cleared
+        }
+
+        struct Activity {
+            let timestamp: Date
+            let type: ActivityType
+        }
+
+        struct Point: Equatable {
+            var x: Int
+            var y: Int
+        }
+
+        class AppState: ObservableObject {
+            @Published var feed: [Activity] = []
+            @Published var last: ActivityType = .cleared
+            func add(_ n: Int) {
+                feed.append(Activity(timestamp: Date(), type: .added(n)))
+                last = .removed(prime: n)
+            }
+        }
+
+        @Observable class Canvas {
+            var origin = Point(x: 0, y: 0)
+            var kind: ActivityType = .cleared
+        }
+
+        struct Screen: View {
+            @StateObject private var state = AppState()
+            @State private var canvas = Canvas()
+            @State private var p = Point(x: 1, y: 2)
+            @State private var mode: ActivityType = .cleared
+            @State private var primes = [2, 3, 5]
+            @State private var name: String? = "kim"
+            var body: some View {
+                let _ = Self._printChanges()
+                Text("\\(state.feed.count)")
+                Text("\\(canvas.origin.x)")
+                Text("\\(p.x)")
+                Button("add") { state.add(5) }
+                Button("same") { p = Point(x: 1, y: 2) }
+                Button("move") { p.x += 1 }
+                Button("mode") { mode = .added(3) }
+                Button("pair") { mode = .pair(1, 2) }
+                Button("origin") { canvas.origin = Point(x: 0, y: 0) }
+                Button("prime") { primes.append(7) }
+                Button("forget") { name = nil }
+            }
+        }
+
+        #Preview { Screen() }
+        """
+
+    /// The translation keeps every initial value and gives each `@State` its Swift type.
+    @Test func structAndEnumInitialValuesAreTranslated() throws {
+        let translation = SwiftTranslator.translate([Seeds.source("Values.swift", Self.activity)])
+        #expect(!translation.printed.contains { $0.contains("not modelled") }, "\(translation.printed)")
+        let screen = try #require(translation.scene["views"]?.arrayValue?.first)
+        #expect(
+            screen["state"]
+                == [
+                    "canvas": ["$new": ["type": "Canvas"]], "p": ["x": 1, "y": 2], "mode": "cleared", "primes": [2, 3, 5],
+                    "name": "kim",
+                ])
+        #expect(
+            screen["stateTypes"]
+                == ["p": ["record": ["x": "int", "y": "int"]], "mode": "json", "primes": ["array": "int"], "name": ["optional": "string"]])
+        let types = try #require(translation.scene["types"]?.arrayValue)
+        let canvas = try #require(types.first { $0["name"] == "Canvas" })
+        #expect(canvas["properties"]?["origin"] == ["type": ["record": ["x": "int", "y": "int"]], "default": ["x": 0, "y": 0]])
+        #expect(canvas["properties"]?["kind"] == ["type": "json", "default": "cleared"])
+        let state = try #require(types.first { $0["name"] == "AppState" })
+        #expect(state["properties"]?["last"] == ["type": "json", "default": "cleared"])
+    }
+
+    /// Struct values compare memberwise (rule 9): an equal point written is no change, a member
+    /// written is `_p`; an enum case with associated values is written to a `json` `@State`, its
+    /// label kept (`.removed(prime: 5)`); an optional `@State` takes nil.
+    @Test func structAndEnumValuesRunAsSwiftUIRunsThem() throws {
+        let program = try LoadedProgram([Seeds.source("Values.swift", Self.activity)])
+        let screen = "/App/Screen"
+        #expect(try program.tap(screen, "same").isEmpty)
+        let moved = try program.tap(screen, "move")
+        #expect(moved.updates == [screen: ["_p"]])
+        #expect(moved.printed == ["Screen: _p changed."])
+        #expect(try program.get("\(screen).p") == ["x": 2, "y": 2])
+        // The body does not read mode: the write changes it and re-renders nothing.
+        let mode = try program.tap(screen, "mode")
+        #expect(!mode.isEmpty && mode.updates.isEmpty)
+        #expect(try program.get("\(screen).mode") == ["added": 3])
+        #expect(try program.tap(screen, "mode").isEmpty)
+        try program.tap(screen, "pair")
+        #expect(try program.get("\(screen).mode") == ["pair": ["_0": 1, "_1": 2]])
+        #expect(try program.tap(screen, "origin").isEmpty)
+        let added = try program.tap(screen, "add")
+        #expect(added.updates == [screen: ["_state"]])
+        #expect(try program.get("\(screen).state.last") == ["removed": ["prime": 5]])
+        #expect(try program.get("\(screen).state.feed.0.type") == ["added": 5])
+        try program.tap(screen, "prime")
+        #expect(try program.get("\(screen).primes") == [2, 3, 5, 7])
+        #expect(try program.tap(screen, "forget").updates.isEmpty, "the body does not read name")
+        #expect(try program.get("\(screen).name") == .null)
+    }
+
+    static let replace = """
+        import SwiftUI
+
+        @Observable class Model {
+            var count = 0
+            init(count: Int = 0) { self.count = count }
+        }
+
+        struct Reader: View {
+            let model: Model
+            var body: some View {
+                let _ = Self._printChanges()
+                Text("reader \\(model.count)")
+            }
+        }
+
+        struct Screen: View {
+            @State private var vm = Model()
+            var body: some View {
+                let _ = Self._printChanges()
+                Text("\\(vm.count)")
+                Button("reset") { vm = Model() }
+                Button("seven") { vm = Model(count: 7) }
+                Reader(model: vm)
+            }
+        }
+
+        #Preview { Screen() }
+        """
+
+    /// `vm = Model()` in a button: the `@State` holds a new object, the old one is destroyed
+    /// `replaced` (though Reader held it too), the view re-renders with `_vm` and Reader with `@self`.
+    @Test func aButtonReplacesTheObjectAStateHolds() throws {
+        let program = try LoadedProgram([Seeds.source("Replace.swift", Self.replace)])
+        #expect(!program.translation.printed.contains { $0.contains("not modelled") }, "\(program.translation.printed)")
+        let screen = "/App/Screen"
+        let old = program.mount.created.first { $0.reason == "state" }?.object
+        let seven = try program.tap(screen, "seven")
+        #expect(seven.updates == [screen: ["_vm"], "\(screen)/Reader": ["@self"]])
+        #expect(seven.printed == ["Screen: _vm changed.", "Reader: @self changed."])
+        #expect(seven.body(of: "\(screen)/Reader") == ["reader 7"])
+        #expect(seven.created.map(\.reason) == ["state"])
+        #expect(seven.destroyed.map(\.object) == [old])
+        #expect(seven.destroyed.map(\.reason) == ["replaced"])
+        let reset = try program.tap(screen, "reset")
+        #expect(reset.body(of: screen)?.first == "0")
+    }
+
+    /// A struct whose one member is `type` reads as a `$new` left out: it is written in `$literal`.
+    @Test func aStructThatLooksLikeAnObjectToMakeIsALiteral() throws {
+        let source = """
+            import SwiftUI
+            struct Tag { var type: String }
+            struct Screen: View {
+                @State private var tag = Tag(type: "Work")
+                var body: some View { Text(tag.type) }
+            }
+            #Preview { Screen() }
+            """
+        let program = try LoadedProgram([Seeds.source("Tag.swift", source)])
+        let state = program.translation.scene["views"]?.arrayValue?.first?["state"]
+        #expect(state == ["tag": ["$literal": ["type": "Work"]]])
+        #expect(program.mount.body(of: "/App/Screen") == ["Work"])
+    }
+
+    /// A struct made memberwise takes its properties' defaults for what it does not pass, so that
+    /// it fits its record (`var done = false`); a struct with a default that is not a constant
+    /// (`let id = UUID()`) cannot be filled in, and is `json`.
+    @Test func aStructsDefaultsFillWhatItsInitializerDoesNotPass() throws {
+        let source = """
+            import SwiftUI
+            struct Item {
+                var id: Int
+                var done = false
+            }
+            struct Note: Identifiable {
+                let id = UUID()
+                var text: String
+            }
+            struct Screen: View {
+                @State private var first = Item(id: 1)
+                @State private var items: [Item] = []
+                @State private var notes: [Note] = []
+                var body: some View {
+                    Button("add") { items.append(Item(id: 2)) }
+                    Button("note") { notes.append(Note(text: "a")) }
+                }
+            }
+            #Preview { Screen() }
+            """
+        let program = try LoadedProgram([Seeds.source("Items.swift", source)])
+        let screen = try #require(program.translation.scene["views"]?.arrayValue?.first)
+        #expect(screen["state"]?["first"] == ["id": 1, "done": false])
+        let item: JSON = ["record": ["id": "int", "done": "bool"]]
+        #expect(screen["stateTypes"] == ["first": item, "items": ["array": item]])
+        try program.tap("/App/Screen", "add")
+        #expect(try program.get("/App/Screen.items") == [["id": 2, "done": false]])
+        try program.tap("/App/Screen", "note")
+        #expect(try program.get("/App/Screen.notes") == [["text": "a"]])
+    }
+
+    /// `Button("+", action: vm.add)`: a method of an object the view holds, as `{ vm.add() }`.
+    @Test func aButtonsActionMayNameAnObjectsMethod() throws {
+        let source = """
+            import SwiftUI
+            class VM: ObservableObject {
+                @Published var count = 0
+                func add() { count += 1 }
+            }
+            struct Screen: View {
+                @StateObject private var vm = VM()
+                var body: some View {
+                    Text("\\(vm.count)")
+                    Button("+", action: vm.add)
+                }
+            }
+            #Preview { Screen() }
+            """
+        let program = try LoadedProgram([Seeds.source("Action.swift", source)])
+        #expect(program.translation.printed.isEmpty, "\(program.translation.printed)")
+        #expect(try program.tap("/App/Screen", "+").body(of: "/App/Screen")?.first == "1")
+    }
+}
