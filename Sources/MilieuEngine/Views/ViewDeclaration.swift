@@ -177,7 +177,7 @@ final class ViewDeclaration: Sendable {
     /// compares what the struct stores).
     let arguments: [(name: String, value: ValueExpression)]
     let state: [(name: String, value: ValueExpression)]
-    let bindings: [(name: String, value: [String])]
+    let bindings: [(name: String, value: BindingSource)]
     let stateObjects: [(name: String, value: ObjectInitializer)]
     let observedObjects: [(name: String, value: ObservedSource)]
     let environmentObjects: [(name: String, value: String)]
@@ -302,7 +302,7 @@ final class ViewDeclaration: Sendable {
         var inputs: [(name: String, value: ValueExpression)] = []
         var arguments: [(name: String, value: ValueExpression)] = []
         var state: [(name: String, value: ValueExpression)] = []
-        var bindings: [(name: String, value: [String])] = []
+        var bindings: [(name: String, value: BindingSource)] = []
         var stateObjects: [(name: String, value: ObjectInitializer)] = []
         var observedObjects: [(name: String, value: ObservedSource)] = []
         var environmentObjects: [(name: String, value: String)] = []
@@ -332,11 +332,17 @@ final class ViewDeclaration: Sendable {
                 }
             case .bindings:
                 bindings = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
+                    if ValueExpression.expressionKey(v) == "$constant", case .object(let constant) = v {
+                        return .constant(
+                            try ValueExpression(constant[0].value, field: f() + ".$constant", literals: &literals, scope: scope))
+                    }
                     guard case .parent(let read) = try ValueExpression(v, field: f(), literals: &literals) else {
                         throw .invalidDeclaration(
-                            field: f(), reason: "a binding is {\"$parent\": \"<state, binding or object.property>\"}", view: view())
+                            field: f(),
+                            reason: "a binding is {\"$parent\": \"<state, binding or object.property>\"} or {\"$constant\": value}",
+                            view: view())
                     }
-                    return read.members
+                    return .parent(read.members)
                 }
             case .stateObjects:
                 stateObjects = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
