@@ -125,6 +125,7 @@ import Testing
             #expect(refused?.message == "/App/P/Flag.on: the binding is .constant(...), which cannot be written")
         }
         #expect(try graph.get("/App/P/Flag.on").wire == true)
+        #expect(try graph.readers(of: "/App/P/Flag.on").isEmpty, "nothing writes a constant: nothing reads a change of it")
         #expect(try graph.tree("/App/P/Flag").wire["bindings"] == ["on": ["constant": true, "value": true]])
         // `.constant(on)`: P reads on to pass it; a new value is a new binding, which Flag's body reads.
         let flipped = try graph.set("/App/P.on", true)

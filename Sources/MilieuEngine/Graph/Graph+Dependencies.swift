@@ -63,7 +63,14 @@ extension Graph {
         {
             return (0..<record.type.storedCount).flatMap { dependenciesChanged(record, slot: $0) }
         }
-        let (location, members) = try writeTarget(keyPath, display: path)
+        let location: Location
+        let members: [String]
+        do {
+            (location, members) = try writeTarget(keyPath, display: path)
+        } catch let error where error.kind == .forbidden {
+            // A `.constant(...)` binding: no write reaches it, so no change of it re-renders anyone.
+            return []
+        }
         switch location {
         case .state: return [.location(location)] + projectionsChanged(of: location, by: members)
         case .property(let id, let slot):
