@@ -115,8 +115,16 @@ import Testing
                     ]
                 ],
                 ["view": ["name": "Mirror", "bindings": ["on": ["$constant": ["$parent": "on"]]], "printChanges": true, "body": ["{on}"]]],
+                [
+                    "view": [
+                        "name": "Inverse", "inputs": ["label": "off"],
+                        "bindings": ["off": ["$constant": ["$expr": ["not": ["get": "on"]]]], "text": ["$constant": ["$input": "label"]]],
+                        "body": ["{text}: {off}"],
+                    ]
+                ],
             ],
         ]).commit
+        #expect(mount.body(of: "/App/P/Inverse") == ["off: true"])
         #expect(mount.body(of: "/App/P/Flag") == ["on", "Toggle(\"flag\")"])
         #expect(try graph.controls(of: "/App/P/Flag").controls.map(\.value) == [.some(true)])
         for write in [{ try graph.input("/App/P/Flag", "flag", false) }, { try graph.set("/App/P/Flag.on", false) }] {
@@ -129,7 +137,9 @@ import Testing
         #expect(try graph.tree("/App/P/Flag").wire["bindings"] == ["on": ["constant": true, "value": true]])
         // `.constant(on)`: P reads on to pass it; a new value is a new binding, which Flag's body reads.
         let flipped = try graph.set("/App/P.on", true)
-        #expect(flipped.updates == ["/App/P": ["_on"], "/App/P/Mirror": ["@self", "_on"]])
+        #expect(
+            flipped.updates == ["/App/P": ["_on"], "/App/P/Mirror": ["@self", "_on"], "/App/P/Inverse": ["@self", "_off"]])
+        #expect(flipped.body(of: "/App/P/Inverse") == ["off: false"])
         #expect(flipped.printed["/App/P/Mirror"] == "Mirror: @self, _on changed.")
         #expect(flipped.body(of: "/App/P/Mirror") == ["true"])
     }
