@@ -30,6 +30,7 @@ public enum Graphviz {
                 graph.edge(view.path, held.object, label: "\(name) (\(held.wrapper))", attributes: Self.style(ofWrapper: held.wrapper))
             }
             for (name, source, _) in view.bindings {
+                guard let source else { continue }  // `.constant(...)`: no source to draw
                 let owner = Self.view(ofKeyPath: source) ?? source
                 graph.edge(owner, view.path, label: "$\(name)", attributes: ["color": "blue", "class": "binding"])
             }

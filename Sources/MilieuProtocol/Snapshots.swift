@@ -59,8 +59,9 @@ public struct ViewSnapshot: Sendable, Equatable {
     public var id: JSON?
     public var inputs: JSONObject
     public var state: JSONObject
-    /// Each binding's source and its value (nil: secure, sent as `redacted`).
-    public var bindings: [(name: String, source: String, value: JSON?)]
+    /// Each binding's source and its value (nil: secure, sent as `redacted`); a nil source is a
+    /// `.constant(...)` binding, sent as `constant: true`.
+    public var bindings: [(name: String, source: String?, value: JSON?)]
     /// Each object-holding variable's object; nil for an optional one nobody provides.
     public var objects: [(name: String, held: HeldObject?)]
     public var environment: JSONObject
@@ -80,7 +81,7 @@ public struct ViewSnapshot: Sendable, Equatable {
 
     public init(
         path: String, name: String, id: JSON?, inputs: JSONObject, state: JSONObject,
-        bindings: [(name: String, source: String, value: JSON?)], objects: [(name: String, held: HeldObject?)],
+        bindings: [(name: String, source: String?, value: JSON?)], objects: [(name: String, held: HeldObject?)],
         environment: JSONObject, provides: Provides, body: [String], retained: Bool, version: Int, evaluations: Int,
         lastEvaluated: Int, children: [ViewSnapshot]?, childCount: Int? = nil
     ) {
@@ -105,7 +106,7 @@ public struct ViewSnapshot: Sendable, Equatable {
     public var wire: JSON {
         var bindings = JSONObject()
         for binding in self.bindings {
-            var entry: JSONObject = ["source": .string(binding.source)]
+            var entry: JSONObject = binding.source.map { ["source": .string($0)] } ?? ["constant": true]
             if let value = binding.value { entry["value"] = value } else { entry["redacted"] = true }
             bindings[binding.name] = .object(entry)
         }
@@ -131,9 +132,10 @@ public struct ViewSnapshot: Sendable, Equatable {
             let retained = wire["retained"]?.boolValue, let version = wire["version"]?.intValue,
             let evaluations = wire["evaluations"]?.intValue, let lastEvaluated = wire["lastEvaluated"]?.intValue
         else { return nil }
-        var bindings: [(name: String, source: String, value: JSON?)] = []
+        var bindings: [(name: String, source: String?, value: JSON?)] = []
         for (name, entry) in bindingsWire {
-            guard let source = entry["source"]?.stringValue else { return nil }
+            let source = entry["source"]?.stringValue
+            guard source != nil || entry["constant"] == true else { return nil }
             bindings.append((name, source, entry["redacted"] == true ? nil : entry["value"] ?? .null))
         }
         var objects: [(name: String, held: HeldObject?)] = []

@@ -97,7 +97,8 @@ struct BodyTranslator {
         body.map { $0.description.contains("Self._printChanges()") } ?? false
     }
 
-    /// `$isOn`, `$vm.email`, `self.$state.favoritePrimes` as the key path a binding names.
+    /// `$isOn`, `$vm.email`, `self.$state.favoritePrimes`, `$user.name`, `$items[0]` as the key
+    /// path a binding names (`items.0`: an index is a member, SPEC §4.2).
     static func bindingPath(_ expr: ExprSyntax) -> String? {
         var names: [String] = []
         var current: ExprSyntax? = expr
@@ -105,6 +106,11 @@ struct BodyTranslator {
             if let access = node.as(MemberAccessExprSyntax.self) {
                 names.insert(access.declName.baseName.text, at: 0)
                 current = access.base
+            } else if let subscripted = node.as(SubscriptCallExprSyntax.self), subscripted.arguments.count == 1,
+                let index = subscripted.arguments.first?.expression.as(IntegerLiteralExprSyntax.self)
+            {
+                names.insert(index.literal.text, at: 0)
+                current = subscripted.calledExpression
             } else if let reference = node.as(DeclReferenceExprSyntax.self) {
                 if reference.baseName.text != "self" { names.insert(reference.baseName.text, at: 0) }
                 current = nil
@@ -115,6 +121,14 @@ struct BodyTranslator {
         guard let first = names.firstIndex(where: { $0.hasPrefix("$") }) else { return nil }
         names[first].removeFirst()
         return names[first...].joined(separator: ".")
+    }
+
+    /// `.constant(v)`, `Binding.constant(v)`: `v` as a body expression.
+    static func constantBinding(_ expr: ExprSyntax, _ translator: ExpressionTranslator) -> JSON? {
+        guard let call = expr.as(FunctionCallExprSyntax.self), call.calledExpression.trimmedDescription.hasSuffix("constant"),
+            call.arguments.count == 1, let argument = call.arguments.first
+        else { return nil }
+        return translator.expression(argument.expression)
     }
 
     // MARK: - Content
@@ -612,9 +626,7 @@ struct BodyTranslator {
         let binding: JSON
         if let path = Self.bindingPath(bound) {
             binding = .string(path)
-        } else if let constant = bound.as(FunctionCallExprSyntax.self), constant.calledExpression.trimmedDescription.hasSuffix("constant"),
-            let value = constant.arguments.first.flatMap({ translator.expression($0.expression) })
-        {
+        } else if let value = Self.constantBinding(bound, translator) {
             binding = ["constant": value]
         } else {
             program.unsupported(place, "this binding (pass $state or $object.property)")

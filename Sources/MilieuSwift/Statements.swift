@@ -109,7 +109,8 @@ extension ExpressionTranslator {
             }
             return head
         case .view:
-            guard scope.names.contains(head) else {
+            // A local is written into only where it holds an object: a `ForEach` row's `todo.done`.
+            guard scope.names.contains(head) || scope.isLocal(head) && members.count > 1 else {
                 program.unsupported(place(expr), "writing to \(head), which is not a variable of the view,")
                 return nil
             }

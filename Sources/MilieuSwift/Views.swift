@@ -419,8 +419,10 @@ struct ViewInstantiator {
             if wrappers[label] == .binding {
                 if let binding = BodyTranslator.bindingPath(argument.expression) {
                     bound[label] = ["$parent": .string(binding)]
+                } else if let value = BodyTranslator.constantBinding(argument.expression, caller) {
+                    bound[label] = ["$constant": Self.valueExpression(value, caller: caller)]
                 } else {
-                    program.unsupported(Place(caller.unit, argument), "this binding (pass $state or $object.property)")
+                    program.unsupported(Place(caller.unit, argument), "this binding (pass $state, $object.property or .constant(v))")
                 }
                 continue
             }

@@ -54,7 +54,7 @@ struct TreeRenderer {
         for (name, value) in node.state { lines.append("\(style.magenta("@State")) \(name) = \(value.jsonText)") }
         for binding in node.bindings {
             let value = binding.value?.jsonText ?? "<secure>"
-            lines.append("\(style.magenta("@Binding")) \(binding.name) → \(binding.source) = \(value)")
+            lines.append("\(style.magenta("@Binding")) \(binding.name) → \(binding.source ?? ".constant(…)") = \(value)")
         }
         for (name, held) in node.objects {
             guard let held else {

@@ -185,7 +185,8 @@ export interface ViewNode {
   lastEvaluated: number;
   inputs: Record<string, unknown>;
   state: Record<string, unknown>;
-  bindings: Record<string, { source: string; value?: unknown; redacted?: true }>;
+  /** Each binding's source (with the members of a binding into a value, `/App/D.user.name`) and value; `constant: true` and no source for `.constant(v)`. */
+  bindings: Record<string, { source: string; value?: unknown; redacted?: true } | { constant: true; value: unknown }>;
   /** `null` for an optional `@Environment(T.self)` that no ancestor provides. */
   objects: Record<string, { object: string; type: string; wrapper: ObjectWrapper } | null>;
   environment: Record<string, unknown>;
@@ -336,7 +337,8 @@ export interface ViewDeclaration {
   state?: Record<string, Expression>;
   /** A `@State`'s Swift type (`@State var name: String? = "kim"` is `{name: 'string?'}`): a type string, or `{record}`, `{array}`, `{optional}` (SPEC §5.2). */
   stateTypes?: Record<string, TypeSpec>;
-  bindings?: Record<string, { $parent: string }>;
+  /** `{$parent: keyPath}`: a parent's state, binding or object property, or a member inside its value (`'user.name'`, `'items.0'`); `{$constant: e}`: `.constant(v)`. */
+  bindings?: Record<string, { $parent: string } | { $constant: Expression }>;
   /** `ObservableObject` types only; `eager` builds one at every evaluation of the parent and discards it. */
   stateObjects?: Record<string, { type: string; init?: Record<string, Expression>; eager?: boolean }>;
   /** `ObservableObject` types only. */
@@ -459,6 +461,8 @@ export const ops: {
 /** Builders of declaration expressions (SPEC §6.2). */
 export const expr: {
   parent(keyPath: string): { $parent: string };
+  /** `.constant(v)` for a `@Binding`: reads `value`; a write through it is `Forbidden` (reason `constant`). */
+  constant(value: Expression): { $constant: Expression };
   input(name: string): { $input: string };
   literal(value: JSONValue): { $literal: JSONValue };
   'new'(type: string, init?: Record<string, Expression>): NewObject;

@@ -265,13 +265,15 @@ extension Graph {
         }
     }
 
-    /// A control bound to `path`: a `@State` of the view counts as read from now on (`markBound`);
-    /// a `@Binding` of the view is read, as the control reads it through the view's binding
-    /// (SwiftUI's `Binding` box reports a change once its location was read: `_isOn`).
+    /// A control bound to `path` (`$toggle`, `$user.name`): a `@State` of the view counts as read
+    /// from now on (`markBound`); a `@Binding` of the view is read, as the control reads it
+    /// through the view's binding (SwiftUI's `Binding` box reports a change once its location was
+    /// read: `_isOn`), the whole binding for a control bound into its value.
     private func bindControl(_ path: ReadPath, in node: ViewNode, _ recorder: ReadRecorder?) throws(EngineError) {
         markBound(path, in: node)
-        guard path.members.count == 1, case .binding? = node.variables[path.members[0]] else { return }
-        _ = try read(path, in: node, recorder: recorder, display: "\(node.path).\(path.text)")
+        guard case .binding? = node.variables[path.members[0]] else { return }
+        let head = path.members.count == 1 ? path : try ReadPath([path.members[0]])
+        _ = try read(head, in: node, recorder: recorder, display: "\(node.path).\(head.text)")
     }
 
     /// What a line shows of a value: a string as itself, anything else as JSON.

@@ -134,7 +134,7 @@ extension Graph {
         }
         switch binding {
         case .constant:
-            throw .forbidden(path: node.path, .constant, "\(shown)'s binding is .constant(...), which cannot be written")
+            throw .constantBinding(path: node.path, "\(shown)'s binding")
         case .path(let text, _):
             try setOperation("\(node.path).\(text)", value, ifVersion: nil)
         }

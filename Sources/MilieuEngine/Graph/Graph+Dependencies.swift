@@ -63,12 +63,31 @@ extension Graph {
         {
             return (0..<record.type.storedCount).flatMap { dependenciesChanged(record, slot: $0) }
         }
-        switch try writeTarget(keyPath, display: path).0 {
-        case .state(let view, let variable): return [.location(.state(view: view, variable: variable))]
+        let location: Location
+        let members: [String]
+        do {
+            (location, members) = try writeTarget(keyPath, display: path)
+        } catch let error where error.kind == .forbidden {
+            // A `.constant(...)` binding: no write reaches it, so no change of it re-renders anyone.
+            return []
+        }
+        switch location {
+        case .state: return [.location(location)] + projectionsChanged(of: location, by: members)
         case .property(let id, let slot):
             guard let record = objects[id] else { throw .unknownPath(path, "the object is gone") }
-            guard record.type.isComputed(slot) else { return dependenciesChanged(record, slot: slot) }
+            guard record.type.isComputed(slot) else {
+                return dependenciesChanged(record, slot: slot) + projectionsChanged(of: location, by: members)
+            }
             return record.computedReads[slot - record.type.storedCount].flatMap { dependenciesChanged(record, slot: $0) }
+        }
+    }
+
+    /// The parts of `location`'s value read through bindings into it that a write of `members`
+    /// inside it changes: those on the way to it and those inside it (`user`'s `name` for a
+    /// write of `user`, or of `user.name`; not for one of `user.age`).
+    private func projectionsChanged(of location: Location, by members: [String]) -> [Dependency] {
+        (projections[location] ?? []).filter { $0.starts(with: members) || members.starts(with: $0) }.map {
+            .projection(location, members: $0)
         }
     }
 
@@ -90,6 +109,8 @@ extension Graph {
         case .location(.state(let serial, let index)):
             guard let node = viewsBySerial[serial] else { return nil }
             return .state(view: node.path, variable: node.variables[at: index].name)
+        // A part of a place's value read through a binding into it: the place is what is named.
+        case .projection(let location, _): return source(of: .location(location))
         case .object(let id):
             guard let record = objects[id] else { return nil }
             return .object(object: record.name, type: record.type.name)

@@ -305,7 +305,8 @@ extension Graph {
         case .observedObject:
             reason =
                 "\(typeName) is @Observable, and @ObservedObject takes an ObservableObject; pass it as a plain input "
-                + "(\"inputs\": {\"\(variable)\": {\"$parent\": ...}}), or bind its properties with @Bindable (\"bindings\")"
+                + "(\"inputs\": {\"\(variable)\": {\"$parent\": ...}}), as let and @Bindable hold it; a control binds its "
+                + "properties (\"\(variable).name\")"
         case .environmentObject where providing:
             reason =
                 "\(typeName) is @Observable, and .environmentObject(_:) takes an ObservableObject; "

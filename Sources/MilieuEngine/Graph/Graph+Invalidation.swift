@@ -27,6 +27,7 @@ extension Graph {
                 pending.replaced.append(original.value)
                 setVersion(node, next)
                 invalidate(.location(location))
+                if !projections.isEmpty { invalidateProjections(of: location, from: original.value, to: value, secure: false) }
             }
         }
         for id in pending.announced.sorted() { written.add(id) }
@@ -75,7 +76,21 @@ extension Graph {
                 object: record.name, type: record.type.name, property: record.type.propertyName(slot),
                 value: secure ? nil : record.values[slot]))
         pending.replaced.append(secure ? nil : old)
-        if invalidating { invalidate(.location(.property(object: record.serial, slot: slot))) }
+        guard invalidating else { return }
+        let location = Location.property(object: record.serial, slot: slot)
+        invalidate(.location(location))
+        if !projections.isEmpty { invalidateProjections(of: location, from: old, to: record.values[slot], secure: secure) }
+    }
+
+    /// Re-renders the views that read a part of `location`'s value through a binding into it
+    /// (`$user.name`) when that part changed: SwiftUI's child holds a `Binding` carrying that part,
+    /// and another member of `user` changing leaves it equal. A secure value is never compared
+    /// (rule 13): every part counts as changed.
+    private func invalidateProjections(of location: Location, from old: JSON, to new: JSON, secure: Bool) {
+        guard let parts = projections[location] else { return }
+        for members in parts where secure || BindingTarget.value(at: members, in: old) != BindingTarget.value(at: members, in: new) {
+            invalidate(.projection(location, members: members))
+        }
     }
 
     /// Re-evaluates the computed properties that read a changed slot; only a new value is a change.

@@ -8,7 +8,7 @@ struct EvaluatedDeclaration {
     /// Initial @State values: used only when the identity is created (rule 3), though a `$new`
     /// is made at every evaluation (rule 18).
     var state: [(name: String, value: Initial)] = []
-    var bindings: [(name: String, location: Location)] = []
+    var bindings: [(name: String, target: BindingTarget)] = []
     var stateObjects: [(name: String, arguments: JSONObject)] = []
     var observed: [(name: String, source: Observed)] = []
 
@@ -158,7 +158,11 @@ extension Graph {
         }
         for (name, expression) in declaration.state { result.state.append((name, try initial(expression))) }
         for (name, source) in declaration.bindings {
-            result.bindings.append((name, try bindingLocation(source, parent: parent, view: view(), variable: name)))
+            switch source {
+            case .parent(let members):
+                result.bindings.append((name, try bindingTarget(members, parent: parent, view: view(), variable: name)))
+            case .constant(let expression): result.bindings.append((name, .constant(try value(expression))))
+            }
         }
         for (name, initializer) in declaration.stateObjects {
             result.stateObjects.append((name, try arguments(initializer, value)))

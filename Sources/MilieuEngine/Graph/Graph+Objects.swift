@@ -221,7 +221,7 @@ public struct ActionContext {
             guard let slot = record.type.slots[name] else { throw .unknownPath("\(path).\(name)", "no such property") }
             return graph.currentValue(record, slot: slot)
         case .view:
-            return try graph.actionRead("\(path).\(name)")
+            return try graph.actionRead(absolute(name))
         }
     }
 
@@ -231,7 +231,7 @@ public struct ActionContext {
             guard let slot = record.type.slots[name] else { throw .unknownPath("\(path).\(name)", "no such property") }
             try graph.writeProperty(record, slot: slot, value, path: "\(path).\(name)")
         case .view:
-            try graph.setOperation("\(path).\(name)", value, ifVersion: nil)
+            try graph.setOperation(absolute(name), value, ifVersion: nil)
         }
     }
 
@@ -242,7 +242,26 @@ public struct ActionContext {
             try graph.run(closure, arguments, calledBy: "\(path).\(name)")
             return .null
         }
-        return try graph.callOperation("\(path).\(name)", arguments)
+        return try graph.callOperation(absolute(name), arguments)
+    }
+
+    /// A control's key path from its view (`vm.email`), or one from an object (`Counter#5.count`,
+    /// as `path(_:fromLocal:)` makes it), whose first member holds `#` as a key path's does (SPEC §4.2).
+    private func absolute(_ name: String) -> String {
+        name.prefix { $0 != "." }.contains("#") ? name : "\(path).\(name)"
+    }
+
+    /// `todo.done` in a control's step, where the local `todo` holds `value`: the same path from
+    /// the object it holds (`Todo#4.done`). A local holding anything else is its view's constant,
+    /// as an input is: `ReadOnly`.
+    func path(_ written: String, fromLocal value: JSON) throws(EngineError) -> String {
+        let head = written.prefix { $0 != "." }
+        guard case .string(let id) = value, graph.objectsByName[id] != nil else {
+            throw .readOnly(
+                "\(path) \(written)", .input,
+                "\(head) is a local holding \(value.kindName), not an object; write the value it comes from")
+        }
+        return id + written.dropFirst(head.count)
     }
 
     /// `vm = Model(...)`: the view's `@State` named `name` holds a new object.

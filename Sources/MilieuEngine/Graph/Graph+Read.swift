@@ -97,9 +97,9 @@ extension Graph {
         case .state(let value, _):
             recorder?.note(.location(.state(view: node.serial, variable: index)), path.variableReason)
             bound = .value(value)
-        case .binding(let location):
-            recorder?.note(.location(location), path.variableReason)
-            bound = boundValue(at: location)
+        case .binding(let target):
+            if let dependency = target.dependency { recorder?.note(dependency, path.variableReason) }
+            bound = boundValue(of: target)
         case .environment(let provider, let value):
             let key = node.declaration.environmentKey(ofVariable: index)
             recorder?.note(.environment(provider: provider, key: key), key == name ? path.environmentReason : UpdateReason.environment(key))

@@ -221,7 +221,7 @@ extension Graph {
     func snapshot(of node: ViewNode, childCount: Int? = nil) -> ViewSnapshot {
         var inputs = JSONObject()
         var state = JSONObject()
-        var bindings: [(name: String, source: String, value: JSON?)] = []
+        var bindings: [(name: String, source: String?, value: JSON?)] = []
         var held: [(name: String, held: HeldObject?)] = []
         var environment = JSONObject()
         for (name, variable) in node.variables {
@@ -229,12 +229,12 @@ extension Graph {
             case .input(let value): inputs[name] = value
             case .inputObject(let id): held.append((name, heldObject(id, wrapper: .input)))
             case .state(let value, _): state[name] = value
-            case .binding(let location):
-                guard case .value(let value) = boundValue(at: location) else {
-                    bindings.append((name, describe(location), nil))
+            case .binding(let target):
+                guard case .value(let value) = boundValue(of: target) else {
+                    bindings.append((name, describe(target), nil))
                     continue
                 }
-                bindings.append((name, describe(location), value))
+                bindings.append((name, describe(target), value))
             case .object(let id, let wrapper): held.append((name, heldObject(id, wrapper: wrapper)))
             case .noObject: held.append((name, nil))
             case .environment(_, let value): environment[name] = value
@@ -258,6 +258,14 @@ extension Graph {
     private func heldObject(_ id: ObjectSerial, wrapper: ObjectWrapper) -> HeldObject? {
         guard let record = objects[id] else { return nil }
         return HeldObject(object: record.name, type: record.type.name, wrapper: wrapper.rawValue)
+    }
+
+    /// What a binding reaches, as a key path a client can use (`/App/D.user.name`); nil for a constant.
+    func describe(_ target: BindingTarget) -> String? {
+        switch target {
+        case .place(let location, let projection): ([describe(location)] + projection).joined(separator: ".")
+        case .constant: nil
+        }
     }
 
     /// A location as a key path a client can use.

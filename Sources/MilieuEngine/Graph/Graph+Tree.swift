@@ -123,9 +123,18 @@ extension Graph {
     func reindex(_ node: ViewNode, to new: DependencySet) {
         let old = node.dependencies
         for dependency in old.dependencies where !new.contains(dependency) && !dependency.isState(of: node.serial) {
-            if dependents[dependency]?.remove(node.serial) == false { dependents[dependency] = nil }
+            if dependents[dependency]?.remove(node.serial) == false {
+                dependents[dependency] = nil
+                if case .projection(let location, let members) = dependency {
+                    projections[location]?.removeAll { $0 == members }
+                    if projections[location]?.isEmpty == true { projections[location] = nil }
+                }
+            }
         }
         for dependency in new.dependencies where !old.contains(dependency) && !dependency.isState(of: node.serial) {
+            if case .projection(let location, let members) = dependency, dependents[dependency] == nil {
+                projections[location, default: []].append(members)
+            }
             dependents[dependency, default: .none].insert(node.serial)
         }
         node.dependencies = new

@@ -32,7 +32,8 @@ extension Graph {
             }
             switch node.variables[at: index].value {
             case .state: return (.state(view: node.serial, variable: index), Array(members))
-            case .binding(let location): return (location, Array(members))
+            case .binding(.place(let location, let projection)): return (location, projection + members)
+            case .binding(.constant): throw .constantBinding(path: display, "the binding")
             case .input:
                 throw .readOnly(display, .input, "\(name) is an input, a constant its parent passes; write the parent's value")
             case .closure:

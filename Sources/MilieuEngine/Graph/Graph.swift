@@ -67,6 +67,10 @@ public final class Graph {
     var viewsBySerial = BySerial<ViewNode>()
     /// Reverse dependency index: who to re-evaluate when something changes (rule 10).
     var dependents: [Dependency: Dependents] = [:]
+    /// The parts of each place's value that views read through bindings into it (`$user.name`:
+    /// `["name"]` of `user`), each listed once while `dependents` has readers of it: what a
+    /// change of the place compares (`invalidateProjections`).
+    var projections: [Location: [[String]]] = [:]
     private(set) var root: ViewNode!
     private var nextSerial = 0
     private var objectCounter = 0

@@ -6,22 +6,22 @@ import MilieuJSON
 /// from one of the view's variables in a control's.
 indirect enum ActionStep: Sendable {
     /// `{"set": "name", "to": expression}`
-    case set(String, TypeExpression)
+    case set(StepTarget, TypeExpression)
     /// `{"toggle": "name"}`: a bool property becomes its negation (`isOn.toggle()`).
-    case toggle(String, pointer: String)
+    case toggle(StepTarget, pointer: String)
     /// `{"append": "name", "value": expression}` on an array property.
-    case append(String, TypeExpression)
+    case append(StepTarget, TypeExpression)
     /// `{"insert": "name", "value": expression, "at": expression}`: at an index from 0 to the count.
-    case insert(String, TypeExpression, at: TypeExpression, pointer: String)
+    case insert(StepTarget, TypeExpression, at: TypeExpression, pointer: String)
     /// `{"remove": "name", "value": expression}`: every element equal to the value (as `==` compares).
-    case removeEqual(String, TypeExpression)
+    case removeEqual(StepTarget, TypeExpression)
     /// `{"remove": "name", "at": expression}`: the element at that index, which must exist.
-    case removeAt(String, TypeExpression, pointer: String)
+    case removeAt(StepTarget, TypeExpression, pointer: String)
     /// `{"remove": "name", "where": ["x", body]}`: every element for which `body` is true
     /// (`removeAll(where:)`); `body` sees the element as local `depth`.
-    case removeWhere(String, depth: Int, body: TypeExpression, pointer: String)
+    case removeWhere(StepTarget, depth: Int, body: TypeExpression, pointer: String)
     /// `{"call": "vm.login", "args": [expression]}` in a control: an action of an object the view holds.
-    case call(String, [TypeExpression])
+    case call(StepTarget, [TypeExpression])
     /// `{"set": "vm", "to": {"new": {"type": T, "init": {...}}}}` in a control: a `@State` that
     /// holds an object gets a new one (`vm = Model()`), and the old one goes (rule 18).
     case make(String, type: String, arguments: [(name: String, value: TypeExpression)])
@@ -31,6 +31,21 @@ indirect enum ActionStep: Sendable {
     case branch(TypeExpression, then: [ActionStep], else: [ActionStep], pointer: String)
     /// `{"return": expression}`: the action's result; the steps after it do not run.
     case `return`(TypeExpression)
+}
+
+/// What a step writes or calls: a stored property by name in a type's action; in a control's, a
+/// key path from one of the view's variables, or from the object a local holds (`todo.done` in
+/// a `forEach` row over objects, `todo.done.toggle()`), which is checked to be one when it runs.
+struct StepTarget: Sendable {
+    /// The key path as written (`item.count`).
+    let path: String
+    /// The depth of the local the path starts from; nil when it starts from a variable or property.
+    let local: Int?
+
+    init(_ path: String, local: Int? = nil) {
+        self.path = path
+        self.local = local
+    }
 }
 
 extension ExpressionCompiler {
@@ -64,14 +79,14 @@ extension ExpressionCompiler {
                 try requireFit(known, property.type, into: property, at: pointer.member("to"))
                 if property.secure { writeSecure(known) }
             }
-            return .set(target.name, value)
+            return .set(target.target, value)
         case "toggle":
             _ = try requireMembers(step, ["toggle"], at: pointer)
             let target = try self.target(step["toggle"], at: pointer.member("toggle"), array: false)
             if let property = target.property, property.type != .bool {
-                throw .invalidParams(pointer: pointer.member("toggle").description, "\(target.name) is \(property.type), not bool")
+                throw .invalidParams(pointer: pointer.member("toggle").description, "\(property.name) is \(property.type), not bool")
             }
-            return .toggle(target.name, pointer: pointer.description)
+            return .toggle(target.target, pointer: pointer.description)
         case "append":
             let members = try requireMembers(step, ["append", "value"], at: pointer)
             let target = try self.target(members[0], at: pointer.member("append"), array: true)
@@ -80,7 +95,7 @@ extension ExpressionCompiler {
                 if case .array(let element) = property.type { try requireFit(known, element, into: property, at: pointer.member("value")) }
                 if property.secure { writeSecure(known) }
             }
-            return .append(target.name, value)
+            return .append(target.target, value)
         case "insert":
             let members = try requireMembers(step, ["insert", "value", "at"], at: pointer)
             let target = try self.target(members[0], at: pointer.member("insert"), array: true)
@@ -91,7 +106,7 @@ extension ExpressionCompiler {
                 if case .array(let element) = property.type { try requireFit(known, element, into: property, at: pointer.member("value")) }
                 if property.secure { writeSecure(known) }
             }
-            return .insert(target.name, value, at: index, pointer: pointer.description)
+            return .insert(target.target, value, at: index, pointer: pointer.description)
         case "remove":
             let by = step["at"] != nil ? "at" : step["where"] != nil ? "where" : "value"
             let members = try requireMembers(step, ["remove", by], at: pointer)
@@ -100,9 +115,9 @@ extension ExpressionCompiler {
             let (value, known) = try compile(members[1], at: pointer.member(by), depth: depth + 1)
             // Removing what equals an argument compares it with the secure elements.
             if target.property?.secure == true && by == "value" { writeSecure(known) }
-            guard by == "at" else { return .removeEqual(target.name, value) }
+            guard by == "at" else { return .removeEqual(target.target, value) }
             try require(known, .int, "remove at", at: pointer.member(by))
-            return .removeAt(target.name, value, pointer: pointer.description)
+            return .removeAt(target.target, value, pointer: pointer.description)
         case "call":
             guard role.isView else {
                 throw .invalidParams(pointer: pointer.member("call").description, "call is a control's step; write the properties instead")
@@ -111,7 +126,7 @@ extension ExpressionCompiler {
             guard case .string(let path) = members[0], !path.isEmpty else {
                 throw .invalidParams(pointer: pointer.member("call").description, "the action to call, as \"vm.login\"")
             }
-            _ = try viewTarget(path, at: pointer.member("call"), needsMember: true)
+            let target = try viewTarget(path, at: pointer.member("call"), needsMember: true)
             var arguments: [TypeExpression] = []
             if let args = step["args"] {
                 guard case .array(let items) = args else {
@@ -121,7 +136,7 @@ extension ExpressionCompiler {
                     arguments.append(try compile(item, at: pointer.member("args").element(index), depth: depth + 1).0)
                 }
             }
-            return .call(path, arguments)
+            return .call(target, arguments)
         case "let":
             let members = try requireMembers(step, ["let", "be"], at: pointer)
             guard case .string(let name) = members[0], isIdentifier(name) else {
@@ -152,7 +167,7 @@ extension ExpressionCompiler {
 
     /// `{"remove": "p", "where": ["x", body]}`: `body` a bool over the element `x`.
     private mutating func compileRemoveWhere(
-        _ target: (name: String, property: StoredProperty?), _ json: JSON, at pointer: RequestPointer, depth: Int
+        _ target: (target: StepTarget, property: StoredProperty?), _ json: JSON, at pointer: RequestPointer, depth: Int
     ) throws(EngineError) -> ActionStep {
         guard case .array(let items) = json, items.count == 2, case .string(let name) = items[0], isIdentifier(name) else {
             throw .invalidParams(
@@ -163,7 +178,7 @@ extension ExpressionCompiler {
         let (body, known) = try compile(items[1], at: pointer.member("where").element(1), depth: depth + 1)
         unbind(to: locals)
         try require(known, .bool, "remove where", at: pointer.member("where").element(1))
-        return .removeWhere(target.name, depth: locals, body: body, pointer: pointer.description)
+        return .removeWhere(target.target, depth: locals, body: body, pointer: pointer.description)
     }
 
     /// `{"set": "vm", "to": {"new": {"type": T, "init": {...}}}}`: a new object for a `@State`.
@@ -224,7 +239,7 @@ extension ExpressionCompiler {
     private func target(
         _ json: JSON?, at pointer: RequestPointer, array: Bool
     ) throws(EngineError)
-        -> (name: String, property: StoredProperty?)
+        -> (target: StepTarget, property: StoredProperty?)
     {
         guard case .string(let name)? = json else {
             throw .invalidParams(pointer: pointer.description, "the property to write, by name")
@@ -239,12 +254,14 @@ extension ExpressionCompiler {
                 throw .invalidParams(pointer: pointer.description, "\(name) is \(property.type), not an array ([T])")
             }
         }
-        return (name, property)
+        return (StepTarget(name), property)
     }
 
     /// A key path a control writes or calls through: from a `@State`, a `@Binding` or an object
-    /// variable of the view (an object's needs a member), never an input, an environment value or a local.
-    private func viewTarget(_ path: String, at pointer: RequestPointer, needsMember: Bool) throws(EngineError) -> String {
+    /// variable of the view (an object's needs a member), or into an input or a local that holds
+    /// an object (`let m: Model` and `m.count = 5`; a row's `todo.done`), which is checked to hold
+    /// one when it runs; never an input or a local itself, nor an environment value.
+    private func viewTarget(_ path: String, at pointer: RequestPointer, needsMember: Bool) throws(EngineError) -> StepTarget {
         guard case .view(let names, true) = role else {
             throw .invalidParams(pointer: pointer.description, "a body reads; only a control's action writes")
         }
@@ -252,8 +269,11 @@ extension ExpressionCompiler {
         guard isIdentifier(members[0]), !members.contains(where: \.isEmpty) else {
             throw .invalidParams(pointer: pointer.description, "\"\(path)\" is not a key path, as \"vm.email\"")
         }
-        if localNames.contains(String(members[0])) {
-            throw .invalidParams(pointer: pointer.description, "\(members[0]) is a local (let), which cannot be written")
+        if let local = localNames.lastIndex(of: String(members[0])) {
+            guard members.count > 1 else {
+                throw .invalidParams(pointer: pointer.description, "\(members[0]) is a local (let), which cannot be written")
+            }
+            return StepTarget(path, local: local)
         }
         guard let kind = names.first(where: { $0.name == String(members[0]) })?.kind else {
             throw .invalidParams(pointer: pointer.description, "the view has no variable \(members[0])")
@@ -264,17 +284,18 @@ extension ExpressionCompiler {
                 throw .invalidParams(
                     pointer: pointer.description, "\(members[0]) is a closure its parent passed; call it: {\"call\": \"\(members[0])\"}")
             }
-            return path
-        case .input: throw .invalidParams(pointer: pointer.description, "\(members[0]) is an input, a constant its parent passes")
+            return StepTarget(path)
+        case .input where members.count < 2:
+            throw .invalidParams(pointer: pointer.description, "\(members[0]) is an input, a constant its parent passes")
         case .environment:
             throw .invalidParams(pointer: pointer.description, "\(members[0]) comes from the environment and cannot be written")
         case .object where members.count < 2:
             throw .invalidParams(pointer: pointer.description, "\(members[0]) is an object; name one of its properties or actions")
-        case .state, .binding, .object:
+        case .state, .binding, .object, .input:
             if needsMember && members.count < 2 {
                 throw .invalidParams(pointer: pointer.description, "name an action of an object, as \"vm.login\"")
             }
-            return path
+            return StepTarget(path)
         }
     }
 
@@ -304,18 +325,21 @@ extension ExpressionEvaluation {
         for step in steps {
             try spend()
             switch step {
-            case .set(let name, let value):
-                try context.set(name, try evaluate(value))
-            case .toggle(let name, let pointer):
+            case .set(let target, let value):
+                try context.set(try place(target, context), try evaluate(value))
+            case .toggle(let target, let pointer):
+                let name = try place(target, context)
                 let value = try context.get(name)
                 guard case .bool(let flag) = value else { throw mismatch("toggle", at: pointer, expected: "bool", actual: value.kindName) }
                 try context.set(name, .bool(!flag))
-            case .append(let name, let value):
+            case .append(let target, let value):
+                let name = try place(target, context)
                 var items = try context.get(name).arrayValue ?? []
                 items.append(try evaluate(value))
                 try checkCount(items.count)
                 try context.set(name, .array(items))
-            case .insert(let name, let value, let index, let pointer):
+            case .insert(let target, let value, let index, let pointer):
+                let name = try place(target, context)
                 var items = try context.get(name).arrayValue ?? []
                 let element = try evaluate(value)
                 let position = try evaluate(index)
@@ -327,12 +351,14 @@ extension ExpressionEvaluation {
                 items.insert(element, at: offset)
                 try checkCount(items.count)
                 try context.set(name, .array(items))
-            case .removeEqual(let name, let value):
+            case .removeEqual(let target, let value):
+                let name = try place(target, context)
                 let items = try context.get(name).arrayValue ?? []
                 let removed = try evaluate(value)
                 try spend(items.count)
                 try context.set(name, .array(items.filter { !ExpressionEvaluation.equal($0, removed) }))
-            case .removeAt(let name, let index, let pointer):
+            case .removeAt(let target, let index, let pointer):
+                let name = try place(target, context)
                 var items = try context.get(name).arrayValue ?? []
                 let position = try evaluate(index)
                 guard case .int(let offset) = position, items.indices.contains(offset) else {
@@ -342,7 +368,8 @@ extension ExpressionEvaluation {
                 }
                 items.remove(at: offset)
                 try context.set(name, .array(items))
-            case .removeWhere(let name, let depth, let body, let pointer):
+            case .removeWhere(let target, let depth, let body, let pointer):
+                let name = try place(target, context)
                 let items = try context.get(name).arrayValue ?? []
                 var kept: [JSON] = []
                 for item in items {
@@ -352,7 +379,8 @@ extension ExpressionEvaluation {
                 }
                 unbind(to: depth)
                 try context.set(name, .array(kept))
-            case .call(let path, let arguments):
+            case .call(let target, let arguments):
+                let path = try place(target, context)
                 var values: [JSON] = []
                 for argument in arguments { values.append(try evaluate(argument)) }
                 _ = try context.call(path, values)
@@ -370,5 +398,13 @@ extension ExpressionEvaluation {
             }
         }
         return nil
+    }
+
+    /// The key path `target` names as the step runs: as written, or, from a local, from the
+    /// object the local holds now.
+    private mutating func place(_ target: StepTarget, _ context: ActionContext) throws(EngineError) -> String {
+        guard let local = target.local else { return target.path }
+        let name = String(target.path.prefix { $0 != "." })
+        return try context.path(target.path, fromLocal: try evaluate(.local(local, name: name, members: [])))
     }
 }

@@ -305,7 +305,9 @@ struct BodyParser {
             }
             switch kind {
             case .state, .binding: break
-            case .object where members.count > 1: break
+            // `@Bindable var vm` is an input holding an object: `$vm.email` binds its property. An
+            // input holding a value is refused when written (`ReadOnly`), as in `graph/set`.
+            case .object where members.count > 1, .input where members.count > 1: break
             default: throw invalid(pointer, "$\(path) is not a binding: bind a @State, a @Binding or an object's property")
             }
             return .path(path, try ReadPath(members))

@@ -231,7 +231,7 @@ final class ViewDeclaration: Sendable {
     /// The types `stateTypes` gives `@State`s (`@State var name: String? = "kim"`); a `@State`
     /// not listed takes the kind of its initial value (`Graph.stateType(of:)`).
     let stateTypes: [(name: String, type: PropertyType)]
-    let bindings: [(name: String, value: [String])]
+    let bindings: [(name: String, value: BindingSource)]
     let stateObjects: [(name: String, value: ObjectInitializer)]
     let observedObjects: [(name: String, value: ObservedSource)]
     let environmentObjects: [(name: String, value: String)]
@@ -364,7 +364,7 @@ final class ViewDeclaration: Sendable {
         var arguments: [(name: String, value: ValueExpression)] = []
         var state: [(name: String, value: ValueExpression)] = []
         var stateTypes: [(name: String, type: PropertyType)] = []
-        var bindings: [(name: String, value: [String])] = []
+        var bindings: [(name: String, value: BindingSource)] = []
         var stateObjects: [(name: String, value: ObjectInitializer)] = []
         var observedObjects: [(name: String, value: ObservedSource)] = []
         var environmentObjects: [(name: String, value: String)] = []
@@ -399,11 +399,17 @@ final class ViewDeclaration: Sendable {
                 }.map { ($0.name, $0.value) }
             case .bindings:
                 bindings = try Self.members(value, key, view: view()) { v, f throws(EngineError) in
+                    if ValueExpression.expressionKey(v) == "$constant", case .object(let constant) = v {
+                        return .constant(
+                            try ValueExpression(constant[0].value, field: f() + ".$constant", literals: &literals, scope: scope))
+                    }
                     guard case .parent(let read) = try ValueExpression(v, field: f(), literals: &literals) else {
                         throw .invalidDeclaration(
-                            field: f(), reason: "a binding is {\"$parent\": \"<state, binding or object.property>\"}", view: view())
+                            field: f(),
+                            reason: "a binding is {\"$parent\": \"<state, binding or object.property>\"} or {\"$constant\": value}",
+                            view: view())
                     }
-                    return read.members
+                    return .parent(read.members)
                 }
             case .stateObjects:
                 stateObjects = try Self.members(value, key, view: view()) { v, f throws(EngineError) in

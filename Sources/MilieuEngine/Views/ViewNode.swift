@@ -12,6 +12,9 @@ enum Location: Hashable, Sendable {
 enum Dependency: Hashable, Sendable {
     /// A property of an object, read (fine-grained) or through a binding.
     case location(Location)
+    /// The members of a place's value that a binding into it stands for, read through the
+    /// binding (`$user.name`): only a change of that part re-renders the reader.
+    case projection(Location, members: [String])
     /// Any change of an `observableObject` object the view holds (coarse).
     case object(ObjectSerial)
     /// An environment value, by its provider (nil: the built-in default) and key.
@@ -63,7 +66,7 @@ enum ViewVariable {
     case inputObject(ObjectSerial)
     /// A @State's value and the type writes must keep, inferred from its initial value.
     case state(JSON, PropertyType)
-    case binding(Location)
+    case binding(BindingTarget)
     case object(ObjectSerial, ObjectWrapper)
     /// An optional `@Environment(T.self)` that no ancestor provides: it reads null.
     case noObject

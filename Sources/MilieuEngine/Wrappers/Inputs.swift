@@ -73,9 +73,9 @@ extension Graph {
                 case (.bound(.object(let new)), .inputObject(let old)?) where new == old: continue
                 default: return false
                 }
-            } else if let location = evaluated.bindings.first(where: { $0.name == name })?.location {
-                guard case .binding(let old)? = child.variables[name], old == location,
-                    boundValue(at: location) == child.passedBindings[name]
+            } else if let target = evaluated.bindings.first(where: { $0.name == name })?.target {
+                guard case .binding(let old)? = child.variables[name], old == target,
+                    boundValue(of: target) == child.passedBindings[name]
                 else { return false }
             }
         }

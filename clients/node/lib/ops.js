@@ -17,9 +17,11 @@ export const ops = Object.freeze({
  * The expressions of a view declaration's `id`, `inputs`, `state` and `init` values.
  * `expr.new('Counter', { count: 3 })` in `state` is `@State var x = Counter(count: 3)`, the way
  * to own an `@Observable` object; in `inputs`, a parent passing `Counter(count: 3)` to a `let`.
+ * In `bindings`: `expr.parent('user.name')` is `$user.name`, `expr.constant(true)` is `.constant(true)`.
  */
 export const expr = Object.freeze({
   parent: (keyPath) => ({ $parent: keyPath }),
+  constant: (value) => ({ $constant: value }),
   input: (name) => ({ $input: name }),
   literal: (value) => ({ $literal: value }),
   new: (type, init) => ({ $new: init === undefined ? { type } : { type, init } }),

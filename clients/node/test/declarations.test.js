@@ -21,10 +21,10 @@ test('index.d.ts declares exactly the methods and properties of Client', () => {
 });
 
 // tsc comes from Debian's node-typescript (scripts/setup installs it); npm is not reachable here.
-test('under tsc --strict a Notification narrows by method to its own params', () => {
-  const file = new URL('./types/narrowing.ts', import.meta.url).pathname;
+test('under tsc --strict a Notification narrows by method to its own params, and bindings take their forms', () => {
+  const files = ['narrowing.ts', 'bindings.ts'].map((name) => new URL(`./types/${name}`, import.meta.url).pathname);
   execFileSync('tsc', ['--strict', '--noEmit', '--skipLibCheck', '--target', 'es2022', '--module', 'es2022',
-    '--moduleResolution', 'node', '--lib', 'es2022', file], { stdio: 'pipe', encoding: 'utf8' });
+    '--moduleResolution', 'node', '--lib', 'es2022', ...files], { stdio: 'pipe', encoding: 'utf8' });
 });
 
 test('a failed call\'s error carries the stack of the call, and await using closes the client', needsDaemon, async (t) => {

@@ -12,6 +12,8 @@ const plain = (notifications) => notifications.map(({ method, params: { watch, .
 test('expr builds the expressions of SPEC §6.2; ops.provide takes observables', () => {
   assert.deepEqual(expr.parent('state.favoritePrimes'), { $parent: 'state.favoritePrimes' });
   assert.deepEqual(expr.input('num'), { $input: 'num' });
+  assert.deepEqual(expr.constant(true), { $constant: true });
+  assert.deepEqual(expr.constant(expr.parent('on')), { $constant: { $parent: 'on' } });
   assert.deepEqual(expr.literal({ $parent: 'x' }), { $literal: { $parent: 'x' } });
   assert.deepEqual(expr.new('Counter'), { $new: { type: 'Counter' } });
   assert.deepEqual(expr.new('Counter', { count: expr.parent('n') }), { $new: { type: 'Counter', init: { count: { $parent: 'n' } } } });

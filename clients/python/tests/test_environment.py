@@ -40,6 +40,8 @@ def lifecycle(notifications: List[milieu.Notification]) -> List[Tuple[str, str, 
 def test_expression_builders() -> None:
     assert ops.parent("state.favoritePrimes") == {"$parent": "state.favoritePrimes"}
     assert ops.input("num") == {"$input": "num"}
+    assert ops.constant(True) == {"$constant": True}
+    assert ops.constant(ops.parent("on")) == {"$constant": {"$parent": "on"}}
     assert ops.literal({"$parent": "x"}) == {"$literal": {"$parent": "x"}}
     assert ops.new("Counter") == {"$new": {"type": "Counter"}}
     assert ops.new("Counter", count=ops.parent("n")) == {"$new": {"type": "Counter", "init": {"count": {"$parent": "n"}}}}

@@ -7,7 +7,8 @@
 The op builders produce the wire form ``{"method": ..., "params": ...}``; the
 clients' methods of the same names take the same arguments. The expression
 builders (:func:`parent`, :func:`input`, :func:`literal`, :func:`new`) produce
-the values of SPEC §6.2, for ``inputs``, ``state``, ``id`` and ``init``.
+the values of SPEC §6.2, for ``inputs``, ``state``, ``id`` and ``init``;
+:func:`parent` and :func:`constant` those of ``bindings``.
 """
 
 from __future__ import annotations
@@ -38,6 +39,10 @@ class ViewFields(TypedDict, total=False):
     it places the view, ``Child().environmentObject(x)``: the view and its
     descendants see them, key paths relative to the parent) are each
     ``{"environmentObjects": [...], "observables": [...], "environment": {...}}``.
+    ``bindings`` are ``{var: ops.parent(key_path)}`` — into a value too,
+    ``ops.parent("user.name")`` for ``$user.name``, ``ops.parent("items.0")`` for
+    ``$items[0]`` — or ``{var: ops.constant(value)}`` for ``.constant(v)``; an ``@Bindable``
+    object is an input (``inputs={"vm": ops.parent("vm")}``).
     ``body`` is template lines and the view language's elements (SPEC §6.3:
     ``{"text": ...}``, ``{"view": {...}}``, ``{"if": ...}``, ``{"forEach": ...}``, controls,
     ``{"disabled": ...}``, ``{"transformEnvironment": ...}``);
@@ -152,6 +157,17 @@ def provide(
 def parent(key_path: str) -> Dict[str, Any]:
     """``{"$parent": key_path}``: the parent's variable, or a key path from it, as of its last evaluation."""
     return {"$parent": key_path}
+
+
+def constant(value: Any) -> Dict[str, Any]:
+    """``{"$constant": value}``: ``.constant(v)`` passed to a ``@Binding``; ``value`` is a literal or an expression.
+
+    The binding reads the value; a write through it is ``Forbidden`` (reason ``constant``)::
+
+        bindings={"on": ops.constant(True)}                 # Flag(on: .constant(true))
+        bindings={"on": ops.constant(ops.parent("shown"))}  # Flag(on: .constant(shown))
+    """
+    return {"$constant": _plain(value)}
 
 
 def input(name: str) -> Dict[str, Any]:
