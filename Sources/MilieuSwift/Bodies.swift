@@ -401,17 +401,22 @@ struct BodyTranslator {
         var elements = view(base, &translator)
         var modifiers: JSONObject = [:]
         if name == "environment", arguments.count == 2 {
-            guard let keyPath = arguments[0].expression.as(KeyPathExprSyntax.self),
-                let value = translator.literal(arguments[1].expression)
-                    ?? arguments[1].expression.as(MemberAccessExprSyntax.self).map({
-                        JSON.string($0.declName.baseName.text)
-                    })
-            else {
-                program.unsupported(place, "this .environment value (a literal or .case is read)")
+            guard let keyPath = arguments[0].expression.as(KeyPathExprSyntax.self) else {
+                program.unsupported(place, "this .environment key (a key path, \\.key, is read)")
                 return elements
             }
             let key = keyPath.components.trimmedDescription.trimmingPrefix(".").description
-            modifiers["environment"] = [key: value]
+            if let value = translator.literal(arguments[1].expression)
+                ?? arguments[1].expression.as(MemberAccessExprSyntax.self).map({ JSON.string($0.declName.baseName.text) })
+            {
+                modifiers["environment"] = [key: value]
+            } else if let value = translator.expression(arguments[1].expression) {
+                // A value the body computes (`dark ? .dark : .light`): what the content inherits,
+                // replaced, evaluated with the body as a transform is.
+                return [["transformEnvironment": .string(key), "as": "_", "to": value, "content": .array(elements)]]
+            } else {
+                return elements
+            }
         } else if let argument = arguments.first?.expression {
             let slot = name == "environmentObject" ? "environmentObjects" : "observables"
             if let path = translator.members(argument), let head = path.first, shape.variableNames.contains(head) {

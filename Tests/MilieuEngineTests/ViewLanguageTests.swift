@@ -111,6 +111,34 @@ import Testing
         expectError(.forbidden) { try graph.unmount("/App/Screen/Counter") }
     }
 
+    /// A `@StateObject` of a view in a branch goes with the branch, and the branch taken again
+    /// makes a new one (rule 3: state belongs to the identity).
+    @Test func aStateObjectInABranchGoesWithItAndComesBackNew() throws {
+        let graph = try makeGraph()
+        try graph.mount([
+            "parent": "/App", "name": "Screen", "state": ["on": true],
+            "body": [["if": ["get": "on"], "then": [["view": ["name": "Shop", "stateObjects": ["cart": ["type": "Cart"]]]]]]],
+        ])
+        let first = try #require(graph.get("/App/Screen/Shop.cart").wire["object"])
+        let off = try graph.set("/App/Screen.on", false)
+        #expect(off.destroyed.map(\.reason) == ["ownerUnmounted"] && off.destroyed.map { JSON.string($0.object) } == [first])
+        let on = try graph.set("/App/Screen.on", true)
+        #expect(on.created.map(\.reason) == ["stateObject"])
+        #expect(try graph.get("/App/Screen/Shop.cart").wire["object"] != first)
+    }
+
+    /// `Child(half: x / 2)`: the child is evaluated again only when the value it is passed changes (rule 10).
+    @Test func aComputedInputThatComparesEqualPassesNothingNew() throws {
+        let graph = try makeGraph()
+        try graph.mount([
+            "parent": "/App", "name": "P", "state": ["x": 0],
+            "body": ["{x}", ["view": ["name": "Half", "inputs": ["half": ["$expr": ["/": [["get": "x"], 2]]]], "body": ["{half}"]]]],
+        ])
+        #expect(try graph.set("/App/P.x", 1).updates == ["/App/P": ["_x"]], "1 / 2 is 0, as before")
+        let two = try graph.set("/App/P.x", 2)
+        #expect(two.updates["/App/P/Half"] == ["@self"] && two.body(of: "/App/P/Half") == ["1"])
+    }
+
     @Test func aConditionReadsOnlyWhatItsEvaluationReads() throws {
         let graph = try makeGraph()
         try graph.mount([

@@ -57,4 +57,35 @@ import Testing
         #expect(zoomed.printed == ["Scaled: _scale changed."])
         #expect(zoomed.body(of: "/App/Form/Scaled") == ["3.0"])
     }
+
+    /// `@Environment(\.colorScheme) var scheme`: `_printChanges` names the property, `_scheme`,
+    /// where Milieu's reason names the key (`env.colorScheme`).
+    @Test func anEnvironmentValuesChangePrintsThePropertyName() throws {
+        let program = try LoadedProgram([
+            Seeds.source(
+                "Scheme.swift",
+                """
+                import SwiftUI
+                struct Panel: View {
+                    @State private var dark = false
+                    var body: some View {
+                        Toggle("Dark", isOn: $dark)
+                        Reader().environment(\\.colorScheme, dark ? .dark : .light)
+                    }
+                }
+                struct Reader: View {
+                    @Environment(\\.colorScheme) private var scheme
+                    var body: some View {
+                        let _ = Self._printChanges()
+                        Text("\\(scheme)")
+                    }
+                }
+                #Preview { Panel() }
+                """)
+        ])
+        let dark = try program.input("/App/Panel", "Dark", true)
+        #expect(dark.updates["/App/Panel/Reader"] == ["env.colorScheme"])
+        #expect(dark.printed == ["Reader: _scheme changed."])
+    }
 }
+
