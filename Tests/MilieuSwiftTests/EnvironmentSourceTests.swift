@@ -88,4 +88,3 @@ import Testing
         #expect(dark.printed == ["Reader: _scheme changed."])
     }
 }
-
