@@ -157,9 +157,10 @@ final class Snapshot: @unchecked Sendable {
                         case .value(let view, let name, let value):
                             let key = ValueKey(view: view, name: name)
                             if values.updateValue(value, forKey: key) == nil { order.append(key) }
-                            // `var` is a @State of the view; `var.property` a property of the object `var` owns.
+                            // `var` is a @State of the view; `var.property` a property of the object `var` owns,
+                            // `var.made.property` one of the object that object's property made (`makes`).
                             // Found among the UTF-8 bytes: Character by Character took 2.5k instructions a write.
-                            let holder = name.utf8.firstIndex(of: UInt8(ascii: ".")).map { String(name[..<$0]) } ?? ""
+                            let holder = name.utf8.lastIndex(of: UInt8(ascii: ".")).map { String(name[..<$0]) } ?? ""
                             stamp(ValueKey(view: view, name: holder), record.version)
                         case .version(let view, let name):
                             stamp(ValueKey(view: view, name: name), record.version)

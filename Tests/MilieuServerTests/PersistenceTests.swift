@@ -133,12 +133,19 @@ import Testing
         _ = try client.call(
             "view/mount", ["parent": "/App", "name": "Screen", "retain": true, "stateObjects": ["outer": ["type": "Outer"]]])
         _ = try client.call("graph/set", ["path": "/App/Screen.outer.inner.count", "value": 3])
+        _ = try client.call("graph/set", ["path": "login.email", "value": "later@example.com"])  // a later version
+        func innerVersion(_ client: LineClient) throws -> JSON? {
+            let inner = try client.call("graph/get", ["path": "/App/Screen.outer.inner"])
+            return try client.call("graph/get", ["path": inner])["version"]
+        }
+        let version = try innerVersion(client)
         first.stop()
         let second = try start(data)
         defer { second.stop() }
         let again = try second.connect()
         #expect(try again.call("initialize")["restore"] == nil, "nothing dropped: the made object's id is not kept")
         #expect(try again.call("graph/get", ["path": "/App/Screen.outer.inner.count"]) == 3)
+        #expect(try innerVersion(again) == version, "the made object keeps its version")
     }
 
     @Test func secureValuesNeverReachTheDisk() throws {

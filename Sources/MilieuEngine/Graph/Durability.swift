@@ -75,7 +75,8 @@ extension Graph {
     /// An object another made (`makes`) is kept under the path through it (`outer.inner`).
     private func durableOwner(of record: ObjectRecord) -> (view: ViewNode, variable: String)? {
         guard let view = record.ownerView, let variable = record.ownerVariable, isDurable(view) else { return nil }
-        let head = variable.firstIndex(of: ".").map { String(variable[..<$0]) } ?? variable
+        // Among the UTF-8 bytes: Character by Character cost 1.9k instructions a write.
+        let head = variable.utf8.firstIndex(of: UInt8(ascii: ".")).map { String(variable[..<$0]) } ?? variable
         guard case .object(_, let wrapper)? = view.variables[head], wrapper.owns else { return nil }
         return (view, variable)
     }
