@@ -60,6 +60,23 @@ public struct JSONWriter: Sendable {
         bytes.reserveCapacity(capacity)
     }
 
+    /// A writer that goes on after `bytes`, in their storage: `takeBytes()` gives them back with
+    /// what was written, neither copied.
+    public init(continuing bytes: consuming [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// Overwrites the 4 bytes at `offset` with `value`, little-endian: a length or checksum
+    /// known only once what follows it is written.
+    public mutating func patch(_ value: UInt32, at offset: Int) {
+        for index in 0..<4 { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * index)) }
+    }
+
+    /// The bytes written so far, to read in place (a checksum over a range of them).
+    public func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try bytes.withUnsafeBufferPointer(body)
+    }
+
     /// The number of bytes written so far.
     public var count: Int { bytes.count }
 

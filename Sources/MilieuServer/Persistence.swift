@@ -98,16 +98,17 @@ enum Persistence {
             case .version(let view, let name): .version(view: view, name: name)
             }
         }
-        return store.stage(version: commit.version.rawValue, writes: writes, history: historyBytes(commit.changes, graph))
+        return store.stage(version: commit.version.rawValue, writes: writes) { writer in
+            writeHistory(commit.changes, graph, into: &writer)
+        }
     }
 
     // MARK: History records
 
     /// `commit`'s changes as a JSON array, one short array per change, written straight out
-    /// (this runs for every commit). A secure property's change carries the property's position
-    /// in its type, not its name: nothing of a secret is written.
-    static func historyBytes(_ changes: [Change], _ graph: Graph) -> [UInt8] {
-        var writer = JSONWriter(capacity: 16 + 96 * changes.count)
+    /// (this runs for every commit) into its log record. A secure property's change carries the
+    /// property's position in its type, not its name: nothing of a secret is written.
+    static func writeHistory(_ changes: [Change], _ graph: Graph, into writer: inout JSONWriter) {
         func entry(_ tag: String, _ strings: String...) {
             writer.writeRaw(#"[""#)
             writer.writeRaw(tag)
@@ -181,7 +182,6 @@ enum Persistence {
             writer.writeRaw(UInt8(ascii: "]"))
         }
         writer.writeRaw(UInt8(ascii: "]"))
-        return writer.takeBytes()
     }
 
     /// The commit a record's history bytes describe; nil when they do not read (then the history

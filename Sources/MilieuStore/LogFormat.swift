@@ -41,22 +41,28 @@ enum LogFormat {
         return bytes
     }
 
-    /// Appends one framed record to `buffer`, in this build's format.
-    static func appendRecord(version: Int, writes: [StoredWrite], history: [UInt8], to buffer: inout [UInt8]) {
-        var json = JSONWriter()
-        StoredWrite.encode(writes, into: &json)
-        let start = buffer.count
+    /// Appends one framed record to `writer`, in this build's format: the writes, then what
+    /// `history` writes, straight into the record (no buffer of their own to copy), the lengths
+    /// and checksums patched in after.
+    static func appendRecord(
+        version: Int, writes: [StoredWrite], to writer: inout JSONWriter, history: (inout JSONWriter) -> Void
+    ) {
+        let start = writer.count
         let size = recordHeaderSize(format)
-        buffer.append(contentsOf: repeatElement(0, count: 8))
-        append(UInt64(version), to: &buffer)
-        append(UInt32(0), to: &buffer)
-        append(UInt32(json.count), to: &buffer)
-        buffer.append(contentsOf: json.bytes)
-        buffer.append(contentsOf: history)
-        let length = buffer.count - start - size
-        store(UInt32(length), in: &buffer, at: start)
-        store(crc(buffer, from: start + size, count: length), in: &buffer, at: start + 16)
-        store(headerCRC(buffer, at: start), in: &buffer, at: start + 4)
+        writer.writeRaw(repeatElement(0, count: size + 4))
+        writer.patch(UInt32(truncatingIfNeeded: version), at: start + 8)
+        writer.patch(UInt32(truncatingIfNeeded: UInt64(version) >> 32), at: start + 12)
+        StoredWrite.encode(writes, into: &writer)
+        writer.patch(UInt32(writer.count - start - size - 4), at: start + size)
+        history(&writer)
+        let length = writer.count - start - size
+        writer.patch(UInt32(length), at: start)
+        let payloadCRC = writer.withBytes { milieu_crc32c(0, $0.baseAddress! + start + size, length) }
+        writer.patch(payloadCRC, at: start + 16)
+        let headerCRC = writer.withBytes { bytes in
+            milieu_crc32c(milieu_crc32c(0, bytes.baseAddress! + start, 4), bytes.baseAddress! + start + 8, 12)
+        }
+        writer.patch(headerCRC, at: start + 4)
     }
 
     /// What lies at a record's place in a segment of `format`.

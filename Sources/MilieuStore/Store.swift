@@ -213,17 +213,20 @@ public final class Store {
     public func stageType(name: String, declaration: JSON) { pendingTypes.append(.type(name: name, declaration: declaration)) }
 
     /// Adds version `version`'s record to this turn: the writes to fold into the snapshot (and
-    /// the types staged since the last record) and the caller's bytes, which come back in
-    /// `history` at the next start. A version already staged is not staged again. Returns
-    /// whether the record changes the snapshot.
+    /// the types staged since the last record) and what `history` writes into the record, which
+    /// comes back in `history` at the next start. A version already staged is not staged again.
+    /// Returns whether the record changes the snapshot.
     @discardableResult
-    public func stage(version: Int, writes: [StoredWrite], history: [UInt8]) -> Bool {
+    public func stage(version: Int, writes: [StoredWrite], history: (inout JSONWriter) -> Void) -> Bool {
         guard version > stagedThrough else { return false }
         stagedThrough = version
         let all = pendingTypes.isEmpty ? writes : pendingTypes + writes
         pendingTypes.removeAll()
         let before = turn.count
-        LogFormat.appendRecord(version: version, writes: all, history: history, to: &turn)
+        var writer = JSONWriter(continuing: turn)
+        turn = []
+        LogFormat.appendRecord(version: version, writes: all, to: &writer, history: history)
+        turn = writer.takeBytes()
         turnRecords.append((version, all))
         if stagedSizes.count == sizesRead {
             stagedSizes.removeAll(keepingCapacity: true)

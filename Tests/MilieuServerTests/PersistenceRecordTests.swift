@@ -22,7 +22,9 @@ import Testing
             .objectDestroyed(object: "Cart#9", type: "Cart", owner: "/App/Form.cart", reason: .released),
             .diagnostic(kind: "StateObjectInitIgnored", message: "m", view: "/App/Form", variable: "cart", ignored: ["x": 1], hint: "h"),
         ]
-        let bytes = Persistence.historyBytes(changes, graph)
+        var writer = JSONWriter()
+        Persistence.writeHistory(changes, graph, into: &writer)
+        let bytes = writer.takeBytes()
         #expect(!String(decoding: bytes, as: UTF8.self).contains("password"), "a secure property is not named")
         let commit = try #require(Persistence.commit(version: 7, historyBytes: bytes, graph))
         #expect(commit.version == Version(7))

@@ -11,7 +11,7 @@ import Testing
     /// Commits each of `versions` alone, each writing `/App.n` = its version.
     private func commitVersions(_ versions: ClosedRange<Int>, to store: Store) throws {
         for version in versions {
-            store.stage(version: version, writes: [.value(view: "/App", name: "n", value: .int(version))], history: Array("[]".utf8))
+            store.stage(version: version, writes: [.value(view: "/App", name: "n", value: .int(version))], history: { $0.writeRaw("[]") })
             try store.commit()
         }
     }
