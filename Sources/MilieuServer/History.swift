@@ -30,6 +30,10 @@ struct History {
         bytes += size
         while commits.count - start > capacity || (bytes > maxBytes && commits.count - start > 1) {
             bytes -= sizes[start]
+            // Let go of what it holds now (a mount of 100k views holds 100k changes); its slot
+            // goes when the array is compacted below.
+            commits[start] = Commit(version: commits[start].version, changes: [])
+            causes[start] = nil
             start += 1
         }
         if start > 1024 && start * 2 > commits.count {
@@ -39,6 +43,10 @@ struct History {
             start = 0
         }
     }
+
+    /// How many changes the history keeps in memory, those of commits past its retention that
+    /// wait for the array's compaction included: what its memory is in proportion to.
+    var changesInMemory: Int { commits.reduce(0) { $0 + $1.changes.count } }
 
     /// The newest version held, if any.
     var newest: Version? { commits.count > start ? commits[commits.count - 1].version : nil }

@@ -122,7 +122,7 @@ enum Persistence {
             writer.writeRaw(UInt8(ascii: ","))
             writer.write(json)
         }
-        func list(_ strings: [String]) {
+        func list(_ strings: some Collection<String>) {
             writer.writeRaw(",[")
             for (index, string) in strings.enumerated() {
                 if index > 0 { writer.writeRaw(UInt8(ascii: ",")) }
@@ -217,10 +217,10 @@ enum Persistence {
             return .state(view: view, variable: variable, value: f[3])
         case ("u", 4), ("u", 5):
             guard let view = s(1), let reasons = list(2), let body = list(3) else { return nil }
-            return .viewUpdated(view: view, reasons: reasons, body: body, printed: s(4))
+            return .viewUpdated(view: view, reasons: reasons, body: BodyLines(body), printed: s(4))
         case ("m", 4), ("m", 5):
             guard let view = s(1), let reason = s(2).flatMap(MountReason.init(rawValue:)), let body = list(3) else { return nil }
-            return .viewMounted(view: view, reason: reason, body: body, printed: s(4))
+            return .viewMounted(view: view, reason: reason, body: BodyLines(body), printed: s(4))
         case ("x", 3):
             guard let view = s(1), let reason = s(2).flatMap(UnmountReason.init(rawValue:)) else { return nil }
             return .viewUnmounted(view: view, reason: reason)

@@ -198,16 +198,18 @@ final class WatchRegistry {
                         add(key) { pending, _ in pending.changes.append(change) }
                     }
                 }
-            case .viewUpdated(let view, let reasons, let body, let printed):
+            case .viewUpdated(let view, let reasons, let lines, let printed):
                 guard watchesViews else { continue }
+                let body = Array(lines)
                 for key in viewWatchers(of: view) {
                     let printed = line(printed, at: index, for: key)
                     add(key) { pending, stamp in
                         pending.events.append(.didUpdate(stamp, path: view, reasons: reasons, body: body, printChanges: printed))
                     }
                 }
-            case .viewMounted(let view, let reason, let body, let printed):
+            case .viewMounted(let view, let reason, let lines, let printed):
                 guard watchesViews else { continue }
+                let body = Array(lines)
                 for key in viewWatchers(of: view) {
                     let printed = line(printed, at: index, for: key)
                     add(key) { pending, stamp in

@@ -110,7 +110,7 @@ extension Commit {
     func body(of view: String) -> [String]? {
         for change in changes {
             switch change {
-            case .viewUpdated(view, _, let body, _), .viewMounted(view, _, let body, _): return body
+            case .viewUpdated(view, _, let body, _), .viewMounted(view, _, let body, _): return Array(body)
             default: continue
             }
         }

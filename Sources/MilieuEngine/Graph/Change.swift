@@ -9,9 +9,9 @@ public enum Change: Sendable, Equatable {
     case state(view: String, variable: String, value: JSON)
     /// A view's body was evaluated again, and why (rule 10); `printed` is what `_printChanges()`
     /// prints, for a view that declares it.
-    case viewUpdated(view: String, reasons: [String], body: [String], printed: String? = nil)
+    case viewUpdated(view: String, reasons: [String], body: BodyLines, printed: String? = nil)
     /// A view appeared.
-    case viewMounted(view: String, reason: MountReason, body: [String], printed: String? = nil)
+    case viewMounted(view: String, reason: MountReason, body: BodyLines, printed: String? = nil)
     /// A view went.
     case viewUnmounted(view: String, reason: UnmountReason)
     case objectCreated(object: String, type: String, owner: String?, reason: CreationReason)

@@ -125,19 +125,20 @@ extension Graph {
             children.append((child, try evaluate(child.declaration, literals: child.literals, parent: node, recorder: recorder)))
         }
         setDependencies(node, recorder.take())
-        setBody(node, output.lines)
+        let lines = BodyLines(output.lines)
+        setBody(node, lines)
         setControls(node, output.controls)
         let printed = node.declaration.printChanges.map {
             Self.printChangesLine(node.declaration, reasons: reasons.all, isNew: node.arrival != nil, fields: $0)
         }
         if let arrival = node.arrival {
-            pending.events.append(.viewMounted(view: node.path, reason: arrival, body: output.lines, printed: printed))
+            pending.events.append(.viewMounted(view: node.path, reason: arrival, body: lines, printed: printed))
             // SPEC §10.2: a view that appeared through an id change is also updated, for @identity.
             if arrival == .identity {
-                pending.events.append(.viewUpdated(view: node.path, reasons: [UpdateReason.identity], body: output.lines, printed: nil))
+                pending.events.append(.viewUpdated(view: node.path, reasons: [UpdateReason.identity], body: lines, printed: nil))
             }
         } else {
-            pending.events.append(.viewUpdated(view: node.path, reasons: Self.ordered(reasons.all), body: output.lines, printed: printed))
+            pending.events.append(.viewUpdated(view: node.path, reasons: Self.ordered(reasons.all), body: lines, printed: printed))
         }
         try placeBodyChildren(node, output.children)
         node.arrival = nil

@@ -250,7 +250,7 @@ extension Graph {
             environment: JSONObject(provided.environment.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }))
         return ViewSnapshot(
             path: node.path, name: node.declaration.name, id: node.explicitID, inputs: inputs, state: state, bindings: bindings,
-            objects: held, environment: environment, provides: provides, body: node.body, retained: node.retained,
+            objects: held, environment: environment, provides: provides, body: Array(node.body), retained: node.retained,
             version: node.version.rawValue, evaluations: Int(node.evaluations), lastEvaluated: lastEvaluated(node).rawValue,
             children: nil, childCount: childCount)
     }

@@ -67,7 +67,7 @@ extension Graph {
 
     /// Sets the body an evaluation rendered, counted as an evaluation in the version this
     /// transaction commits (`view/tree`'s `evaluations` and `lastEvaluated`).
-    func setBody(_ node: ViewNode, _ body: [String]) {
+    func setBody(_ node: ViewNode, _ body: BodyLines) {
         if journaled(node) {
             journal.record(.body(node, old: node.body, evaluations: node.evaluations, lastEvaluated: node.lastEvaluatedBits))
         }

@@ -377,7 +377,7 @@ public final class Graph {
         for (name, variable) in node.variables {
             if let id = variable.object, let record = self.objects[id] { objects.append((name, record.name)) }
         }
-        return MountedView(path: node.path, body: node.body, objects: objects)
+        return MountedView(path: node.path, body: Array(node.body), objects: objects)
     }
 }
 

@@ -29,7 +29,7 @@ enum UndoStep {
     /// A view moved among its siblings; it was after `previous`.
     case moved(ViewNode, previous: ViewNode?)
     case variable(ViewNode, name: String, old: ViewVariable?)
-    case body(ViewNode, old: [String], evaluations: UInt32, lastEvaluated: UInt32)
+    case body(ViewNode, old: BodyLines, evaluations: UInt32, lastEvaluated: UInt32)
     case viewVersion(ViewNode, old: Version)
     /// A view's dependencies were replaced; `old` is what it read before.
     case dependencies(ViewNode, old: DependencySet)

@@ -143,13 +143,14 @@ final class ViewNode {
     let birth: Int
 
     var firstChild: ViewNode?
-    var lastChild: ViewNode?
     var nextSibling: ViewNode?
     /// Unowned: a linked node's previous sibling is kept alive by the chain before it.
     unowned var previousSibling: ViewNode?
 
     var variables: ViewVariables
-    var body: [String] = []
+    /// The line of a one-line body, most views': in place, where an array of one line took a
+    /// 64-byte block of its own. Nil for another body, which `Extras` keeps.
+    private var onlyLine: String?
     /// What the last evaluation read, each with the reason it would give (rule 10).
     var dependencies = DependencySet()
     /// The global version of the last transaction that changed this view's @State.
@@ -199,6 +200,8 @@ final class ViewNode {
         var transformResults: [String: JSON] = [:]
         var activeLinks: Set<String> = []
         var controls: [ViewControl] = []
+        var lines: [String] = []
+        var lastChild: ViewNode?
     }
 
     /// The extras to write `value` to: made on the first write of something other than `empty`.
@@ -256,6 +259,27 @@ final class ViewNode {
     var activeLinks: Set<String> {
         get { extras?.activeLinks ?? [] }
         set { extrasForWriting(newValue, unless: \.isEmpty)?.activeLinks = newValue }
+    }
+
+    /// What its body's last evaluation showed.
+    var body: BodyLines {
+        get { onlyLine.map(BodyLines.init(line:)) ?? BodyLines(extras?.lines ?? []) }
+        set {
+            if newValue.count == 1 {
+                onlyLine = newValue[0]
+                if extras != nil { extras?.lines = [] }
+            } else {
+                onlyLine = nil
+                extrasForWriting(newValue, unless: \.isEmpty)?.lines = Array(newValue)
+            }
+        }
+    }
+
+    /// Its last child: kept by the views that have children, apart, so that a row of a list
+    /// carries no field for it.
+    var lastChild: ViewNode? {
+        get { extras?.lastChild }
+        set { extrasForWriting(newValue, unless: { $0 == nil })?.lastChild = newValue }
     }
 
     /// The controls its body's last evaluation showed.

@@ -1,0 +1,23 @@
+import MilieuEngine
+import Testing
+
+@testable import MilieuServer
+
+/// The history of commits resumable watches replay (SPEC §11.4): bounded by its retention.
+@Suite struct HistoryTests {
+    private static func mount(_ version: Int, views: Int) -> Commit {
+        Commit(
+            version: Version(version),
+            changes: (0..<views).map { .viewMounted(view: "/App/Rows/Row[\($0)]", reason: .mounted, body: ["\($0)"]) })
+    }
+
+    /// A commit past the retention lets go of its changes at once: a mount of many views left in
+    /// the array until a later compaction held them all (`--history 1` kept what 1024 did).
+    @Test func aCommitPastTheRetentionLetsGoOfItsChanges() {
+        var history = History(capacity: 1)
+        history.append(Self.mount(2, views: 1000))
+        history.append(Self.mount(3, views: 1))
+        #expect(history.changesInMemory == 1)
+        #expect(history.oldest == Version(3) && history.entry(Version(2)) == nil)
+    }
+}
