@@ -6,10 +6,15 @@ import MilieuJSON
 /// it is fed from the log at start, so it reaches back across restarts (SPEC §11.4). It keeps
 /// the newest `capacity` versions, and of those no more than `maxBytes` of log records.
 struct History {
-    private var commits: [Commit] = []
-    private var sizes: [Int] = []
-    /// What made each commit, when known (`graph/explain`).
-    private var causes: [StoredCause?] = []
+    /// A commit, its log record's size and what made it, when known (`graph/explain`): one
+    /// entry, so that a commit is appended once (three arrays cost three appends and copies).
+    private struct Entry {
+        var commit: Commit
+        let size: Int
+        var cause: StoredCause?
+    }
+
+    private var entries: [Entry] = []
     /// Index of the oldest commit held; the ones before it are dropped lazily.
     private var start = 0
     private var bytes = 0
@@ -24,50 +29,46 @@ struct History {
     /// Adds the newest commit; `size` is its log record's size (0 without a log).
     mutating func append(_ commit: Commit, size: Int = 0, cause: StoredCause? = nil) {
         guard capacity > 0 else { return }
-        commits.append(commit)
-        sizes.append(size)
-        causes.append(cause)
+        entries.append(Entry(commit: commit, size: size, cause: cause))
         bytes += size
-        while commits.count - start > capacity || (bytes > maxBytes && commits.count - start > 1) {
-            bytes -= sizes[start]
+        while entries.count - start > capacity || (bytes > maxBytes && entries.count - start > 1) {
+            bytes -= entries[start].size
             // Let go of what it holds now (a mount of 100k views holds 100k changes); its slot
             // goes when the array is compacted below.
-            commits[start] = Commit(version: commits[start].version, changes: [])
-            causes[start] = nil
+            entries[start].commit = Commit(version: entries[start].commit.version, changes: [])
+            entries[start].cause = nil
             start += 1
         }
-        if start > 1024 && start * 2 > commits.count {
-            commits.removeFirst(start)
-            sizes.removeFirst(start)
-            causes.removeFirst(start)
+        if start > 1024 && start * 2 > entries.count {
+            entries.removeFirst(start)
             start = 0
         }
     }
 
     /// How many changes the history keeps in memory, those of commits past its retention that
     /// wait for the array's compaction included: what its memory is in proportion to.
-    var changesInMemory: Int { commits.reduce(0) { $0 + $1.changes.count } }
+    var changesInMemory: Int { entries.reduce(0) { $0 + $1.commit.changes.count } }
 
     /// The newest version held, if any.
-    var newest: Version? { commits.count > start ? commits[commits.count - 1].version : nil }
+    var newest: Version? { entries.count > start ? entries[entries.count - 1].commit.version : nil }
 
     /// The oldest version still held, if any.
-    var oldest: Version? { commits.count > start ? commits[start].version : nil }
+    var oldest: Version? { entries.count > start ? entries[start].commit.version : nil }
 
     /// The commit of `version` and what made it; nil when it is not held.
     func entry(_ version: Version) -> (commit: Commit, cause: StoredCause?)? {
         let index = firstIndex(after: Version(version.rawValue - 1))
-        guard index < commits.count, commits[index].version == version else { return nil }
-        return (commits[index], causes[index])
+        guard index < entries.count, entries[index].commit.version == version else { return nil }
+        return (entries[index].commit, entries[index].cause)
     }
 
     /// The index of the first commit held after `version`.
     private func firstIndex(after version: Version) -> Int {
         var low = start
-        var high = commits.count
+        var high = entries.count
         while low < high {
             let middle = (low + high) / 2
-            if commits[middle].version <= version { low = middle + 1 } else { high = middle }
+            if entries[middle].commit.version <= version { low = middle + 1 } else { high = middle }
         }
         return low
     }
@@ -78,6 +79,6 @@ struct History {
         guard version < current else { return [] }
         guard let oldest, oldest <= version.next else { return nil }
         let first = firstIndex(after: version)
-        return Array(zip(commits[first...], causes[first...]))
+        return entries[first...].map { ($0.commit, $0.cause) }
     }
 }

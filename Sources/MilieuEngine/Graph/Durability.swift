@@ -92,7 +92,7 @@ extension Graph {
                     let slot = record.type.slots[property], slot < record.type.storedCount, record.type.model.stored[slot].makes == nil
                 else { continue }
                 if let value {
-                    writes.append(.value(view: view.path, name: "\(variable).\(property)", value: value))
+                    writes.append(.value(view: view.path, name: record.durableName(of: slot, owner: variable), value: value))
                 } else {
                     // A secret is never written, but that it changed the object's version is.
                     writes.append(.version(view: view.path, name: variable))
@@ -120,7 +120,7 @@ extension Graph {
             }
         }
         // `objectWillChange.send` changes an object's version and no value.
-        for id in commit.announced.sorted() {
+        for id in commit.announced.isEmpty ? [] : commit.announced.sorted() {
             guard let record = objects[id], let (view, variable) = durableOwner(of: record) else { continue }
             writes.append(.version(view: view.path, name: variable))
         }

@@ -263,7 +263,7 @@ public final class Graph {
         }
         // A transaction that changed nothing leaves nothing behind, not even a version given to
         // what it touched (`objectWillChange.send` on an object nobody subscribes to).
-        // The fields, not `pending.changes`: that getter made a copy of the whole pending state.
+        // The fields, not `pending.takeChanges()`, which hands them over.
         guard !pending.propertyChanges.isEmpty || !pending.events.isEmpty || pending.structural else {
             rollBack()
             return Commit(version: version, changes: [])
@@ -334,13 +334,13 @@ public final class Graph {
     }
 
     private func finishCommit() -> Commit {
-        let changes = pending.changes
+        let changes = pending.takeChanges()
         guard !changes.isEmpty || pending.structural else {
             pending.reset()
             return Commit(version: version, changes: [])
         }
         let invalidations = namedInvalidations()
-        let replaced = pending.replaced
+        let replaced = pending.takeReplaced()
         pending.reset()
         version = version.next
         return Commit(version: version, changes: Change.inProtocolOrder(changes), invalidations: invalidations, replaced: replaced)

@@ -22,6 +22,15 @@ final class ObjectRecord {
     var ownerVariable: String?
     /// The objects its properties made with it (`makes`) and still hold: they go with it.
     var madeObjects: [ObjectSerial] = []
+    /// `owner.property` for each stored property, the name a durable write of it is kept under,
+    /// made at its first: every write of a long-lived object's property would build it again.
+    private var durableNames: [String] = []
+
+    /// The name the durable write of stored `slot` is kept under, `owner` its owning variable's.
+    func durableName(of slot: Int, owner: String) -> String {
+        if durableNames.isEmpty { durableNames = type.model.stored.map { owner + "." + $0.name } }
+        return durableNames[slot]
+    }
 
     init(
         serial: ObjectSerial, name: String, type: RegisteredType, values: [JSON], version: Version,

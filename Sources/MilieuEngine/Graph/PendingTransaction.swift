@@ -25,10 +25,19 @@ struct PendingTransaction {
     /// the transaction ends (`vm = Model()` while a child holds the old one: `replaced`).
     var disowned: [ObjectSerial: (owner: String?, reason: DestructionReason)] = [:]
 
-    /// Without events (a plain write) the property changes are taken as they are, not copied into a new log.
-    var changes: [Change] {
+    /// Hands over the transaction's changes, property changes first, leaving none; without events
+    /// (a plain write) the property changes are taken as they are, not copied into a new log. A
+    /// mutating method, not a getter: reading a getter of `Graph.pending` copied the whole of it.
+    mutating func takeChanges() -> [Change] {
+        defer { (events, propertyChanges) = ([], []) }
         if propertyChanges.isEmpty { return events }
         return events.isEmpty ? propertyChanges : propertyChanges + events
+    }
+
+    /// Hands over the values the transaction's changes replaced, leaving none.
+    mutating func takeReplaced() -> ReplacedValues {
+        defer { replaced = ReplacedValues() }
+        return replaced
     }
 
     /// Empties everything for the next transaction, keeping the storage of what stays here.
