@@ -59,7 +59,7 @@ private struct Scanner {
     var position = 0
     var seen: Members = []
     var id: RequestID?
-    var method: String?
+    var method: HotMethod?
     var path: String?
     var value: JSON?
     var ifVersion: Int?
@@ -74,16 +74,19 @@ private struct Scanner {
         skipWhitespace()
         guard position == bytes.count, seen.isSuperset(of: [.jsonrpc, .id, .method, .params]), let id, let path else { return nil }
         switch method {
-        case GraphSetRequest.name:
+        case .set?:
             guard let value else { return nil }
             return .set(id: id, GraphSetRequest(path: path, value: value, ifVersion: ifVersion))
-        case GraphGetRequest.name:
+        case .get?:
             guard seen.isDisjoint(with: [.value, .ifVersion]) else { return nil }
             return .get(id: id, GraphGetRequest(path: path))
-        default:
+        case nil:
             return nil
         }
     }
+
+    /// The two methods read here, known by their bytes.
+    enum HotMethod { case set, get }
 
     /// One member of the envelope, its key read; false gives up.
     private mutating func envelopeMember(_ key: UnsafeRawBufferPointer) -> Bool {
@@ -91,12 +94,20 @@ private struct Scanner {
             guard mark(.params) else { return false }
             return object(depth: 2) { scanner, key in scanner.paramsMember(key) }
         }
+        // `"2.0"` and the method compared where they are, with no string built for them.
+        if Self.is(key, "jsonrpc") { return plainString(is: "2.0") && mark(.jsonrpc) }
+        if Self.is(key, "method") {
+            if plainString(is: "graph/set") {
+                method = .set
+            } else if plainString(is: "graph/get") {
+                method = .get
+            } else {
+                return false
+            }
+            return mark(.method)
+        }
         guard let member = memberValue(depth: 1) else { return false }
         switch member {
-        case .string("2.0") where Self.is(key, "jsonrpc"): return mark(.jsonrpc)
-        case .string(let name) where Self.is(key, "method"):
-            method = name
-            return mark(.method)
         case .int(let number) where Self.is(key, "id"):
             id = .int(number)
             return mark(.id)
@@ -185,6 +196,17 @@ private struct Scanner {
         guard let (value, end) = JSON.parseValue(in: bytes, at: position, depth: depth, limits: limits) else { return nil }
         position = end
         return value
+    }
+
+    /// Whether the value here is the string `expected`, written plainly (`"graph/set"`); past it if so.
+    private mutating func plainString(is expected: StaticString) -> Bool {
+        let count = expected.utf8CodeUnitCount
+        guard position + count + 2 <= bytes.count, bytes[position] == UInt8(ascii: "\""),
+            bytes[position + count + 1] == UInt8(ascii: "\""),
+            Self.is(UnsafeRawBufferPointer(rebasing: bytes[position + 1..<position + 1 + count]), expected)
+        else { return false }
+        position += count + 2
+        return true
     }
 
     /// A string of printable ASCII without escapes; nil, at the same position, for anything else.
