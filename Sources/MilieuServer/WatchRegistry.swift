@@ -149,6 +149,11 @@ final class WatchRegistry {
         for commit: Commit, cause: @autoclosure () -> CommitCause?, only: WatchKey? = nil, printLines: [Int: String] = [:]
     ) -> FanOut {
         guard !registrations.isEmpty else { return FanOut() }
+        if only == nil, commitWatchers.isEmpty, severalTargets.isEmpty, commit.changes.count == 1,
+            case .property(let object, _, let property, let value) = commit.changes[0]
+        {
+            return fanOut(ofProperty: property, of: object, value, version: commit.version.rawValue)
+        }
         var pending: [WatchKey: Pending] = [:]
         // Sized for as many watches as the last commit reached: a fan-out to the same watchers
         // again does not grow its table eight times over (650 instructions a delivery at 100).
@@ -255,6 +260,30 @@ final class WatchRegistry {
         return output
     }
 
+    /// A commit of one property change and nothing else, the usual write, to watches that each
+    /// have one target: each watch of the property gets one `graph/didChange` of one change, in
+    /// watch order, written out directly rather than noted per watch in a table, sorted and
+    /// written from it (a fan-out's delivery cost half as much again that way).
+    private func fanOut(ofProperty property: String, of object: String, _ value: JSON?, version: Int) -> FanOut {
+        var receivers: [(key: WatchKey, path: String)] = []
+        receivers.reserveCapacity(lastReach)
+        byObject[object]?.forEach { key, entry in
+            guard entry.property == nil || entry.property == property else { return }
+            receivers.append((key, entry.property == nil ? entry.spelled + "." + property : entry.spelled))
+        }
+        lastReach = receivers.count
+        if zip(receivers, receivers.dropFirst()).contains(where: { $0.key > $1.key }) { receivers.sort { $0.key < $1.key } }
+        var output = FanOut(watches: receivers.count)
+        var tails = DidChangeTails(version: version)
+        var encoding = ChangeEncoding(value: value)
+        for (key, path) in receivers {
+            let change = encoding.encoded(path: path)
+            output.write(to: key.connection) { ServerNotification.writeDidChangeHead(watch: key.watch, into: &$0) }
+            output.share(tails.tail(for: change), to: key.connection)
+        }
+        return output
+    }
+
     /// The `_printChanges` lines of the views `commit` evaluated that do not declare one and that
     /// a watch of every view's line covers, by the index of their change; `line` gives one from a
     /// view's path, its reasons and whether it is a new identity. Asked while the graph is as the
@@ -357,6 +386,12 @@ final class WatchRegistry {
             let tail = SharedBytes(ServerNotification.didChangeTail(version: version, changes: changes))
             last = (changes, tail)
             return tail
+        }
+
+        /// The tail of one change: no array of one for each watch that gets the same.
+        mutating func tail(for change: EncodedValueChange) -> SharedBytes {
+            if let last, last.changes.count == 1, last.changes[0] === change { return last.tail }
+            return tail(for: [change])
         }
     }
 }
