@@ -1,5 +1,14 @@
 import Synchronization
 
+/// What the fold writes into: the snapshot (a test's stand-in counts the batches).
+protocol FoldTarget: Sendable {
+    func fold(_ records: [(version: Int, writes: [StoredWrite])], meta: [String: String]) throws(StoreError)
+    /// Copies the WAL into the main file and syncs it; whether all of it was copied.
+    func checkpoint() -> Bool
+}
+
+extension Snapshot: FoldTarget {}
+
 /// The fold: a thread with the snapshot's connection that applies written log records to
 /// SQLite in batches, off the event loop, records the version folded through and the
 /// newest segment in `meta`, then checkpoints the WAL.
@@ -21,19 +30,25 @@ final class Folder: Sendable {
     private final class Work: Sendable {
         let shared = Mutex(Shared())
         let folded: Atomic<Int>
-        let snapshot: Snapshot
+        let snapshot: any FoldTarget
 
-        init(snapshot: Snapshot, folded: Int, head: Int) {
+        init(snapshot: any FoldTarget, folded: Int, head: Int) {
             self.snapshot = snapshot
             self.folded = Atomic(folded)
             shared.withLock { $0.head = head }
         }
 
-        /// Folds everything queued, a batch per transaction; a failed batch stays queued.
+        /// Folds what was queued when it began, a batch per transaction; a failed batch stays
+        /// queued. What the loop queues meanwhile waits for the next round: a fold that chased
+        /// the queue under steady writes never slept, and synced the snapshot every few records,
+        /// on the daemon's CPU.
         func run() {
-            while true {
-                let (records, head) = shared.withLock { state in (Array(state.queue.prefix(Folder.batch)), state.head) }
-                guard !records.isEmpty else { return }
+            var remaining = shared.withLock { $0.queue.count }
+            while remaining > 0 {
+                let (records, head) = shared.withLock { state in
+                    (Array(state.queue.prefix(min(remaining, Folder.batch))), state.head)
+                }
+                remaining -= records.count
                 // A fold that fails (a full disk) leaves the records queued for the next
                 // round; the log holds them meanwhile, and start-up folds them in any case.
                 guard (try? snapshot.fold(records, meta: ["head": String(head)])) != nil else { return }
@@ -48,10 +63,11 @@ final class Folder: Sendable {
     private let work: Work
     private let thread: BackgroundThread
 
-    init(snapshot: Snapshot, folded: Int, head: Int) {
+    /// Folds into `snapshot` every `interval` seconds, from the version after `folded`.
+    init(snapshot: any FoldTarget, folded: Int, head: Int, interval: Double = Folder.interval) {
         let work = Work(snapshot: snapshot, folded: folded, head: head)
         self.work = work
-        thread = BackgroundThread(interval: Folder.interval) { work.run() }
+        thread = BackgroundThread(interval: interval) { work.run() }
         thread.start()
     }
 
