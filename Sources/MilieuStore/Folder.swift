@@ -1,8 +1,11 @@
 import Synchronization
 
+/// A log record as the fold applies it: its version and its writes.
+typealias FoldRecord = (version: Int, writes: [StoredWrite])
+
 /// What the fold writes into: the snapshot (a test's stand-in counts the batches).
 protocol FoldTarget: Sendable {
-    func fold(_ records: [(version: Int, writes: [StoredWrite])], meta: [String: String]) throws(StoreError)
+    func fold(_ records: ArraySlice<FoldRecord>, meta: [String: String]) throws(StoreError)
     /// Copies the WAL into the main file and syncs it; whether all of it was copied.
     func checkpoint() -> Bool
 }
@@ -14,7 +17,7 @@ extension Snapshot: FoldTarget {}
 /// newest segment in `meta`, then checkpoints the WAL.
 final class Folder: Sendable {
     private struct Shared {
-        var queue: [(version: Int, writes: [StoredWrite])] = []
+        var queue: [FoldRecord] = []
         /// The first version of the newest segment, for `meta` (a missing newest segment is then noticed).
         var head = 0
     }
@@ -38,24 +41,28 @@ final class Folder: Sendable {
             shared.withLock { $0.head = head }
         }
 
-        /// Folds what was queued when it began, a batch per transaction; a failed batch stays
-        /// queued. What the loop queues meanwhile waits for the next round: a fold that chased
-        /// the queue under steady writes never slept, and synced the snapshot every few records,
-        /// on the daemon's CPU.
+        /// Folds what was queued when it began, a batch per transaction. It takes the queue
+        /// whole, leaving the loop an empty one, so that the lock is held for no copy; a failed
+        /// batch and those after it go back to the queue's front. What the loop queues
+        /// meanwhile waits for the next round: a fold that chased the queue under steady writes
+        /// never slept, and synced the snapshot every few records, on the daemon's CPU.
         func run() {
-            var remaining = shared.withLock { $0.queue.count }
-            while remaining > 0 {
-                let (records, head) = shared.withLock { state in
-                    (Array(state.queue.prefix(min(remaining, Folder.batch))), state.head)
-                }
-                remaining -= records.count
+            let (records, head) = shared.withLock { state in
+                defer { state.queue = [] }
+                return (state.queue, state.head)
+            }
+            var start = 0
+            while start < records.count {
+                let end = min(start + Folder.batch, records.count)
                 // A fold that fails (a full disk) leaves the records queued for the next
                 // round; the log holds them meanwhile, and start-up folds them in any case.
-                guard (try? snapshot.fold(records, meta: ["head": String(head)])) != nil else { return }
-                let synced = snapshot.checkpoint()
-                shared.withLock { $0.queue.removeFirst(records.count) }
+                guard (try? snapshot.fold(records[start..<end], meta: ["head": String(head)])) != nil else {
+                    shared.withLock { $0.queue.insert(contentsOf: records[start...], at: 0) }
+                    return
+                }
                 // Only what is synced in the main file may be dropped from the log.
-                if synced { folded.store(records[records.count - 1].version, ordering: .releasing) }
+                if snapshot.checkpoint() { folded.store(records[end - 1].version, ordering: .releasing) }
+                start = end
             }
         }
     }
@@ -72,7 +79,7 @@ final class Folder: Sendable {
     }
 
     /// Queues records that are in the log, to be folded.
-    func enqueue(_ records: [(version: Int, writes: [StoredWrite])], head: Int) {
+    func enqueue(_ records: [FoldRecord], head: Int) {
         let backlog = work.shared.withLock { state in
             state.queue += records
             state.head = head

@@ -123,7 +123,7 @@ final class Snapshot: @unchecked Sendable {
     /// Applies `records` in order and records the last as folded, all in one transaction;
     /// `extra` meta entries go with it. Records at or before the folded version are skipped,
     /// so folding one twice changes nothing.
-    func fold(_ records: [(version: Int, writes: [StoredWrite])], meta extra: [String: String] = [:]) throws(StoreError) {
+    func fold(_ records: ArraySlice<FoldRecord>, meta extra: [String: String] = [:]) throws(StoreError) {
         let folded = Int(try meta("folded") ?? "0") ?? 0
         let (typeSeq, viewSeq) = (nextTypeSeq, nextViewSeq)
         do throws(StoreError) {

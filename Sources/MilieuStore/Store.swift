@@ -53,7 +53,7 @@ public final class Store {
 
     // The turn being staged, and earlier turns that could not be written yet, oldest first.
     private var turn: [UInt8] = []
-    private var turnRecords: [(version: Int, writes: [StoredWrite])] = []
+    private var turnRecords: [FoldRecord] = []
     private var backlog: [Pending] = []
     private var pendingTypes: [StoredWrite] = []
     /// The last version staged: commits that took no new version are not logged twice.
@@ -64,7 +64,7 @@ public final class Store {
 
     private struct Pending {
         var bytes: [UInt8]
-        var records: [(version: Int, writes: [StoredWrite])]
+        var records: [FoldRecord]
     }
 
     /// Opens the store in `directory`, creating the directory (0700) and its parents if needed
@@ -152,7 +152,7 @@ public final class Store {
         }
         try snapshot.prepare()
         let records = scan.records.filter { $0.version > folded }
-        if !records.isEmpty { try snapshot.fold(records.map { ($0.version, $0.writes) }) }
+        if !records.isEmpty { try snapshot.fold(records.map { ($0.version, $0.writes) }[...]) }
         lastVersion = max(folded, scan.records.last?.version ?? 0)
         if problems.isEmpty, let expectedLog {
             logID = expectedLog
@@ -259,17 +259,20 @@ public final class Store {
     /// backlog, and the error says why.
     public func commit() throws(StoreError) {
         guard !turnRecords.isEmpty, let log else { return }
-        let pending = Pending(bytes: turn, records: turnRecords)
-        turn.removeAll(keepingCapacity: true)
-        turnRecords.removeAll(keepingCapacity: true)
+        // Written from the turn's own buffers, which the next turn reuses: only a turn that
+        // must wait is copied out.
+        defer {
+            turn.removeAll(keepingCapacity: true)
+            turnRecords.removeAll(keepingCapacity: true)
+        }
         guard backlog.isEmpty else {
-            keep(pending)
+            keep(Pending(bytes: turn, records: turnRecords))
             throw StoreError(path: log.directory, "earlier changes still wait for the disk")
         }
         do throws(StoreError) {
-            try write(pending)
+            try write(bytes: turn, records: turnRecords)
         } catch {
-            keep(pending)
+            keep(Pending(bytes: turn, records: turnRecords))
             throw error
         }
     }
@@ -285,7 +288,7 @@ public final class Store {
             chunk.records += backlog[taken].records
             taken += 1
         }
-        try write(chunk)
+        try write(bytes: chunk.bytes, records: chunk.records)
         backlog.removeFirst(taken)
         backlogBytes -= chunk.bytes.count
         return backlog.isEmpty
@@ -296,10 +299,10 @@ public final class Store {
         backlogBytes += pending.bytes.count
     }
 
-    private func write(_ pending: Pending) throws(StoreError) {
-        guard let log, let folder, let first = pending.records.first?.version, let last = pending.records.last?.version else { return }
-        try log.append(pending.bytes, first: first, last: last)
-        folder.enqueue(pending.records, head: log.head)
+    private func write(bytes: [UInt8], records: [FoldRecord]) throws(StoreError) {
+        guard let log, let folder, let first = records.first?.version, let last = records.last?.version else { return }
+        try log.append(bytes, first: first, last: last)
+        folder.enqueue(records, head: log.head)
         commits += 1
         if log.segments.count > 1 && commits % 64 == 0 {
             log.prune(

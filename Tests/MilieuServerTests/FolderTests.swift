@@ -1,3 +1,4 @@
+import Foundation
 import MilieuJSON
 import Synchronization
 import Testing
@@ -6,26 +7,33 @@ import Testing
 
 /// The fold thread on its own, against a stand-in for the snapshot.
 struct FolderTests {
-    /// Counts the batches folded; while folding its first, the loop queues `arriving`.
+    /// Counts the batches it is given; while folding its first, the loop queues `arriving`,
+    /// and that first fold fails when `failsFirst` (a full disk).
     private final class CountingTarget: FoldTarget {
         let batches = Mutex<[[Int]]>([])
         let folder = Mutex<Folder?>(nil)
-        let arriving: [(version: Int, writes: [StoredWrite])]
+        let arriving: [FoldRecord]
+        let failsFirst: Bool
 
-        init(arriving: [(version: Int, writes: [StoredWrite])]) { self.arriving = arriving }
+        init(arriving: [FoldRecord], failsFirst: Bool = false) {
+            self.arriving = arriving
+            self.failsFirst = failsFirst
+        }
 
-        func fold(_ records: [(version: Int, writes: [StoredWrite])], meta: [String: String]) throws(StoreError) {
+        func fold(_ records: ArraySlice<FoldRecord>, meta: [String: String]) throws(StoreError) {
             let first = batches.withLock { batches in
                 batches.append(records.map(\.version))
                 return batches.count == 1
             }
-            if first, let folder = folder.withLock({ $0 }) { folder.enqueue(arriving, head: 1) }
+            guard first else { return }
+            if let folder = folder.withLock({ $0 }) { folder.enqueue(arriving, head: 1) }
+            if failsFirst { throw StoreError(path: "stand-in", "No space left on device", code: 28) }
         }
 
         func checkpoint() -> Bool { true }
     }
 
-    private static func records(_ versions: ClosedRange<Int>) -> [(version: Int, writes: [StoredWrite])] {
+    private static func records(_ versions: ClosedRange<Int>) -> [FoldRecord] {
         versions.map { ($0, [.value(view: "/App", name: "n", value: .int($0))]) }
     }
 
@@ -41,6 +49,21 @@ struct FolderTests {
         folder.stop()
         #expect(target.batches.withLock { $0 } == [[1, 2, 3]])
         #expect(folder.foldedVersion == 3)
+        target.folder.withLock { $0 = nil }
+    }
+
+    /// A batch that fails to fold goes back to the queue's front, before what arrived during
+    /// it, and a later round folds them all, in order.
+    @Test func aFailedBatchIsFoldedLaterBeforeWhatArrivedDuringIt() throws {
+        let target = CountingTarget(arriving: Self.records(4...6), failsFirst: true)
+        let folder = Folder(snapshot: target, folded: 0, head: 1, interval: 0.01)
+        target.folder.withLock { $0 = folder }
+        folder.enqueue(Self.records(1...3), head: 1)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while folder.foldedVersion < 6 && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        folder.stop()
+        #expect(target.batches.withLock { $0 } == [[1, 2, 3], [1, 2, 3, 4, 5, 6]])
+        #expect(folder.foldedVersion == 6)
         target.folder.withLock { $0 = nil }
     }
 }
