@@ -11,7 +11,7 @@ import Testing
         let declaration = try ViewDeclaration(json: [:], literals: &literals, placement: .root)
         func view(_ serial: Int) -> ViewNode {
             ViewNode(
-                serial: ViewSerial(rawValue: serial), declaration: declaration, literals: [], parent: nil, explicitID: nil, birth: 0,
+                serial: ViewSerial(rawValue: serial), declaration: declaration, literals: ViewLiterals([]), parent: nil, explicitID: nil,
                 owner: nil)
         }
         var table = BySerial<ViewNode>()

@@ -25,11 +25,45 @@ import Testing
         Int(unsafeBitCast(type, to: UnsafeRawPointer.self).load(fromByteOffset: 24, as: UInt32.self))
     }
 
-    @Test func aViewFitsInABlockOf192Bytes() throws {
+    @Test func aViewFitsInABlockOf272Bytes() throws {
         let node = try mountRow(in: try makeGraph())
-        // A 192-byte block holds 184 usable bytes: the instance, with no padding left to fill.
-        #expect(Self.instanceSize(ViewNode.self) <= 184)
+        // A 272-byte block holds 264 usable bytes: the instance, its row's variable and literals in it.
+        #expect(Self.instanceSize(ViewNode.self) <= 264)
         #expect(Self.usableSize(Unmanaged.passUnretained(node).toOpaque()) >= Self.instanceSize(ViewNode.self))
+        // Kept in place: the sizes the field order of `ViewNode` pads to 48 and 56 bytes.
+        #expect(MemoryLayout<ViewLiterals>.size <= 44)
+        #expect(MemoryLayout<ViewVariables>.size <= 52)
+    }
+
+    @Test func literalsInPlaceOrSharedReadTheSameSlots() {
+        for count in 0...4 {
+            let values = (0..<count).map { JSON.int($0 * 10) }
+            let literals = ViewLiterals(values)
+            #expect((0..<count).map { literals[$0] } == values)
+        }
+    }
+
+    @Test func variablesInPlaceGrowReplaceAndShrinkInOrder() throws {
+        var variables = ViewVariables(capacity: 1)
+        variables.append("a", .input(1))
+        #expect(variables.count == 1 && variables.index(of: "a") == 0 && variables.index(of: "b") == nil)
+        variables["a"] = .input(2)
+        guard case .input(2)? = variables["a"] else { Issue.record("a was not replaced in place"); return }
+        variables["b"] = .input(3)
+        variables.append("c", .noObject)
+        #expect(variables.map(\.name) == ["a", "b", "c"])
+        #expect(variables.index(of: "c") == 2)
+        variables["b"] = nil
+        #expect(variables.map(\.name) == ["a", "c"])
+        guard case .input(2) = variables[at: 0].value, case .noObject = variables[at: 1].value else {
+            Issue.record("values moved: \(Array(variables))")
+            return
+        }
+        var one = ViewVariables(capacity: 1)
+        one.append("x", .input(1))
+        one["x"] = nil
+        #expect(one.count == 0 && one["x"] == nil && Array(one).isEmpty)
+        #expect(ViewVariables(capacity: 3).count == 0)
     }
 
     @Test func aViewsIDIsReadBackFromItsPath() throws {

@@ -12,10 +12,11 @@ import Testing
         let declaration = try ViewDeclaration(json: ["parent": "/App", "name": "Row"], literals: &literals)
         let root = try ViewDeclaration(json: [:], literals: &literals, placement: .root)
         let app = ViewNode(
-            serial: ViewSerial(rawValue: 0), declaration: root, literals: [], parent: nil, explicitID: nil, birth: 0, owner: nil)
+            serial: ViewSerial(rawValue: 0), declaration: root, literals: ViewLiterals([]), parent: nil, explicitID: nil, owner: nil)
         func row(_ id: Int) -> ViewNode {
             ViewNode(
-                serial: ViewSerial(rawValue: id + 1), declaration: declaration, literals: [], parent: app, explicitID: .int(id), birth: 0,
+                serial: ViewSerial(rawValue: id + 1), declaration: declaration, literals: ViewLiterals([]), parent: app,
+                explicitID: .int(id),
                 owner: nil)
         }
         var table = ViewsByPath()

@@ -54,7 +54,7 @@ extension Graph {
 /// The declarations under a view whose identity changes, to build them again.
 struct RebuildPlan {
     let declaration: ViewDeclaration
-    let literals: [JSON]
+    let literals: ViewLiterals
     let owner: ConnectionID?
     let durableDeclaration: JSON?
     let children: [RebuildPlan]

@@ -188,7 +188,7 @@ extension Graph {
     /// re-evaluate it with `@self` (rules 5, 10); a state object's new initial values are dropped
     /// and reported (rule 4); `$new` initial values are made and thrown away (rule 18).
     func reconcile(_ child: ViewNode, with evaluated: EvaluatedDeclaration) throws(EngineError) {
-        let fresh = child.birth == transaction
+        let fresh = isBornInThisTransaction(child)
         var changed = false
         // `.equatable()`: when its `==` says equal, SwiftUI keeps the view as it was; what the
         // parent passes now is dropped, and nothing of it re-evaluates the view.

@@ -37,7 +37,7 @@ struct BoundClosure {
 extension Graph {
     /// `locals` are those of the parent's body where a view written in it is (`$expr` reads them).
     func evaluate(
-        _ declaration: ViewDeclaration, literals: [JSON], parent: ViewNode?, recorder: ReadRecorder?, locals: [JSON] = []
+        _ declaration: ViewDeclaration, literals: ViewLiterals, parent: ViewNode?, recorder: ReadRecorder?, locals: [JSON] = []
     )
         throws(EngineError) -> EvaluatedDeclaration
     {
@@ -199,7 +199,8 @@ extension Graph {
 
     /// `view/mount`: the view is created now; its body is evaluated when the transaction propagates.
     func mountOperation(_ json: JSON, owner: ConnectionID?, fromScene: Bool = false) throws(EngineError) -> ViewNode {
-        let (declaration, literals) = try declarations.declaration(json, templates: templates)
+        let (declaration, values) = try declarations.declaration(json, templates: templates)
+        let literals = ViewLiterals(values)
         guard let parent = try parentView(declaration) else {
             throw noView(at: declaration.parent, named: declaration.parent, "no view is mounted there to be the parent")
         }
@@ -222,13 +223,13 @@ extension Graph {
     /// Creates a view identity: each wrapper installs its variables (`Wrappers/`), then what it
     /// provides and what it reads from the environment (rules 3–8, 16–18).
     func buildNode(
-        _ declaration: ViewDeclaration, literals: [JSON], parent: ViewNode?, explicitID: JSON?, owner: ConnectionID?,
+        _ declaration: ViewDeclaration, literals: ViewLiterals, parent: ViewNode?, explicitID: JSON?, owner: ConnectionID?,
         evaluated: EvaluatedDeclaration, after previous: ViewNode? = nil, atEnd: Bool = true,
         arrival: MountReason = .mounted, transforms: [PlacedTransform] = []
     ) throws(EngineError) -> ViewNode {
         let node = ViewNode(
             serial: makeSerial(), declaration: declaration, literals: literals, parent: parent, explicitID: explicitID,
-            birth: transaction, owner: owner)
+            owner: owner)
         node.version = version.next
         try link(node, after: previous, atEnd: atEnd)
         if let parent, !transforms.isEmpty {

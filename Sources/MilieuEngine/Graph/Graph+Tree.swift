@@ -57,7 +57,7 @@ extension Graph {
 
     /// Whether changes to `node` need undo records: not for a node born in this transaction,
     /// which the journal removes whole.
-    private func journaled(_ node: ViewNode) -> Bool { node.birth != transaction }
+    private func journaled(_ node: ViewNode) -> Bool { !isBornInThisTransaction(node) }
 
     func setVariable(_ node: ViewNode, _ name: String, _ variable: ViewVariable) {
         let old = node.variables[name]

@@ -73,6 +73,9 @@ public final class Graph {
     var projections: [Location: [[String]]] = [:]
     private(set) var root: ViewNode!
     private var nextSerial = 0
+    /// The first serial given in the transaction in progress: serials only grow, so a view whose
+    /// serial is at least this was born in it (`isBornInThisTransaction`), which no view stores.
+    private var firstSerialOfTransaction = 1
     private var objectCounter = 0
     let clock: @Sendable () -> String
     let templates = TemplateCache()
@@ -115,8 +118,7 @@ public final class Graph {
         // A scene's types are the scene's: one named as a built-in takes its place (no object exists yet).
         for declaration in scene.types { try registry.replace(ModelType(declaration: declaration), declaration: declaration) }
         _ = try environmentKeys.declare(scene.environmentKeys, pointer: "/environmentKeys")
-        transaction = 1
-        pending.queue.transaction = transaction
+        beginTransaction()
         root = try buildNode(
             scene.app, literals: scene.appLiterals, parent: nil, explicitID: nil, owner: nil,
             evaluated: try evaluate(scene.app, literals: scene.appLiterals, parent: nil, recorder: nil))
@@ -126,6 +128,17 @@ public final class Graph {
         pending.reset()
         version = Version(1)
     }
+
+    /// Numbers a new transaction; the serials it gives from here on are its views' births.
+    private func beginTransaction() {
+        transaction += 1
+        pending.queue.transaction = transaction
+        firstSerialOfTransaction = nextSerial + 1
+    }
+
+    /// Whether `node` appeared in the transaction in progress: its changes need no undo records,
+    /// since taking the transaction back removes it whole (rule 14), and it is new to its parent.
+    func isBornInThisTransaction(_ node: ViewNode) -> Bool { node.serial.rawValue >= firstSerialOfTransaction }
 
     func makeSerial<S: Serial>() -> S {
         nextSerial += 1
@@ -249,8 +262,7 @@ public final class Graph {
     /// Runs `operations` then invalidation as one transaction: its commit, or its error with
     /// everything it did taken back.
     private func transact(_ operations: () throws(EngineError) -> Void) throws(EngineError) -> Commit {
-        transaction += 1
-        pending.queue.transaction = transaction
+        beginTransaction()
         budget.renew()
         do throws(EngineError) {
             try operations()
@@ -293,8 +305,7 @@ public final class Graph {
             // Sorted once, at the first call: mount order, the next one last.
             closing[connection] = (closeRoots[connection] ?? []).sorted(by: >)
         }
-        transaction += 1
-        pending.queue.transaction = transaction
+        beginTransaction()
         self.budget.renew()
         var budget = limit
         while budget > 0, let serial = closing[connection]?.last {

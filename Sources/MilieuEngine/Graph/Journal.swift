@@ -57,7 +57,7 @@ extension Graph {
         case .linked(let node):
             unlink(node)
             // A node born in this transaction records no undo for its dependencies: they go with it.
-            if node.birth == transaction { reindex(node, to: DependencySet()) }
+            if isBornInThisTransaction(node) { reindex(node, to: DependencySet()) }
         case .removed(let node, let previous): try? link(node, after: previous, atEnd: false)
         case .moved(let node, let previous): move(node, after: previous)
         case .variable(let node, let name, let old): node.variables[name] = old

@@ -11,7 +11,7 @@ public struct Scene: Sendable {
     public var environmentKeys: JSONObject
     var app: ViewDeclaration
     /// The literal values `app` refers to.
-    var appLiterals: [JSON]
+    var appLiterals: ViewLiterals
     public var views: [JSON]
 
     /// Reads the scene: its shape by `SceneFile`, the one reader milieu's `load` uses too.
@@ -31,7 +31,7 @@ public struct Scene: Sendable {
         self.types = file.types
         var literals = DeclarationLiterals()
         self.app = try ViewDeclaration(json: file.app ?? [:], literals: &literals, placement: .root)
-        self.appLiterals = literals.values
+        self.appLiterals = ViewLiterals(literals.values)
         self.views = file.views
     }
 

@@ -36,7 +36,7 @@ indirect enum BodyElement: Sendable {
 struct BodyChild: Sendable {
     let declaration: ViewDeclaration
     /// Its literal values (`ValueExpression.literal`), kept with it.
-    let literals: [JSON]
+    let literals: ViewLiterals
 }
 
 /// `ForEach`: its content once per element, each view in it identified by the element's id.
@@ -332,7 +332,7 @@ struct BodyParser {
         let declaration = try ViewDeclaration(
             json: json, templates: templates, literals: &literals,
             placement: .body(slotName: count == 1 ? name : "\(name)_\(count)", scope: compiler))
-        return BodyChild(declaration: declaration, literals: literals.values)
+        return BodyChild(declaration: declaration, literals: ViewLiterals(literals.values))
     }
 
     private mutating func expression(_ json: JSON?, at pointer: RequestPointer) throws(EngineError) -> TypeExpression {

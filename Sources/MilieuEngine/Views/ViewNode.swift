@@ -86,39 +86,132 @@ enum ViewVariable {
 }
 
 /// A view's variables by name, in declaration order. A view declares a handful, so a small
-/// array searched in order costs less than a dictionary: no hashing, one allocation.
+/// array searched in order costs less than a dictionary: no hashing, one allocation. A row of a
+/// list often declares one, which is kept in place, in the view, where an array of one took a
+/// 96-byte heap block of every row.
 struct ViewVariables: Sequence {
-    private var entries: [(name: String, value: ViewVariable)] = []
+    typealias Entry = (name: String, value: ViewVariable)
 
-    init(capacity: Int) { entries.reserveCapacity(capacity) }
+    private enum Storage {
+        case none
+        case one(Entry)
+        case many([Entry])
+    }
+
+    private var storage: Storage
+
+    /// Room for `capacity` variables: in place for one, else an array that will not grow.
+    init(capacity: Int) {
+        if capacity > 1 {
+            var entries: [Entry] = []
+            entries.reserveCapacity(capacity)
+            storage = .many(entries)
+        } else {
+            storage = .none
+        }
+    }
 
     subscript(name: String) -> ViewVariable? {
-        get { index(of: name).map { entries[$0].value } }
+        get { index(of: name).map { self[at: $0].value } }
         set {
             if let index = index(of: name) {
-                if let newValue { entries[index].value = newValue } else { entries.remove(at: index) }
+                if let newValue { replace(at: index, with: newValue) } else { remove(at: index) }
             } else if let newValue {
-                entries.append((name, newValue))
+                append(name, newValue)
             }
         }
     }
 
     /// Adds a variable the table does not have yet (building a view, in declaration order).
-    mutating func append(_ name: String, _ value: ViewVariable) { entries.append((name, value)) }
+    mutating func append(_ name: String, _ value: ViewVariable) {
+        switch storage {
+        case .none: storage = .one((name, value))
+        case .one(let first): storage = .many([first, (name, value)])
+        case .many(var entries):
+            storage = .none  // the array's only reference, so that appending does not copy it
+            entries.append((name, value))
+            storage = .many(entries)
+        }
+    }
 
     /// How many variables the view has.
-    var count: Int { entries.count }
+    @inline(__always)
+    var count: Int {
+        switch storage {
+        case .none: 0
+        case .one: 1
+        case .many(let entries): entries.count
+        }
+    }
 
     /// The variables nearest `name`, for "did you mean" when a path names one the view lacks.
-    func nearestNames(to name: String) -> [String] { Suggestions.nearest(to: name, among: entries.lazy.map(\.name)) }
+    func nearestNames(to name: String) -> [String] { Suggestions.nearest(to: name, among: lazy.map(\.name)) }
 
     /// The position of variable `name`: what a `Location.state` holds.
-    func index(of name: String) -> Int? { entries.firstIndex { $0.name == name } }
+    @inline(__always)
+    func index(of name: String) -> Int? {
+        switch storage {
+        case .none: nil
+        case .one(let entry): entry.name == name ? 0 : nil
+        case .many(let entries): entries.firstIndex { $0.name == name }
+        }
+    }
 
     /// The variable at `index`, and its name.
-    subscript(at index: Int) -> (name: String, value: ViewVariable) { entries[index] }
+    @inline(__always)
+    subscript(at index: Int) -> Entry {
+        switch storage {
+        case .none: preconditionFailure("no variable \(index)")
+        case .one(let entry):
+            precondition(index == 0, "no variable \(index)")
+            return entry
+        case .many(let entries): return entries[index]
+        }
+    }
 
-    func makeIterator() -> IndexingIterator<[(name: String, value: ViewVariable)]> { entries.makeIterator() }
+    private mutating func replace(at index: Int, with value: ViewVariable) {
+        switch storage {
+        case .none: preconditionFailure("no variable \(index)")
+        case .one(let entry): storage = .one((entry.name, value))
+        case .many(var entries):
+            storage = .none
+            entries[index].value = value
+            storage = .many(entries)
+        }
+    }
+
+    private mutating func remove(at index: Int) {
+        switch storage {
+        case .none: preconditionFailure("no variable \(index)")
+        case .one: storage = .none
+        case .many(var entries):
+            storage = .none
+            entries.remove(at: index)
+            storage = .many(entries)
+        }
+    }
+
+    /// Walks the entries without indexing: the one in place, or the array's own iterator.
+    struct Iterator: IteratorProtocol {
+        fileprivate var one: Entry?
+        fileprivate var many: IndexingIterator<[Entry]>?
+
+        mutating func next() -> Entry? {
+            if let entry = one {
+                one = nil
+                return entry
+            }
+            return many?.next()
+        }
+    }
+
+    func makeIterator() -> Iterator {
+        switch storage {
+        case .none: Iterator()
+        case .one(let entry): Iterator(one: entry)
+        case .many(let entries): Iterator(many: entries.makeIterator())
+        }
+    }
 }
 
 /// One mounted view: its identity, its variables, what it provides, its last body
@@ -126,28 +219,26 @@ struct ViewVariables: Sequence {
 /// one of many children costs O(1). Every write to one of its fields is a leaf assignment,
 /// as `Graph` says of its own state.
 ///
-/// A list holds a great many views, so the fields are declared in an order that leaves no
-/// padding (a class keeps its fields in the order they are declared): the one-byte flags and
-/// the 32-bit depth and queue slot fill the bytes after `owner`, whose optional ends off an
-/// 8-byte boundary; and the explicit id is read back from the path (`explicitID`), not kept.
-/// The instance fits a 192-byte heap block, where it took 240 (`ViewMemoryTests` holds it there).
+/// A list holds a great many views, so a row's one variable and up to two literals are kept in
+/// place rather than in arrays of their own, and the fields are declared in an order that leaves
+/// almost no padding (a class keeps its fields in the order they are declared): the one-byte
+/// flags and 32-bit counters fill the bytes after the fields whose size is not a multiple of
+/// eight. The explicit id is read back from the path (`explicitID`) and the transaction a view
+/// was born in from its serial (`Graph.isBornInThisTransaction`), not kept. The instance fits a
+/// 272-byte heap block, where it took 192 and a row's variable and literals took two more of 96
+/// (`ViewMemoryTests` holds it there).
 final class ViewNode {
     let serial: ViewSerial
     let declaration: ViewDeclaration
-    /// The literal values this view was declared with (`ValueExpression.literal`).
-    let literals: [JSON]
     let parent: ViewNode?
     /// Where the view is: its parent's path, its name and `[<id>]` for an explicit id (`ViewPath.child`).
     let path: String
-    /// The transaction in which this identity appeared (rule 3: owned state is created then).
-    let birth: Int
 
     var firstChild: ViewNode?
     var nextSibling: ViewNode?
     /// Unowned: a linked node's previous sibling is kept alive by the chain before it.
     unowned var previousSibling: ViewNode?
 
-    var variables: ViewVariables
     /// The line of a one-line body, most views': in place, where an array of one line took a
     /// 64-byte block of its own. Nil for another body, which `Extras` keeps.
     private var onlyLine: String?
@@ -155,25 +246,34 @@ final class ViewNode {
     var dependencies = DependencySet()
     /// The global version of the last transaction that changed this view's @State.
     var version = Version(0)
-    /// The connection that mounted the view; nil for scene views and retained ones.
-    var owner: ConnectionID?
+    var queuedIn = 0
+    /// What few views have, apart, so that the many rows of a list do not each carry it empty.
+    private var extras: Extras?
+
+    /// The literal values this view was declared with (`ValueExpression.literal`): 41 bytes,
+    /// which the flags and the evaluation count round up to 48.
+    let literals: ViewLiterals
     /// Why the view appeared, until its first evaluation reports it (`view/didMount`).
     var arrival: MountReason?
     var retained: Bool
     /// Whether the node is in the tree; a queued node torn down later in a transaction is skipped.
     var isMounted = false
     /// How many times its body has been evaluated since its identity appeared (`view/tree`),
-    /// stopping at `UInt32.max`. With the flags it fills the padding after `owner` (nine bytes).
+    /// stopping at `UInt32.max`.
     var evaluations: UInt32 = 0
+
+    /// 49 bytes, which the queue slot rounds up to 56.
+    var variables: ViewVariables
     /// Invalidation bookkeeping for the transaction `queuedIn` (`InvalidationQueue`): where the
     /// queue keeps this view's reasons, or `InvalidationQueue.evaluated`.
     var queueSlot: Int32 = 0
+
+    /// The connection that mounted the view; nil for scene views and retained ones. Nine bytes,
+    /// which `lastEvaluatedBits` rounds up to 16.
+    var owner: ConnectionID?
     /// The low 32 bits of the version whose commit last evaluated its body: the whole version is
     /// the latest one with these bits (`Graph.lastEvaluated`).
     var lastEvaluatedBits: UInt32 = 0
-    var queuedIn = 0
-    /// What few views have, apart, so that the many rows of a list do not each carry it empty.
-    private var extras: Extras?
 
     /// Levels below the root: the length of the parent chain, at most `GraphLimits.maxDepth`
     /// (64) and a handful in practice. Not stored: those four bytes hold `lastEvaluatedBits`,
@@ -325,7 +425,7 @@ final class ViewNode {
     }
 
     init(
-        serial: ViewSerial, declaration: ViewDeclaration, literals: [JSON], parent: ViewNode?, explicitID: JSON?, birth: Int,
+        serial: ViewSerial, declaration: ViewDeclaration, literals: ViewLiterals, parent: ViewNode?, explicitID: JSON?,
         owner: ConnectionID?
     ) {
         self.serial = serial
@@ -333,7 +433,6 @@ final class ViewNode {
         self.literals = literals
         self.parent = parent
         self.path = parent.map { ViewPath.child(of: $0.path, name: declaration.name, id: explicitID) } ?? "/" + declaration.name
-        self.birth = birth
         self.owner = owner
         self.retained = declaration.retain || parent == nil || owner == nil
         self.variables = ViewVariables(capacity: declaration.variableCount)

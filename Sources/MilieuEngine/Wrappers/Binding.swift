@@ -66,7 +66,7 @@ extension Graph {
         guard case .place(.state(let serial, let index), _) = target, index < 64, let owner = viewsBySerial[serial] else { return }
         let old = owner.boundStates
         guard old & (1 << index) == 0 else { return }
-        if owner.birth != transaction { journal.record(.boundStates(owner, old: old)) }
+        if !isBornInThisTransaction(owner) { journal.record(.boundStates(owner, old: old)) }
         owner.boundStates = old | (1 << index)
     }
 
@@ -97,7 +97,7 @@ extension Graph {
                 setVariable(child, name, .binding(target))
                 markBound(target)
                 changed = true
-                if case .constant = target, case .constant = old, child.birth != transaction, let parent = child.parent {
+                if case .constant = target, case .constant = old, !isBornInThisTransaction(child), let parent = child.parent {
                     queue(child, reason: UpdateReason.variable(name), .parent(parent))
                 }
             } else if passed == .secure {
