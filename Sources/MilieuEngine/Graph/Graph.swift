@@ -104,6 +104,8 @@ public final class Graph {
     var journal = Journal()
     var transaction = 0
     var pending = PendingTransaction()
+    /// The objects `propagate` found written, kept between transactions for its room.
+    var writtenSlots = WrittenSlots()
 
     /// A graph with `scene`'s types registered and its tree mounted, at version 0.
     public init(

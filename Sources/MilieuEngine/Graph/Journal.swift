@@ -13,11 +13,11 @@ struct Journal {
     /// Hands over the undo steps, newest last, leaving the journal empty. The caller runs them
     /// in reverse outside any access to the journal: they reuse the graph's mutators, which record.
     mutating func takeUndoSteps() -> [UndoStep] {
-        defer { undo.removeAll(keepingCapacity: true) }
+        defer { undo.removeAllKeepingCapacity() }
         return undo
     }
 
-    mutating func discard() { undo.removeAll(keepingCapacity: true) }
+    mutating func discard() { undo.removeAllKeepingCapacity() }
 }
 
 /// One change of the transaction in progress, with what it replaced.

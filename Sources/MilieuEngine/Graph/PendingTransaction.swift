@@ -45,7 +45,7 @@ struct PendingTransaction {
         // Emptying a dictionary visits all its buckets: skip it when nothing was touched,
         // or one large transaction would make every later one pay for its capacity.
         if !originals.isEmpty { originals.removeAll(keepingCapacity: true) }
-        touchOrder.removeAll(keepingCapacity: true)
+        touchOrder.removeAllKeepingCapacity()
         if !announced.isEmpty { announced.removeAll() }
         queue.reset()
         // Not `removeAll(keepingCapacity:)`: a log a commit still holds would be copied into
@@ -54,7 +54,7 @@ struct PendingTransaction {
         propertyChanges = []
         replaced = ReplacedValues()
         structural = false
-        if !invalidations.isEmpty { invalidations.removeAll(keepingCapacity: true) }
+        invalidations.removeAllKeepingCapacity()
         if !disowned.isEmpty { disowned = [:] }
     }
 
@@ -96,8 +96,8 @@ struct InvalidationQueue {
     static let evaluated: Int32 = -1
 
     mutating func reset() {
-        for index in buckets.indices { buckets[index].removeAll(keepingCapacity: true) }
-        reasons.removeAll(keepingCapacity: true)
+        for index in buckets.indices { buckets[index].removeAllKeepingCapacity() }
+        reasons.removeAllKeepingCapacity()
         depth = 0
         position = 0
     }
@@ -143,7 +143,7 @@ struct InvalidationQueue {
                 node.queueSlot = Self.evaluated
                 return (node, reasons[slot])
             }
-            buckets[depth].removeAll(keepingCapacity: true)
+            buckets[depth].removeAllKeepingCapacity()
             depth += 1
             position = 0
         }
