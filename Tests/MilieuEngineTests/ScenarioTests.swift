@@ -331,4 +331,26 @@ import Testing
         #expect(written.map(\.0) == Array(repeating: "Counter.count", count: 12) + ["Theme.accentColor", "Theme.fontScale"])
         #expect(written.map(\.1) == [2] + Array(repeating: 1, count: 11) + ["red", 2.0])
     }
+
+    /// A transaction's written places are found by comparison up to `TouchedPlaces.scanLimit`
+    /// and through an index past it: either way each keeps its first original, gathers
+    /// `changed`, and stays in first-write order; emptied, it starts over.
+    @Test func touchedPlacesKeepFirstOriginalsInOrderOnBothSidesOfTheScanLimit() {
+        var places = TouchedPlaces()
+        let count = TouchedPlaces.scanLimit * 2
+        for round in 0..<2 {
+            for n in 0..<count {
+                places.touch(.state(view: ViewSerial(rawValue: n), variable: 0), original: .int(n + round), changed: n == 3 && round == 1)
+            }
+        }
+        #expect(places.entries.map(\.location) == (0..<count).map { .state(view: ViewSerial(rawValue: $0), variable: 0) })
+        #expect(places.entries.map(\.original.value) == (0..<count).map { .int($0) })
+        #expect(places.entries.map(\.original.changed) == (0..<count).map { $0 == 3 })
+        #expect(places.contains(.state(view: ViewSerial(rawValue: count - 1), variable: 0)))
+        #expect(!places.contains(.state(view: ViewSerial(rawValue: count), variable: 0)))
+        places.removeAll()
+        #expect(places.entries.isEmpty && !places.contains(.state(view: ViewSerial(rawValue: 0), variable: 0)))
+        places.touch(.state(view: ViewSerial(rawValue: 1), variable: 2), original: 5, changed: false)
+        #expect(places.entries.count == 1 && places.contains(.state(view: ViewSerial(rawValue: 1), variable: 2)))
+    }
 }

@@ -14,8 +14,7 @@ extension Graph {
             written.removeAll()
             swap(&written, &writtenSlots)
         }
-        for location in pending.touchOrder {
-            guard let original = pending.originals[location] else { continue }
+        for (location, original) in pending.touched.entries {
             switch location {
             case .property(let id, let slot):
                 // Touched only by a write that changed it or announces every write (rule 9).

@@ -3,8 +3,7 @@ import MilieuJSON
 /// What the transaction in progress has touched, queued and logged so far.
 struct PendingTransaction {
     /// Each written place with the value it had before the transaction, in first-touch order.
-    var originals: [Location: Original] = [:]
-    var touchOrder: [Location] = []
+    private(set) var touched = TouchedPlaces()
     /// The value each reported property or `@State` change replaced, in the order they are
     /// reported (nil: secure, rule 13).
     var replaced = ReplacedValues()
@@ -42,10 +41,7 @@ struct PendingTransaction {
 
     /// Empties everything for the next transaction, keeping the storage of what stays here.
     mutating func reset() {
-        // Emptying a dictionary visits all its buckets: skip it when nothing was touched,
-        // or one large transaction would make every later one pay for its capacity.
-        if !originals.isEmpty { originals.removeAll(keepingCapacity: true) }
-        touchOrder.removeAllKeepingCapacity()
+        touched.removeAll()
         if !announced.isEmpty { announced.removeAll() }
         queue.reset()
         // Not `removeAll(keepingCapacity:)`: a log a commit still holds would be copied into
@@ -58,6 +54,16 @@ struct PendingTransaction {
         if !disowned.isEmpty { disowned = [:] }
     }
 
+    mutating func touch(_ location: Location, original: JSON, changed: Bool) {
+        touched.touch(location, original: original, changed: changed)
+    }
+}
+
+/// The places a transaction wrote, each with the value it had before the transaction, in the
+/// order they were first written. A write touches one or a few places, which are found by
+/// comparing them in turn; past `scanLimit` a dictionary finds them, as hashing a `Location`
+/// (some 300 instructions, twice a write) costs more than comparing a handful.
+struct TouchedPlaces {
     /// A written place: the value it had before the transaction, and whether any write of the
     /// transaction changed it (rule 9: a write differing from the value at that moment). A place
     /// written and written back was changed twice, and its readers re-render.
@@ -66,13 +72,37 @@ struct PendingTransaction {
         var changed: Bool
     }
 
+    private(set) var entries: [(location: Location, original: Original)] = []
+    /// Each place's position in `entries`, once there are more than `scanLimit`.
+    private var index: [Location: Int] = [:]
+    static let scanLimit = 8
+
+    /// Whether the transaction wrote `location`.
+    func contains(_ location: Location) -> Bool { position(of: location) != nil }
+
+    /// Records a write of `location`, whose value before it was `original` if this is the first.
     mutating func touch(_ location: Location, original: JSON, changed: Bool) {
-        guard let index = originals.index(forKey: location) else {
-            originals[location] = Original(value: original, changed: changed)
-            touchOrder.append(location)
+        if let position = position(of: location) {
+            if changed { entries[position].original.changed = true }
             return
         }
-        if changed { originals.values[index].changed = true }
+        entries.append((location, Original(value: original, changed: changed)))
+        guard entries.count > Self.scanLimit else { return }
+        if index.isEmpty {
+            for (position, entry) in entries.enumerated() { index[entry.location] = position }
+        } else {
+            index[location] = entries.count - 1
+        }
+    }
+
+    /// Forgets every place, keeping the room of a few for the next transaction.
+    mutating func removeAll() {
+        if entries.count <= Self.scanLimit { entries.removeAllKeepingCapacity() } else { entries = [] }
+        if !index.isEmpty { index = [:] }
+    }
+
+    private func position(of location: Location) -> Int? {
+        entries.count <= Self.scanLimit ? entries.firstIndex { $0.location == location } : index[location]
     }
 }
 

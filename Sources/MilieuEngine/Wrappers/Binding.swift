@@ -102,7 +102,7 @@ extension Graph {
                 }
             } else if passed == .secure {
                 // Rule 13: a secure value is never compared; a written one counts as changed.
-                if case .place(let location, _) = target { changed = changed || pending.originals[location] != nil }
+                if case .place(let location, _) = target { changed = changed || pending.touched.contains(location) }
             } else if passed != last {
                 changed = true
             }
