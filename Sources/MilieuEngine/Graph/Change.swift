@@ -74,42 +74,25 @@ extension Change {
 }
 
 /// What one committed transaction changed, all under one version (rule 11).
-///
-/// What it holds is boxed: a commit goes from the engine to the turn, to its fan-out and to the
-/// history, and each copy of five fields retained four of them (some 250 instructions a copy,
-/// three copies a write); a copy of the box retains one.
 public struct Commit: Sendable {
-    private final class Storage: Sendable {
-        let version: Version
-        let changes: [Change]
-        let invalidations: [Invalidation]
-        let replaced: ReplacedValues
-
-        init(version: Version, changes: [Change], invalidations: [Invalidation], replaced: ReplacedValues) {
-            self.version = version
-            self.changes = changes
-            self.invalidations = invalidations
-            self.replaced = replaced
-        }
-    }
-
-    private let storage: Storage
-
-    public var version: Version { storage.version }
-    public var changes: [Change] { storage.changes }
+    public let version: Version
+    public let changes: [Change]
     /// Why each view was queued for evaluation, in order (`graph/explain`); empty for a commit
     /// read back from the log.
-    public var invalidations: [Invalidation] { storage.invalidations }
+    public let invalidations: [Invalidation]
     /// The `ObservableObject`s whose `objectWillChange.send` it ran: their versions changed
     /// with no value (`durableWrites` keeps them).
     var announced: Set<ObjectSerial> = []
 
     /// The value each property and `@State` change of `changes` replaced, recorded as the
     /// transaction wrote it (`graph/explain`'s `old`); empty for a commit read back from the log.
-    public var replaced: ReplacedValues { storage.replaced }
+    public let replaced: ReplacedValues
 
     public init(version: Version, changes: [Change], invalidations: [Invalidation] = [], replaced: ReplacedValues = ReplacedValues()) {
-        storage = Storage(version: version, changes: changes, invalidations: invalidations, replaced: replaced)
+        self.version = version
+        self.changes = changes
+        self.invalidations = invalidations
+        self.replaced = replaced
     }
 
     public var isEmpty: Bool { changes.isEmpty }
