@@ -310,7 +310,7 @@ import Testing
         #expect(error?.data["searched"]?.arrayValue?.last == "/App")
         #expect(!graph.viewPaths.contains("\(parent)/DeepChildView"))
     }
-    /// Past `WrittenSlots.scanLimit` objects a transaction's writes are grouped through an index:
+    /// Past `SmallTable.scanLimit` objects a transaction's writes are grouped through an index:
     /// still one change per written property, objects in the order they were first written and
     /// each object's properties in the order they were.
     @Test func aTransactionWritingManyObjectsReportsThemInFirstWriteOrder() throws {
@@ -332,20 +332,20 @@ import Testing
         #expect(written.map(\.1) == [2] + Array(repeating: 1, count: 11) + ["red", 2.0])
     }
 
-    /// A transaction's written places are found by comparison up to `TouchedPlaces.scanLimit`
+    /// A transaction's written places are found by comparison up to `SmallTable.scanLimit`
     /// and through an index past it: either way each keeps its first original, gathers
     /// `changed`, and stays in first-write order; emptied, it starts over.
     @Test func touchedPlacesKeepFirstOriginalsInOrderOnBothSidesOfTheScanLimit() {
         var places = TouchedPlaces()
-        let count = TouchedPlaces.scanLimit * 2
+        let count = SmallTable<Location, TouchedPlaces.Original>.scanLimit * 2
         for round in 0..<2 {
             for n in 0..<count {
                 places.touch(.state(view: ViewSerial(rawValue: n), variable: 0), original: .int(n + round), changed: n == 3 && round == 1)
             }
         }
-        #expect(places.entries.map(\.location) == (0..<count).map { .state(view: ViewSerial(rawValue: $0), variable: 0) })
-        #expect(places.entries.map(\.original.value) == (0..<count).map { .int($0) })
-        #expect(places.entries.map(\.original.changed) == (0..<count).map { $0 == 3 })
+        #expect(places.entries.map(\.key) == (0..<count).map { .state(view: ViewSerial(rawValue: $0), variable: 0) })
+        #expect(places.entries.map(\.value.value) == (0..<count).map { .int($0) })
+        #expect(places.entries.map(\.value.changed) == (0..<count).map { $0 == 3 })
         #expect(places.contains(.state(view: ViewSerial(rawValue: count - 1), variable: 0)))
         #expect(!places.contains(.state(view: ViewSerial(rawValue: count), variable: 0)))
         places.removeAll()

@@ -213,39 +213,27 @@ extension Graph {
     }
 }
 
-/// The slots a transaction wrote, by object in the order the objects were first written. A
-/// transaction writes few objects, and a scan of those costs less than hashing (a dictionary
-/// here cost about 1.4k instructions of a 25k `graph/set`); past `scanLimit` objects an index
-/// keeps each look-up constant, so a transaction's cost stays in proportion to its writes.
+/// The slots a transaction wrote, by object in the order the objects were first written: a
+/// `SmallTable`, since a transaction writes few objects (a dictionary here cost about 1.4k
+/// instructions of a 25k `graph/set`), and past its scan limit an index keeps each look-up
+/// constant, so a transaction's cost stays in proportion to its writes.
 struct WrittenSlots {
     /// Each write: the slot, whether it changed (rule 9), and the value it had before the transaction.
-    private(set) var objects: [(id: ObjectSerial, writes: [(slot: Int, changed: Bool, old: JSON)])] = []
-    private var index: [ObjectSerial: Int] = [:]
-    static let scanLimit = 8
+    private var table = SmallTable<ObjectSerial, [(slot: Int, changed: Bool, old: JSON)]>()
+
+    /// Each written object with its writes, in the order the objects were first written.
+    var objects: [(key: ObjectSerial, value: [(slot: Int, changed: Bool, old: JSON)])] { table.entries }
 
     /// Records a write of `slot`; without a slot, the object is only announced (`objectWillChange`).
     @inline(__always)
     mutating func add(_ id: ObjectSerial, slot: Int? = nil, changed: Bool = false, old: JSON = .null) {
-        if let position = position(of: id) {
-            if let slot { objects[position].writes.append((slot, changed, old)) }
+        guard let position = table.position(of: id) else {
+            table.append(id, slot.map { [($0, changed, old)] } ?? [])
             return
         }
-        objects.append((id, slot.map { [($0, changed, old)] } ?? []))
-        guard objects.count > Self.scanLimit else { return }
-        if index.isEmpty {
-            for (position, object) in objects.enumerated() { index[object.id] = position }
-        } else {
-            index[id] = objects.count - 1
-        }
+        if let slot { table[position].append((slot, changed, old)) }
     }
 
     /// Forgets every write, keeping the room of a table of a few objects for the next transaction.
-    mutating func removeAll() {
-        if objects.count <= Self.scanLimit { objects.removeAllKeepingCapacity() } else { objects = [] }
-        if !index.isEmpty { index = [:] }
-    }
-
-    private func position(of id: ObjectSerial) -> Int? {
-        objects.count <= Self.scanLimit ? objects.firstIndex { $0.id == id } : index[id]
-    }
+    mutating func removeAll() { table.removeAll() }
 }

@@ -60,9 +60,7 @@ struct PendingTransaction {
 }
 
 /// The places a transaction wrote, each with the value it had before the transaction, in the
-/// order they were first written. A write touches one or a few places, which are found by
-/// comparing them in turn; past `scanLimit` a dictionary finds them, as hashing a `Location`
-/// (some 300 instructions, twice a write) costs more than comparing a handful.
+/// order they were first written.
 struct TouchedPlaces {
     /// A written place: the value it had before the transaction, and whether any write of the
     /// transaction changed it (rule 9: a write differing from the value at that moment). A place
@@ -72,38 +70,24 @@ struct TouchedPlaces {
         var changed: Bool
     }
 
-    private(set) var entries: [(location: Location, original: Original)] = []
-    /// Each place's position in `entries`, once there are more than `scanLimit`.
-    private var index: [Location: Int] = [:]
-    static let scanLimit = 8
+    private var table = SmallTable<Location, Original>()
+
+    /// Each place with its original, in first-write order.
+    var entries: [(key: Location, value: Original)] { table.entries }
 
     /// Whether the transaction wrote `location`.
-    func contains(_ location: Location) -> Bool { position(of: location) != nil }
+    func contains(_ location: Location) -> Bool { table.position(of: location) != nil }
 
     /// Records a write of `location`, whose value before it was `original` if this is the first.
     mutating func touch(_ location: Location, original: JSON, changed: Bool) {
-        if let position = position(of: location) {
-            if changed { entries[position].original.changed = true }
+        guard let position = table.position(of: location) else {
+            table.append(location, Original(value: original, changed: changed))
             return
         }
-        entries.append((location, Original(value: original, changed: changed)))
-        guard entries.count > Self.scanLimit else { return }
-        if index.isEmpty {
-            for (position, entry) in entries.enumerated() { index[entry.location] = position }
-        } else {
-            index[location] = entries.count - 1
-        }
+        if changed { table[position].changed = true }
     }
 
-    /// Forgets every place, keeping the room of a few for the next transaction.
-    mutating func removeAll() {
-        if entries.count <= Self.scanLimit { entries.removeAllKeepingCapacity() } else { entries = [] }
-        if !index.isEmpty { index = [:] }
-    }
-
-    private func position(of location: Location) -> Int? {
-        entries.count <= Self.scanLimit ? entries.firstIndex { $0.location == location } : index[location]
-    }
+    mutating func removeAll() { table.removeAll() }
 }
 
 /// Views waiting to be evaluated, by depth so that parents come before children,
