@@ -193,6 +193,14 @@ extension ServerNotification {
         writer.writeRaw(#"{"jsonrpc":"2.0","method":"graph/didChange","params":{"watch":"#)
         writer.writeInt(watch)
     }
+
+    /// The head `writeDidChangeHead` writes, as bytes: a watch keeps its own, made once, so that
+    /// telling it of a change costs a copy of them and no encoding.
+    public static func didChangeHead(watch: Int) -> [UInt8] {
+        var writer = JSONWriter(capacity: 80)
+        writeDidChangeHead(watch: watch, into: &writer)
+        return writer.takeBytes()
+    }
 }
 
 /// One `graph/didChange` change encoded once as its JSON object, shared by every watch that

@@ -23,6 +23,8 @@ final class WatchRegistry {
         let property: String?
         /// The watched key path as the client spelled it.
         let spelled: String
+        /// The watch's `graph/didChange` head (`ServerNotification.didChangeHead`), shared by its targets.
+        let head: [UInt8]
     }
 
     private var byObject: [String: WatchGroups<PropertyWatch>] = [:]
@@ -71,12 +73,20 @@ final class WatchRegistry {
         _ key: WatchKey, targets: [(target: WatchTarget, spelled: String)], lifecycle wantsLifecycle: Bool, commits wantsCommits: Bool,
         printChanges wantsPrintChanges: Bool = false
     ) {
+        var head: [UInt8]?
+        /// A property watch's entry; its path the very string the watch before it used, when they
+        /// spell it alike (a fan-out then tells them apart from a new path without reading it).
+        func propertyWatch(_ object: String, _ property: String?, _ spelled: String) -> PropertyWatch {
+            if head == nil { head = ServerNotification.didChangeHead(watch: key.watch) }
+            let previous = byObject[object]?.lastEntry?.spelled
+            return PropertyWatch(property: property, spelled: previous == spelled ? previous! : spelled, head: head!)
+        }
         for (target, spelled) in targets {
             switch target {
             case .object(let object):
-                byObject[object, default: WatchGroups()].append(PropertyWatch(property: nil, spelled: spelled), for: key)
+                byObject[object, default: WatchGroups()].append(propertyWatch(object, nil, spelled), for: key)
             case .property(let object, let property):
-                byObject[object, default: WatchGroups()].append(PropertyWatch(property: property, spelled: spelled), for: key)
+                byObject[object, default: WatchGroups()].append(propertyWatch(object, property, spelled), for: key)
             case .state(let view, let variable): byState[Self.stateKey(view, variable), default: WatchGroups()].append(spelled, for: key)
             case .view(let path):
                 // A view named twice is one target: its events go out once.
@@ -263,24 +273,35 @@ final class WatchRegistry {
     /// A commit of one property change and nothing else, the usual write, to watches that each
     /// have one target: each watch of the property gets one `graph/didChange` of one change, in
     /// watch order, written out directly rather than noted per watch in a table, sorted and
-    /// written from it (a fan-out's delivery cost half as much again that way).
+    /// written from it (a fan-out's delivery cost half as much again that way). A watch's line is
+    /// its own head, made when it registered, and the commit's shared tail: nothing is encoded
+    /// per watch.
     private func fanOut(ofProperty property: String, of object: String, _ value: JSON?, version: Int) -> FanOut {
-        var receivers: [(key: WatchKey, path: String)] = []
-        receivers.reserveCapacity(lastReach)
-        byObject[object]?.forEach { key, entry in
-            guard entry.property == nil || entry.property == property else { return }
-            receivers.append((key, entry.property == nil ? entry.spelled + "." + property : entry.spelled))
-        }
-        lastReach = receivers.count
-        if zip(receivers, receivers.dropFirst()).contains(where: { $0.key > $1.key }) { receivers.sort { $0.key < $1.key } }
-        var output = FanOut(watches: receivers.count)
+        guard let watches = byObject[object] else { return FanOut() }
+        var output = FanOut()
         var tails = DidChangeTails(version: version)
         var encoding = ChangeEncoding(value: value)
-        for (key, path) in receivers {
-            let change = encoding.encoded(path: path)
-            output.write(to: key.connection) { ServerNotification.writeDidChangeHead(watch: key.watch, into: &$0) }
-            output.share(tails.tail(for: change), to: key.connection)
+        var reach = 0
+        func tell(_ key: WatchKey, _ entry: PropertyWatch) {
+            guard entry.property == nil || entry.property == property else { return }
+            let tail = tails.tail(for: encoding.encoded(path: entry.property == nil ? entry.spelled + "." + property : entry.spelled))
+            if reach == 0 {
+                // Room for every watch's line, as long as this one's, before the first is written.
+                let copied = tail.count < FanOut.sharedMinimum ? tail.count : 0
+                output = FanOut(watches: watches.count, textBytes: entry.head.count + copied)
+            }
+            output.write(to: key.connection) { $0.writeRaw(entry.head) }
+            output.share(tail, to: key.connection)
+            reach += 1
         }
+        if watches.isInKeyOrder {
+            watches.forEach(tell)
+        } else {
+            var receivers: [(key: WatchKey, entry: PropertyWatch)] = []
+            watches.forEach { receivers.append(($0, $1)) }
+            for (key, entry) in receivers.sorted(by: { $0.key < $1.key }) { tell(key, entry) }
+        }
+        lastReach = reach
         return output
     }
 
@@ -409,11 +430,12 @@ struct FanOut {
     /// Each connection's parts, one connection after another.
     private(set) var parts: [(connection: Int, part: Part)] = []
 
-    /// Room for `watches` watches' heads; none, and no allocation, for a commit nobody watches.
-    init(watches: Int = 0) {
+    /// Room for `watches` watches' parts and `textBytes` of text each; none, and no allocation,
+    /// for a commit nobody watches.
+    init(watches: Int = 0, textBytes: Int = 64) {
         // Not `reserveCapacity(0)`, which is not free (some 110 instructions a commit).
         if watches > 0 { parts.reserveCapacity(2 * watches) }
-        text = JSONWriter(capacity: 64 * watches)
+        text = JSONWriter(capacity: textBytes * watches)
     }
 
     var isEmpty: Bool { parts.isEmpty }
@@ -473,6 +495,15 @@ struct WatchGroups<Entry> {
     private var positions: [WatchKey: Int] = [:]
 
     var isEmpty: Bool { keys.isEmpty }
+
+    /// How many watches there are.
+    var count: Int { keys.count }
+
+    /// Whether the watches come in the order of their keys, as they do unless one was taken out.
+    var isInKeyOrder: Bool { zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 } }
+
+    /// The entry added last, if its watch is still here.
+    var lastEntry: Entry? { groups.last?.last }
 
     func contains(_ key: WatchKey) -> Bool { positions[key] != nil }
 

@@ -69,6 +69,31 @@ import Testing
             for connection in 1...3 { #expect(fan.bytes(for: connection) == line.bytes) }
         }
     }
+
+    /// Each watch's line carries its own id, and the lines go out in the order of the watches'
+    /// keys even once taking a watch out has moved the last one into its place.
+    @Test func aWritesWatchersAreToldInKeyOrderEachUnderItsOwnId() {
+        let registry = WatchRegistry()
+        for connection in 1...4 {
+            registry.add(
+                WatchKey(connection: connection, watch: 10 + connection),
+                targets: [(.property(object: "Counter#1", property: "count"), "counter.count")], lifecycle: false, commits: false)
+        }
+        registry.add(
+            WatchKey(connection: 2, watch: 20), targets: [(.object("Counter#1"), "counter")], lifecycle: false, commits: false)
+        registry.remove(WatchKey(connection: 1, watch: 11))
+        let change = Change.property(object: "Counter#1", type: "Counter", property: "count", value: 7)
+        let fan = registry.notifications(for: Commit(version: Version(3), changes: [change]), cause: nil)
+        #expect(fan.parts.map(\.connection) == [2, 3, 4])
+        for (connection, watches) in [(2, [12, 20]), (3, [13]), (4, [14])] {
+            var lines = JSONWriter()
+            for watch in watches {
+                ServerNotification.didChange(WatchStamp(watch: watch, version: 3), changes: [ValueChange(path: "counter.count", value: 7)])
+                    .write(into: &lines)
+            }
+            #expect(fan.bytes(for: connection) == lines.bytes)
+        }
+    }
 }
 
 /// A view target need not be mounted, so what a connection's watches spell is bounded in bytes.
