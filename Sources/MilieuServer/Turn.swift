@@ -88,10 +88,10 @@ struct Turn {
     mutating func reset() {
         responses.removeAll(keepingCapacity: responses.bytes.capacity <= Self.retainedBytes)
         followUps.removeAll(keepingCapacity: followUps.bytes.capacity <= Self.retainedBytes)
-        commits.removeAll(keepingCapacity: true)
-        causes.removeAll(keepingCapacity: true)
+        commits.removeAllKeepingCapacity()
+        causes.removeAllKeepingCapacity()
         printLines.removeAll()
-        ids.removeAll(keepingCapacity: true)
-        lines.removeAll(keepingCapacity: true)
+        ids.removeAllKeepingCapacity()
+        lines.removeAllKeepingCapacity()
     }
 }
