@@ -26,6 +26,6 @@ final class ClientSession {
     var id: Int { connection.id }
 
     func send(_ writer: JSONWriter) {
-        writer.bytes.withUnsafeBytes { connection.send($0) }
+        writer.withBytes { connection.send(UnsafeRawBufferPointer($0)) }
     }
 }

@@ -326,10 +326,10 @@ extension Server {
         let key = WatchKey(connection: session.id, watch: session.nextWatchID)
         session.nextWatchID += 1
         watches.add(key, targets: targets, lifecycle: request.lifecycle, commits: request.commits, printChanges: request.printChanges)
-        var followUps = JSONWriter()
+        var followUps: [UInt8] = []
         for (commit, cause) in replay {
             let fanOut = watches.notifications(for: commit, cause: cause?.cause, only: key, printLines: printLines(of: commit))
-            followUps.writeRaw(fanOut.bytes(for: session.id))
+            followUps += fanOut.bytes(for: session.id)
         }
         let result = WatchRequest.Result(watch: key.watch, version: graph.version.rawValue, notMounted: notMounted)
         return Reply(result: result.wire, followUps: followUps)

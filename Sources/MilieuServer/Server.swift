@@ -239,9 +239,9 @@ public final class Server: ConnectionHandler {
                 if !durable && line.wrote {
                     session.send(sending.notDurableReply(for: line))
                 } else if !line.response.isEmpty {
-                    sending.responses.bytes[line.response].withUnsafeBytes { session.connection.send($0) }
+                    sending.responses.withBytes(in: line.response) { session.connection.send($0) }
                 }
-                if !line.followUps.isEmpty { sending.followUps.bytes[line.followUps].withUnsafeBytes { session.connection.send($0) } }
+                if !line.followUps.isEmpty { sending.followUps.withBytes(in: line.followUps) { session.connection.send($0) } }
                 if line.closeAfter { session.connection.closeAfterFlush() }
                 enforceOutputLimits(session)
             }
@@ -338,7 +338,7 @@ public final class Server: ConnectionHandler {
             }
             if elements.count > 0 {
                 elements.writeRaw(UInt8(ascii: "]"))
-                turn.responses.writeRaw(elements.bytes)
+                turn.responses.writeRaw(elements)
             }
             return true
         }
@@ -376,7 +376,7 @@ public final class Server: ConnectionHandler {
     private func collect(_ reply: Result<Reply, RPCError>, cause: () -> StoredCause) {
         guard case .success(let done) = reply else { return }
         if let commit = done.commit { turn.append(commit, cause: cause(), printLines: printLines(of: commit)) }
-        if let extra = done.followUps { turn.followUps.writeRaw(extra.bytes) }
+        if let extra = done.followUps { turn.followUps.writeRaw(extra) }
     }
 
     /// `collect` for a message of the general path.
@@ -432,7 +432,7 @@ public final class Server: ConnectionHandler {
             }
             guard let session = receiver?.session else { continue }
             switch part {
-            case .text(let run): fanOut.text.bytes[run].withUnsafeBytes { session.connection.send($0) }
+            case .text(let run): fanOut.text.withBytes(in: run) { session.connection.send($0) }
             case .shared(let bytes): session.connection.send(shared: bytes)
             }
         }
@@ -484,9 +484,9 @@ public final class Server: ConnectionHandler {
 struct Reply {
     var result: ReplyResult
     var commit: Commit?
-    var followUps: JSONWriter?
+    var followUps: [UInt8]?
 
-    init(result: JSON, commit: Commit? = nil, followUps: JSONWriter? = nil) {
+    init(result: JSON, commit: Commit? = nil, followUps: [UInt8]? = nil) {
         self.result = .json(result)
         self.commit = commit
         self.followUps = followUps

@@ -86,8 +86,8 @@ struct Turn {
 
     /// Empties the turn for reuse, keeping its storage unless one large answer grew it.
     mutating func reset() {
-        responses.removeAll(keepingCapacity: responses.bytes.capacity <= Self.retainedBytes)
-        followUps.removeAll(keepingCapacity: followUps.bytes.capacity <= Self.retainedBytes)
+        responses.removeAll(keepingCapacity: responses.capacity <= Self.retainedBytes)
+        followUps.removeAll(keepingCapacity: followUps.capacity <= Self.retainedBytes)
         commits.removeAllKeepingCapacity()
         causes.removeAllKeepingCapacity()
         printLines.removeAll()

@@ -470,7 +470,7 @@ struct FanOut {
         var bytes: [UInt8] = []
         for (to, part) in parts where to == connection {
             switch part {
-            case .text(let run): bytes += text.bytes[run]
+            case .text(let run): text.withBytes(in: run) { bytes += $0 }
             case .shared(let shared): bytes += shared.bytes
             }
         }

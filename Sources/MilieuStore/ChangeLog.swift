@@ -60,7 +60,7 @@ final class ChangeLog {
 
     /// Writes `buffer` (whole records, versions `first...last`) with one `write()`, then syncs
     /// as the policy says. On failure nothing of it stays in the file.
-    func append(_ buffer: [UInt8], first: Int, last: Int) throws(StoreError) {
+    func append(_ buffer: UnsafeRawBufferPointer, first: Int, last: Int) throws(StoreError) {
         if let active = segments.last, active.size + buffer.count > segmentBytes, active.lastVersion != nil {
             try startSegment(firstVersion: first)
         }
@@ -68,7 +68,7 @@ final class ChangeLog {
         let start = segments[segments.count - 1].size
         var written = 0
         while written < buffer.count {
-            let count = buffer.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
+            let count = write(descriptor, buffer.baseAddress! + written, buffer.count - written)
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else {
                 let code = count < 0 ? errno : ENOSPC

@@ -49,7 +49,7 @@ enum LogFormat {
     ) {
         let start = writer.count
         let size = recordHeaderSize(format)
-        writer.writeRaw(repeatElement(0, count: size + 4))
+        writer.writeZeros(size + 4)
         writer.patch(UInt32(truncatingIfNeeded: version), at: start + 8)
         writer.patch(UInt32(truncatingIfNeeded: UInt64(version) >> 32), at: start + 12)
         StoredWrite.encode(writes, into: &writer)

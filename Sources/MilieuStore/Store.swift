@@ -52,7 +52,7 @@ public final class Store {
     private var lockDescriptor: Int32
 
     // The turn being staged, and earlier turns that could not be written yet, oldest first.
-    private var turn: [UInt8] = []
+    private var turn = JSONWriter(capacity: 0)
     private var turnRecords: [FoldRecord] = []
     private var backlog: [Pending] = []
     private var pendingTypes: [StoredWrite] = []
@@ -63,7 +63,7 @@ public final class Store {
     private var commits = 0
 
     private struct Pending {
-        var bytes: [UInt8]
+        var bytes: JSONWriter
         var records: [FoldRecord]
     }
 
@@ -223,10 +223,7 @@ public final class Store {
         let all = pendingTypes.isEmpty ? writes : pendingTypes + writes
         pendingTypes.removeAll()
         let before = turn.count
-        var writer = JSONWriter(continuing: turn)
-        turn = []
-        LogFormat.appendRecord(version: version, writes: all, to: &writer, history: history)
-        turn = writer.takeBytes()
+        LogFormat.appendRecord(version: version, writes: all, to: &turn, history: history)
         turnRecords.append((version, all))
         if stagedSizes.count == sizesRead {
             stagedSizes.removeAll(keepingCapacity: true)
@@ -259,8 +256,8 @@ public final class Store {
     /// backlog, and the error says why.
     public func commit() throws(StoreError) {
         guard !turnRecords.isEmpty, let log else { return }
-        // Written from the turn's own buffers, which the next turn reuses: only a turn that
-        // must wait is copied out.
+        // Written from the turn's own buffers, which the next turn reuses: a turn that must
+        // wait keeps its bytes in the backlog, and the next turn gets a new buffer.
         defer {
             turn.removeAll(keepingCapacity: true)
             turnRecords.removeAll(keepingCapacity: true)
@@ -270,7 +267,7 @@ public final class Store {
             throw StoreError(path: log.directory, "earlier changes still wait for the disk")
         }
         do throws(StoreError) {
-            try write(bytes: turn, records: turnRecords)
+            try turn.withBytes { (bytes) throws(StoreError) in try write(bytes: UnsafeRawBufferPointer(bytes), records: turnRecords) }
         } catch {
             keep(Pending(bytes: turn, records: turnRecords))
             throw error
@@ -281,14 +278,14 @@ public final class Store {
     /// whether the backlog is now empty.
     public func writeBacklog(maxBytes: Int) throws(StoreError) -> Bool {
         guard !backlog.isEmpty else { return true }
-        var chunk = Pending(bytes: [], records: [])
+        var chunk = Pending(bytes: JSONWriter(capacity: 0), records: [])
         var taken = 0
         while taken < backlog.count, taken == 0 || chunk.bytes.count + backlog[taken].bytes.count <= maxBytes {
-            chunk.bytes += backlog[taken].bytes
+            chunk.bytes.writeRaw(backlog[taken].bytes)
             chunk.records += backlog[taken].records
             taken += 1
         }
-        try write(bytes: chunk.bytes, records: chunk.records)
+        try chunk.bytes.withBytes { (bytes) throws(StoreError) in try write(bytes: UnsafeRawBufferPointer(bytes), records: chunk.records) }
         backlog.removeFirst(taken)
         backlogBytes -= chunk.bytes.count
         return backlog.isEmpty
@@ -299,7 +296,7 @@ public final class Store {
         backlogBytes += pending.bytes.count
     }
 
-    private func write(bytes: [UInt8], records: [FoldRecord]) throws(StoreError) {
+    private func write(bytes: UnsafeRawBufferPointer, records: [FoldRecord]) throws(StoreError) {
         guard let log, let folder, let first = records.first?.version, let last = records.last?.version else { return }
         try log.append(bytes, first: first, last: last)
         folder.enqueue(records, head: log.head)

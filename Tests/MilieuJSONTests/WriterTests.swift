@@ -158,6 +158,47 @@ import Testing
         #expect(JSON.array([]).prettyText == "[]")
     }
 
+    /// A writer's bytes are a value: a copy shares them until one of the two is written to,
+    /// whichever write it is, and writers made without room share nothing once written.
+    @Test func aCopyOfAWriterIsWrittenApartFromIt() {
+        var first = JSONWriter(capacity: 0)
+        var second = JSONWriter(capacity: 0)
+        first.writeRaw("[1")
+        second.writeInt(-22)
+        var copy = first
+        copy.writeRaw(UInt8(ascii: "]"))
+        #expect(first.text == "[1" && copy.text == "[1]" && second.text == "-22")
+        let kept = copy
+        copy.truncate(to: 1)
+        copy.writeZeros(4)
+        copy.patch(0x4433_2211, at: 1)
+        #expect(copy.bytes == [UInt8(ascii: "["), 0x11, 0x22, 0x33, 0x44])
+        #expect(kept.text == "[1]")
+        var emptied = kept
+        emptied.removeAll()
+        #expect(emptied.count == 0 && kept.text == "[1]")
+        emptied.writeRaw(kept)
+        emptied.writeRaw(kept)
+        #expect(emptied.text == "[1][1]")
+        #expect(emptied.withBytes(in: 3..<6) { Array($0) } == Array("[1]".utf8))
+    }
+
+    /// Writes past the room a writer was made with grow it, keeping every byte, in one large
+    /// piece and in many small ones.
+    @Test func aWriterGrowsPastItsRoomKeepingWhatItHolds() {
+        var writer = JSONWriter(capacity: 4)
+        var expected: [UInt8] = []
+        for index in 0..<5_000 {
+            writer.writeRaw(UInt8(truncatingIfNeeded: index))
+            expected.append(UInt8(truncatingIfNeeded: index))
+        }
+        let large = [UInt8](repeating: 7, count: 100_000)
+        writer.writeRaw(large)
+        expected += large
+        #expect(writer.count == expected.count && writer.capacity >= expected.count)
+        #expect(writer.takeBytes() == expected)
+    }
+
     @Test func keysAreEscapedLikeStrings() throws {
         let value: JSON = ["a\"b\n": 1]
         #expect(value.jsonText == #"{"a\"b\n":1}"#)
