@@ -109,14 +109,25 @@ enum Persistence {
     /// (this runs for every commit) into its log record. A secure property's change carries the
     /// property's position in its type, not its name: nothing of a secret is written.
     static func writeHistory(_ changes: [Change], _ graph: Graph, into writer: inout JSONWriter) {
-        func entry(_ tag: String, _ strings: String...) {
-            writer.writeRaw(#"[""#)
-            writer.writeRaw(tag)
+        // Fixed arities rather than a variadic list: an array of strings for every change.
+        func entry(_ tag: Unicode.Scalar, _ first: String) {
+            writer.writeRaw(UInt8(ascii: "["))
             writer.writeRaw(UInt8(ascii: "\""))
-            for string in strings {
-                writer.writeRaw(UInt8(ascii: ","))
-                writer.writeString(string)
-            }
+            writer.writeRaw(UInt8(ascii: tag))
+            writer.writeRaw(UInt8(ascii: "\""))
+            string(first)
+        }
+        func entry(_ tag: Unicode.Scalar, _ first: String, _ second: String) {
+            entry(tag, first)
+            string(second)
+        }
+        func entry(_ tag: Unicode.Scalar, _ first: String, _ second: String, _ third: String) {
+            entry(tag, first, second)
+            string(third)
+        }
+        func string(_ text: String) {
+            writer.writeRaw(UInt8(ascii: ","))
+            writer.writeString(text)
         }
         func value(_ json: JSON) {
             writer.writeRaw(UInt8(ascii: ","))
@@ -174,7 +185,8 @@ enum Persistence {
                 writer.writeRaw(UInt8(ascii: ","))
                 writer.writeString(reason.rawValue)
             case .diagnostic(let kind, let message, let view, let variable, let ignored, let hint):
-                entry("g", kind, message, view, variable)
+                entry("g", kind, message, view)
+                string(variable)
                 value(ignored)
                 writer.writeRaw(UInt8(ascii: ","))
                 writer.writeString(hint)
