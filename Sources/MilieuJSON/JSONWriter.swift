@@ -49,7 +49,7 @@ extension JSON {
 ///     writer.writeRaw(#","result":"#)
 ///     writer.write(result)
 ///     writer.writeRaw("}\n")
-///     send(writer.takeBytes())
+///     send(writer.bytes)
 ///
 /// Its bytes live in one heap block with their count and capacity, as an array's do, and are
 /// written through a pointer: a write costs a uniqueness and a room check and the copy, where
@@ -168,9 +168,6 @@ public struct JSONWriter: @unchecked Sendable {
 
     /// The bytes written so far, as a string.
     public var text: String { withBytes { String(decoding: $0, as: UTF8.self) } }
-
-    /// The bytes written, as an array (a copy of them).
-    public consuming func takeBytes() -> [UInt8] { bytes }
 
     /// Forgets what was written, keeping the storage for reuse by default.
     public mutating func removeAll(keepingCapacity: Bool = true) {

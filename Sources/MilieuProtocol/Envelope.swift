@@ -46,7 +46,7 @@ public enum Envelope {
         var writer = JSONWriter()
         Self.error(id: id, error, into: &writer)
         writer.writeRaw(UInt8(ascii: "\n"))
-        return writer.takeBytes()
+        return writer.bytes
     }
 }
 

@@ -184,7 +184,7 @@ extension ServerNotification {
             writer.writeRaw(change.bytes)
         }
         writer.writeRaw("]}}\n")
-        return writer.takeBytes()
+        return writer.bytes
     }
 
     /// Writes the head of watch `watch`'s `graph/didChange` line, which its shared tail ends:
@@ -199,7 +199,7 @@ extension ServerNotification {
     public static func didChangeHead(watch: Int) -> [UInt8] {
         var writer = JSONWriter(capacity: 80)
         writeDidChangeHead(watch: watch, into: &writer)
-        return writer.takeBytes()
+        return writer.bytes
     }
 }
 
@@ -212,7 +212,7 @@ public final class EncodedValueChange: Sendable {
     public init(_ change: ValueChange) {
         var writer = JSONWriter(capacity: 64)
         writer.write(change.wire)
-        bytes = writer.takeBytes()
+        bytes = writer.bytes
     }
 }
 

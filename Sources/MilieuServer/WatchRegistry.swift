@@ -25,6 +25,13 @@ final class WatchRegistry {
         let spelled: String
         /// The watch's `graph/didChange` head (`ServerNotification.didChangeHead`), shared by its targets.
         let head: [UInt8]
+
+        /// Whether a change of `changed`, a property of the watched object, concerns this watch.
+        func covers(_ changed: String) -> Bool { property == nil || property == changed }
+
+        /// The path a change of `changed` is reported under: the watched key path, or for a
+        /// watch of the whole object, its path with the property after it.
+        func path(of changed: String) -> String { property == nil ? spelled + "." + changed : spelled }
     }
 
     private var byObject: [String: WatchGroups<PropertyWatch>] = [:]
@@ -193,8 +200,8 @@ final class WatchRegistry {
             case .property(let object, _, let property, let value):
                 var encoding = ChangeEncoding(value: value)
                 byObject[object]?.forEach { key, entry in
-                    guard entry.property == nil || entry.property == property, only == nil || only == key else { return }
-                    let path = entry.property == nil ? entry.spelled + "." + property : entry.spelled
+                    guard entry.covers(property), only == nil || only == key else { return }
+                    let path = entry.path(of: property)
                     guard !mayOverlap || isNew(path, for: key) else { return }
                     let change = encoding.encoded(path: path)
                     add(key) { pending, _ in pending.changes.append(change) }
@@ -283,8 +290,8 @@ final class WatchRegistry {
         var encoding = ChangeEncoding(value: value)
         var reach = 0
         func tell(_ key: WatchKey, _ entry: PropertyWatch) {
-            guard entry.property == nil || entry.property == property else { return }
-            let tail = tails.tail(for: encoding.encoded(path: entry.property == nil ? entry.spelled + "." + property : entry.spelled))
+            guard entry.covers(property) else { return }
+            let tail = tails.tail(for: encoding.encoded(path: entry.path(of: property)))
             if reach == 0 {
                 // Room for every watch's line, as long as this one's, before the first is written.
                 let copied = tail.count < FanOut.sharedMinimum ? tail.count : 0

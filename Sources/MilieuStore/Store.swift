@@ -267,7 +267,7 @@ public final class Store {
             throw StoreError(path: log.directory, "earlier changes still wait for the disk")
         }
         do throws(StoreError) {
-            try turn.withBytes { (bytes) throws(StoreError) in try write(bytes: UnsafeRawBufferPointer(bytes), records: turnRecords) }
+            try write(turn, records: turnRecords)
         } catch {
             keep(Pending(bytes: turn, records: turnRecords))
             throw error
@@ -285,7 +285,7 @@ public final class Store {
             chunk.records += backlog[taken].records
             taken += 1
         }
-        try chunk.bytes.withBytes { (bytes) throws(StoreError) in try write(bytes: UnsafeRawBufferPointer(bytes), records: chunk.records) }
+        try write(chunk.bytes, records: chunk.records)
         backlog.removeFirst(taken)
         backlogBytes -= chunk.bytes.count
         return backlog.isEmpty
@@ -296,9 +296,9 @@ public final class Store {
         backlogBytes += pending.bytes.count
     }
 
-    private func write(bytes: UnsafeRawBufferPointer, records: [FoldRecord]) throws(StoreError) {
+    private func write(_ bytes: JSONWriter, records: [FoldRecord]) throws(StoreError) {
         guard let log, let folder, let first = records.first?.version, let last = records.last?.version else { return }
-        try log.append(bytes, first: first, last: last)
+        try bytes.withBytes { (bytes) throws(StoreError) in try log.append(UnsafeRawBufferPointer(bytes), first: first, last: last) }
         folder.enqueue(records, head: log.head)
         commits += 1
         if log.segments.count > 1 && commits % 64 == 0 {

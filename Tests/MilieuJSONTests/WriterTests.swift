@@ -109,7 +109,7 @@ import Testing
         let expected: JSON = ["jsonrpc": "2.0", "id": 17, "result": result]
         #expect(writer.text == #"{"jsonrpc":"2.0","id":17,"result":{"path":"login.email","value":"someone@example.com"}}"#)
         #expect(try JSON(parsing: writer.bytes) == expected)
-        let bytes = writer.takeBytes()
+        let bytes = writer.bytes
         #expect(try JSON(parsing: bytes) == expected)
     }
 
@@ -196,7 +196,7 @@ import Testing
         writer.writeRaw(large)
         expected += large
         #expect(writer.count == expected.count && writer.capacity >= expected.count)
-        #expect(writer.takeBytes() == expected)
+        #expect(writer.bytes == expected)
     }
 
     @Test func keysAreEscapedLikeStrings() throws {

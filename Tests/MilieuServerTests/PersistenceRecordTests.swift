@@ -24,7 +24,7 @@ import Testing
         ]
         var writer = JSONWriter()
         Persistence.writeHistory(changes, graph, into: &writer)
-        let bytes = writer.takeBytes()
+        let bytes = writer.bytes
         #expect(!String(decoding: bytes, as: UTF8.self).contains("password"), "a secure property is not named")
         let commit = try #require(Persistence.commit(version: 7, historyBytes: bytes, graph))
         #expect(commit.version == Version(7))
