@@ -136,6 +136,30 @@ import Testing
         #expect(writer.text == #""""#)
     }
 
+    @Test func writerStringsMatchTheValueWriterWhereverAnEscapeFalls() throws {
+        // The writer writes a string needing no escape where it lands and gives any other to the
+        // value writer: around the 8-byte words it checks, at every position, in a shared writer.
+        for length in 0..<20 {
+            for position in 0..<Swift.max(length, 1) {
+                for special in ["\"", "\\", "\n", "\u{1}", "\u{7F}", "é", "a"] {
+                    var characters = Array(repeating: Character("a"), count: length)
+                    if length > 0 { characters[position] = Character(special) }
+                    let text = String(characters)
+                    var writer = JSONWriter(capacity: 4)
+                    writer.writeRaw("[")
+                    let shared = writer
+                    writer.writeString(text)
+                    writer.writeRaw(",")
+                    writer.write(.string(text))
+                    let expected = JSON.string(text).jsonText
+                    #expect(writer.text == "[" + expected + "," + expected, "\(text.debugDescription)")
+                    #expect(try JSON(parsing: Array(expected.utf8)) == .string(text))
+                    #expect(shared.text == "[")
+                }
+            }
+        }
+    }
+
     @Test func prettyTextIndentsByTwoSpaces() throws {
         let value: JSON = ["name": "milieu", "list": [1, [], [:], ["k": .null]], "empty": [:]]
         let expected = """
