@@ -74,7 +74,11 @@ extension Change {
 }
 
 /// What one committed transaction changed, all under one version (rule 11).
-public struct Commit: Sendable {
+///
+/// Immutable, and a class: a commit goes from the engine to its answer, the turn, the history and
+/// the log, and each copy of a struct of four collections cost some 300 instructions of retains
+/// and releases (callgrind), where a reference costs one.
+public final class Commit: Sendable {
     public let version: Version
     public let changes: [Change]
     /// Why each view was queued for evaluation, in order (`graph/explain`); empty for a commit
@@ -82,17 +86,24 @@ public struct Commit: Sendable {
     public let invalidations: [Invalidation]
     /// The `ObservableObject`s whose `objectWillChange.send` it ran: their versions changed
     /// with no value (`durableWrites` keeps them).
-    var announced: Set<ObjectSerial> = []
+    let announced: Set<ObjectSerial>
 
     /// The value each property and `@State` change of `changes` replaced, recorded as the
     /// transaction wrote it (`graph/explain`'s `old`); empty for a commit read back from the log.
     public let replaced: ReplacedValues
 
-    public init(version: Version, changes: [Change], invalidations: [Invalidation] = [], replaced: ReplacedValues = ReplacedValues()) {
+    public convenience init(
+        version: Version, changes: [Change], invalidations: [Invalidation] = [], replaced: ReplacedValues = ReplacedValues()
+    ) {
+        self.init(version: version, changes: changes, invalidations: invalidations, replaced: replaced, announced: [])
+    }
+
+    init(version: Version, changes: [Change], invalidations: [Invalidation], replaced: ReplacedValues, announced: Set<ObjectSerial>) {
         self.version = version
         self.changes = changes
         self.invalidations = invalidations
         self.replaced = replaced
+        self.announced = announced
     }
 
     public var isEmpty: Bool { changes.isEmpty }

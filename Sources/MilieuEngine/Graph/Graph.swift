@@ -283,10 +283,7 @@ public final class Graph {
             return Commit(version: version, changes: [])
         }
         journal.discard()
-        let announced = pending.announced
-        var commit = finishCommit()
-        if !announced.isEmpty { commit.announced = announced }
-        return commit
+        return finishCommit()
     }
 
     /// An operation's outcome once its transaction has committed.
@@ -354,9 +351,12 @@ public final class Graph {
         }
         let invalidations = namedInvalidations()
         let replaced = pending.takeReplaced()
+        let announced = pending.announced
         pending.reset()
         version = version.next
-        return Commit(version: version, changes: Change.inProtocolOrder(changes), invalidations: invalidations, replaced: replaced)
+        return Commit(
+            version: version, changes: Change.inProtocolOrder(changes), invalidations: invalidations, replaced: replaced,
+            announced: announced)
     }
 
     private func perform(_ operation: Operation) throws(EngineError) -> PendingOutcome {
