@@ -332,6 +332,25 @@ import Testing
         #expect(written.map(\.1) == [2] + Array(repeating: 1, count: 11) + ["red", 2.0])
     }
 
+    /// Writes that alternate between objects are reported object by object, objects in the order
+    /// they were first written and each one's properties in the order they were, each with the
+    /// value it replaced.
+    @Test func alternatingWritesAreReportedObjectByObjectEachInWriteOrder() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "V", "state": ["counter": ["$new": ["type": "Counter"]]]])
+        let (_, commit) = try graph.apply([
+            .set(path: "theme.accentColor", value: "red", ifVersion: nil), .set(path: "/App/V.counter.count", value: 3, ifVersion: nil),
+            .set(path: "theme.fontScale", value: 2, ifVersion: nil), .set(path: "/App/V.counter.count", value: 4, ifVersion: nil),
+            .set(path: "theme.accentColor", value: "green", ifVersion: nil),
+        ])
+        let written: [String] = commit.changes.compactMap { change in
+            guard case .property(_, let type, let property, let value?) = change else { return nil }
+            return "\(type).\(property)=\(value.jsonText)"
+        }
+        #expect(written == [#"Theme.accentColor="green""#, "Theme.fontScale=2.0", "Counter.count=4"])
+        #expect((0..<3).map { commit.replaced[$0] } == [.some("blue"), .some(1.0), .some(0)])
+    }
+
     /// A transaction's written places are found by comparison up to `SmallTable.scanLimit`
     /// and through an index past it: either way each keeps its first original, gathers
     /// `changed`, and stays in first-write order; emptied, it starts over.

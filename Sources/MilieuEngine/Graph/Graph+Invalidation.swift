@@ -41,10 +41,10 @@ extension Graph {
         for (id, writes) in written.objects {
             guard let record = objects[id] else { continue }
             var announced = !pending.announced.isEmpty && pending.announced.contains(id)
-            for (slot, changed, old) in writes {
-                let announces = record.type.announces(slot)
+            for write in writes {
+                let announces = record.type.announces(write.slot)
                 announced = announced || announces
-                reportPropertyChange(record, slot: slot, replacing: old, invalidating: changed && announces)
+                reportPropertyChange(record, slot: write.slot, replacing: write.old, invalidating: write.changed && announces)
             }
             // Most types compute nothing: no set of changed slots to build for them.
             if !record.type.model.computed.isEmpty { updateComputed(record, changed: Set(writes.lazy.filter(\.changed).map(\.slot))) }
@@ -217,23 +217,62 @@ extension Graph {
 /// `SmallTable`, since a transaction writes few objects (a dictionary here cost about 1.4k
 /// instructions of a 25k `graph/set`), and past its scan limit an index keeps each look-up
 /// constant, so a transaction's cost stays in proportion to its writes.
+///
+/// The writes are one list, each object's chained through it in order, not an array per
+/// object: those arrays were made and freed in every transaction, about 550 instructions of a
+/// 15k ephemeral `graph/set` (callgrind). The list keeps its room for the next transaction.
 struct WrittenSlots {
-    /// Each write: the slot, whether it changed (rule 9), and the value it had before the transaction.
-    private var table = SmallTable<ObjectSerial, [(slot: Int, changed: Bool, old: JSON)]>()
+    /// A write: the slot, whether it changed (rule 9), the value it had before the transaction,
+    /// and where the same object's next write is (-1: none).
+    struct Write {
+        let slot: Int
+        let changed: Bool
+        let old: JSON
+        fileprivate(set) var next: Int
+    }
+
+    /// One object's writes, in the order they were made.
+    struct Writes: Sequence, IteratorProtocol {
+        fileprivate let all: [Write]
+        fileprivate var position: Int
+
+        mutating func next() -> Write? {
+            guard position >= 0 else { return nil }
+            defer { position = all[position].next }
+            return all[position]
+        }
+    }
+
+    /// Each written object with where its first and last writes are in `writes` (-1: none).
+    private var table = SmallTable<ObjectSerial, (first: Int, last: Int)>()
+    private var writes: [Write] = []
 
     /// Each written object with its writes, in the order the objects were first written.
-    var objects: [(key: ObjectSerial, value: [(slot: Int, changed: Bool, old: JSON)])] { table.entries }
+    var objects: some Sequence<(id: ObjectSerial, writes: Writes)> {
+        table.entries.lazy.map { [writes] entry in (entry.key, Writes(all: writes, position: entry.value.first)) }
+    }
 
     /// Records a write of `slot`; without a slot, the object is only announced (`objectWillChange`).
     @inline(__always)
     mutating func add(_ id: ObjectSerial, slot: Int? = nil, changed: Bool = false, old: JSON = .null) {
+        let added = slot.map { slot in
+            writes.append(Write(slot: slot, changed: changed, old: old, next: -1))
+            return writes.count - 1
+        }
         guard let position = table.position(of: id) else {
-            table.append(id, slot.map { [($0, changed, old)] } ?? [])
+            table.append(id, (added ?? -1, added ?? -1))
             return
         }
-        if let slot { table[position].append((slot, changed, old)) }
+        guard let added else { return }
+        let last = table[position].last
+        if last >= 0 { writes[last].next = added } else { table[position].first = added }
+        table[position].last = added
     }
 
-    /// Forgets every write, keeping the room of a table of a few objects for the next transaction.
-    mutating func removeAll() { table.removeAll() }
+    /// Forgets every write, keeping the room of a few for the next transaction; a larger list is
+    /// let go whole, as the table's is.
+    mutating func removeAll() {
+        table.removeAll()
+        if writes.count <= SmallTable<ObjectSerial, Int>.scanLimit { writes.removeAllKeepingCapacity() } else { writes = [] }
+    }
 }
