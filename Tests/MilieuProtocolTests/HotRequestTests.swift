@@ -86,6 +86,40 @@ import Testing
         #expect(hot(#"{"jsonrpc":"2.0","id":1,"method":"graph/get","params":{"päth":"theme"}}"#) == nil)
     }
 
+    /// Keys and strings are scanned eight bytes at a time: a byte that ends a plain run, at every
+    /// position of a path around those words, is found as it is byte by byte.
+    @Test func aByteThatEndsAPlainRunIsFoundAnywhereInIt() {
+        let stops: [UInt8] = [0x00, 0x1F, UInt8(ascii: "\\"), 0x7F, 0x80, 0xC3, 0xFF]
+        for length in 1..<20 {
+            for position in 0..<length {
+                for stop in stops {
+                    var path = Array(repeating: UInt8(ascii: "a"), count: length)
+                    path[position] = stop
+                    for key in ["path", "value"] {
+                        let line =
+                            Array(#"{"jsonrpc":"2.0","id":1,"method":"graph/set","params":{"#.utf8)
+                            + (key == "path" ? [] : Array(#""path":"p","#.utf8))
+                            + [UInt8(ascii: "\"")] + path + Array(#"":"#.utf8) + Array(#""x"}}"#.utf8)
+                        // As a key: never plain, so left to the general path.
+                        #expect(line.withUnsafeBytes { HotRequest.read($0) } == nil)
+                    }
+                    let line =
+                        Array(#"{"jsonrpc":"2.0","id":1,"method":"graph/set","params":{"path":""#.utf8) + path
+                        + Array(#"","value":"v"}}"#.utf8)
+                    #expect(agree(line), "\(path)")
+                    // A control character or a byte that is no UTF-8 on its own is refused by both.
+                    if stop < 0x20 || stop >= 0x80 { #expect(line.withUnsafeBytes { HotRequest.read($0) } == nil) }
+                }
+            }
+        }
+        let plain = Array(#"{"jsonrpc":"2.0","id":1,"method":"graph/set","params":{"path":"abcdefghijklmnopq","value":"v"}}"#.utf8)
+        guard case .set(_, let request)? = plain.withUnsafeBytes({ HotRequest.read($0) }) else {
+            Issue.record("a plain line was not taken")
+            return
+        }
+        #expect(request.path == "abcdefghijklmnopq")
+    }
+
     @Test func aValueTooDeepForTheLimitIsLeftToTheGeneralPath() {
         let limits = JSONLimits(maxDepth: 4)
         let fits = #"{"jsonrpc":"2.0","id":1,"method":"graph/set","params":{"path":"p","value":[[]]}}"#
