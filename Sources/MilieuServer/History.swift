@@ -15,6 +15,9 @@ struct History {
     }
 
     private var entries: [Entry] = []
+    /// What an entry before `start` holds in place of its commit: one shared commit, so that
+    /// letting go of one allocates nothing.
+    private static let released = Commit(version: Version(0), changes: [])
     /// Index of the oldest commit held; the ones before it are dropped lazily.
     private var start = 0
     private var bytes = 0
@@ -33,9 +36,9 @@ struct History {
         bytes += size
         while entries.count - start > capacity || (bytes > maxBytes && entries.count - start > 1) {
             bytes -= entries[start].size
-            // Let go of what it holds now (a mount of 100k views holds 100k changes); its slot
-            // goes when the array is compacted below.
-            entries[start].commit = Commit(version: entries[start].commit.version, changes: [])
+            // Let go of what it holds now (a mount of 100k views holds 100k changes); its slot,
+            // which nothing reads again, goes when the array is compacted below.
+            entries[start].commit = Self.released
             entries[start].cause = nil
             start += 1
         }
