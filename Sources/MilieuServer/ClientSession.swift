@@ -11,6 +11,9 @@ final class ClientSession {
     var overSoftLimitSince: ContinuousClock.Instant?
     /// Set once it is being dropped for not reading; nothing more is sent to it.
     var dropped = false
+    /// Set when its connection closed and the server let go of it: what a turn still holds for
+    /// it is not sent, without a look-up of the server's sessions.
+    var closed = false
     /// When the line not yet ended began to arrive, if one has.
     var lineStartedAt: ContinuousClock.Instant?
     /// The `client.name` it gave in `initialize`, for what it commits (`graph/explain`).

@@ -50,7 +50,7 @@ extension Server {
     /// Keeps the age and size of `session`'s unfinished line, after bytes arrived; past the
     /// daemon-wide input budget, the sessions holding the most are refused until the rest fits.
     func noteUnfinishedLine(of session: ClientSession, restarted: Bool) {
-        guard sessions[session.id] != nil else { return }
+        guard !session.closed else { return }
         let pending = session.framer.pendingBytes
         if pending == 0 {
             session.lineStartedAt = nil

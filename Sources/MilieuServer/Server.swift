@@ -194,7 +194,8 @@ public final class Server: ConnectionHandler {
 
     /// A connection closed: its watches go, and the views it mounted without `retain` (rule 15).
     package func closed(_ connection: any PeerConnection, reason: ConnectionCloseReason) {
-        guard sessions.removeValue(forKey: connection.id) != nil else { return }
+        guard let session = sessions.removeValue(forKey: connection.id) else { return }
+        session.closed = true
         log.debug("connection \(connection.id) closed: \(reason)")
         bufferedInput.set(0, for: connection.id)
         bufferedOutput.set(0, for: connection.id)
@@ -235,7 +236,7 @@ public final class Server: ConnectionHandler {
         }
         swap(&turn, &sending)
         for line in sending.lines {
-            if let session = line.session, sessions[session.id] != nil, !session.dropped {
+            if let session = line.session, !session.closed, !session.dropped {
                 if !durable && line.wrote {
                     session.send(sending.notDurableReply(for: line))
                 } else if !line.response.isEmpty {

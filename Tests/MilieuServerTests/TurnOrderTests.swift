@@ -97,6 +97,25 @@ import Glibc
         #expect(lines.first?["params"]?["reason"] == "connectionClosed")
     }
 
+    /// A connection that hangs up before its turn ends is sent nothing more; its write stands,
+    /// and the others in the turn get their answers and notifications.
+    @Test func aConnectionGoneBeforeItsTurnEndsIsSentNothingAndItsWriteStands() throws {
+        let embedded = try EmbeddedServer()
+        let watcher = embedded.connect()
+        embedded.receive(request(1, "watch", ["paths": ["theme.colorScheme"]]), from: watcher)
+        embedded.endTurn()
+        _ = try watcher.read()
+        let gone = embedded.connect()
+        let stays = embedded.connect()
+        embedded.receive(request(1, "graph/set", ["path": "theme.colorScheme", "value": "dark"]), from: gone)
+        embedded.receive(request(1, "graph/get", ["path": "theme.colorScheme"]), from: stays)
+        embedded.hangUp(gone)
+        embedded.endTurn()
+        #expect(try gone.read().isEmpty)
+        #expect(try stays.read().map { $0["result"] } == ["dark"])
+        #expect(try watcher.read().map { $0["params"]?["changes"] } == [[["path": "theme.colorScheme", "value": "dark"]]])
+    }
+
     @Test func aReaderPastTheHardLimitIsDroppedWithANoticeAndOthersAreServed() throws {
         let embedded = try EmbeddedServer { $0.outputLimits.hard = 4096 }
         let slow = embedded.connect()
