@@ -17,7 +17,8 @@ public final class Server: ConnectionHandler {
     let configuration: ServerConfiguration
     let graph: Graph
     let loop: EventLoop
-    var sessions: [Int: ClientSession] = [:]
+    /// By connection id (`IDTable`: one is looked up for every read).
+    var sessions = IDTable<ClientSession>()
     let watches = WatchRegistry()
     /// The bytes of unfinished lines held for each session, against `maxBufferedInputBytes`.
     var bufferedInput = BufferedBytes()

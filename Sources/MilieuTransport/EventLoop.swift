@@ -22,7 +22,8 @@ public final class EventLoop: @unchecked Sendable {
     // MARK: Loop thread only
     let epoll: Epoll
     private var ownerThread: pthread_t
-    private var registrations: [UInt64: Registration] = [:]
+    /// By token (`IDTable`: one is looked up at every event).
+    private var registrations = IDTable<Registration>()
     private var nextToken: UInt64 = Token.firstDynamic
     private var handlers: [any ConnectionHandler] = []
     var listeners: [ListenerRegistration] = []
@@ -77,7 +78,7 @@ public final class EventLoop: @unchecked Sendable {
         readBuffer = .allocate(byteCount: Self.readChunk, alignment: 16)
         events = .allocate(capacity: 256)
         events.initialize(repeating: epoll_event())
-        registrations[Token.wake] = .wake
+        registrations[Int(Token.wake)] = .wake
     }
 
     deinit {
@@ -224,7 +225,7 @@ public final class EventLoop: @unchecked Sendable {
 
     private func dispatch(token: UInt64, events: UInt32) {
         // A registration closed earlier in this batch has no entry any more.
-        guard let registration = registrations[token] else { return }
+        guard let registration = registrations[Int(token)] else { return }
         switch registration {
         case .wake:
             runPosted()
@@ -247,11 +248,11 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     func register(_ registration: Registration, token: UInt64) {
-        registrations[token] = registration
+        registrations[Int(token)] = registration
     }
 
     func unregister(token: UInt64) {
-        registrations[token] = nil
+        registrations[Int(token)] = nil
     }
 
     func addHandler(_ handler: any ConnectionHandler) {
@@ -284,7 +285,7 @@ public final class EventLoop: @unchecked Sendable {
         assertOnLoopThread()
         precondition(!isRunning || stopRequested.load(ordering: .relaxed), "EventLoop.close() while running; stop() first")
         guard !isClosed else { return }
-        for case .connection(let connection) in Array(registrations.values) {
+        for case .connection(let connection) in registrations.values {
             connection.close(reason: .loopClosed)
         }
         isClosed = true
