@@ -151,3 +151,12 @@ func expectError(
     }
     return nil
 }
+
+extension Graph {
+    /// What `commit` changes of the durable state, as a list.
+    func durableWrites(for commit: Commit) -> [DurableWrite] {
+        var writes: [DurableWrite] = []
+        forEachDurableWrite(of: commit) { writes.append($0) }
+        return writes
+    }
+}

@@ -74,16 +74,17 @@ extension Graph {
     /// The durable view and variable that own `record`: where its values and version are kept.
     /// An object another made (`makes`) is kept under the path through it (`outer.inner`).
     private func durableOwner(of record: ObjectRecord) -> (view: ViewNode, variable: String)? {
-        guard let view = record.ownerView, let variable = record.ownerVariable, isDurable(view) else { return nil }
-        // Among the UTF-8 bytes: Character by Character cost 1.9k instructions a write.
-        let head = variable.utf8.firstIndex(of: UInt8(ascii: ".")).map { String(variable[..<$0]) } ?? variable
-        guard case .object(_, let wrapper)? = view.variables[head], wrapper.owns else { return nil }
+        guard let view = record.ownerView, let variable = record.ownerVariable, let holder = record.holdingVariable, isDurable(view) else {
+            return nil
+        }
+        guard case .object(_, let wrapper)? = view.variables[holder], wrapper.owns else { return nil }
         return (view, variable)
     }
 
-    /// What `commit` changes of the durable state, in order.
-    public func durableWrites(for commit: Commit) -> [DurableWrite] {
-        var writes: [DurableWrite] = []
+    /// What `commit` changes of the durable state, each handed to `write` in order: the log
+    /// record is built from them as they come, without a list of its own (an array made and
+    /// freed for every commit, about 200 instructions with its copies).
+    public func forEachDurableWrite(of commit: Commit, _ write: (DurableWrite) -> Void) {
         for change in commit.changes {
             switch change {
             case .property(let object, _, let property, let value):
@@ -92,39 +93,38 @@ extension Graph {
                     let slot = record.type.slots[property], slot < record.type.storedCount, record.type.model.stored[slot].makes == nil
                 else { continue }
                 if let value {
-                    writes.append(.value(view: view.path, name: record.durableName(of: slot, owner: variable), value: value))
+                    write(.value(view: view.path, name: record.durableName(of: slot, owner: variable), value: value))
                 } else {
                     // A secret is never written, but that it changed the object's version is.
-                    writes.append(.version(view: view.path, name: variable))
+                    write(.version(view: view.path, name: variable))
                 }
             case .state(let path, let variable, let value):
                 guard let node = views[path], isDurable(node) else { continue }
-                writes.append(.value(view: path, name: variable, value: value))
+                write(.value(view: path, name: variable, value: value))
             case .viewMounted(let path, _, _, _):
                 guard let node = views[path], isDurable(node) else { continue }
                 if let declaration = node.durableDeclaration {
-                    writes.append(.view(path: path, declaration: declaration))
-                    writes += durableValues(of: node)
+                    write(.view(path: path, declaration: declaration))
+                    durableValues(of: node).forEach(write)
                 } else {
                     // A view its parent's body or the scene declares: it comes back with them,
                     // and only its version and its objects' need keeping.
-                    writes.append(.version(view: path, name: ""))
+                    write(.version(view: path, name: ""))
                     for (name, variable) in node.variables {
                         guard case .object(let id, let wrapper) = variable, wrapper.owns, objects[id]?.ownerView === node else { continue }
-                        writes.append(.version(view: path, name: name))
+                        write(.version(view: path, name: name))
                     }
                 }
             case .viewUnmounted(let path, _):
-                writes.append(.removeView(path: path))
+                write(.removeView(path: path))
             default: continue
             }
         }
         // `objectWillChange.send` changes an object's version and no value.
         for id in commit.announced.isEmpty ? [] : commit.announced.sorted() {
             guard let record = objects[id], let (view, variable) = durableOwner(of: record) else { continue }
-            writes.append(.version(view: view.path, name: variable))
+            write(.version(view: view.path, name: variable))
         }
-        return writes
     }
 
     /// Every durable value of a view as it is now (a new retained view's first record); an

@@ -19,12 +19,23 @@ final class ObjectRecord {
     /// The view and variable that own it, to tell whether its values are kept across restarts;
     /// for an object another made (`makes`), the path through it, as `outer.inner`.
     weak var ownerView: ViewNode?
-    var ownerVariable: String?
+    var ownerVariable: String? {
+        didSet { holdingVariable = ownerVariable.map(Self.variable(in:)) }
+    }
+    /// The variable of `ownerView` that holds it: `ownerVariable` up to its first `.` (the object
+    /// that made it, for one another made). Kept, not found again at each durable write.
+    private(set) var holdingVariable: String?
     /// The objects its properties made with it (`makes`) and still hold: they go with it.
     var madeObjects: [ObjectSerial] = []
     /// `owner.property` for each stored property, the name a durable write of it is kept under,
     /// made at its first: every write of a long-lived object's property would build it again.
     private var durableNames: [String] = []
+
+    /// The view variable an owner path (`var` or `var.inner`) starts with, found among its UTF-8
+    /// bytes: Character by Character cost 1.9k instructions a write.
+    private static func variable(in path: String) -> String {
+        path.utf8.firstIndex(of: UInt8(ascii: ".")).map { String(path[..<$0]) } ?? path
+    }
 
     /// The name the durable write of stored `slot` is kept under, `owner` its owning variable's.
     func durableName(of slot: Int, owner: String) -> String {
@@ -38,6 +49,7 @@ final class ObjectRecord {
     ) {
         self.ownerView = owner?.view
         self.ownerVariable = owner?.variable
+        self.holdingVariable = owner.map { Self.variable(in: $0.variable) }
         self.owner = owner.map { "\($0.view.path).\($0.variable)" }
         self.serial = serial
         self.name = name
