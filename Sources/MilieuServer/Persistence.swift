@@ -146,9 +146,10 @@ enum Persistence {
             if let owner { writer.writeRaw(UInt8(ascii: ",")); writer.writeString(owner) } else { writer.writeRaw(",null") }
         }
         writer.writeRaw(UInt8(ascii: "["))
-        for (index, change) in changes.enumerated() {
+        // By index, as `forEachDurableWrite` reads them: not a copy of each change whole.
+        for index in changes.indices {
             if index > 0 { writer.writeRaw(UInt8(ascii: ",")) }
-            switch change {
+            switch changes[index] {
             case .property(let object, let type, let property, let newValue?):
                 entry("p", object, type, property)
                 value(newValue)

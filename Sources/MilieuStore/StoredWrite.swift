@@ -20,9 +20,10 @@ extension StoredWrite {
     /// record is as readable as the snapshot's rows.
     static func encode(_ writes: [StoredWrite], into writer: inout JSONWriter) {
         writer.writeRaw(UInt8(ascii: "["))
-        for (index, write) in writes.enumerated() {
+        // By index: not a copy of each write whole (see `Persistence.writeHistory`).
+        for index in writes.indices {
             if index > 0 { writer.writeRaw(UInt8(ascii: ",")) }
-            switch write {
+            switch writes[index] {
             case .type(let name, let declaration):
                 writer.writeRaw(#"["t","#)
                 writer.writeString(name)

@@ -85,8 +85,10 @@ extension Graph {
     /// record is built from them as they come, without a list of its own (an array made and
     /// freed for every commit, about 200 instructions with its copies).
     public func forEachDurableWrite(of commit: Commit, _ write: (DurableWrite) -> Void) {
-        for change in commit.changes {
-            switch change {
+        // By index: `for change in` copied each change whole (about 330 instructions with its
+        // release), where a switch on the element binds only what it reads.
+        for index in commit.changes.indices {
+            switch commit.changes[index] {
             case .property(let object, _, let property, let value):
                 // What a property made is made again with its object at a restart: its own values are kept.
                 guard let record = objectsByName[object], let (view, variable) = durableOwner(of: record),
