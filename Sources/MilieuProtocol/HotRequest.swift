@@ -1,5 +1,9 @@
 import MilieuJSON
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A request of one of the methods clients send most, read straight from its line without the
 /// general JSON tree (`IncomingMessage`): a `graph/set` or a `graph/get` in the plain shape every
 /// client writes. The tree, the envelope check and the params' decoding cost about 6k
@@ -34,9 +38,53 @@ public enum HotRequest: Sendable {
     }
 
     /// Reads `line` if it is a hot request in the plain shape; nil sends it the general way.
-    public static func read(_ line: UnsafeRawBufferPointer, limits: JSONLimits = .default) -> HotRequest? {
+    /// A path among `recentPaths` is read as the string held there.
+    public static func read(
+        _ line: UnsafeRawBufferPointer, limits: JSONLimits = .default, recentPaths: inout RecentPaths
+    ) -> HotRequest? {
         guard var scanner = Scanner(bytes: line, limits: limits) else { return nil }
+        swap(&scanner.recentPaths, &recentPaths)
+        defer { swap(&scanner.recentPaths, &recentPaths) }
         return scanner.request()
+    }
+
+    /// Reads `line` alone, with no paths read before it.
+    public static func read(_ line: UnsafeRawBufferPointer, limits: JSONLimits = .default) -> HotRequest? {
+        var recentPaths = RecentPaths()
+        return read(line, limits: limits, recentPaths: &recentPaths)
+    }
+}
+
+/// The last few distinct paths hot requests named, so that a path sent again is read as the
+/// string already made of it: a path of more than 15 bytes (`theme.accentColor`) is not held
+/// inline, and making one anew, validated and allocated, cost some 450 instructions of a 13k
+/// `graph/set` (callgrind); finding it here costs a length check and a `memcmp` for each held
+/// path of its length. At most `capacity` paths of at most `maxLength` bytes, the oldest
+/// replaced first.
+public struct RecentPaths: Sendable {
+    static let capacity = 8
+    static let maxLength = 256
+    private var paths: [String] = []
+    private var oldest = 0
+
+    public init() {}
+
+    /// The string of `bytes`, printable ASCII: the one held if it is, a new one otherwise,
+    /// held from now on if it is longer than a string kept inline and not too long.
+    mutating func string(_ bytes: UnsafeRawBufferPointer) -> String {
+        guard bytes.count > 15, let start = bytes.baseAddress else { return String(decoding: bytes, as: UTF8.self) }
+        for path in paths where path.utf8.count == bytes.count {
+            if path.utf8.withContiguousStorageIfAvailable({ memcmp($0.baseAddress!, start, bytes.count) == 0 }) == true { return path }
+        }
+        let path = String(decoding: bytes, as: UTF8.self)
+        guard bytes.count <= Self.maxLength else { return path }
+        if paths.count < Self.capacity {
+            paths.append(path)
+        } else {
+            paths[oldest] = path
+            oldest = (oldest + 1) % Self.capacity
+        }
+        return path
     }
 }
 
@@ -66,6 +114,7 @@ private struct Scanner {
     var path: String?
     var value: JSON?
     var ifVersion: Int?
+    var recentPaths = RecentPaths()
 
     /// Nil for an empty line, which is no request.
     init?(bytes: UnsafeRawBufferPointer, limits: JSONLimits) {
@@ -130,6 +179,10 @@ private struct Scanner {
 
     /// One member of the params, its key read; false gives up.
     private mutating func paramsMember(_ key: UnsafeRawBufferPointer) -> Bool {
+        if Self.is(key, "path"), let text = plainText() {
+            path = recentPaths.string(text)
+            return mark(.path)
+        }
         guard let member = memberValue(depth: 2) else { return false }
         if Self.is(key, "value") {
             value = member
@@ -245,11 +298,17 @@ private struct Scanner {
         return true
     }
 
+    /// The text of a string of printable ASCII without escapes, without its quotes; nil, at the
+    /// same position, for anything else.
+    private mutating func plainText() -> UnsafeRawBufferPointer? {
+        guard position < count, base[position] == UInt8(ascii: "\""), let end = plainRunEnd(from: position + 1) else { return nil }
+        defer { position = end + 1 }
+        return UnsafeRawBufferPointer(start: base + position + 1, count: end - position - 1)
+    }
+
     /// A string of printable ASCII without escapes; nil, at the same position, for anything else.
     private mutating func plainString() -> JSON? {
-        guard position < count, base[position] == UInt8(ascii: "\""), let end = plainRunEnd(from: position + 1) else { return nil }
-        let text = UnsafeRawBufferPointer(start: base + position + 1, count: end - position - 1)
-        position = end + 1
+        guard let text = plainText() else { return nil }
         // A short string is built in place, as the parser builds them: ASCII skips most of the validation.
         guard text.count <= 15 else { return .string(String(decoding: text, as: UTF8.self)) }
         let short = String(unsafeUninitializedCapacity: text.count) { buffer in

@@ -19,6 +19,8 @@ public final class Server: ConnectionHandler {
     let loop: EventLoop
     /// By connection id (`IDTable`: one is looked up for every read).
     var sessions = IDTable<ClientSession>()
+    /// The paths hot requests named last, read again as the same strings.
+    private var recentPaths = RecentPaths()
     let watches = WatchRegistry()
     /// The bytes of unfinished lines held for each session, against `maxBufferedInputBytes`.
     var bufferedInput = BufferedBytes()
@@ -295,7 +297,7 @@ public final class Server: ConnectionHandler {
     private func handleLine(_ line: UnsafeRawBufferPointer, session: ClientSession) {
         let start = turn.start
         var isBatch = false
-        if let hot = HotRequest.read(line) {
+        if let hot = HotRequest.read(line, recentPaths: &recentPaths) {
             let reply = run { () throws(RPCError) in try perform(hot, session: session) }
             collect(reply) {
                 guard case .set(_, let set) = hot else { return StoredCause(method: hot.method, session: session, target: .path(nil)) }

@@ -120,6 +120,23 @@ import Testing
         #expect(request.path == "abcdefghijklmnopq")
     }
 
+    /// Paths read again come from `RecentPaths`: each still reads as written, among paths of
+    /// the same length, past the number held, and too long to hold.
+    @Test func recentPathsReadEachPathAsWritten() {
+        var recent = RecentPaths()
+        // Twelve of one length (more than are held), one held inline, one too long to hold.
+        let paths = (0..<12).map { "/App/View\($0 % 10).value\($0 / 10)" } + ["theme.accent", "/App/" + String(repeating: "v", count: 300)]
+        for round in 0..<60 {
+            let path = paths[(round * 7) % paths.count]
+            let line = Array(#"{"jsonrpc":"2.0","id":1,"method":"graph/set","params":{"path":"\#(path)","value":1}}"#.utf8)
+            guard case .set(_, let request)? = line.withUnsafeBytes({ HotRequest.read($0, recentPaths: &recent) }) else {
+                Issue.record("\(path) was not read")
+                return
+            }
+            #expect(request.path == path)
+        }
+    }
+
     @Test func aValueTooDeepForTheLimitIsLeftToTheGeneralPath() {
         let limits = JSONLimits(maxDepth: 4)
         let fits = #"{"jsonrpc":"2.0","id":1,"method":"graph/set","params":{"path":"p","value":[[]]}}"#
