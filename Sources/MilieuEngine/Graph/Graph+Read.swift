@@ -197,10 +197,16 @@ extension Graph {
 
     /// A key path parsed once and kept (a bounded cache: cleared when it grows large).
     func parsedKeyPath(_ text: String) throws(EngineError) -> KeyPath {
-        if let known = keyPaths[text] { return known }
-        let parsed = try KeyPath(parsing: text)
-        if keyPaths.count >= 4096 { keyPaths.removeAll(keepingCapacity: true) }
-        keyPaths[text] = parsed
+        if let last = lastKeyPath, last.text == text { return last.keyPath }
+        let parsed: KeyPath
+        if let known = keyPaths[text] {
+            parsed = known
+        } else {
+            parsed = try KeyPath(parsing: text)
+            if keyPaths.count >= 4096 { keyPaths.removeAll(keepingCapacity: true) }
+            keyPaths[text] = parsed
+        }
+        lastKeyPath = (text, parsed)
         return parsed
     }
 }

@@ -85,6 +85,10 @@ public final class Graph {
     let recorder = ReadRecorder()
     /// Parsed key paths by text: clients write the same few paths over and over.
     var keyPaths: [String: KeyPath] = [:]
+    /// The key path parsed last, with its text: a client writing one path over and over (a field
+    /// being typed into) finds it by comparing the text, which the server reads as the same
+    /// string (`RecentPaths`), without hashing it (about 500 instructions with the look-up).
+    var lastKeyPath: (text: String, keyPath: KeyPath)?
     public let limits: GraphLimits
     /// What the graph started from: `graph/reset` goes back to it.
     let scene: Scene
