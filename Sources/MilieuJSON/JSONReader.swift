@@ -491,38 +491,10 @@ struct JSONParser {
 
     // MARK: Strings
 
-    /// Advances `pos` over bytes that need no attention inside a string: stops at `"`, `\`,
-    /// a control character, a non-ASCII byte, or the end.
+    /// Advances `pos` over bytes that need no attention inside a string (`PlainASCII`).
     @inline(__always)
     private mutating func skipPlainASCII() {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        while pos &+ 8 <= end {
-            let word = UnsafeRawPointer(base + pos).loadUnaligned(as: UInt64.self)
-            let quotes = word ^ (ones &* UInt64(ASCII.quote))
-            let backslashes = word ^ (ones &* UInt64(ASCII.backslash))
-            let special =
-                ((quotes &- ones) & ~quotes)
-                | ((backslashes &- ones) & ~backslashes)
-                | ((word &- ones &* 0x20) & ~word)
-                | word
-            let flagged = special & highs
-            if flagged != 0 {
-                #if _endian(little)
-                // Borrows only spread towards later bytes, so the first flagged byte is exact.
-                pos &+= flagged.trailingZeroBitCount &>> 3
-                return
-                #else
-                break
-                #endif
-            }
-            pos &+= 8
-        }
-        while pos < end {
-            let b = base[pos]
-            if b == ASCII.quote || b == ASCII.backslash || b < 0x20 || b >= 0x80 { return }
-            pos &+= 1
-        }
+        pos = PlainASCII.end(of: base, from: pos, to: end)
     }
 
     /// Parses the rest of a string; `pos` is just past the opening quote.

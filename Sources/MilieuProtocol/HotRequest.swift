@@ -69,7 +69,7 @@ public struct RecentPaths: Sendable {
 
     public init() {}
 
-    /// The string of `bytes`, printable ASCII: the one held if it is, a new one otherwise,
+    /// The string of `bytes`, plain ASCII: the one held if it is, a new one otherwise,
     /// held from now on if it is longer than a string kept inline and not too long.
     mutating func string(_ bytes: UnsafeRawBufferPointer) -> String {
         guard bytes.count > 15, let start = bytes.baseAddress else { return String(decoding: bytes, as: UTF8.self) }
@@ -102,7 +102,6 @@ private struct Members: OptionSet {
 }
 
 private struct Scanner {
-    let bytes: UnsafeRawBufferPointer
     /// The line's first byte and its length, read without an optional's check at every byte.
     let base: UnsafePointer<UInt8>
     let count: Int
@@ -119,7 +118,6 @@ private struct Scanner {
     /// Nil for an empty line, which is no request.
     init?(bytes: UnsafeRawBufferPointer, limits: JSONLimits) {
         guard let start = bytes.baseAddress, !bytes.isEmpty else { return nil }
-        self.bytes = bytes
         base = start.assumingMemoryBound(to: UInt8.self)
         count = bytes.count
         self.limits = limits
@@ -232,7 +230,7 @@ private struct Scanner {
         }
     }
 
-    /// A key of printable ASCII without escapes, without its quotes.
+    /// A key of plain ASCII (`PlainASCII`), without its quotes.
     private mutating func plainKey() -> UnsafeRawBufferPointer? {
         guard take(UInt8(ascii: "\"")), let end = plainRunEnd(from: position) else { return nil }
         defer { position = end + 1 }
@@ -240,50 +238,21 @@ private struct Scanner {
     }
 
     /// Where the string whose text starts at `start` ends, at its closing quote, if every byte
-    /// before that is printable ASCII other than a backslash; nil otherwise. Eight bytes at a
-    /// time while eight are left: byte by byte, keys and paths cost some 11 instructions a byte.
+    /// before that is plain ASCII (`PlainASCII`, eight bytes at a time: byte by byte, keys and
+    /// paths cost some 11 instructions a byte); nil otherwise.
     @inline(__always)
     private func plainRunEnd(from start: Int) -> Int? {
-        var index = start
-        #if _endian(little)
-        while index &+ 8 <= count {
-            let flags = Self.stopFlags(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
-            if flags != 0 {
-                index &+= flags.trailingZeroBitCount &>> 3
-                return base[index] == UInt8(ascii: "\"") ? index : nil
-            }
-            index &+= 8
-        }
-        #endif
-        while index < count {
-            let byte = base[index]
-            if byte == UInt8(ascii: "\"") { return index }
-            guard byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\\") else { return nil }
-            index &+= 1
-        }
-        return nil
+        let end = PlainASCII.end(of: base, from: start, to: count)
+        return end < count && base[end] == UInt8(ascii: "\"") ? end : nil
     }
 
-    /// The high bit set in each byte of `word` that ends a plain run: a quote, a backslash, a
-    /// control character, DEL, or a byte outside ASCII. Exact for the lowest such byte, which is
-    /// all that is read: a borrow only spreads towards later bytes.
-    @inline(__always)
-    private static func stopFlags(_ word: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let quotes = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
-        let backslashes = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
-        let deletes = word ^ (ones &* 0x7F)
-        return
-            (((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes) | ((deletes &- ones) & ~deletes)
-            | ((word &- ones &* 0x20) & ~word) | word) & 0x8080_8080_8080_8080
-    }
-
-    /// The value at `position`: a string of printable ASCII without escapes and an integer of up to
+    /// The value at `position`: a string of plain ASCII and an integer of up to
     /// 18 digits are read here, being what ids, methods and paths are; anything else by the strict
     /// parser, which also builds a value only once it is known to be valid.
     private mutating func memberValue(depth: Int) -> JSON? {
         if let plain = plainString() ?? plainInteger() { return plain }
-        guard let (value, end) = JSON.parseValue(in: bytes, at: position, depth: depth, limits: limits) else { return nil }
+        let line = UnsafeRawBufferPointer(start: base, count: count)
+        guard let (value, end) = JSON.parseValue(in: line, at: position, depth: depth, limits: limits) else { return nil }
         position = end
         return value
     }
@@ -298,15 +267,15 @@ private struct Scanner {
         return true
     }
 
-    /// The text of a string of printable ASCII without escapes, without its quotes; nil, at the
-    /// same position, for anything else.
+    /// The text of a string of plain ASCII, without its quotes; nil, at the same position, for
+    /// anything else.
     private mutating func plainText() -> UnsafeRawBufferPointer? {
         guard position < count, base[position] == UInt8(ascii: "\""), let end = plainRunEnd(from: position + 1) else { return nil }
         defer { position = end + 1 }
         return UnsafeRawBufferPointer(start: base + position + 1, count: end - position - 1)
     }
 
-    /// A string of printable ASCII without escapes; nil, at the same position, for anything else.
+    /// A string of plain ASCII; nil, at the same position, for anything else.
     private mutating func plainString() -> JSON? {
         guard let text = plainText() else { return nil }
         // A short string is built in place, as the parser builds them: ASCII skips most of the validation.

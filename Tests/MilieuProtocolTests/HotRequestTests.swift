@@ -86,8 +86,9 @@ import Testing
         #expect(hot(#"{"jsonrpc":"2.0","id":1,"method":"graph/get","params":{"päth":"theme"}}"#) == nil)
     }
 
-    /// Keys and strings are scanned eight bytes at a time: a byte that ends a plain run, at every
-    /// position of a path around those words, is found as it is byte by byte.
+    /// Keys and strings are scanned eight bytes at a time: a byte that ends a plain run (and DEL,
+    /// which does not), at every position of a path around those words, is read as it is byte
+    /// by byte.
     @Test func aByteThatEndsAPlainRunIsFoundAnywhereInIt() {
         let stops: [UInt8] = [0x00, 0x1F, UInt8(ascii: "\\"), 0x7F, 0x80, 0xC3, 0xFF]
         for length in 1..<20 {
