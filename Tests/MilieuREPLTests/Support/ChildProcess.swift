@@ -5,6 +5,11 @@ import MilieuTestSupport
 /// at its default. Tests run on threads that block most signals, and a child inherits
 /// that mask; a tmux server started that way never hears SIGCHLD, so it never sees its
 /// pane's process exit.
+///
+/// The child gets standard input, output and error and no other descriptor. Tests run in
+/// parallel, and a tmux server that inherited the write end of another test's input pipe
+/// kept it open for as long as it lived: that test's `milieu` never read the end of its
+/// script, and the suite hung.
 enum ChildProcess {
     struct Output {
         let status: Int32
@@ -38,10 +43,7 @@ enum ChildProcess {
         posix_spawn_file_actions_adddup2(&actions, pipes[0].read, 0)
         posix_spawn_file_actions_adddup2(&actions, pipes[1].write, 1)
         posix_spawn_file_actions_adddup2(&actions, pipes[2].write, 2)
-        for pipe in pipes {
-            posix_spawn_file_actions_addclose(&actions, pipe.read)
-            posix_spawn_file_actions_addclose(&actions, pipe.write)
-        }
+        guard closeFrom(&actions, 3) == 0 else { throw TestFailure("posix_spawn_file_actions_addclosefrom_np failed") }
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         var envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }
@@ -70,6 +72,15 @@ enum ChildProcess {
         for (key, value) in added { environment[key] = value }
         return environment
     }
+
+    /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34), which Glibc's module does not
+    /// bring: every descriptor from the given one up is closed in the child.
+    private static let closeFrom: @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32 = {
+        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np") else {
+            fatalError("this C library has no posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later)")
+        }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
 
     private static func makePipe() throws -> (read: Int32, write: Int32) {
         var ends: [Int32] = [-1, -1]
