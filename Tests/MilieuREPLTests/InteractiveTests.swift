@@ -60,7 +60,11 @@ struct InteractiveTests {
         try terminal.waitFor("the typed text, over two rows") { $0.split(separator: "\n").suffix(2).joined() == "milieu> " + typed }
 
         try MilieuClient(socketPath: daemon.socketPath).request(GraphSetRequest(path: "theme.colorScheme", value: "dark"), timeout: 5)
-        let screen = try terminal.waitFor(#"v2  theme.colorScheme = "dark""#)
+        // The notification and the line's redraw are separate writes: wait for both, as the
+        // one-row test above does, so that the screen is not read between them.
+        let screen = try terminal.waitFor("the notification, then the line redrawn") {
+            $0.contains(#"v2  theme.colorScheme = "dark""#) && $0.split(separator: "\n").suffix(2).joined() == "milieu> " + typed
+        }
         let rows = screen.split(separator: "\n")
         #expect(rows.suffix(3).first == #"v2  theme.colorScheme = "dark""#)
         #expect(rows.suffix(2).joined() == "milieu> " + typed, "both rows of the line are redrawn below the notification")
