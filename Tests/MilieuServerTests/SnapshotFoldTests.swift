@@ -1,0 +1,55 @@
+import Foundation
+import MilieuJSON
+import MilieuTestSupport
+import Testing
+
+@testable import MilieuStore
+
+/// What a fold leaves in the snapshot's tables: the last value of each key, and the version of
+/// each view and object as the last record that changed it says (SPEC §12.3).
+struct SnapshotFoldTests {
+    private func folded(_ records: [FoldRecord]) throws -> StoredState {
+        let data = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let snapshot = try Snapshot(path: data + "/milieu.db")
+        try snapshot.prepare()
+        try snapshot.fold(records[...])
+        return try snapshot.load()
+    }
+
+    private func version(_ state: StoredState, _ view: String, _ name: String) -> Int? {
+        state.versions.first { $0.view == view && $0.name == name }?.version
+    }
+
+    /// A value's write changes its holder's version (the object its variable owns, or the view
+    /// for a @State), written once a key at the fold's end; a later record that changed the
+    /// holder without a value (a secret written) keeps its later version.
+    @Test func aHolderKeepsTheVersionOfTheLastRecordThatChangedIt() throws {
+        let state = try folded([
+            (5, [.value(view: "/App", name: "login.email", value: "a@example.com")]),
+            (6, [.version(view: "/App", name: "login")]),
+            (7, [.value(view: "/App", name: "theme.accentColor", value: "red")]),
+            (8, [.value(view: "/App/Doc", name: "text", value: "draft")]),
+            (9, [.value(view: "/App", name: "theme.accentColor", value: "blue")]),
+            (10, [.version(view: "/App", name: "theme")]),
+            (11, [.value(view: "/App/Doc", name: "text", value: "edited")]),
+        ])
+        #expect(version(state, "/App", "login") == 6, "the secret's record came after the email's")
+        #expect(version(state, "/App", "theme") == 10)
+        #expect(version(state, "/App/Doc", "") == 11, "a @State's holder is its view")
+        let values = Dictionary(uniqueKeysWithValues: state.values.map { ("\($0.view).\($0.name)", $0.value) })
+        #expect(values == ["/App.login.email": "a@example.com", "/App.theme.accentColor": "blue", "/App/Doc.text": "edited"])
+    }
+
+    /// Values gathered before a write of another kind (here a view removed) are written before it,
+    /// so that the removal takes them with it; those after it stay.
+    @Test func aRemovalTakesTheValuesWrittenBeforeItAndKeepsThoseAfter() throws {
+        let state = try folded([
+            (3, [.value(view: "/App/Doc", name: "text", value: "gone")]),
+            (4, [.removeView(path: "/App/Doc")]),
+            (5, [.value(view: "/App/Doc", name: "note", value: "kept")]),
+        ])
+        #expect(state.values.map(\.name) == ["note"])
+        #expect(version(state, "/App/Doc", "") == 5)
+    }
+}
