@@ -238,22 +238,62 @@ public final class Server: ConnectionHandler {
             }
         }
         swap(&turn, &sending)
-        for line in sending.lines {
+        // The answers of consecutive lines of one connection, held to go out with one send and
+        // one check of its output limits (a pipelining client's lines come one after another).
+        var run: (session: ClientSession, response: Range<Int>)?
+        func sendRun() {
+            guard let (session, response) = run else { return }
+            run = nil
+            guard !session.closed, !session.dropped else { return }
+            sending.responses.withBytes(in: response) { session.connection.send($0) }
+            enforceOutputLimits(session)
+        }
+        /// Whether all `line` sends is its answer, as written.
+        func answersOnly(_ line: Turn.Line) -> Bool { line.followUps.isEmpty && !line.closeAfter && (durable || !line.wrote) }
+        /// Whether `line` is `session`'s, sends only its answer, and that follows `response` in the turn's buffer.
+        func joins(_ line: Turn.Line, _ session: ClientSession, after response: Range<Int>) -> Bool {
+            line.session === session && line.response.lowerBound == response.upperBound && answersOnly(line)
+        }
+        for position in sending.lines.indices {
+            let line = sending.lines[position]
             if let session = line.session, !session.closed, !session.dropped {
-                if !durable && line.wrote {
-                    session.send(sending.notDurableReply(for: line))
-                } else if !line.response.isEmpty {
-                    sending.responses.withBytes(in: line.response) { session.connection.send($0) }
+                if let held = run, joins(line, held.session, after: held.response) {
+                    run = (session, held.response.lowerBound..<line.response.upperBound)
+                } else {
+                    sendRun()
+                    // Held only when the next line joins it, and only for a connection that
+                    // watches nothing: the notifications of this line's commits, published
+                    // below, would otherwise reach it before this answer (SPEC §8.3).
+                    let next = position + 1
+                    if answersOnly(line), next < sending.lines.count, joins(sending.lines[next], session, after: line.response),
+                        watches.count(connection: session.id) == 0
+                    {
+                        run = (session, line.response)
+                    } else {
+                        send(line, to: session, durable: durable)
+                    }
                 }
-                if !line.followUps.isEmpty { sending.followUps.withBytes(in: line.followUps) { session.connection.send($0) } }
-                if line.closeAfter { session.connection.closeAfterFlush() }
-                enforceOutputLimits(session)
             }
             for index in line.commits {
                 publish(sending.commits[index], cause: sending.causes[index], printLines: sending.printLines[index] ?? [:])
             }
         }
+        sendRun()
         sending.reset()
+    }
+
+    /// Hands `session` what `line` of the turn being sent has for it: its answer, or the error
+    /// saying that the log could not take its writes; what follows the answer (a watch's
+    /// replay); and the close that a line too long asked for.
+    private func send(_ line: Turn.Line, to session: ClientSession, durable: Bool) {
+        if !durable && line.wrote {
+            session.send(sending.notDurableReply(for: line))
+        } else if !line.response.isEmpty {
+            sending.responses.withBytes(in: line.response) { session.connection.send($0) }
+        }
+        if !line.followUps.isEmpty { sending.followUps.withBytes(in: line.followUps) { session.connection.send($0) } }
+        if line.closeAfter { session.connection.closeAfterFlush() }
+        enforceOutputLimits(session)
     }
 
     // MARK: A full disk

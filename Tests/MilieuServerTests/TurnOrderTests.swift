@@ -80,6 +80,51 @@ import Glibc
         #expect(lines[1...].map { $0["params"]?["version"] } == [2, 3])
     }
 
+    /// A pipelining client's answers in one turn go out together, in order; a client that watches
+    /// what it writes gets each write's notification between its answer and the next answer.
+    @Test func pipelinedAnswersKeepTheirOrderAndAWatchersNotificationsComeBetweenThem() throws {
+        let embedded = try EmbeddedServer()
+        let quiet = embedded.connect()
+        let watching = embedded.connect()
+        embedded.receive(request(1, "watch", ["paths": ["theme.accentColor"]]), from: watching)
+        embedded.endTurn()
+        _ = try watching.read()
+        for n in 1...3 { embedded.receive(request(n, "graph/set", ["path": "theme.accentColor", "value": .string("q\(n)")]), from: quiet) }
+        for n in 2...4 {
+            embedded.receive(request(n, "graph/set", ["path": "theme.accentColor", "value": .string("w\(n)")]), from: watching)
+        }
+        embedded.endTurn()
+        #expect(try quiet.read().map { [$0["id"], $0["result"]?["version"]] } == [[1, 2], [2, 3], [3, 4]])
+        let lines = try watching.read()
+        #expect(
+            lines.map { $0["id"] ?? $0["params"]?["version"] ?? .null } == [2, 3, 4, 2, 5, 3, 6, 4, 7],
+            "the notifications of quiet's versions 2-4, then each answer (id) before its own version's notification")
+        #expect(lines.map { $0["method"] != nil } == [true, true, true, false, true, false, true, false, true])
+    }
+
+    /// A line that sends more than its answer (a watch's replay) goes out after the answers of
+    /// the lines before it and before those after it.
+    @Test func aReplayAmongPipelinedAnswersStaysInItsPlace() throws {
+        let embedded = try EmbeddedServer()
+        let a = embedded.connect()
+        embedded.receive(request(1, "graph/set", ["path": "theme.accentColor", "value": "red"]), from: a)
+        embedded.receive(request(2, "graph/set", ["path": "theme.accentColor", "value": "blue"]), from: a)
+        embedded.endTurn()
+        _ = try a.read()
+        // The history holds a turn's commits once it has ended: this watch replays the last turn's.
+        embedded.receive(request(1, "graph/get", ["path": "theme.accentColor"]), from: a)
+        embedded.receive(request(2, "graph/get", ["path": "theme.accentColor"]), from: a)
+        embedded.receive(request(3, "watch", ["paths": ["theme.accentColor"], "sinceVersion": 1]), from: a)
+        embedded.receive(request(4, "unwatch", ["watch": 1]), from: a)
+        embedded.receive(request(5, "graph/set", ["path": "theme.accentColor", "value": "green"]), from: a)
+        embedded.receive(request(6, "graph/get", ["path": "theme.accentColor"]), from: a)
+        embedded.endTurn()
+        let lines = try a.read()
+        #expect(lines.map { $0["id"] ?? $0["method"] ?? .null } == [1, 2, 3, "graph/didChange", "graph/didChange", 4, 5, 6])
+        #expect(lines[3...4].map { $0["params"]?["version"] } == [2, 3], "the replay of versions 2 and 3")
+        #expect(lines[7]["result"] == "green")
+    }
+
     @Test func aClosedConnectionTakesItsViewsAndWatchersAreTold() throws {
         let embedded = try EmbeddedServer()
         let watcher = embedded.connect()
