@@ -90,16 +90,16 @@ enum Persistence {
     /// history. Returns whether it changed durable state (only then does its answer wait for the disk).
     @discardableResult
     static func stage(_ commit: Commit, of graph: Graph, in store: Store) -> Bool {
-        var writes: [StoredWrite] = []
-        graph.forEachDurableWrite(of: commit) { write in
-            switch write {
-            case .value(let view, let name, let value): writes.append(.value(view: view, name: name, value: value))
-            case .view(let path, let declaration): writes.append(.view(path: path, declaration: declaration))
-            case .removeView(let path): writes.append(.removeView(path: path))
-            case .version(let view, let name): writes.append(.version(view: view, name: name))
+        store.stage(version: commit.version.rawValue) { add in
+            graph.forEachDurableWrite(of: commit) { write in
+                switch write {
+                case .value(let view, let name, let value): add(.value(view: view, name: name, value: value))
+                case .view(let path, let declaration): add(.view(path: path, declaration: declaration))
+                case .removeView(let path): add(.removeView(path: path))
+                case .version(let view, let name): add(.version(view: view, name: name))
+                }
             }
-        }
-        return store.stage(version: commit.version.rawValue, writes: writes) { writer in
+        } history: { writer in
             writeHistory(commit.changes, graph, into: &writer)
         }
     }

@@ -45,7 +45,7 @@ enum LogFormat {
     /// `history` writes, straight into the record (no buffer of their own to copy), the lengths
     /// and checksums patched in after.
     static func appendRecord(
-        version: Int, writes: [StoredWrite], to writer: inout JSONWriter, history: (inout JSONWriter) -> Void
+        version: Int, writes: ArraySlice<StoredWrite>, to writer: inout JSONWriter, history: (inout JSONWriter) -> Void
     ) {
         let start = writer.count
         let size = recordHeaderSize(format)

@@ -53,7 +53,7 @@ public final class Store {
 
     // The turn being staged, and earlier turns that could not be written yet, oldest first.
     private var turn = JSONWriter(capacity: 0)
-    private var turnRecords: [FoldRecord] = []
+    private var turnRecords = FoldBatch()
     private var backlog: [Pending] = []
     private var pendingTypes: [StoredWrite] = []
     /// The last version staged: commits that took no new version are not logged twice.
@@ -64,7 +64,7 @@ public final class Store {
 
     private struct Pending {
         var bytes: JSONWriter
-        var records: [FoldRecord]
+        var records: FoldBatch
     }
 
     /// Opens the store in `directory`, creating the directory (0700) and its parents if needed
@@ -152,7 +152,7 @@ public final class Store {
         }
         try snapshot.prepare()
         let records = scan.records.filter { $0.version > folded }
-        if !records.isEmpty { try snapshot.fold(records.map { ($0.version, $0.writes) }[...]) }
+        if !records.isEmpty { try snapshot.fold(records.map { ($0.version, $0.writes[...]) }[...]) }
         lastVersion = max(folded, scan.records.last?.version ?? 0)
         if problems.isEmpty, let expectedLog {
             logID = expectedLog
@@ -212,25 +212,32 @@ public final class Store {
     /// A type registered in the commit that is staged next (`schema/register`'s).
     public func stageType(name: String, declaration: JSON) { pendingTypes.append(.type(name: name, declaration: declaration)) }
 
-    /// Adds version `version`'s record to this turn: the writes to fold into the snapshot (and
-    /// the types staged since the last record) and what `history` writes into the record, which
-    /// comes back in `history` at the next start. A version already staged is not staged again.
-    /// Returns whether the record changes the snapshot.
+    /// Adds version `version`'s record to this turn: the writes to fold into the snapshot, which
+    /// `writes` hands to the function it is given (after the types staged since the last
+    /// record), and what `history` writes into the record, which comes back in `history` at the
+    /// next start. A version already staged is not staged again. Returns whether the record
+    /// changes the snapshot.
     @discardableResult
-    public func stage(version: Int, writes: [StoredWrite], history: (inout JSONWriter) -> Void) -> Bool {
+    public func stage(
+        version: Int, writes: (_ add: (StoredWrite) -> Void) -> Void, history: (inout JSONWriter) -> Void
+    ) -> Bool {
         guard version > stagedThrough else { return false }
         stagedThrough = version
-        let all = pendingTypes.isEmpty ? writes : pendingTypes + writes
-        pendingTypes.removeAll()
+        let start = turnRecords.writes.count
+        if !pendingTypes.isEmpty {
+            for type in pendingTypes { turnRecords.append(type) }
+            pendingTypes.removeAll()
+        }
+        writes { turnRecords.append($0) }
         let before = turn.count
-        LogFormat.appendRecord(version: version, writes: all, to: &turn, history: history)
-        turnRecords.append((version, all))
+        LogFormat.appendRecord(version: version, writes: turnRecords.writes[start...], to: &turn, history: history)
+        turnRecords.endRecord(version: version)
         if stagedSizes.count == sizesRead {
             stagedSizes.removeAll(keepingCapacity: true)
             sizesRead = 0
         }
         stagedSizes.append((version, turn.count - before))
-        return !all.isEmpty
+        return turnRecords.writes.count > start
     }
 
     /// The size of the record staged for `version`, 0 when none was; asked in version order
@@ -260,7 +267,7 @@ public final class Store {
         // wait keeps its bytes in the backlog, and the next turn gets a new buffer.
         defer {
             turn.removeAll(keepingCapacity: true)
-            turnRecords.removeAll(keepingCapacity: true)
+            turnRecords.removeAll()
         }
         guard backlog.isEmpty else {
             keep(Pending(bytes: turn, records: turnRecords))
@@ -278,11 +285,11 @@ public final class Store {
     /// whether the backlog is now empty.
     public func writeBacklog(maxBytes: Int) throws(StoreError) -> Bool {
         guard !backlog.isEmpty else { return true }
-        var chunk = Pending(bytes: JSONWriter(capacity: 0), records: [])
+        var chunk = Pending(bytes: JSONWriter(capacity: 0), records: FoldBatch())
         var taken = 0
         while taken < backlog.count, taken == 0 || chunk.bytes.count + backlog[taken].bytes.count <= maxBytes {
             chunk.bytes.writeRaw(backlog[taken].bytes)
-            chunk.records += backlog[taken].records
+            chunk.records.append(contentsOf: backlog[taken].records)
             taken += 1
         }
         try write(chunk.bytes, records: chunk.records)
@@ -296,8 +303,8 @@ public final class Store {
         backlogBytes += pending.bytes.count
     }
 
-    private func write(_ bytes: JSONWriter, records: [FoldRecord]) throws(StoreError) {
-        guard let log, let folder, let first = records.first?.version, let last = records.last?.version else { return }
+    private func write(_ bytes: JSONWriter, records: FoldBatch) throws(StoreError) {
+        guard let log, let folder, let first = records.firstVersion, let last = records.lastVersion else { return }
         try bytes.withBytes { (bytes) throws(StoreError) in try log.append(UnsafeRawBufferPointer(bytes), first: first, last: last) }
         folder.enqueue(records, head: log.head)
         commits += 1

@@ -18,11 +18,11 @@ public enum StoredWrite: Sendable, Equatable {
 extension StoredWrite {
     /// `[["t",name,decl],["v",path,decl],["s",view,name,value],["r",path],["c",view,name]]`: JSON, so that a
     /// record is as readable as the snapshot's rows.
-    static func encode(_ writes: [StoredWrite], into writer: inout JSONWriter) {
+    static func encode(_ writes: ArraySlice<StoredWrite>, into writer: inout JSONWriter) {
         writer.writeRaw(UInt8(ascii: "["))
         // By index: not a copy of each write whole (see `Persistence.writeHistory`).
         for index in writes.indices {
-            if index > 0 { writer.writeRaw(UInt8(ascii: ",")) }
+            if index > writes.startIndex { writer.writeRaw(UInt8(ascii: ",")) }
             switch writes[index] {
             case .type(let name, let declaration):
                 writer.writeRaw(#"["t","#)

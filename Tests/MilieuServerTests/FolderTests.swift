@@ -12,10 +12,10 @@ struct FolderTests {
     private final class CountingTarget: FoldTarget {
         let batches = Mutex<[[Int]]>([])
         let folder = Mutex<Folder?>(nil)
-        let arriving: [FoldRecord]
+        let arriving: FoldBatch
         let failsFirst: Bool
 
-        init(arriving: [FoldRecord], failsFirst: Bool = false) {
+        init(arriving: FoldBatch, failsFirst: Bool = false) {
             self.arriving = arriving
             self.failsFirst = failsFirst
         }
@@ -33,8 +33,39 @@ struct FolderTests {
         func checkpoint() -> Bool { true }
     }
 
-    private static func records(_ versions: ClosedRange<Int>) -> [FoldRecord] {
-        versions.map { ($0, [.value(view: "/App", name: "n", value: .int($0))]) }
+    private static func records(_ versions: ClosedRange<Int>) -> FoldBatch {
+        var batch = FoldBatch()
+        for version in versions {
+            batch.append(.value(view: "/App", name: "n", value: .int(version)))
+            batch.endRecord(version: version)
+        }
+        return batch
+    }
+
+    /// A turn's records share one array of writes: each comes out with its own, a batch added
+    /// after another keeps them apart, and records handed out keep their writes when the batch is
+    /// emptied and filled again for the next turn.
+    @Test func aBatchHandsEachRecordItsOwnWrites() {
+        var batch = FoldBatch()
+        batch.append(.value(view: "/App", name: "a", value: 1))
+        batch.append(.version(view: "/App", name: "b"))
+        batch.endRecord(version: 7)
+        batch.endRecord(version: 8)
+        var later = FoldBatch()
+        later.append(.removeView(path: "/App/Doc"))
+        later.endRecord(version: 9)
+        batch.append(contentsOf: later)
+        var records: [FoldRecord] = []
+        batch.forEachRecord { records.append($0) }
+        batch.removeAll()
+        batch.append(.value(view: "/App", name: "c", value: 3))
+        batch.endRecord(version: 10)
+        #expect(records.map(\.version) == [7, 8, 9])
+        #expect(
+            records.map { Array($0.writes) } == [
+                [.value(view: "/App", name: "a", value: 1), .version(view: "/App", name: "b")], [], [.removeView(path: "/App/Doc")],
+            ])
+        #expect(batch.firstVersion == 10 && batch.lastVersion == 10 && batch.writes.count == 1)
     }
 
     /// Under steady writes a fold that chased the queue never slept: it folded and synced the

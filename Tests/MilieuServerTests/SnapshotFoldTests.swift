@@ -8,12 +8,12 @@ import Testing
 /// What a fold leaves in the snapshot's tables: the last value of each key, and the version of
 /// each view and object as the last record that changed it says (SPEC §12.3).
 struct SnapshotFoldTests {
-    private func folded(_ records: [FoldRecord]) throws -> StoredState {
+    private func folded(_ records: [(version: Int, writes: [StoredWrite])]) throws -> StoredState {
         let data = try Daemon.makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: data) }
         let snapshot = try Snapshot(path: data + "/milieu.db")
         try snapshot.prepare()
-        try snapshot.fold(records[...])
+        try snapshot.fold(records.map { ($0.version, $0.writes[...]) }[...])
         return try snapshot.load()
     }
 
