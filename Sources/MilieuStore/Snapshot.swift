@@ -131,8 +131,7 @@ final class Snapshot: @unchecked Sendable {
                 var last = folded
                 // A batch writes the same few values over and over: between writes of other
                 // kinds, only the last value of each key is written, with its record's version.
-                var values: [ValueKey: (value: JSON, version: Int)] = [:]
-                var order: [ValueKey] = []
+                var values = LatestValues()
                 // And of the versions: a view's (name empty) or the object's its variable owns.
                 var versions: [ValueKey: Int] = [:]
                 var versionOrder: [ValueKey] = []
@@ -146,8 +145,8 @@ final class Snapshot: @unchecked Sendable {
                     }
                 }
                 func flush() throws(StoreError) {
-                    for key in order {
-                        let (value, version) = values[key]!
+                    for key in values.order {
+                        let (value, version) = values[key]
                         try run("INSERT OR REPLACE INTO vals VALUES (?1, ?2, ?3)", [key.view, key.name, value.jsonText])
                         // What holds the value changed with it: once a key, not once a write.
                         stamp(ValueKey(view: key.view, name: Self.holder(of: key.name)), version)
@@ -155,8 +154,7 @@ final class Snapshot: @unchecked Sendable {
                     for key in versionOrder {
                         try run("INSERT OR REPLACE INTO versions VALUES (?1, ?2, ?3)", [key.view, key.name, String(versions[key]!)])
                     }
-                    values.removeAll(keepingCapacity: true)
-                    order.removeAll(keepingCapacity: true)
+                    values.removeAll()
                     versions.removeAll(keepingCapacity: true)
                     versionOrder.removeAll(keepingCapacity: true)
                 }
@@ -166,8 +164,7 @@ final class Snapshot: @unchecked Sendable {
                     for index in record.writes.indices {
                         switch record.writes[index] {
                         case .value(let view, let name, let value):
-                            let key = ValueKey(view: view, name: name)
-                            if values.updateValue((value, record.version), forKey: key) == nil { order.append(key) }
+                            values.set(view: view, name: name, value, version: record.version)
                         case .version(let view, let name):
                             stamp(ValueKey(view: view, name: name), record.version)
                         case .type, .view, .removeView:
@@ -190,6 +187,41 @@ final class Snapshot: @unchecked Sendable {
     private struct ValueKey: Hashable {
         let view: String
         let name: String
+    }
+
+    /// The last value of each key a fold's batch writes, with its record's version, and the keys
+    /// in the order first written. A write to the key written just before (a client's pipelined
+    /// writes come one after another) finds its entry without hashing: the hash of two strings
+    /// was half of what a record cost the fold.
+    private struct LatestValues {
+        private(set) var order: [ValueKey] = []
+        private var values: [ValueKey: (value: JSON, version: Int)] = [:]
+        /// The key written last and its entry; an insertion may move the others.
+        private var last: (key: ValueKey, index: [ValueKey: (value: JSON, version: Int)].Index)?
+
+        mutating func set(view: String, name: String, _ value: JSON, version: Int) {
+            if let last, last.key.name == name, last.key.view == view {
+                values.values[last.index] = (value, version)
+                return
+            }
+            let key = ValueKey(view: view, name: name)
+            if let index = values.index(forKey: key) {
+                values.values[index] = (value, version)
+                last = (key, index)
+            } else {
+                values[key] = (value, version)
+                order.append(key)
+                last = (key, values.index(forKey: key)!)
+            }
+        }
+
+        subscript(key: ValueKey) -> (value: JSON, version: Int) { values[key]! }
+
+        mutating func removeAll() {
+            values.removeAll(keepingCapacity: true)
+            order.removeAll(keepingCapacity: true)
+            last = nil
+        }
     }
 
     /// The variable whose version a durable value's write changes: `var` is a @State of the view

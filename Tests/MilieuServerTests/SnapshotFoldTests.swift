@@ -41,6 +41,31 @@ struct SnapshotFoldTests {
         #expect(values == ["/App.login.email": "a@example.com", "/App.theme.accentColor": "blue", "/App/Doc.text": "edited"])
     }
 
+    /// Runs of writes to one key (a client's pipelined writes), a key written again right after
+    /// another's first write (the table grows), and a write of another kind between writes to
+    /// one key: each key keeps its last value.
+    @Test func eachKeyKeepsItsLastValueThroughRunsGrowthAndFlushes() throws {
+        var records: [(version: Int, writes: [StoredWrite])] = []
+        var expected: [String: JSON] = [:]
+        func write(_ name: String, _ value: Int) {
+            records.append((records.count + 1, [.value(view: "/App", name: name, value: .int(value))]))
+            expected[name] = .int(value)
+        }
+        for round in 0..<3 {
+            for key in 0..<40 {
+                // A key first written (the table may grow), the one before it, then this one again.
+                write("k\(key)", round * 1000 + key)
+                if key > 0 { write("k\(key - 1)", round * 1000 + 500 + key) }
+                for repeat_ in 0..<3 { write("k\(key)", round * 1000 + key * 3 + repeat_) }
+            }
+            records.append((records.count + 1, [.removeView(path: "/App/Other\(round)")]))
+            write("k39", round)
+        }
+        let state = try folded(records)
+        #expect(Dictionary(uniqueKeysWithValues: state.values.map { ($0.name, $0.value) }) == expected)
+        #expect(version(state, "/App", "") == records.count)
+    }
+
     /// Values gathered before a write of another kind (here a view removed) are written before it,
     /// so that the removal takes them with it; those after it stay.
     @Test func aRemovalTakesTheValuesWrittenBeforeItAndKeepsThoseAfter() throws {
