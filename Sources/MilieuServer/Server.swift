@@ -238,47 +238,44 @@ public final class Server: ConnectionHandler {
             }
         }
         swap(&turn, &sending)
-        // The answers of consecutive lines of one connection, held to go out with one send and
-        // one check of its output limits (a pipelining client's lines come one after another).
-        var run: (session: ClientSession, response: Range<Int>)?
-        func sendRun() {
-            guard let (session, response) = run else { return }
-            run = nil
-            guard !session.closed, !session.dropped else { return }
-            sending.responses.withBytes(in: response) { session.connection.send($0) }
-            enforceOutputLimits(session)
-        }
         /// Whether all `line` sends is its answer, as written.
         func answersOnly(_ line: Turn.Line) -> Bool { line.followUps.isEmpty && !line.closeAfter && (durable || !line.wrote) }
         /// Whether `line` is `session`'s, sends only its answer, and that follows `response` in the turn's buffer.
         func joins(_ line: Turn.Line, _ session: ClientSession, after response: Range<Int>) -> Bool {
             line.session === session && line.response.lowerBound == response.upperBound && answersOnly(line)
         }
-        for position in sending.lines.indices {
+        var position = 0
+        while position < sending.lines.count {
             let line = sending.lines[position]
+            // The lines [position, end) are sent, then their commits published.
+            var end = position + 1
             if let session = line.session, !session.closed, !session.dropped {
-                if let held = run, joins(line, held.session, after: held.response) {
-                    run = (session, held.response.lowerBound..<line.response.upperBound)
-                } else {
-                    sendRun()
-                    // Held only when the next line joins it, and only for a connection that
-                    // watches nothing: the notifications of this line's commits, published
-                    // below, would otherwise reach it before this answer (SPEC §8.3).
-                    let next = position + 1
-                    if answersOnly(line), next < sending.lines.count, joins(sending.lines[next], session, after: line.response),
-                        watches.count(connection: session.id) == 0
-                    {
-                        run = (session, line.response)
-                    } else {
-                        send(line, to: session, durable: durable)
+                // The answers of the lines after it of the same connection that send only their
+                // answer go out with it, in one send and one check of its output limits (a
+                // pipelining client's lines come one after another), and before the commits of
+                // any of them are published: for a connection that watches nothing, which those
+                // notifications cannot reach before an answer (SPEC §8.3).
+                if answersOnly(line), end < sending.lines.count, joins(sending.lines[end], session, after: line.response),
+                    watches.count(connection: session.id) == 0
+                {
+                    var response = line.response
+                    while end < sending.lines.count, joins(sending.lines[end], session, after: response) {
+                        response = response.lowerBound..<sending.lines[end].response.upperBound
+                        end += 1
                     }
+                    sending.responses.withBytes(in: response) { session.connection.send($0) }
+                    enforceOutputLimits(session)
+                } else {
+                    send(line, to: session, durable: durable)
                 }
             }
-            for index in line.commits {
-                publish(sending.commits[index], cause: sending.causes[index], printLines: sending.printLines[index] ?? [:])
+            for sent in position..<end {
+                for index in sending.lines[sent].commits {
+                    publish(sending.commits[index], cause: sending.causes[index], printLines: sending.printLines[index] ?? [:])
+                }
             }
+            position = end
         }
-        sendRun()
         sending.reset()
     }
 

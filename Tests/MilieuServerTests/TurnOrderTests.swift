@@ -102,6 +102,40 @@ import Glibc
         #expect(lines.map { $0["method"] != nil } == [true, true, true, false, true, false, true, false, true])
     }
 
+    /// A pipelining client dropped by the daemon-wide output budget while the turn's commits are
+    /// published still gets the answer to its committed write before `connection/dropped` (SPEC
+    /// §1.5: the notice comes after whatever was already queued). Its answers go out before the
+    /// commits of its lines are published, not after.
+    @Test func aPipelinerDroppedByTheBudgetStillGetsTheAnswerToItsWrite() throws {
+        let embedded = try EmbeddedServer {
+            $0.outputLimits.hard = 1 << 30
+            $0.outputLimits.soft = 10_000
+            $0.outputLimits.softSeconds = 1000
+            $0.outputLimits.budget = 30_000
+        }
+        let writer = embedded.connect()
+        let pipeliner = embedded.connect()
+        let watcher = embedded.connect()
+        embedded.receive(
+            request(1, "graph/set", ["path": "login.email", "value": .string(String(repeating: "x", count: 12_000))]), from: writer)
+        embedded.endTurn()
+        // Unread: the pipeliner holds the most unsent output.
+        for id in 1...2 {
+            embedded.receive(request(id, "graph/get", ["path": "login.email"]), from: pipeliner)
+            embedded.endTurn()
+        }
+        embedded.receive(request(1, "watch", ["paths": ["theme.accentColor"]]), from: watcher)
+        embedded.endTurn()
+        _ = try watcher.read()
+        let value = JSON.string(String(repeating: "y", count: 12_000))
+        embedded.receive(request(10, "graph/set", ["path": "theme.accentColor", "value": value]), from: pipeliner)
+        embedded.receive(request(11, "graph/get", ["path": "theme.fontScale"]), from: pipeliner)
+        embedded.endTurn()
+        let ids = try pipeliner.read().map { $0["id"] ?? $0["method"] ?? .null }
+        #expect(ids.prefix(3) == [1, 2, 10] && ids.last == "connection/dropped", "\(ids)")
+        #expect(try watcher.read().count == 1, "the watcher is told of the write")
+    }
+
     /// A line that sends more than its answer (a watch's replay) goes out after the answers of
     /// the lines before it and before those after it.
     @Test func aReplayAmongPipelinedAnswersStaysInItsPlace() throws {
