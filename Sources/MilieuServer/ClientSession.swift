@@ -20,6 +20,9 @@ final class ClientSession {
     var clientName: String?
     /// When it connected (`daemon/clients`).
     let connectedAt = ContinuousClock.now
+    /// What made its last hot request's commit, which the next one shares if it is the same
+    /// (`StoredCause.hot`).
+    var lastHotCause: StoredCause?
 
     init(connection: any PeerConnection, maxLineBytes: Int) {
         self.connection = connection

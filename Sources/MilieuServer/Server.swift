@@ -337,8 +337,8 @@ public final class Server: ConnectionHandler {
         if let hot = HotRequest.read(line, recentPaths: &recentPaths) {
             let reply = run { () throws(RPCError) in try perform(hot, session: session) }
             collect(reply) {
-                guard case .set(_, let set) = hot else { return StoredCause(method: hot.method, session: session, target: .path(nil)) }
-                return StoredCause(method: hot.method, session: session, target: .path(set.path))
+                guard case .set(_, let set) = hot else { return StoredCause.hot(method: hot.method, path: nil, session: session) }
+                return StoredCause.hot(method: hot.method, path: set.path, session: session)
             }
             turn.ids.append(hot.id)
             write(

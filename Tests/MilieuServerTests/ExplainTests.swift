@@ -1,3 +1,4 @@
+import MilieuEngine
 import MilieuJSON
 import MilieuTestSupport
 import Testing
@@ -129,6 +130,36 @@ import Testing
         #expect(try call(embedded, client, "graph/explain", ["version": 2])["error"]?["data"]?["kind"] == "Compacted")
         #expect(try call(embedded, client, "graph/explain", ["version": 99])["error"]?["code"] == -32602)
         #expect(try call(embedded, client, "graph/explain", ["version": 4])["result"]?["version"] == 4)
+    }
+
+    /// A connection's hot writes of one path share one kept cause (`StoredCause.hot`); one that
+    /// differs in path, method or client name gets its own, and each is explained as it was.
+    @Test func repeatedWritesOfOnePathShareTheirCauseAndEachIsExplainedAsItWas() throws {
+        let embedded = try EmbeddedServer()
+        let client = embedded.connect()
+        func set(_ path: String, _ value: JSON) throws -> Int {
+            let version = try call(embedded, client, "graph/set", ["path": .string(path), "value": value])["result"]?["version"]
+            return try #require(version?.intValue)
+        }
+        func cause(_ version: Int) throws -> StoredCause {
+            try #require(embedded.server.history.entry(Version(version))?.cause)
+        }
+        let first = try set("theme.accentColor", "a")
+        let second = try set("theme.accentColor", "b")
+        #expect(try cause(first) === cause(second))
+        _ = try call(embedded, client, "initialize", ["client": ["name": "renamed"]])
+        let renamed = try set("theme.accentColor", "c")
+        #expect(try cause(renamed) !== cause(second))
+        let otherPath = try set("session.user", "ann")
+        #expect(try cause(otherPath) !== cause(renamed))
+        func explained(_ version: Int) throws -> JSON? {
+            try call(embedded, client, "graph/explain", ["version": .int(version)])["result"]?["cause"]
+        }
+        #expect(try explained(second)?["ops"] == [["method": "graph/set", "path": "theme.accentColor"]])
+        #expect(try explained(second)?["client"] == nil)
+        #expect(try explained(otherPath)?["ops"] == [["method": "graph/set", "path": "session.user"]])
+        #expect(try explained(renamed)?["client"] == "renamed")
+        #expect(try explained(renamed)?["ops"] == [["method": "graph/set", "path": "theme.accentColor"]])
     }
 
     @Test func aLargeTransactionKeepsTheFirstSixteenOpsOfItsCause() throws {
