@@ -24,6 +24,12 @@ struct PendingTransaction {
     /// the transaction ends (`vm = Model()` while a child holds the old one: `replaced`).
     var disowned: [ObjectSerial: (owner: String?, reason: DestructionReason)] = [:]
 
+    /// Adds a property or `@State` change. The first of a transaction makes an array of one: an
+    /// append to the empty one went through the array's growth, some 130 instructions more.
+    mutating func addPropertyChange(_ change: Change) {
+        if propertyChanges.isEmpty { propertyChanges = [change] } else { propertyChanges.append(change) }
+    }
+
     /// Hands over the transaction's changes, property changes first, leaving none; without events
     /// (a plain write) the property changes are taken as they are, not copied into a new log. A
     /// mutating method, not a getter: reading a getter of `Graph.pending` copied the whole of it.
