@@ -391,7 +391,8 @@ final class WatchRegistry {
         init(value: JSON?) { self.value = value }
 
         mutating func encoded(path: String) -> EncodedValueChange {
-            if let last, last.path == path { return last.change }
+            // Compared in place: `if let last` copied the pair, a retain and a release of each.
+            if last?.path == path, let change = last?.change { return change }
             let change = EncodedValueChange(ValueChange(path: path, value: value))
             last = (path, change)
             return change
@@ -418,7 +419,7 @@ final class WatchRegistry {
 
         /// The tail of one change: no array of one for each watch that gets the same.
         mutating func tail(for change: EncodedValueChange) -> SharedBytes {
-            if let last, last.changes.count == 1, last.changes[0] === change { return last.tail }
+            if last?.changes.count == 1, last?.changes[0] === change, let tail = last?.tail { return tail }
             return tail(for: [change])
         }
     }
