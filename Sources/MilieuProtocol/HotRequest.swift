@@ -42,10 +42,14 @@ public enum HotRequest: Sendable {
     public static func read(
         _ line: UnsafeRawBufferPointer, limits: JSONLimits = .default, recentPaths: inout RecentPaths
     ) -> HotRequest? {
-        guard var scanner = Scanner(bytes: line, limits: limits) else { return nil }
-        swap(&scanner.recentPaths, &recentPaths)
-        defer { swap(&scanner.recentPaths, &recentPaths) }
-        return scanner.request()
+        guard let start = line.baseAddress, !line.isEmpty else { return nil }
+        let base = start.assumingMemoryBound(to: UInt8.self)
+        // Lent by pointer for the scan, which the scanner does not outlive: moving the paths into
+        // the scanner and back cost a copy of the scanner and two destructions of it.
+        return withUnsafeMutablePointer(to: &recentPaths) { paths in
+            var scanner = Scanner(base: base, count: line.count, limits: limits, recentPaths: paths)
+            return scanner.request()
+        }
     }
 
     /// Reads `line` alone, with no paths read before it.
@@ -113,23 +117,26 @@ private struct Scanner {
     var path: String?
     var value: JSON?
     var ifVersion: Int?
-    var recentPaths = RecentPaths()
+    /// The caller's, for the scan only: a pointer, so that the scanner is not copied to lend it.
+    let recentPaths: UnsafeMutablePointer<RecentPaths>
 
-    /// Nil for an empty line, which is no request.
-    init?(bytes: UnsafeRawBufferPointer, limits: JSONLimits) {
-        guard let start = bytes.baseAddress, !bytes.isEmpty else { return nil }
-        base = start.assumingMemoryBound(to: UInt8.self)
-        count = bytes.count
+    init(base: UnsafePointer<UInt8>, count: Int, limits: JSONLimits, recentPaths: UnsafeMutablePointer<RecentPaths>) {
+        self.base = base
+        self.count = count
         self.limits = limits
+        self.recentPaths = recentPaths
     }
 
     mutating func request() -> HotRequest? {
         guard object(depth: 1, member: { scanner, key in scanner.envelopeMember(key) }) else { return nil }
         skipWhitespace()
-        guard position == count, seen.isSuperset(of: [.jsonrpc, .id, .method, .params]), let id, let path else { return nil }
+        // What the request keeps is taken out, not copied: the scanner's copies were released after.
+        guard position == count, seen.isSuperset(of: [.jsonrpc, .id, .method, .params]), let id = id.take(), let path = path.take() else {
+            return nil
+        }
         switch method {
         case .set?:
-            guard let value else { return nil }
+            guard let value = value.take() else { return nil }
             return .set(id: id, GraphSetRequest(path: path, value: value, ifVersion: ifVersion))
         case .get?:
             guard seen.isDisjoint(with: [.value, .ifVersion]) else { return nil }
@@ -178,7 +185,7 @@ private struct Scanner {
     /// One member of the params, its key read; false gives up.
     private mutating func paramsMember(_ key: UnsafeRawBufferPointer) -> Bool {
         if Self.is(key, "path"), let text = plainText() {
-            path = recentPaths.string(text)
+            path = recentPaths.pointee.string(text)
             return mark(.path)
         }
         guard let member = memberValue(depth: 2) else { return false }
