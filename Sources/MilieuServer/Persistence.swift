@@ -92,7 +92,7 @@ enum Persistence {
     static func stage(_ commit: Commit, of graph: Graph, in store: Store) -> Bool {
         store.stage(version: commit.version.rawValue) { add in
             graph.forEachDurableWrite(of: commit) { write in
-                switch write {
+                switch consume write {
                 case .value(let view, let name, let value): add(.value(view: view, name: name, value: value))
                 case .view(let path, let declaration): add(.view(path: path, declaration: declaration))
                 case .removeView(let path): add(.removeView(path: path))

@@ -15,7 +15,7 @@ struct FoldBatch {
     var lastVersion: Int? { ends.last?.version }
 
     /// Adds a write to the record being staged.
-    mutating func append(_ write: StoredWrite) { writes.append(write) }
+    mutating func append(_ write: consuming StoredWrite) { writes.append(write) }
 
     /// Ends the record of `version`: the writes appended since the last one ended are its.
     mutating func endRecord(version: Int) { ends.append((version, writes.count)) }

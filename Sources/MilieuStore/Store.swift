@@ -214,12 +214,12 @@ public final class Store {
 
     /// Adds version `version`'s record to this turn: the writes to fold into the snapshot, which
     /// `writes` hands to the function it is given (after the types staged since the last
-    /// record), and what `history` writes into the record, which comes back in `history` at the
-    /// next start. A version already staged is not staged again. Returns whether the record
-    /// changes the snapshot.
+    /// record), each moved into the turn's batch rather than copied, and what `history` writes
+    /// into the record, which comes back in `history` at the next start. A version already
+    /// staged is not staged again. Returns whether the record changes the snapshot.
     @discardableResult
     public func stage(
-        version: Int, writes: (_ add: (StoredWrite) -> Void) -> Void, history: (inout JSONWriter) -> Void
+        version: Int, writes: (_ add: (consuming StoredWrite) -> Void) -> Void, history: (inout JSONWriter) -> Void
     ) -> Bool {
         guard version > stagedThrough else { return false }
         stagedThrough = version
