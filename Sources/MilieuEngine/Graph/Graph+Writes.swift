@@ -125,11 +125,17 @@ extension Graph {
         }
     }
 
+    /// The value conformed to `type`, or a mismatch at `path`.
+    static func conformed(_ value: JSON, to type: PropertyType, path: String) throws(EngineError) -> JSON {
+        guard let conformed = type.conform(value) else {
+            throw .typeMismatch(path: path, expected: type.description, actual: value.kindName)
+        }
+        return conformed
+    }
+
     /// The value conformed to the property's type and checked against its validation.
     func checked(_ value: JSON, for property: StoredProperty, path: String) throws(EngineError) -> JSON {
-        guard let conformed = property.type.conform(value) else {
-            throw .typeMismatch(path: path, expected: property.type.description, actual: value.kindName)
-        }
+        let conformed = try Self.conformed(value, to: property.type, path: path)
         if let type = property.type.referencedType, case .string(let name) = conformed {
             if let found = objectsByName[name], found.type.name != type {
                 throw .typeMismatch(path: path, expected: "@\(type)", actual: "string", detail: "\(name), a \(found.type.name)")
@@ -148,7 +154,12 @@ extension Graph {
         guard slot < record.type.storedCount else {
             throw .readOnly(path, .computed, "\(record.type.propertyName(slot)) is computed from other properties")
         }
-        let conformed = try checked(value, for: record.type.model.stored[slot], path: path)
+        // Most properties only need their type checked, which needs no copy of their whole
+        // declaration (some 290 instructions a write: it is read from the type's array).
+        let conformed =
+            try record.type.isOnlyConformed(slot)
+            ? Self.conformed(value, to: record.type.propertyType(slot), path: path)
+            : checked(value, for: record.type.model.stored[slot], path: path)
         let old = record.values[slot]
         let changed = Self.isChange(from: old, to: conformed, secure: record.type.isSecure(slot))
         guard changed || record.type.announcesEveryWrite(slot) else { return }

@@ -14,6 +14,9 @@ public final class RegisteredType: Sendable {
     /// For each stored slot, whether a write announces itself to views (rule 19): every property
     /// of an `@Observable` type, the `@Published` ones of an `ObservableObject`.
     private let announcing: [Bool]
+    /// For each stored slot, whether a value written to it needs only conforming to its type: it
+    /// refers to no object and has no constraint (`Graph.writeProperty`).
+    private let onlyConformed: [Bool]
     /// Its properties' patterns, compiled once and held for as long as the type is (`WholeMatch`).
     private let patterns: [DeclaredPattern]
     /// The stored slots whose object is made with an object of this type (`makes`), and of which type.
@@ -29,6 +32,7 @@ public final class RegisteredType: Sendable {
         self.actions = Dictionary(model.actions.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         referencedTypes = model.stored.map(\.type.referencedType)
         announcing = model.stored.map(\.published)
+        onlyConformed = model.stored.map { $0.type.referencedType == nil && $0.validation == Constraints() }
         madeSlots = model.stored.enumerated().compactMap { slot, property in property.makes.map { (slot, $0) } }
         forwardingSlots = model.stored.indices.filter { model.stored[$0].forwards }
     }
@@ -53,6 +57,8 @@ public final class RegisteredType: Sendable {
     var actionNames: [String] {
         model.actions.map(\.name) + (model.style == .observableObject ? [ObjectWillChange.action] : [])
     }
+    /// Whether a value written to stored slot `slot` needs only conforming to its type.
+    func isOnlyConformed(_ slot: Int) -> Bool { slot < storedCount && onlyConformed[slot] }
     /// The type a stored slot refers to, if it holds a reference.
     func referencedType(_ slot: Int) -> String? { slot < storedCount ? referencedTypes[slot] : nil }
     /// Whether a write of this stored slot tells the views that hold or read the object.
