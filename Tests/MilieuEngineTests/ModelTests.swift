@@ -91,6 +91,20 @@ import Testing
         #expect(commit.body(of: "/App/List/Row[1]") == ["newer"])
     }
 
+    /// Writes find their view by path, remembering the last one (`ViewsByPath.find`): a view
+    /// unmounted is not written any more, and one mounted at its path again is the one written.
+    @Test func aWriteGoesToTheViewMountedAtItsPathNow() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "Counter", "state": ["n": 0], "body": ["{n}"]])
+        try graph.set("/App/Counter.n", 1)
+        try graph.unmount("/App/Counter")
+        expectError(.unknownPath) { try graph.set("/App/Counter.n", 2) }
+        try graph.mount(["parent": "/App", "name": "Counter", "state": ["n": 10], "body": ["{n}"]])
+        let commit = try graph.set("/App/Counter.n", 11)
+        #expect(commit.body(of: "/App/Counter") == ["11"])
+        #expect(try graph.get("/App/Counter.n").wire == 11)
+    }
+
     @Test func keyPathsReachPropertiesStateBindingsObjectsAndMembers() throws {
         let graph = try makeGraph()
         try graph.mount(["parent": "/App", "name": "V", "id": "a.b/c]", "state": ["list": [1, ["k": "v"]]]])

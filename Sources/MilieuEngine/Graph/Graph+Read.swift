@@ -197,7 +197,8 @@ extension Graph {
 
     /// A key path parsed once and kept (a bounded cache: cleared when it grows large).
     func parsedKeyPath(_ text: String) throws(EngineError) -> KeyPath {
-        if let last = lastKeyPath, last.text == text { return last.keyPath }
+        // Compared in place: `if let` copied the pair to compare it.
+        if lastKeyPath?.text == text, let keyPath = lastKeyPath?.keyPath { return keyPath }
         let parsed: KeyPath
         if let known = keyPaths[text] {
             parsed = known

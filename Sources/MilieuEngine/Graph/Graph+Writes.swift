@@ -21,7 +21,8 @@ extension Graph {
             guard let record = objectsByName[name] else { throw .unknownPath(display, "no object \(name)") }
             object = record
         case .view(let path):
-            guard let node = views[path] else { throw noView(at: path, named: display, "no view is mounted at \(path)") }
+            // Remembered: a client writes under one view again and again.
+            guard let node = views.find(path) else { throw noView(at: path, named: display, "no view is mounted at \(path)") }
             guard let name = members.popFirst() else {
                 throw .readOnly(display, .object, "a view is not a value; write one of its variables")
             }
