@@ -242,7 +242,7 @@ public final class Graph {
     public func apply(_ operations: [Operation]) throws(EngineError) -> (outcomes: [Outcome], commit: Commit) {
         var outcomes: [PendingOutcome] = []
         outcomes.reserveCapacity(operations.count)
-        let commit = try transact { () throws(EngineError) in
+        let commit = try transact(operations) { (operations) throws(EngineError) in
             for (index, operation) in operations.enumerated() {
                 do throws(EngineError) {
                     outcomes.append(try perform(operation))
@@ -261,17 +261,18 @@ public final class Graph {
     /// its error names no operation index.
     public func apply(_ operation: Operation) throws(EngineError) -> (outcome: Outcome, commit: Commit) {
         var outcome = PendingOutcome.done
-        let commit = try transact { () throws(EngineError) in outcome = try perform(operation) }
+        let commit = try transact(operation) { (operation) throws(EngineError) in outcome = try perform(operation) }
         return (settled(outcome), commit)
     }
 
-    /// Runs `operations` then invalidation as one transaction: its commit, or its error with
-    /// everything it did taken back.
-    private func transact(_ operations: () throws(EngineError) -> Void) throws(EngineError) -> Commit {
+    /// Runs `operations` on `input` then invalidation as one transaction: its commit, or its
+    /// error with everything it did taken back. The input is handed to the operations, not
+    /// captured by them: a capture copied an operation whole (some 240 instructions a write).
+    private func transact<Input>(_ input: Input, _ operations: (Input) throws(EngineError) -> Void) throws(EngineError) -> Commit {
         beginTransaction()
         budget.renew()
         do throws(EngineError) {
-            try operations()
+            try operations(input)
             try propagate()
             // A getter that ran out of the request's budget read null: the request is refused whole.
             if budget.isExceeded { throw .limitExceeded(limit: "requestSteps", max: budget.perRequest) }
