@@ -31,6 +31,31 @@ import Testing
         #expect(try graph.get("login").wire["version"] == 40)
     }
 
+    /// A write to an object that the same transaction then replaces is not kept: the object is
+    /// gone, and its value would come back as the new one's at a restart. Written after another
+    /// write of it, whose durable write remembers the object (`durableRecord(named:)`).
+    @Test func aWriteToAnObjectItsTransactionReplacesIsNotKept() throws {
+        let graph = try makeGraph()
+        let screen: JSON = [
+            "parent": "/App", "name": "Screen", "retain": true, "state": ["vm": ["$new": ["type": "NewObservable"]]],
+            "body": [
+                [
+                    "button": "reset",
+                    "action": [
+                        ["set": "vm.count", "to": 5],
+                        ["set": "vm", "to": ["new": ["type": "NewObservable", "init": ["count": 7]]]],
+                    ],
+                ]
+            ],
+        ]
+        try graph.mount(screen)
+        let first = try graph.set("/App/Screen.vm.count", 3)
+        #expect(graph.durableWrites(for: first) == [.value(view: "/App/Screen", name: "vm.count", value: 3)])
+        let replaced = try graph.tap("/App/Screen", "reset")
+        #expect(try graph.get("/App/Screen.vm.count").wire == 7)
+        #expect(!graph.durableWrites(for: replaced).contains(.value(view: "/App/Screen", name: "vm.count", value: 5)))
+    }
+
     @Test func aSecretWrittenAndAnAnnouncementKeepTheirVersionsWithoutAValue() throws {
         let graph = try makeGraph()
         _ = try graph.mount(["parent": "/App", "name": "Shop", "retain": true, "stateObjects": ["cart": ["type": "Cart"]]])

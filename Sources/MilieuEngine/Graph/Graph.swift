@@ -61,6 +61,9 @@ public final class Graph {
 
     var objects = BySerial<ObjectRecord>()
     var objectsByName: [String: ObjectRecord] = [:]
+    /// The object `durableRecord(named:)` found last. Strong: a weak reference gives its object a
+    /// side table, and every retain and release of it then takes the slow path.
+    var lastDurableRecord: ObjectRecord?
     /// For each object whose changes another forwards (a `forwards` property holds it), those others.
     var forwarders: [ObjectSerial: [ObjectSerial]] = [:]
     var views = ViewsByPath()
