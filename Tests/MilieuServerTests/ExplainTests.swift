@@ -162,6 +162,26 @@ import Testing
         #expect(try explained(renamed)?["ops"] == [["method": "graph/set", "path": "theme.accentColor"]])
     }
 
+    /// A shared cause is shared only by requests that spelled their path with the same bytes:
+    /// `==` equates a precomposed `é` with `e` and a combining accent, which the engine finds
+    /// as one view, but each write is explained with what its request sent.
+    @Test func eachWriteIsExplainedWithThePathItsRequestSpelled() throws {
+        let embedded = try EmbeddedServer()
+        let client = embedded.connect()
+        _ = try call(embedded, client, "view/mount", ["parent": "/App", "name": "V", "id": "\u{E9}", "state": ["n": 0]])
+        let composed = "/App/V[\"\u{E9}\"].n"
+        let decomposed = "/App/V[\"e\u{301}\"].n"
+        func set(_ path: String, _ value: Int) throws -> Int {
+            let version = try call(embedded, client, "graph/set", ["path": .string(path), "value": .int(value)])["result"]?["version"]
+            return try #require(version?.intValue)
+        }
+        _ = try set(composed, 1)
+        let second = try set(decomposed, 2)
+        let cause = try call(embedded, client, "graph/explain", ["version": .int(second)])["result"]?["cause"]
+        let path = try #require(cause?["ops"]?.arrayValue?.first?["path"]?.stringValue)
+        #expect(Array(path.utf8) == Array(decomposed.utf8))
+    }
+
     @Test func aLargeTransactionKeepsTheFirstSixteenOpsOfItsCause() throws {
         let embedded = try EmbeddedServer()
         let client = embedded.connect()
