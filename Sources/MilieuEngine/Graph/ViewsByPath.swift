@@ -36,8 +36,9 @@ struct ViewsByPath {
         return found ? views[index]?.takeUnretainedValue() : nil
     }
 
-    /// The view at `path`, remembered: mounts come in runs under one parent, and comparing the
-    /// path with the last one found costs less than hashing it.
+    /// The view at `path`, remembered: mounts come in runs under one parent, a client writes
+    /// under one view again and again, and comparing the path with the last one found costs
+    /// less than hashing it.
     mutating func find(_ path: String) -> ViewNode? {
         if let recent, recent.path == path { return recent }
         recent = self[path]
