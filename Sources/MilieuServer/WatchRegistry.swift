@@ -409,8 +409,11 @@ final class WatchRegistry {
         init(version: Int) { self.version = version }
 
         mutating func tail(for changes: [EncodedValueChange]) -> SharedBytes {
-            if let last, last.changes.count == changes.count, zip(last.changes, changes).allSatisfy({ $0 === $1 }) {
-                return last.tail
+            // Compared in place, as in `ChangeEncoding`: for every watch.
+            if last?.changes.count == changes.count, let tail = last?.tail,
+                zip(last?.changes ?? [], changes).allSatisfy({ $0 === $1 })
+            {
+                return tail
             }
             let tail = SharedBytes(ServerNotification.didChangeTail(version: version, changes: changes))
             last = (changes, tail)

@@ -13,7 +13,8 @@ struct PendingTransaction {
     var queue = InvalidationQueue()
     /// Lifecycle and view events in the order they happened; property changes are added at commit.
     var events: [Change] = []
-    var propertyChanges: [Change] = []
+    /// Added by `addPropertyChange`.
+    private(set) var propertyChanges: [Change] = []
     /// Set when the tree changed in a way no notification shows (what a view provides):
     /// the transaction still takes a version.
     var structural = false
