@@ -409,7 +409,7 @@ final class WatchRegistry {
         init(version: Int) { self.version = version }
 
         mutating func tail(for changes: [EncodedValueChange]) -> SharedBytes {
-            // Compared in place, as in `ChangeEncoding`: for every watch.
+            // The count compared in place first, as in `ChangeEncoding`: this runs for every watch.
             if last?.changes.count == changes.count, let tail = last?.tail,
                 zip(last?.changes ?? [], changes).allSatisfy({ $0 === $1 })
             {
