@@ -20,7 +20,7 @@ extension Graph {
             guard slot < type.storedCount else {
                 throw .readOnly("\(typeName).\(name)", .computed, "\(name) is computed from other properties")
             }
-            values[slot] = try checked(value, for: type.model.stored[slot], path: "\(typeName).\(name)")
+            values[slot] = try checked(value, forSlot: slot, of: type, path: "\(typeName).\(name)")
         }
         let record = ObjectRecord(
             serial: makeSerial(), name: makeObjectName(typeName), type: type, values: values, version: version.next,

@@ -15,7 +15,7 @@ public final class RegisteredType: Sendable {
     /// of an `@Observable` type, the `@Published` ones of an `ObservableObject`.
     private let announcing: [Bool]
     /// For each stored slot, whether a value written to it needs only conforming to its type: it
-    /// refers to no object and has no constraint (`Graph.writeProperty`).
+    /// refers to no object and has no constraint (`Graph.checked(_:forSlot:of:path:)`).
     private let onlyConformed: [Bool]
     /// Its properties' patterns, compiled once and held for as long as the type is (`WholeMatch`).
     private let patterns: [DeclaredPattern]
