@@ -1,9 +1,5 @@
 import MilieuJSON
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// A request of one of the methods clients send most, read straight from its line without the
 /// general JSON tree (`IncomingMessage`): a `graph/set` or a `graph/get` in the plain shape every
 /// client writes. The tree, the envelope check and the params' decoding cost about 6k
@@ -76,10 +72,8 @@ public struct RecentPaths: Sendable {
     /// The string of `bytes`, plain ASCII: the one held if it is, a new one otherwise,
     /// held from now on if it is longer than a string kept inline and not too long.
     mutating func string(_ bytes: UnsafeRawBufferPointer) -> String {
-        guard bytes.count > 15, let start = bytes.baseAddress else { return String(decoding: bytes, as: UTF8.self) }
-        for path in paths where path.utf8.count == bytes.count {
-            if path.utf8.withContiguousStorageIfAvailable({ memcmp($0.baseAddress!, start, bytes.count) == 0 }) == true { return path }
-        }
+        guard bytes.count > 15 else { return String(decoding: bytes, as: UTF8.self) }
+        for path in paths where path.hasUTF8(bytes) { return path }
         let path = String(decoding: bytes, as: UTF8.self)
         guard bytes.count <= Self.maxLength else { return path }
         if paths.count < Self.capacity {

@@ -1,4 +1,3 @@
-import Glibc
 import MilieuEngine
 import MilieuJSON
 import MilieuProtocol
@@ -55,23 +54,13 @@ final class StoredCause {
         return cause
     }
 
-    /// Whether `a` and `b` are the same bytes. Not `==`, which equates canonically equivalent
-    /// spellings (a precomposed `é` and an `e` with a combining accent): a cause keeps what its
-    /// request spelled.
+    /// Whether `a` and `b` are the same bytes (`String.hasUTF8`): a cause keeps what its request
+    /// spelled.
     @inline(__always)
     private static func sameBytes(_ a: String?, _ b: String?) -> Bool {
         switch (a, b) {
         case (nil, nil): true
-        case (let a?, let b?):
-            // Compared in memory: `utf8.elementsEqual` walked them a byte at a time, some 1,200
-            // instructions for a path. A string not stored contiguously (none that a request
-            // makes) counts as different, and its cause is made anew.
-            a.utf8.count == b.utf8.count
-                && a.utf8.withContiguousStorageIfAvailable { a in
-                    b.utf8.withContiguousStorageIfAvailable { b in
-                        a.isEmpty || a.baseAddress == b.baseAddress || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
-                    }
-                } == true
+        case (let a?, let b?): a.utf8.withContiguousStorageIfAvailable { b.hasUTF8(UnsafeRawBufferPointer($0)) } == true
         default: false
         }
     }

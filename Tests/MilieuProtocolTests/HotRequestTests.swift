@@ -122,13 +122,11 @@ import Testing
     }
 
     /// Paths read again come from `RecentPaths`: each still reads as written, among paths of
-    /// the same length, past the number held, and too long to hold.
+    /// the same length, past the number held, too long to hold, and after a longer one that
+    /// begins with it.
     @Test func recentPathsReadEachPathAsWritten() {
         var recent = RecentPaths()
-        // Twelve of one length (more than are held), one held inline, one too long to hold.
-        let paths = (0..<12).map { "/App/View\($0 % 10).value\($0 / 10)" } + ["theme.accent", "/App/" + String(repeating: "v", count: 300)]
-        for round in 0..<60 {
-            let path = paths[(round * 7) % paths.count]
+        func expectRead(_ path: String) {
             let line = Array(#"{"jsonrpc":"2.0","id":1,"method":"graph/set","params":{"path":"\#(path)","value":1}}"#.utf8)
             guard case .set(_, let request)? = line.withUnsafeBytes({ HotRequest.read($0, recentPaths: &recent) }) else {
                 Issue.record("\(path) was not read")
@@ -136,6 +134,11 @@ import Testing
             }
             #expect(request.path == path)
         }
+        expectRead("/App/View0.value0.more")
+        expectRead("/App/View0.value0")
+        // Twelve of one length (more than are held), one held inline, one too long to hold.
+        let paths = (0..<12).map { "/App/View\($0 % 10).value\($0 / 10)" } + ["theme.accent", "/App/" + String(repeating: "v", count: 300)]
+        for round in 0..<60 { expectRead(paths[(round * 7) % paths.count]) }
     }
 
     @Test func aValueTooDeepForTheLimitIsLeftToTheGeneralPath() {

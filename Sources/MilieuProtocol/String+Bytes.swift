@@ -1,0 +1,16 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension String {
+    /// Whether the string's UTF-8 is `bytes`, byte for byte. Not `==`, which equates canonically
+    /// equivalent spellings (a precomposed `é` and an `e` with a combining accent). A string not
+    /// stored contiguously (none that a request makes) counts as different. Inlinable: the server
+    /// asks it of every hot write.
+    @inlinable package func hasUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        utf8.count == bytes.count
+            && utf8.withContiguousStorageIfAvailable { own in
+                bytes.isEmpty || memcmp(own.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+            } == true
+    }
+}
