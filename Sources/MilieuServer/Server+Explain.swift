@@ -52,7 +52,7 @@ struct ExplainGraphBuilder {
     /// Attributes and views first, in the commit's order, then the effects, each linked to the
     /// evaluated view it happened under, or else to the cause. A written value's `old` is the one
     /// the engine recorded the transaction replacing (`replaced`), left out when it is not known.
-    mutating func addChanges(_ changes: [Change], replaced: ReplacedValues, registry: TypeRegistry) {
+    mutating func addChanges(_ changes: Commit.Changes, replaced: ReplacedValues, registry: TypeRegistry) {
         var effects: [(detail: JSONObject, underView: String?)] = []
         var written = 0
         func old() -> JSON?? {

@@ -34,20 +34,32 @@ public enum Change: Sendable, Equatable {
 }
 
 extension Change {
-    /// The order notifications of one version take (SPEC §8.3): property changes, creations,
-    /// unmounts, mounts, updates, diagnostics, destructions; the order of events within each kind kept.
-    static func inProtocolOrder(_ changes: [Change]) -> [Change] {
-        func rank(_ change: Change) -> Int {
-            switch change {
-            case .property, .state: 0
-            case .objectCreated: 1
-            case .viewUnmounted: 2
-            case .viewMounted: 3
-            case .viewUpdated: 4
-            case .diagnostic: 5
-            case .objectDestroyed: 6
-            }
+    /// Where a change's kind comes in a version's notifications (SPEC §8.3): property changes,
+    /// creations, unmounts, mounts, updates, diagnostics, destructions.
+    private var protocolRank: Int {
+        switch self {
+        case .property, .state: 0
+        case .objectCreated: 1
+        case .viewUnmounted: 2
+        case .viewMounted: 3
+        case .viewUpdated: 4
+        case .diagnostic: 5
+        case .objectDestroyed: 6
         }
+    }
+
+    /// Whether `changes` are in the order notifications of one version take: by kind, and at
+    /// most one destruction (destructions are put in creation order, which `inProtocolOrder` reads).
+    static func isInProtocolOrder(_ changes: some Collection<Change>) -> Bool {
+        changes.count < 2
+            || zip(changes, changes.dropFirst()).allSatisfy { a, b in
+                a.protocolRank < b.protocolRank || (a.protocolRank == b.protocolRank && a.protocolRank != 6)
+            }
+    }
+
+    /// `changes` in the order notifications of one version take (SPEC §8.3): by kind, the order
+    /// of events within each kind kept, destructions in the order the objects were created.
+    static func inProtocolOrder(_ changes: [Change]) -> [Change] {
         /// Destructions come in the order the objects were created: by the number in their id.
         func order(_ change: Change, _ offset: Int) -> Int {
             guard case .objectDestroyed(let object, _, _, _) = change, let n = Int(object.split(separator: "#").last ?? "") else {
@@ -55,17 +67,14 @@ extension Change {
             }
             return n
         }
-        guard changes.count > 1 else { return changes }
-        if zip(changes, changes.dropFirst()).allSatisfy({ rank($0) < rank($1) || (rank($0) == rank($1) && rank($0) != 6) }) {
-            return changes
-        }
+        guard !isInProtocolOrder(changes) else { return changes }
         // Each kind keeps arrival order, so a pass puts them in their places; only destructions
         // are sorted, by a number read once each: a large teardown costs a sort of its objects,
         // not a comparison sort of everything with an id parsed at every comparison.
         var kinds = [[Change]](repeating: [], count: 6)
         var destructions: [(order: Int, offset: Int, change: Change)] = []
         for (offset, change) in changes.enumerated() {
-            let kind = rank(change)
+            let kind = change.protocolRank
             if kind == 6 { destructions.append((order(change, offset), offset, change)) } else { kinds[kind].append(change) }
         }
         destructions.sort { a, b in a.order != b.order ? a.order < b.order : a.offset < b.offset }
@@ -75,38 +84,76 @@ extension Change {
 
 /// What one committed transaction changed, all under one version (rule 11).
 ///
-/// Immutable, and a class: a commit goes from the engine to its answer, the turn, the history and
-/// the log, and each copy of a struct of four collections cost some 300 instructions of retains
-/// and releases (callgrind), where a reference costs one.
-public final class Commit: Sendable {
-    public let version: Version
-    public let changes: [Change]
+/// Immutable, and one reference: a commit goes from the engine to its answer, the turn, the
+/// history and the log, and each copy of a struct of four collections cost some 300 instructions
+/// of retains and releases (callgrind), where a reference costs one. Its changes are in the same
+/// allocation as its fields (`Storage`, a `ManagedBuffer`), moved there from the transaction's
+/// `ChangeBuffer`s: an array of their own was a second allocation for every write, and a second
+/// free when the history let the commit go (some 300 instructions a write together).
+///
+/// `@unchecked Sendable`: its storage is written once, by `init`, before anything else can see
+/// it, and never after (a `ManagedBuffer` is not `Sendable`, whatever it holds). Reading its
+/// changes is inlinable, so that the daemon's modules read them in place, not through a call
+/// that copies each one out.
+public struct Commit: @unchecked Sendable {
+    /// A commit's fields, then its changes.
+    @usableFromInline final class Storage: ManagedBuffer<Fields, Change> {
+        deinit {
+            _ = withUnsafeMutablePointers { fields, changes in changes.deinitialize(count: fields.pointee.count) }
+        }
+    }
+
+    @usableFromInline struct Fields {
+        @usableFromInline let version: Version
+        /// How many changes follow.
+        @usableFromInline let count: Int
+        let invalidations: [Invalidation]
+        let announced: Set<ObjectSerial>
+        let replaced: ReplacedValues
+    }
+
+    @usableFromInline let storage: Storage
+
+    public init(version: Version, changes: [Change], invalidations: [Invalidation] = [], replaced: ReplacedValues = ReplacedValues()) {
+        let fields = Fields(version: version, count: changes.count, invalidations: invalidations, announced: [], replaced: replaced)
+        self.init(fields) { _ = UnsafeMutableBufferPointer(start: $0, count: changes.count).initialize(from: changes) }
+    }
+
+    /// A commit of `fields`, whose changes `initialize` puts in place: all `fields.count` of them.
+    init(_ fields: Fields, initialize: (UnsafeMutablePointer<Change>) -> Void) {
+        storage = unsafeDowncast(Storage.create(minimumCapacity: fields.count) { _ in fields }, to: Storage.self)
+        storage.withUnsafeMutablePointerToElements(initialize)
+    }
+
+    @inlinable public var version: Version { storage.header.version }
+    /// Its changes, in protocol order (SPEC §8.3).
+    @inlinable public var changes: Changes { Changes(storage: storage) }
     /// Why each view was queued for evaluation, in order (`graph/explain`); empty for a commit
     /// read back from the log.
-    public let invalidations: [Invalidation]
+    public var invalidations: [Invalidation] { storage.header.invalidations }
     /// The `ObservableObject`s whose `objectWillChange.send` it ran: their versions changed
     /// with no value (`durableWrites` keeps them).
-    let announced: Set<ObjectSerial>
-
+    var announced: Set<ObjectSerial> { storage.header.announced }
     /// The value each property and `@State` change of `changes` replaced, recorded as the
     /// transaction wrote it (`graph/explain`'s `old`); empty for a commit read back from the log.
-    public let replaced: ReplacedValues
+    public var replaced: ReplacedValues { storage.header.replaced }
 
-    public convenience init(
-        version: Version, changes: [Change], invalidations: [Invalidation] = [], replaced: ReplacedValues = ReplacedValues()
-    ) {
-        self.init(version: version, changes: changes, invalidations: invalidations, replaced: replaced, announced: [])
+    @inlinable public var isEmpty: Bool { storage.header.count == 0 }
+
+    /// A commit's changes, read where the commit holds them.
+    public struct Changes: RandomAccessCollection, @unchecked Sendable {
+        @usableFromInline let storage: Storage
+
+        @inlinable init(storage: Storage) { self.storage = storage }
+
+        @inlinable public var startIndex: Int { 0 }
+        @inlinable public var endIndex: Int { storage.header.count }
+
+        @inlinable public subscript(position: Int) -> Change {
+            precondition(position >= 0 && position < storage.header.count, "change \(position) of \(storage.header.count)")
+            return storage.withUnsafeMutablePointerToElements { $0[position] }
+        }
     }
-
-    init(version: Version, changes: [Change], invalidations: [Invalidation], replaced: ReplacedValues, announced: Set<ObjectSerial>) {
-        self.version = version
-        self.changes = changes
-        self.invalidations = invalidations
-        self.replaced = replaced
-        self.announced = announced
-    }
-
-    public var isEmpty: Bool { changes.isEmpty }
 }
 
 /// The values a commit's property and `@State` changes replaced, one for each, in the order of

@@ -29,7 +29,7 @@ extension Graph {
                 case .object(let id, .state): value = objects[id].map { .string($0.name) } ?? .null
                 default: continue
                 }
-                pending.addPropertyChange(.state(view: node.path, variable: node.variables[at: index].name, value: value))
+                pending.propertyChanges.append(.state(view: node.path, variable: node.variables[at: index].name, value: value))
                 pending.replaced.append(original.value)
                 setVersion(node, next)
                 invalidate(.location(location))
@@ -77,7 +77,7 @@ extension Graph {
     /// also re-renders the views that read it.
     private func reportPropertyChange(_ record: ObjectRecord, slot: Int, replacing old: JSON, invalidating: Bool = true) {
         let secure = record.type.isSecure(slot)
-        pending.addPropertyChange(
+        pending.propertyChanges.append(
             .property(
                 object: record.name, type: record.type.name, property: record.type.propertyName(slot),
                 value: secure ? nil : record.values[slot]))

@@ -285,7 +285,6 @@ public final class Graph {
         }
         // A transaction that changed nothing leaves nothing behind, not even a version given to
         // what it touched (`objectWillChange.send` on an object nobody subscribes to).
-        // The fields, not `pending.takeChanges()`, which hands them over.
         guard !pending.propertyChanges.isEmpty || !pending.events.isEmpty || pending.structural else {
             rollBack()
             return Commit(version: version, changes: [])
@@ -352,19 +351,28 @@ public final class Graph {
     }
 
     private func finishCommit() -> Commit {
-        let changes = pending.takeChanges()
-        guard !changes.isEmpty || pending.structural else {
-            pending.reset()
+        defer { pending.reset() }
+        guard !pending.propertyChanges.isEmpty || !pending.events.isEmpty || pending.structural else {
             return Commit(version: version, changes: [])
         }
-        let invalidations = namedInvalidations()
-        let replaced = pending.takeReplaced()
-        let announced = pending.announced
-        pending.reset()
         version = version.next
-        return Commit(
-            version: version, changes: Change.inProtocolOrder(changes), invalidations: invalidations, replaced: replaced,
-            announced: announced)
+        let properties = pending.propertyChanges.count
+        let fields = Commit.Fields(
+            version: version, count: properties + pending.events.count, invalidations: namedInvalidations(),
+            announced: pending.announced, replaced: pending.takeReplaced())
+        // Property changes come first (SPEC §8.3), and events are most often in order already:
+        // then both are moved into the commit as they are.
+        guard Change.isInProtocolOrder(pending.events.changes) else {
+            let events = Change.inProtocolOrder(Array(pending.events.changes))
+            return Commit(fields) { elements in
+                pending.propertyChanges.move(to: elements)
+                _ = UnsafeMutableBufferPointer(start: elements + properties, count: events.count).initialize(from: events)
+            }
+        }
+        return Commit(fields) { elements in
+            pending.propertyChanges.move(to: elements)
+            pending.events.move(to: elements + properties)
+        }
     }
 
     private func perform(_ operation: Operation) throws(EngineError) -> PendingOutcome {

@@ -1,7 +1,7 @@
 import MilieuJSON
 
 /// What the transaction in progress has touched, queued and logged so far.
-struct PendingTransaction {
+struct PendingTransaction: ~Copyable {
     /// Each written place with the value it had before the transaction, in first-touch order.
     private(set) var touched = TouchedPlaces()
     /// The value each reported property or `@State` change replaced, in the order they are
@@ -11,10 +11,10 @@ struct PendingTransaction {
     var announced: Set<ObjectSerial> = []
     /// Views to evaluate, with their reasons (rule 10), parents first (rule 11).
     var queue = InvalidationQueue()
-    /// Lifecycle and view events in the order they happened; property changes are added at commit.
-    var events: [Change] = []
-    /// Added by `addPropertyChange`.
-    private(set) var propertyChanges: [Change] = []
+    /// Lifecycle and view events in the order they happened.
+    var events = ChangeBuffer()
+    /// Property and `@State` changes, which come first in a commit (SPEC §8.3).
+    var propertyChanges = ChangeBuffer()
     /// Set when the tree changed in a way no notification shows (what a view provides):
     /// the transaction still takes a version.
     var structural = false
@@ -24,21 +24,6 @@ struct PendingTransaction {
     /// owner and its reason, which their destruction reports if the last holder lets go before
     /// the transaction ends (`vm = Model()` while a child holds the old one: `replaced`).
     var disowned: [ObjectSerial: (owner: String?, reason: DestructionReason)] = [:]
-
-    /// Adds a property or `@State` change. The first of a transaction makes an array of one: an
-    /// append to the empty one went through the array's growth, some 130 instructions more.
-    mutating func addPropertyChange(_ change: Change) {
-        if propertyChanges.isEmpty { propertyChanges = [change] } else { propertyChanges.append(change) }
-    }
-
-    /// Hands over the transaction's changes, property changes first, leaving none; without events
-    /// (a plain write) the property changes are taken as they are, not copied into a new log. A
-    /// mutating method, not a getter: reading a getter of `Graph.pending` copied the whole of it.
-    mutating func takeChanges() -> [Change] {
-        defer { (events, propertyChanges) = ([], []) }
-        if propertyChanges.isEmpty { return events }
-        return events.isEmpty ? propertyChanges : propertyChanges + events
-    }
 
     /// Hands over the values the transaction's changes replaced, leaving none.
     mutating func takeReplaced() -> ReplacedValues {
@@ -51,10 +36,8 @@ struct PendingTransaction {
         touched.removeAll()
         if !announced.isEmpty { announced.removeAll() }
         queue.reset()
-        // Not `removeAll(keepingCapacity:)`: a log a commit still holds would be copied into
-        // new storage of its full size, and after one large transaction every commit would pay for it.
-        events = []
-        propertyChanges = []
+        events.removeAll()
+        propertyChanges.removeAll()
         replaced = ReplacedValues()
         structural = false
         invalidations.removeAllKeepingCapacity()

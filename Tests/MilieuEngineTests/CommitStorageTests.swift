@@ -1,0 +1,81 @@
+import MilieuJSON
+import Testing
+
+@testable import MilieuEngine
+
+/// A commit keeps its changes in its own allocation, moved there from the transaction's
+/// `ChangeBuffer`s: what each holds must be exactly what the transaction recorded, every time.
+@Suite struct CommitStorageTests {
+    private static func change(_ n: Int) -> Change {
+        .state(view: "/App/Row[\(n)]", variable: "n", value: .string(String(repeating: "v", count: 20 + n)))
+    }
+
+    /// Appends past the initial room keep every change in order; a move hands all of them over
+    /// and leaves none; the buffer takes changes again after giving back its large room.
+    @Test func aChangeBufferMovesWhatItHoldsAndIsReusable() {
+        var buffer = ChangeBuffer()
+        for n in 0..<100 { buffer.append(Self.change(n)) }
+        let count = buffer.count
+        #expect(count == 100)
+        #expect(Array(buffer.changes) == (0..<100).map(Self.change))
+        let destination = UnsafeMutablePointer<Change>.allocate(capacity: 100)
+        defer { destination.deallocate() }
+        buffer.move(to: destination)
+        let emptied = (buffer.isEmpty, buffer.changes.count)
+        #expect(emptied == (true, 0))
+        #expect(Array(UnsafeBufferPointer(start: destination, count: 100)) == (0..<100).map(Self.change))
+        destination.deinitialize(count: 100)
+        buffer.append(Self.change(7))
+        buffer.append(Self.change(8))
+        #expect(Array(buffer.changes) == [Self.change(7), Self.change(8)])
+        buffer.removeAll()
+        let removed = buffer.isEmpty
+        #expect(removed)
+        buffer.append(Self.change(9))
+        #expect(Array(buffer.changes) == [Self.change(9)])
+    }
+
+    /// A commit made from an array reads back as that array; an empty one is empty.
+    @Test func aCommitReadsBackItsChanges() {
+        let changes = (0..<5).map(Self.change)
+        let commit = Commit(version: Version(3), changes: changes)
+        #expect(commit.version == Version(3))
+        #expect(Array(commit.changes) == changes)
+        #expect(commit.changes.count == 5 && commit.changes[4] == changes[4])
+        #expect(!commit.isEmpty)
+        #expect(Commit(version: Version(4), changes: []).isEmpty)
+    }
+
+    /// A transaction of many changes, then one of a single write, then one that fails, then
+    /// another write: each commit holds its own changes and nothing left from the one before.
+    @Test func eachTransactionsCommitHoldsOnlyItsOwnChanges() throws {
+        let graph = try makeGraph()
+        var mounted: [Commit] = []
+        for i in 0..<3 {
+            mounted.append(
+                try graph.mount(["parent": "/App", "name": "Row", "id": .int(i), "state": ["n": .int(i)], "body": ["{n}"]]).commit)
+        }
+        let rows = try graph.apply(
+            (3..<103).map { i in
+                Operation.mount(
+                    declaration: ["parent": "/App", "name": "Row", "id": .int(i), "state": ["n": .int(i)], "body": ["{n}"]], owner: nil)
+            }
+        ).commit
+        #expect(rows.changes.count == 100)
+        #expect(rows.changes.allSatisfy { if case .viewMounted = $0 { true } else { false } })
+        let write = try graph.set("/App/Row[5].n", 50)
+        #expect(
+            Array(write.changes) == [
+                .state(view: "/App/Row[5]", variable: "n", value: 50), .viewUpdated(view: "/App/Row[5]", reasons: ["_n"], body: ["50"]),
+            ])
+        #expect(throws: EngineError.self) { try graph.set("/App/Row[6].nope", 1) }
+        let next = try graph.set("/App/Row[6].n", 60)
+        #expect(
+            Array(next.changes) == [
+                .state(view: "/App/Row[6]", variable: "n", value: 60), .viewUpdated(view: "/App/Row[6]", reasons: ["_n"], body: ["60"]),
+            ])
+        // The commits before still hold theirs.
+        #expect(mounted.map { $0.changes.count } == [1, 1, 1])
+        #expect(rows.changes.count == 100)
+    }
+}
