@@ -42,27 +42,29 @@ enum LogFormat {
     }
 
     /// Appends one framed record to `writer`, in this build's format: the writes, then what
-    /// `history` writes, straight into the record (no buffer of their own to copy), the lengths
-    /// and checksums patched in after.
+    /// `history` writes, straight into the record (no buffer of their own to copy), the header's
+    /// lengths and checksums filled in after.
     static func appendRecord(
         version: Int, writes: ArraySlice<StoredWrite>, to writer: inout JSONWriter, history: (inout JSONWriter) -> Void
     ) {
         let start = writer.count
         let size = recordHeaderSize(format)
         writer.writeZeros(size + 4)
-        writer.patch(UInt32(truncatingIfNeeded: version), at: start + 8)
-        writer.patch(UInt32(truncatingIfNeeded: UInt64(version) >> 32), at: start + 12)
         StoredWrite.encode(writes, into: &writer)
-        writer.patch(UInt32(writer.count - start - size - 4), at: start + size)
+        let writesLength = writer.count - start - size - 4
         history(&writer)
         let length = writer.count - start - size
-        writer.patch(UInt32(length), at: start)
-        let payloadCRC = writer.withBytes { milieu_crc32c(0, $0.baseAddress! + start + size, length) }
-        writer.patch(payloadCRC, at: start + 16)
-        let headerCRC = writer.withBytes { bytes in
-            milieu_crc32c(milieu_crc32c(0, bytes.baseAddress! + start, 4), bytes.baseAddress! + start + 8, 12)
+        writer.withMutableBytes(in: start..<writer.count) { record in
+            func store<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+                record.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
+            }
+            let base = record.baseAddress!
+            store(UInt32(length), at: 0)
+            store(UInt64(version), at: 8)
+            store(UInt32(writesLength), at: size)
+            store(milieu_crc32c(0, base + size, length), at: 16)
+            store(milieu_crc32c(milieu_crc32c(0, base, 4), base + 8, 12), at: 4)
         }
-        writer.patch(headerCRC, at: start + 4)
     }
 
     /// What lies at a record's place in a segment of `format`.

@@ -195,9 +195,16 @@ import Testing
         let kept = copy
         copy.truncate(to: 1)
         copy.writeZeros(4)
-        copy.patch(0x4433_2211, at: 1)
+        copy.withMutableBytes(in: 1..<5) { $0.storeBytes(of: UInt32(0x4433_2211).littleEndian, as: UInt32.self) }
         #expect(copy.bytes == [UInt8(ascii: "["), 0x11, 0x22, 0x33, 0x44])
         #expect(kept.text == "[1]")
+        var shared = copy
+        let read = shared.withMutableBytes(in: 2..<4) { bytes in
+            defer { bytes[0] = 0xEE }
+            return Array(bytes)
+        }
+        #expect(read == [0x22, 0x33] && shared.bytes == [UInt8(ascii: "["), 0x11, 0xEE, 0x33, 0x44])
+        #expect(copy.bytes == [UInt8(ascii: "["), 0x11, 0x22, 0x33, 0x44], "the copy it shared bytes with is left alone")
         var emptied = kept
         emptied.removeAll()
         #expect(emptied.count == 0 && kept.text == "[1]")
