@@ -29,8 +29,9 @@ struct History {
         self.maxBytes = maxBytes
     }
 
-    /// Adds the newest commit; `size` is its log record's size (0 without a log).
-    mutating func append(_ commit: Commit, size: Int = 0, cause: StoredCause? = nil) {
+    /// Adds the newest commit; `size` is its log record's size (0 without a log). Each commit
+    /// that falls out of the retention is handed to `evicted` (`Graph.recycle`).
+    mutating func append(_ commit: Commit, size: Int = 0, cause: StoredCause? = nil, evicted: (consuming Commit) -> Void = { _ in }) {
         guard capacity > 0 else { return }
         entries.append(Entry(commit: commit, size: size, cause: cause))
         bytes += size
@@ -38,7 +39,9 @@ struct History {
             bytes -= entries[start].size
             // Let go of what it holds now (a mount of 100k views holds 100k changes); its slot,
             // which nothing reads again, goes when the array is compacted below.
-            entries[start].commit = Self.released
+            var oldest = Self.released
+            swap(&oldest, &entries[start].commit)
+            evicted(consume oldest)
             entries[start].cause = nil
             start += 1
         }

@@ -459,7 +459,7 @@ public final class Server: ConnectionHandler {
     /// (a registration, a change of what a view provides) took a version all the same.
     func publish(_ commit: Commit, cause: StoredCause, printLines: [Int: String]) {
         guard commit.version > (history.newest ?? Version(0)) else { return }
-        history.append(commit, size: store?.stagedSize(of: commit.version.rawValue) ?? 0, cause: cause)
+        history.append(commit, size: store?.stagedSize(of: commit.version.rawValue) ?? 0, cause: cause) { graph.recycle($0) }
         guard !commit.isEmpty || watches.watchesCommits else { return }
         let fanOut = watches.notifications(for: commit, cause: cause.cause, printLines: printLines)
         watches.forgetDestroyedObjects(of: commit)

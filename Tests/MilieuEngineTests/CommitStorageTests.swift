@@ -79,3 +79,57 @@ import Testing
         #expect(rows.changes.count == 100)
     }
 }
+
+/// `Graph.recycle`: the storage of a commit of one change that nothing else holds serves the
+/// next commit of one change; a commit still held elsewhere is never touched.
+@Suite struct CommitRecyclingTests {
+    private static func screen() -> JSON { ["parent": "/App", "name": "Counter", "state": ["n": 0]] }
+
+    @Test func aCommitNothingHoldsServesTheNextOneChangeCommit() throws {
+        let graph = try makeGraph()
+        try graph.mount(Self.screen())
+        let first = try graph.set("/App/Counter.n", 1)
+        let storage = ObjectIdentifier(first.storage)
+        let spares = graph.spareCommits.count
+        graph.recycle(consume first)
+        #expect(graph.spareCommits.count == spares + 1)
+        let second = try graph.set("/App/Counter.n", 2)
+        #expect(ObjectIdentifier(second.storage) == storage, "reused")
+        #expect(second.version == graph.version)
+        #expect(Array(second.changes) == [.state(view: "/App/Counter", variable: "n", value: 2)])
+        #expect(second.replaced[0] == .some(.some(1)) && second.replaced[1] == nil)
+        #expect(second.invalidations.isEmpty)
+    }
+
+    @Test func aCommitStillHeldIsLeftAsItIs() throws {
+        let graph = try makeGraph()
+        try graph.mount(Self.screen())
+        let held = try graph.set("/App/Counter.n", 1)
+        let copy = held
+        let spares = graph.spareCommits.count
+        graph.recycle(consume held)
+        #expect(graph.spareCommits.count == spares)
+        let next = try graph.set("/App/Counter.n", 2)
+        #expect(ObjectIdentifier(next.storage) != ObjectIdentifier(copy.storage))
+        #expect(Array(copy.changes) == [.state(view: "/App/Counter", variable: "n", value: 1)])
+        #expect(copy.replaced[0] == .some(.some(0)))
+        #expect(Array(next.changes) == [.state(view: "/App/Counter", variable: "n", value: 2)])
+    }
+
+    /// A commit of several changes is not kept: a spare has room for one.
+    @Test func aCommitOfSeveralChangesIsNotKept() throws {
+        let graph = try makeGraph()
+        let mount = try graph.mount(["parent": "/App", "name": "Shown", "state": ["n": 0], "body": ["{n}"]]).commit
+        let write = try graph.set("/App/Shown.n", 1)
+        #expect(write.changes.count == 2)
+        let spares = graph.spareCommits.count
+        graph.recycle(consume write)
+        #expect(graph.spareCommits.count == spares)
+        let next = try graph.set("/App/Shown.n", 2)
+        #expect(
+            Array(next.changes) == [
+                .state(view: "/App/Shown", variable: "n", value: 2), .viewUpdated(view: "/App/Shown", reasons: ["_n"], body: ["2"]),
+            ])
+        #expect(mount.changes.count == 1)
+    }
+}

@@ -20,4 +20,16 @@ import Testing
         #expect(history.changesInMemory == 1)
         #expect(history.oldest == Version(3) && history.entry(Version(2)) == nil)
     }
+
+    /// Each commit that falls out of the retention, by count or by bytes, is handed over as it
+    /// goes, oldest first (the daemon gives it back to the graph to reuse).
+    @Test func eachCommitPastTheRetentionIsHandedOver() {
+        var history = History(capacity: 2, maxBytes: 100)
+        var evicted: [Int] = []
+        for version in 1...4 { history.append(Self.mount(version, views: 1), size: 10) { evicted.append($0.version.rawValue) } }
+        #expect(evicted == [1, 2])
+        history.append(Self.mount(5, views: 1), size: 95) { evicted.append($0.version.rawValue) }
+        #expect(evicted == [1, 2, 3, 4])
+        #expect(history.oldest == Version(5))
+    }
 }

@@ -91,10 +91,10 @@ extension Change {
 /// `ChangeBuffer`s: an array of their own was a second allocation for every write, and a second
 /// free when the history let the commit go (some 300 instructions a write together).
 ///
-/// `@unchecked Sendable`: its storage is written once, by `init`, before anything else can see
-/// it, and never after (a `ManagedBuffer` is not `Sendable`, whatever it holds). Reading its
-/// changes is inlinable, so that the daemon's modules read them in place, not through a call
-/// that copies each one out.
+/// `@unchecked Sendable`: its storage is written by `init`, before anything else can see it, and
+/// after that only by `Graph.recycle`, once nothing else holds it (a `ManagedBuffer` is not
+/// `Sendable`, whatever it holds). Reading its changes is inlinable, so that the daemon's modules
+/// read them in place, not through a call that copies each one out.
 public struct Commit: @unchecked Sendable {
     /// A commit's fields, then its changes.
     @usableFromInline final class Storage: ManagedBuffer<Fields, Change> {
@@ -103,25 +103,34 @@ public struct Commit: @unchecked Sendable {
         }
     }
 
+    /// Written after `init` only by `Graph.recycle`, once nothing else holds the commit.
     @usableFromInline struct Fields {
         @usableFromInline let version: Version
         /// How many changes follow.
-        @usableFromInline let count: Int
-        let invalidations: [Invalidation]
-        let announced: Set<ObjectSerial>
-        let replaced: ReplacedValues
+        @usableFromInline var count: Int
+        var invalidations: [Invalidation]
+        var announced: Set<ObjectSerial>
+        var replaced: ReplacedValues
     }
 
-    @usableFromInline let storage: Storage
+    /// `var` only so that `Graph.recycle` can ask whether it is the last reference.
+    @usableFromInline var storage: Storage
 
     public init(version: Version, changes: [Change], invalidations: [Invalidation] = [], replaced: ReplacedValues = ReplacedValues()) {
         let fields = Fields(version: version, count: changes.count, invalidations: invalidations, announced: [], replaced: replaced)
         self.init(fields) { _ = UnsafeMutableBufferPointer(start: $0, count: changes.count).initialize(from: changes) }
     }
 
-    /// A commit of `fields`, whose changes `initialize` puts in place: all `fields.count` of them.
-    init(_ fields: Fields, initialize: (UnsafeMutablePointer<Change>) -> Void) {
-        storage = unsafeDowncast(Storage.create(minimumCapacity: fields.count) { _ in fields }, to: Storage.self)
+    /// A commit of `fields`, whose changes `initialize` puts in place: all `fields.count` of them,
+    /// in `spare`'s storage if given (which has room for one change and holds none).
+    init(_ fields: Fields, reusing spare: Storage? = nil, initialize: (UnsafeMutablePointer<Change>) -> Void) {
+        if let spare {
+            precondition(fields.count <= 1 && spare.header.count == 0, "a spare commit holds at most one change")
+            spare.header = fields
+            storage = spare
+        } else {
+            storage = unsafeDowncast(Storage.create(minimumCapacity: fields.count) { _ in fields }, to: Storage.self)
+        }
         storage.withUnsafeMutablePointerToElements(initialize)
     }
 

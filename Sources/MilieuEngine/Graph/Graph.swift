@@ -111,6 +111,12 @@ public final class Graph {
     var journal = Journal()
     var transaction = 0
     var pending = PendingTransaction()
+    /// Storage of commits of one change that nothing holds any more (`recycle`), for the next
+    /// ones: most writes are such a commit, and the history lets go of one as it takes one.
+    private(set) var spareCommits: [Commit.Storage] = []
+    /// Spares kept at most: the commits of a loop turn of pipelined writes, which the history
+    /// lets go of after they were all made (some 150 bytes each).
+    static let spareCommitLimit = 1024
     /// The objects `propagate` found written, kept between transactions for its room.
     var writtenSlots = WrittenSlots()
 
@@ -369,10 +375,28 @@ public final class Graph {
                 _ = UnsafeMutableBufferPointer(start: elements + properties, count: events.count).initialize(from: events)
             }
         }
-        return Commit(fields) { elements in
+        return Commit(fields, reusing: fields.count == 1 ? spareCommits.popLast() : nil) { elements in
             pending.propertyChanges.move(to: elements)
             pending.events.move(to: elements + properties)
         }
+    }
+
+    /// Takes back a commit the daemon let go of (the history's oldest): if nothing else holds it
+    /// and it has one change, its storage is kept for a later commit of one change, instead of
+    /// being freed only for another of the same size to be allocated. A commit something still
+    /// holds is left alone. What it held goes now; its fields are emptied in place (new empty
+    /// ones cost more than the allocation saved), and its version stays until it is reused.
+    public func recycle(_ commit: consuming Commit) {
+        var commit = commit
+        guard spareCommits.count < Self.spareCommitLimit, commit.storage.header.count == 1,
+            isKnownUniquelyReferenced(&commit.storage)
+        else { return }
+        commit.storage.withUnsafeMutablePointerToElements { _ = $0.move() }
+        commit.storage.header.count = 0
+        commit.storage.header.replaced = ReplacedValues()
+        if !commit.storage.header.invalidations.isEmpty { commit.storage.header.invalidations = [] }
+        if !commit.storage.header.announced.isEmpty { commit.storage.header.announced = [] }
+        spareCommits.append(commit.storage)
     }
 
     private func perform(_ operation: Operation) throws(EngineError) -> PendingOutcome {
