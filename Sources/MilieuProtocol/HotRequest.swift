@@ -1,5 +1,9 @@
 import MilieuJSON
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A request of one of the methods clients send most, read straight from its line without the
 /// general JSON tree (`IncomingMessage`): a `graph/set` or a `graph/get` in the plain shape every
 /// client writes. The tree, the envelope check and the params' decoding cost about 6k
@@ -122,6 +126,8 @@ private struct Scanner {
     }
 
     mutating func request() -> HotRequest? {
+        if let request = inClientsOrder() { return request }
+        position = 0
         guard object(depth: 1, member: { scanner, key in scanner.envelopeMember(key) }) else { return nil }
         skipWhitespace()
         // What the request keeps is taken out, not copied: the scanner's copies were released after.
@@ -143,6 +149,58 @@ private struct Scanner {
     /// The two methods read here, known by their bytes.
     enum HotMethod { case set, get }
 
+    /// The request in the order and spacing the clients in this repository write it,
+    /// `{"jsonrpc":"2.0","id":…,"method":"graph/set","params":{"path":"…","value":…}}`, with
+    /// `,"ifVersion":…` after the value if any (a `graph/get` has the path alone), its fixed
+    /// parts compared as bytes: no key to find, compare and mark, which cost about half of the
+    /// scan (some 1,000 instructions). The id, the value and the version are read as the scanner
+    /// reads them; anything else, in any member, leaves the line to the scanner, from its start.
+    private mutating func inClientsOrder() -> HotRequest? {
+        guard limits.maxDepth >= 2, take(#"{"jsonrpc":"2.0","id":"#), let member = memberValue(depth: 1), let id = Self.id(member)
+        else { return nil }
+        let isSet: Bool
+        if take(#","method":"graph/set","params":{"path":""#) {
+            isSet = true
+        } else if take(#","method":"graph/get","params":{"path":""#) {
+            isSet = false
+        } else {
+            return nil
+        }
+        guard let end = plainRunEnd(from: position) else { return nil }
+        let text = UnsafeRawBufferPointer(start: base + position, count: end - position)
+        position = end + 1
+        var written: JSON?
+        var version: Int?
+        if isSet {
+            guard take(#","value":"#), let member = memberValue(depth: 2) else { return nil }
+            written = member
+            if take(#","ifVersion":"#) {
+                switch memberValue(depth: 2) {
+                case .int(let number)?: version = number
+                case .null?: break
+                default: return nil
+                }
+            }
+        }
+        guard take("}}") else { return nil }
+        skipWhitespace()
+        guard position == count else { return nil }
+        let path = recentPaths.pointee.string(text)
+        guard let written = written.take() else { return .get(id: id, GraphGetRequest(path: path)) }
+        return .set(id: id, GraphSetRequest(path: path, value: written, ifVersion: version))
+    }
+
+    /// The id a member's value makes: an integer, a string or null (another number is echoed as
+    /// written, which only the general path does).
+    private static func id(_ member: JSON) -> RequestID? {
+        switch member {
+        case .int(let number): .int(number)
+        case .string(let text): .string(text)
+        case .null: .null
+        default: nil
+        }
+    }
+
     /// One member of the envelope, its key read; false gives up.
     private mutating func envelopeMember(_ key: UnsafeRawBufferPointer) -> Bool {
         if Self.is(key, "params") {
@@ -161,19 +219,9 @@ private struct Scanner {
             }
             return mark(.method)
         }
-        guard let member = memberValue(depth: 1) else { return false }
-        switch member {
-        case .int(let number) where Self.is(key, "id"):
-            id = .int(number)
-            return mark(.id)
-        case .string(let text) where Self.is(key, "id"):
-            id = .string(text)
-            return mark(.id)
-        case .null where Self.is(key, "id"):
-            id = .null
-            return mark(.id)
-        default: return false
-        }
+        guard Self.is(key, "id"), let member = memberValue(depth: 1), let id = Self.id(member) else { return false }
+        self.id = id
+        return mark(.id)
     }
 
     /// One member of the params, its key read; false gives up.
@@ -203,9 +251,14 @@ private struct Scanner {
     /// Whether `key` is `name`, byte for byte: a generic `elementsEqual` cost some 200
     /// instructions a comparison, a tenth of the whole read.
     private static func `is`(_ key: UnsafeRawBufferPointer, _ name: StaticString) -> Bool {
-        guard key.count == name.utf8CodeUnitCount else { return false }
-        let bytes = name.utf8Start
-        for index in 0..<key.count where key[index] != bytes[index] { return false }
+        key.count == name.utf8CodeUnitCount && (key.isEmpty || memcmp(key.baseAddress!, name.utf8Start, key.count) == 0)
+    }
+
+    /// Whether the bytes here are `literal`; past them if so.
+    private mutating func take(_ literal: StaticString) -> Bool {
+        let length = literal.utf8CodeUnitCount
+        guard count - position >= length, memcmp(base + position, literal.utf8Start, length) == 0 else { return false }
+        position += length
         return true
     }
 

@@ -148,6 +148,48 @@ import Testing
         #expect(Array(fits.utf8).withUnsafeBytes { HotRequest.read($0, limits: limits) } != nil)
         #expect(Array(deeper.utf8).withUnsafeBytes { HotRequest.read($0, limits: limits) } == nil)
         #expect(Array(deeper.utf8).withUnsafeBytes { IncomingMessage.parse($0, limits: limits) }.isFailure)
+        // The params themselves are too deep for a limit of 1, in the clients' order too.
+        let get = Array(#"{"jsonrpc":"2.0","id":1,"method":"graph/get","params":{"path":"p"}}"#.utf8)
+        #expect(get.withUnsafeBytes { HotRequest.read($0, limits: JSONLimits(maxDepth: 1)) } == nil)
+        #expect(get.withUnsafeBytes { IncomingMessage.parse($0, limits: JSONLimits(maxDepth: 1)) }.isFailure)
+        #expect(get.withUnsafeBytes { HotRequest.read($0, limits: JSONLimits(maxDepth: 2)) } != nil)
+    }
+
+    /// Lines in the order and spacing the clients write them are read by comparing their fixed
+    /// parts: every edit of one byte of such a line (a byte gone, doubled or replaced, the line
+    /// cut short) is read as the general path reads it, or left to it.
+    @Test func everyOneByteEditOfALineInTheClientsOrderIsReadAlikeOrLeftAlone() {
+        let seeds = [
+            #"{"jsonrpc":"2.0","id":12,"method":"graph/set","params":{"path":"a.b","value":{"k":[1,"x\n",true]}}}"#,
+            #"{"jsonrpc":"2.0","id":"s","method":"graph/get","params":{"path":"theme.colorScheme"}}"#,
+            #"{"jsonrpc":"2.0","id":null,"method":"graph/set","params":{"path":"/App/V[\"a\"].n","value":"é"}}"#,
+            #"{"jsonrpc":"2.0","id":3,"method":"graph/set","params":{"path":"p","value":[],"ifVersion":17}}"#,
+            #"{"jsonrpc":"2.0","id":3,"method":"graph/set","params":{"path":"p","value":0,"ifVersion":null}}"#,
+        ].map { Array($0.utf8) }
+        let replacements = Array(#"{}[]":,\ 09.-e"tsgp/"#.utf8) + [0x00, 0x7F, 0xC3]
+        var taken = 0
+        for seed in seeds {
+            #expect(seed.withUnsafeBytes { HotRequest.read($0) } != nil, "\(String(decoding: seed, as: UTF8.self))")
+            var edits = (0...seed.count).map { Array(seed.prefix($0)) }
+            for at in seed.indices {
+                var gone = seed
+                gone.remove(at: at)
+                var doubled = seed
+                doubled.insert(seed[at], at: at)
+                edits += [gone, doubled]
+                for byte in replacements where byte != seed[at] {
+                    var replaced = seed
+                    replaced[at] = byte
+                    edits.append(replaced)
+                }
+            }
+            for line in edits {
+                if line.withUnsafeBytes({ HotRequest.read($0) }) != nil { taken += 1 }
+                #expect(agree(line), "\(String(decoding: line, as: UTF8.self))")
+            }
+        }
+        // Edits of the id, the path and the value keep a request both paths read.
+        #expect(taken > 100)
     }
 
     /// Random edits of hot lines: every one the hot path takes, the general path reads the same.
@@ -155,6 +197,7 @@ import Testing
         let seeds = [
             #"{"jsonrpc":"2.0","id":12,"method":"graph/set","params":{"path":"a.b","value":{"k":[1,"x\n",true]},"ifVersion":3}}"#,
             #"{"jsonrpc":"2.0","id":"s","method":"graph/get","params":{"path":"theme.colorScheme"}}"#,
+            #"{"jsonrpc":"2.0","id":4,"method":"graph/set","params":{"path":"theme.accentColor","value":"c00001-a"}}"#,
         ].map { Array($0.utf8) }
         let alphabet = Array(#"{}[]":,\ u0123456789.-+eE"tfnlrsaidpvmhgj/"#.utf8) + [0x00, 0x7F, 0xC3, 0xA9, 0xFF, 0x09]
         var generator = SeededGenerator(seed: 0x5EED)
