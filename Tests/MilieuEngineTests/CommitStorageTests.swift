@@ -80,6 +80,38 @@ import Testing
     }
 }
 
+/// A transaction refused after it recorded changes (the request's budget ran out while its
+/// views were evaluated) leaves none of them to the next one.
+@Suite struct RefusedTransactionChangeTests {
+    @Test func aRefusedRequestsChangesAreNotInTheNextCommit() throws {
+        // As in `DeclaredTypeTests.aRequestsEvaluationsShareOneBudget`: 30 writes of a 1001-byte
+        // string cost more than the request's 20k steps, 10 fit.
+        let graph = try Graph(scene: .default, clock: { "2026-01-01T00:00:00.000Z" }, limits: GraphLimits(maxRequestSteps: 20_000))
+        try graph.register(
+            ModelType(
+                declaration: [
+                    "name": "Heavy", "style": "observable", "properties": ["text": ["type": "string"]],
+                    "computed": ["length": ["type": "int", "get": ["count": ["get": "text"]]]],
+                ]))
+        for index in 0..<30 {
+            try graph.mount([
+                "parent": "/App", "name": .string("H\(index)"), "state": ["h": ["$new": ["type": "Heavy"]]], "body": ["{h.length}"],
+            ])
+        }
+        let longer = JSON.string(String(repeating: "y", count: 1001))
+        let many = (0..<30).map { Operation.set(path: "/App/H\($0).h.text", value: longer, ifVersion: nil) }
+        #expect(throws: EngineError.self) { _ = try graph.apply(many) }
+        let next = try graph.apply(.set(path: "/App/H0.h.text", value: "z", ifVersion: nil)).commit
+        let object = try #require(graph.objectsByName.values.first { $0.ownerView?.path == "/App/H0" }?.name)
+        #expect(
+            Array(next.changes) == [
+                .property(object: object, type: "Heavy", property: "text", value: "z"),
+                .property(object: object, type: "Heavy", property: "length", value: 1),
+                .viewUpdated(view: "/App/H0", reasons: ["h.text"], body: ["1"]),
+            ])
+    }
+}
+
 /// `Graph.recycle`: the storage of a commit of one change that nothing else holds serves the
 /// next commit of one change; a commit still held elsewhere is never touched.
 @Suite struct CommitRecyclingTests {

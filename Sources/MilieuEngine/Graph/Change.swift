@@ -57,8 +57,9 @@ extension Change {
             }
     }
 
-    /// `changes` in the order notifications of one version take (SPEC §8.3): by kind, the order
-    /// of events within each kind kept, destructions in the order the objects were created.
+    /// `changes`, which are not (`isInProtocolOrder`), in the order notifications of one version
+    /// take (SPEC §8.3): by kind, the order of events within each kind kept, destructions in the
+    /// order the objects were created.
     static func inProtocolOrder(_ changes: [Change]) -> [Change] {
         /// Destructions come in the order the objects were created: by the number in their id.
         func order(_ change: Change, _ offset: Int) -> Int {
@@ -67,7 +68,6 @@ extension Change {
             }
             return n
         }
-        guard !isInProtocolOrder(changes) else { return changes }
         // Each kind keeps arrival order, so a pass puts them in their places; only destructions
         // are sorted, by a number read once each: a large teardown costs a sort of its objects,
         // not a comparison sort of everything with an id parsed at every comparison.
@@ -88,8 +88,9 @@ extension Change {
 /// history and the log, and each copy of a struct of four collections cost some 300 instructions
 /// of retains and releases (callgrind), where a reference costs one. Its changes are in the same
 /// allocation as its fields (`Storage`, a `ManagedBuffer`), moved there from the transaction's
-/// `ChangeBuffer`s: an array of their own was a second allocation for every write, and a second
-/// free when the history let the commit go (some 300 instructions a write together).
+/// `ChangeBuffer`s (copied, when its events had to be put in order): an array of their own was a
+/// second allocation for every write, and a second free when the history let the commit go
+/// (some 300 instructions a write together).
 ///
 /// `@unchecked Sendable`: its storage is written by `init`, before anything else can see it, and
 /// after that only by `Graph.recycle`, once nothing else holds it (a `ManagedBuffer` is not
@@ -118,7 +119,7 @@ public struct Commit: @unchecked Sendable {
 
     public init(version: Version, changes: [Change], invalidations: [Invalidation] = [], replaced: ReplacedValues = ReplacedValues()) {
         let fields = Fields(version: version, count: changes.count, invalidations: invalidations, announced: [], replaced: replaced)
-        self.init(fields) { _ = UnsafeMutableBufferPointer(start: $0, count: changes.count).initialize(from: changes) }
+        self.init(fields) { _ = UnsafeMutableBufferPointer(start: $0, count: changes.count).initialize(fromContentsOf: changes) }
     }
 
     /// A commit of `fields`, whose changes `initialize` puts in place: all `fields.count` of them,

@@ -2,8 +2,8 @@
 ///
 /// Storage of their own rather than an array: an array cannot give its elements away without
 /// destroying them, and copying each change into the commit and destroying the array's cost as
-/// much as the commit's own allocation saves. Noncopyable, so that nothing else can hold the
-/// storage this frees.
+/// much as the commit's own allocation saves. Noncopyable, so that no copy of it frees the same
+/// storage; what `changes` points at is read only while the buffer is not changed.
 struct ChangeBuffer: ~Copyable {
     private var base: UnsafeMutablePointer<Change>
     private var capacity: Int
@@ -11,7 +11,7 @@ struct ChangeBuffer: ~Copyable {
 
     /// The room kept from one transaction to the next, at most: a large one (a mount of many
     /// views) does not leave every later one holding its size.
-    static let keptCapacity = 64
+    private static let keptCapacity = 64
     private static let initialCapacity = 4
 
     init() {

@@ -367,17 +367,16 @@ public final class Graph {
             version: version, count: properties + pending.events.count, invalidations: namedInvalidations(),
             announced: pending.announced, replaced: pending.takeReplaced())
         // Property changes come first (SPEC §8.3), and events are most often in order already:
-        // then both are moved into the commit as they are.
-        guard Change.isInProtocolOrder(pending.events.changes) else {
-            let events = Change.inProtocolOrder(Array(pending.events.changes))
-            return Commit(fields) { elements in
-                pending.propertyChanges.move(to: elements)
-                _ = UnsafeMutableBufferPointer(start: elements + properties, count: events.count).initialize(from: events)
-            }
-        }
+        // then both are moved into the commit as they are. Events out of order are copied in
+        // their order, and the deferred reset destroys the ones the buffer still holds.
+        let reordered = Change.isInProtocolOrder(pending.events.changes) ? nil : Change.inProtocolOrder(Array(pending.events.changes))
         return Commit(fields, reusing: fields.count == 1 ? spareCommits.popLast() : nil) { elements in
             pending.propertyChanges.move(to: elements)
-            pending.events.move(to: elements + properties)
+            if let reordered {
+                _ = UnsafeMutableBufferPointer(start: elements + properties, count: reordered.count).initialize(fromContentsOf: reordered)
+            } else {
+                pending.events.move(to: elements + properties)
+            }
         }
     }
 
