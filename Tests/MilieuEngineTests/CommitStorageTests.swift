@@ -148,6 +148,19 @@ import Testing
         #expect(Array(next.changes) == [.state(view: "/App/Counter", variable: "n", value: 2)])
     }
 
+    /// A kept commit lets go of what its change held at once: a value it alone held is freed,
+    /// and one shared with a caller is the caller's own again.
+    @Test func aKeptCommitLetsGoOfItsChange() throws {
+        let graph = try makeGraph()
+        var items = Array(repeating: JSON.int(1), count: 100)
+        let storage = items.withUnsafeBufferPointer { $0.baseAddress }
+        let spares = graph.spareCommits.count
+        graph.recycle(Commit(version: Version(1), changes: [.state(view: "/App/X", variable: "n", value: .array(items))]))
+        #expect(graph.spareCommits.count == spares + 1)
+        items[0] = 2
+        #expect(items.withUnsafeBufferPointer { $0.baseAddress } == storage, "written in place: nothing else holds it")
+    }
+
     /// A commit of several changes is not kept: a spare has room for one.
     @Test func aCommitOfSeveralChangesIsNotKept() throws {
         let graph = try makeGraph()

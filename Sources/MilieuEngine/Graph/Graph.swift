@@ -386,7 +386,6 @@ public final class Graph {
     /// holds is left alone. What it held goes now; its fields are emptied in place (new empty
     /// ones cost more than the allocation saved), and its version stays until it is reused.
     public func recycle(_ commit: consuming Commit) {
-        var commit = commit
         guard spareCommits.count < Self.spareCommitLimit, commit.storage.header.count == 1,
             isKnownUniquelyReferenced(&commit.storage)
         else { return }
