@@ -84,20 +84,8 @@ import Testing
 /// views were evaluated) leaves none of them to the next one.
 @Suite struct RefusedTransactionChangeTests {
     @Test func aRefusedRequestsChangesAreNotInTheNextCommit() throws {
-        // As in `DeclaredTypeTests.aRequestsEvaluationsShareOneBudget`: 30 writes of a 1001-byte
-        // string cost more than the request's 20k steps, 10 fit.
-        let graph = try Graph(scene: .default, clock: { "2026-01-01T00:00:00.000Z" }, limits: GraphLimits(maxRequestSteps: 20_000))
-        try graph.register(
-            ModelType(
-                declaration: [
-                    "name": "Heavy", "style": "observable", "properties": ["text": ["type": "string"]],
-                    "computed": ["length": ["type": "int", "get": ["count": ["get": "text"]]]],
-                ]))
-        for index in 0..<30 {
-            try graph.mount([
-                "parent": "/App", "name": .string("H\(index)"), "state": ["h": ["$new": ["type": "Heavy"]]], "body": ["{h.length}"],
-            ])
-        }
+        // 30 writes of a 1001-byte string cost more than the request's 20k steps.
+        let graph = try makeHeavyRows()
         let longer = JSON.string(String(repeating: "y", count: 1001))
         let many = (0..<30).map { Operation.set(path: "/App/H\($0).h.text", value: longer, ifVersion: nil) }
         #expect(throws: EngineError.self) { _ = try graph.apply(many) }

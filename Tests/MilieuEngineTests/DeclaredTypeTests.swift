@@ -291,18 +291,7 @@ import Testing
     /// Past it the request is refused whole, `LimitExceeded` `requestSteps`, and nothing changes.
     @Test func aRequestsEvaluationsShareOneBudget() throws {
         // `count` of a 1000-byte string costs about 1000 steps; 30 objects share one request's 20k.
-        let graph = try Graph(scene: .default, clock: { "2026-01-01T00:00:00.000Z" }, limits: GraphLimits(maxRequestSteps: 20_000))
-        try graph.register(
-            ModelType(
-                declaration: [
-                    "name": "Heavy", "style": "observable", "properties": ["text": ["type": "string"]],
-                    "computed": ["length": ["type": "int", "get": ["count": ["get": "text"]]]],
-                ]))
-        for index in 0..<30 {
-            try graph.mount([
-                "parent": "/App", "name": .string("H\(index)"), "state": ["h": ["$new": ["type": "Heavy"]]], "body": ["{h.length}"],
-            ])
-        }
+        let graph = try makeHeavyRows()
         let long = JSON.string(String(repeating: "x", count: 1000))
         let few = (0..<10).map { Operation.set(path: "/App/H\($0).h.text", value: long, ifVersion: nil) }
         #expect(try graph.apply(few).commit.body(of: "/App/H0") == ["1000"])

@@ -9,6 +9,25 @@ func makeGraph(scene: Scene = .default) throws -> Graph {
     try Graph(scene: scene, clock: { "2026-01-01T00:00:00.000Z" })
 }
 
+/// 30 views `/App/H0`…`/App/H29`, each owning a `Heavy` whose computed `length` counts its
+/// `text` (about one step a character), under a budget of 20,000 steps a request: 10 writes of
+/// a 1000-byte text fit in one request, 30 do not.
+func makeHeavyRows() throws -> Graph {
+    let graph = try Graph(scene: .default, clock: { "2026-01-01T00:00:00.000Z" }, limits: GraphLimits(maxRequestSteps: 20_000))
+    try graph.register(
+        ModelType(
+            declaration: [
+                "name": "Heavy", "style": "observable", "properties": ["text": ["type": "string"]],
+                "computed": ["length": ["type": "int", "get": ["count": ["get": "text"]]]],
+            ]))
+    for index in 0..<30 {
+        try graph.mount([
+            "parent": "/App", "name": .string("H\(index)"), "state": ["h": ["$new": ["type": "Heavy"]]], "body": ["{h.length}"],
+        ])
+    }
+    return graph
+}
+
 /// S5 (seed 004): `ParentView` owns `isOn` and shows it; `ToggleRow` reads it through a binding.
 func makeToggleScreen() throws -> Graph {
     let graph = try makeGraph()
