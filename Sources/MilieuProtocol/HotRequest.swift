@@ -207,12 +207,12 @@ private struct Scanner {
             guard mark(.params) else { return false }
             return object(depth: 2) { scanner, key in scanner.paramsMember(key) }
         }
-        // `"2.0"` and the method compared where they are, with no string built for them.
-        if Self.is(key, "jsonrpc") { return plainString(is: "2.0") && mark(.jsonrpc) }
+        // `"2.0"` and the method compared where they are, quotes and all, with no string built.
+        if Self.is(key, "jsonrpc") { return take(#""2.0""#) && mark(.jsonrpc) }
         if Self.is(key, "method") {
-            if plainString(is: "graph/set") {
+            if take(#""graph/set""#) {
                 method = .set
-            } else if plainString(is: "graph/get") {
+            } else if take(#""graph/get""#) {
                 method = .get
             } else {
                 return false
@@ -309,16 +309,6 @@ private struct Scanner {
         guard let (value, end) = JSON.parseValue(in: line, at: position, depth: depth, limits: limits) else { return nil }
         position = end
         return value
-    }
-
-    /// Whether the value here is the string `expected`, written plainly (`"graph/set"`); past it if so.
-    private mutating func plainString(is expected: StaticString) -> Bool {
-        let length = expected.utf8CodeUnitCount
-        guard position + length + 2 <= count, base[position] == UInt8(ascii: "\""), base[position + length + 1] == UInt8(ascii: "\""),
-            Self.is(UnsafeRawBufferPointer(start: base + position + 1, count: length), expected)
-        else { return false }
-        position += length + 2
-        return true
     }
 
     /// The text of a string of plain ASCII, without its quotes; nil, at the same position, for
