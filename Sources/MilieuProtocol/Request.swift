@@ -15,7 +15,7 @@ public enum RequestID: Sendable, Hashable {
         case .null: writer.writeNull()
         case .int(let value): writer.writeInt(value)
         case .string(let value): writer.writeString(value)
-        case .number(let text): writer.writeRaw(text)
+        case .number(let text): writer.writeRaw(text.utf8)
         }
     }
 }

@@ -37,6 +37,21 @@ import Testing
         for (value, text) in cases { #expect(JSON.int(value).jsonText == text) }
     }
 
+    /// Where a digit is added or a pair of digits ends: each power of ten, one either side, and
+    /// their negatives, written and counted as Swift's own `description` spells them.
+    @Test func integersAtEveryPowerOfTenWriteAsSwiftSpellsThem() {
+        var values: [Int] = [0, Int.max, Int.min, Int.min + 1]
+        var power = 1
+        for _ in 0...18 {
+            values += [power - 1, power, power + 1].flatMap { [$0, -$0] }
+            power = power.multipliedReportingOverflow(by: 10).overflow ? power : power * 10
+        }
+        for value in values {
+            #expect(JSON.int(value).jsonText == String(value))
+            #expect(DecimalText.count(value) == String(value).utf8.count)
+        }
+    }
+
     @Test func doublesWriteShortestRoundTripTextWithADotOrExponent() throws {
         let cases: [(Double, String)] = [
             (1, "1.0"), (0, "0.0"), (-0.0, "-0.0"), (-2.5, "-2.5"), (0.1, "0.1"), (123_456, "123456.0"),
