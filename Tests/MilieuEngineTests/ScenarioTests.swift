@@ -351,6 +351,27 @@ import Testing
         #expect((0..<3).map { commit.replaced[$0] } == [.some("blue"), .some(1.0), .some(0)])
     }
 
+    /// Each `@State` change carries the value its own place had before the transaction,
+    /// wherever that place comes among those the transaction wrote; `@State` changes are
+    /// reported as their places come, property changes after them, object by object.
+    @Test func stateChangesCarryTheirOwnPlacesOriginals() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "V", "state": ["n": 1, "label": "a"]])
+        let (_, commit) = try graph.apply([
+            .set(path: "theme.accentColor", value: "red", ifVersion: nil), .set(path: "/App/V.n", value: 2, ifVersion: nil),
+            .set(path: "/App/V.label", value: "b", ifVersion: nil),
+        ])
+        let written: [String] = commit.changes.compactMap { change in
+            switch change {
+            case .state(_, let variable, let value): "\(variable)=\(value.jsonText)"
+            case .property(_, let type, let property, let value?): "\(type).\(property)=\(value.jsonText)"
+            default: nil
+            }
+        }
+        #expect(written == ["n=2", #"label="b""#, #"Theme.accentColor="red""#])
+        #expect((0..<3).map { commit.replaced[$0] } == [.some(1), .some("a"), .some("blue")])
+    }
+
     /// A transaction's written places are found by comparison up to `SmallTable.scanLimit`
     /// and through an index past it: either way each keeps its first original, gathers
     /// `changed`, and stays in first-write order; emptied, it starts over.
@@ -362,14 +383,16 @@ import Testing
                 places.touch(.state(view: ViewSerial(rawValue: n), variable: 0), original: .int(n + round), changed: n == 3 && round == 1)
             }
         }
-        #expect(places.entries.map(\.key) == (0..<count).map { .state(view: ViewSerial(rawValue: $0), variable: 0) })
-        #expect(places.entries.map(\.value.value) == (0..<count).map { .int($0) })
-        #expect(places.entries.map(\.value.changed) == (0..<count).map { $0 == 3 })
+        #expect(places.count == count)
+        #expect(
+            (0..<count).map { places.place(at: $0).location } == (0..<count).map { .state(view: ViewSerial(rawValue: $0), variable: 0) })
+        #expect((0..<count).map { places.original(at: $0) } == (0..<count).map { .int($0) })
+        #expect((0..<count).map { places.place(at: $0).changed } == (0..<count).map { $0 == 3 })
         #expect(places.contains(.state(view: ViewSerial(rawValue: count - 1), variable: 0)))
         #expect(!places.contains(.state(view: ViewSerial(rawValue: count), variable: 0)))
         places.removeAll()
-        #expect(places.entries.isEmpty && !places.contains(.state(view: ViewSerial(rawValue: 0), variable: 0)))
+        #expect(places.count == 0 && !places.contains(.state(view: ViewSerial(rawValue: 0), variable: 0)))
         places.touch(.state(view: ViewSerial(rawValue: 1), variable: 2), original: 5, changed: false)
-        #expect(places.entries.count == 1 && places.contains(.state(view: ViewSerial(rawValue: 1), variable: 2)))
+        #expect(places.count == 1 && places.contains(.state(view: ViewSerial(rawValue: 1), variable: 2)))
     }
 }

@@ -14,14 +14,16 @@ extension Graph {
             written.removeAll()
             swap(&written, &writtenSlots)
         }
-        for (location, original) in pending.touched.entries {
+        // By position: each place's original value is copied once, where a change reports it.
+        for position in 0..<pending.touched.count {
+            let (location, changed) = pending.touched.place(at: position)
             switch location {
             case .property(let id, let slot):
                 // Touched only by a write that changed it or announces every write (rule 9).
                 guard objects[id] != nil else { continue }
-                written.add(id, slot: slot, changed: original.changed, old: original.value)
+                written.add(id, slot: slot, changed: changed, original: position)
             case .state(let serial, let index):
-                guard original.changed, let node = viewsBySerial[serial] else { continue }
+                guard changed, let node = viewsBySerial[serial] else { continue }
                 let value: JSON
                 switch node.variables[at: index].value {
                 case .state(let held, _): value = held
@@ -29,11 +31,12 @@ extension Graph {
                 case .object(let id, .state): value = objects[id].map { .string($0.name) } ?? .null
                 default: continue
                 }
+                let original = pending.touched.original(at: position)
                 pending.propertyChanges.append(.state(view: node.path, variable: node.variables[at: index].name, value: value))
-                pending.replaced.append(original.value)
                 setVersion(node, next)
                 invalidate(.location(location))
-                if !projections.isEmpty { invalidateProjections(of: location, from: original.value, to: value, secure: false) }
+                if !projections.isEmpty { invalidateProjections(of: location, from: original, to: value, secure: false) }
+                pending.replaced.append(original)
             }
         }
         if !pending.announced.isEmpty { for id in pending.announced.sorted() { written.add(id) } }
@@ -44,7 +47,9 @@ extension Graph {
             for write in writes {
                 let announces = record.type.announces(write.slot)
                 announced = announced || announces
-                reportPropertyChange(record, slot: write.slot, replacing: write.old, invalidating: write.changed && announces)
+                reportPropertyChange(
+                    record, slot: write.slot, replacing: pending.touched.original(at: write.original),
+                    invalidating: write.changed && announces)
             }
             // Most types compute nothing: no set of changed slots to build for them.
             if !record.type.model.computed.isEmpty { updateComputed(record, changed: Set(writes.lazy.filter(\.changed).map(\.slot))) }
@@ -73,19 +78,21 @@ extension Graph {
         }
     }
 
-    /// Reports a property's new value, and the one it replaced (`old`), to watches; `invalidating`
-    /// also re-renders the views that read it.
-    private func reportPropertyChange(_ record: ObjectRecord, slot: Int, replacing old: JSON, invalidating: Bool = true) {
+    /// Reports a property's new value, and the one it replaced (`old`, kept with the commit), to
+    /// watches; `invalidating` also re-renders the views that read it.
+    private func reportPropertyChange(_ record: ObjectRecord, slot: Int, replacing old: consuming JSON, invalidating: Bool = true) {
         let secure = record.type.isSecure(slot)
         pending.propertyChanges.append(
             .property(
                 object: record.name, type: record.type.name, property: record.type.propertyName(slot),
                 value: secure ? nil : record.values[slot]))
+        if invalidating {
+            let location = Location.property(object: record.serial, slot: slot)
+            invalidate(.location(location))
+            if !projections.isEmpty { invalidateProjections(of: location, from: old, to: record.values[slot], secure: secure) }
+        }
+        // Last, so that `old` is moved into the commit rather than copied.
         pending.replaced.append(secure ? nil : old)
-        guard invalidating else { return }
-        let location = Location.property(object: record.serial, slot: slot)
-        invalidate(.location(location))
-        if !projections.isEmpty { invalidateProjections(of: location, from: old, to: record.values[slot], secure: secure) }
     }
 
     /// Re-renders the views that read a part of `location`'s value through a binding into it
@@ -222,12 +229,13 @@ extension Graph {
 /// object: those arrays were made and freed in every transaction, about 550 instructions of a
 /// 15k ephemeral `graph/set` (callgrind). The list keeps its room for the next transaction.
 struct WrittenSlots {
-    /// A write: the slot, whether it changed (rule 9), the value it had before the transaction,
-    /// and where the same object's next write is (-1: none).
+    /// A write: the slot, whether it changed (rule 9), the position of its place among those the
+    /// transaction touched (`TouchedPlaces`, which holds the value it had before), and where the
+    /// same object's next write is (-1: none). Nothing here to copy or release.
     struct Write {
         let slot: Int
         let changed: Bool
-        let old: JSON
+        let original: Int
         fileprivate(set) var next: Int
     }
 
@@ -254,9 +262,9 @@ struct WrittenSlots {
 
     /// Records a write of `slot`; without a slot, the object is only announced (`objectWillChange`).
     @inline(__always)
-    mutating func add(_ id: ObjectSerial, slot: Int? = nil, changed: Bool = false, old: JSON = .null) {
+    mutating func add(_ id: ObjectSerial, slot: Int? = nil, changed: Bool = false, original: Int = -1) {
         let added = slot.map { slot in
-            writes.append(Write(slot: slot, changed: changed, old: old, next: -1))
+            writes.append(Write(slot: slot, changed: changed, original: original, next: -1))
             return writes.count - 1
         }
         guard let position = table.position(of: id) else {

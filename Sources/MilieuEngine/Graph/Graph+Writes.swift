@@ -77,14 +77,12 @@ extension Graph {
                 throw .versionConflict(path: path, expected: ifVersion.rawValue, actual: actual?.rawValue ?? 0)
             }
         }
-        var newValue = value
-        if !members.isEmpty {
-            guard case .value(let whole) = boundValue(at: location) else {
-                throw .forbidden(path: path, .secure, "a secure value is written whole")
-            }
-            newValue = try replacing(members[...], in: whole, with: value, display: path)
+        // A whole value is written as it came, not through a copy of it.
+        guard !members.isEmpty else { return try write(location, value, display: path) }
+        guard case .value(let whole) = boundValue(at: location) else {
+            throw .forbidden(path: path, .secure, "a secure value is written whole")
         }
-        try write(location, newValue, display: path)
+        try write(location, try replacing(members[...], in: whole, with: value, display: path), display: path)
     }
 
     func write(_ location: Location, _ value: JSON, display: String) throws(EngineError) {

@@ -62,8 +62,17 @@ struct TouchedPlaces {
 
     private var table = SmallTable<Location, Original>()
 
-    /// Each place with its original, in first-write order.
-    var entries: [(key: Location, value: Original)] { table.entries }
+    /// How many places the transaction wrote.
+    var count: Int { table.entries.count }
+
+    /// The `position`-th place written, and whether a write changed it: read without a copy of
+    /// its original value, which only a reported change needs (`original(at:)`).
+    func place(at position: Int) -> (location: Location, changed: Bool) {
+        (table.entries[position].key, table.entries[position].value.changed)
+    }
+
+    /// The value the `position`-th place had before the transaction.
+    func original(at position: Int) -> JSON { table.entries[position].value.value }
 
     /// Whether the transaction wrote `location`.
     func contains(_ location: Location) -> Bool { table.position(of: location) != nil }
