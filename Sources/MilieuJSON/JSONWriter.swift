@@ -253,8 +253,8 @@ public struct JSONWriter: @unchecked Sendable {
     /// Appends a literal as is, unescaped: punctuation, or JSON known to be valid. A literal's
     /// bytes and length are constants where it is written, so this is a copy of known size;
     /// taking a `String` cost some 66 instructions a call (callgrind), most of them asking the
-    /// string where its bytes are. Text that is not a literal goes through `writeRaw(_:)` with
-    /// its `utf8`.
+    /// string where its bytes are. Text that is not a literal goes through
+    /// `writeRaw(_: some Sequence<UInt8>)` with its `utf8`.
     @inlinable @inline(__always)
     public mutating func writeRaw(_ literal: StaticString) {
         // Not `utf8Start`, which traps on a `StaticString` made from a `Unicode.Scalar`.

@@ -351,14 +351,14 @@ import Testing
         #expect((0..<3).map { commit.replaced[$0] } == [.some("blue"), .some(1.0), .some(0)])
     }
 
-    /// Each `@State` change carries the value its own place had before the transaction,
-    /// wherever that place comes among those the transaction wrote; `@State` changes are
-    /// reported as their places come, property changes after them, object by object.
-    @Test func stateChangesCarryTheirOwnPlacesOriginals() throws {
+    /// Each change carries the value its own place had before the transaction, wherever that
+    /// place comes among those the transaction wrote: `@State` changes are reported as their
+    /// places come, property changes after them, object by object.
+    @Test func changesCarryTheirOwnPlacesOriginals() throws {
         let graph = try makeGraph()
         try graph.mount(["parent": "/App", "name": "V", "state": ["n": 1, "label": "a"]])
         let (_, commit) = try graph.apply([
-            .set(path: "theme.accentColor", value: "red", ifVersion: nil), .set(path: "/App/V.n", value: 2, ifVersion: nil),
+            .set(path: "/App/V.n", value: 2, ifVersion: nil), .set(path: "theme.accentColor", value: "red", ifVersion: nil),
             .set(path: "/App/V.label", value: "b", ifVersion: nil),
         ])
         let written: [String] = commit.changes.compactMap { change in
@@ -370,6 +370,31 @@ import Testing
         }
         #expect(written == ["n=2", #"label="b""#, #"Theme.accentColor="red""#])
         #expect((0..<3).map { commit.replaced[$0] } == [.some(1), .some("a"), .some("blue")])
+    }
+
+    /// A property that re-renders nothing (a plain `var` of an `ObservableObject`) still reports
+    /// the value it replaced, in step with its change, between changes that re-render.
+    @Test func aChangeThatReRendersNothingKeepsItsReplacedValueInStep() throws {
+        let graph = try makeGraph()
+        try graph.register(
+            ModelType(declaration: [
+                "name": "Draft", "style": "observableObject",
+                "properties": ["title": ["type": "string"], "notes": ["type": "string", "published": false]],
+            ]))
+        try graph.mount(["parent": "/App", "name": "V", "stateObjects": ["vm": ["type": "Draft"]], "body": ["{vm.title}"]])
+        _ = try graph.apply([
+            .set(path: "/App/V.vm.title", value: "t0", ifVersion: nil), .set(path: "/App/V.vm.notes", value: "n0", ifVersion: nil),
+        ])
+        let (_, commit) = try graph.apply([
+            .set(path: "/App/V.vm.notes", value: "n1", ifVersion: nil), .set(path: "/App/V.vm.title", value: "t1", ifVersion: nil),
+            .set(path: "theme.accentColor", value: "red", ifVersion: nil),
+        ])
+        let written: [String] = commit.changes.compactMap { change in
+            guard case .property(_, let type, let property, let value?) = change else { return nil }
+            return "\(type).\(property)=\(value.jsonText)"
+        }
+        #expect(written == [#"Draft.notes="n1""#, #"Draft.title="t1""#, #"Theme.accentColor="red""#])
+        #expect((0..<3).map { commit.replaced[$0] } == [.some("n0"), .some("t0"), .some("blue")])
     }
 
     /// A transaction's written places are found by comparison up to `SmallTable.scanLimit`

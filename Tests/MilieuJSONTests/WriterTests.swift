@@ -37,18 +37,23 @@ import Testing
         for (value, text) in cases { #expect(JSON.int(value).jsonText == text) }
     }
 
-    /// Where a digit is added or a pair of digits ends: each power of ten, one either side, and
-    /// their negatives, written and counted as Swift's own `description` spells them.
-    @Test func integersAtEveryPowerOfTenWriteAsSwiftSpellsThem() {
-        var values: [Int] = [0, Int.max, Int.min, Int.min + 1]
+    /// `JSONWriter.writeInt` (`DecimalText`) spells integers as Swift's `description` does:
+    /// every value up to 10,000 (each pair of digits of its table in each place), each power of
+    /// ten with one either side (where a digit is added), and their negatives.
+    @Test func integersWrittenByTheWriterAreSpelledAsSwiftSpellsThem() {
+        var values = Array(0...10_000) + [Int.max, Int.min, Int.min + 1]
         var power = 1
         for _ in 0...18 {
-            values += [power - 1, power, power + 1].flatMap { [$0, -$0] }
+            values += [power - 1, power, power + 1]
             power = power.multipliedReportingOverflow(by: 10).overflow ? power : power * 10
         }
-        for value in values {
-            #expect(JSON.int(value).jsonText == String(value))
-            #expect(DecimalText.count(value) == String(value).utf8.count)
+        for value in values + values.map({ 0 &- $0 }) {
+            var writer = JSONWriter(capacity: 0)
+            writer.writeInt(value)
+            guard writer.text == String(value), DecimalText.count(value) == String(value).utf8.count else {
+                Issue.record("\(value) was written \(writer.text), counted \(DecimalText.count(value))")
+                return
+            }
         }
     }
 
