@@ -29,6 +29,30 @@ import Testing
         #expect(fired == [0, 1, 2, 3, 4])
     }
 
+    /// The next deadline is always a live timer's, whether the timers cancelled before it were
+    /// dropped by asking for it, by firing, or by compacting the queue.
+    @Test func theNextDeadlineSkipsCancelledTimers() {
+        var queue = TimerQueue()
+        var deadlines: [UInt64?] = []
+        let ids = (1...4).map { queue.schedule(deadline: UInt64($0) * 10) {} }
+        deadlines.append(queue.nextDeadline())
+        let cancelled = [queue.cancel(ids[0]), queue.cancel(ids[2])]
+        deadlines.append(queue.nextDeadline())
+        let fired = [queue.popDue(now: 35, scheduledBefore: queue.nextID), queue.popDue(now: 35, scheduledBefore: queue.nextID)]
+        deadlines.append(queue.nextDeadline())
+        let cancelledLast = queue.cancel(ids[3])
+        deadlines.append(queue.nextDeadline())
+        // Past 64 entries, most of them cancelled, the queue is compacted.
+        let many = (0..<100).map { queue.schedule(deadline: 1_000 + UInt64($0)) {} }
+        let cancelledMany = many.dropLast().map { queue.cancel($0) }
+        deadlines.append(queue.nextDeadline())
+        _ = queue.schedule(deadline: 500) {}
+        deadlines.append(queue.nextDeadline())
+        #expect(cancelled == [true, true] && cancelledLast && !cancelledMany.contains(false))
+        #expect(fired.map { $0 != nil } == [true, false])
+        #expect(deadlines == [10, 20, 40, nil, 1_099, 500])
+    }
+
     @Test func cancelledTimerNeverFires() throws {
         let fired = Mutex<[String]>([])
         let running = try RunningLoop { loop in
