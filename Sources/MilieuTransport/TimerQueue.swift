@@ -18,11 +18,9 @@ struct TimerQueue {
     }
 
     private var heap: [Entry] = []
+    /// Each live timer's body. Every live timer has one entry in `heap`, so the entries beyond
+    /// `bodies.count` are cancelled ones.
     private var bodies: [UInt64: () -> Void] = [:]
-    /// Entries in `heap` whose timer was cancelled. While there are none, the earliest entry is
-    /// live without asking `bodies`: the loop asks for the next deadline every turn, and that
-    /// lookup cost some 130 instructions a turn (callgrind).
-    private var cancelledEntries = 0
     private(set) var nextID: UInt64 = 1
 
     /// Nanoseconds on the monotonic clock.
@@ -50,21 +48,20 @@ struct TimerQueue {
 
     mutating func cancel(_ timer: TimerID) -> Bool {
         guard bodies.removeValue(forKey: timer.rawValue) != nil else { return false }
-        cancelledEntries += 1
         if heap.count > 64 && heap.count > 2 * bodies.count {
             heap.removeAll { bodies[$0.id] == nil }
             heap.sort { $0.precedes($1) }  // a sorted array is a valid heap
-            cancelledEntries = 0
         }
         return true
     }
 
-    /// The earliest live deadline.
+    /// The earliest live deadline. While no cancelled entry is left, the earliest entry is live
+    /// without asking `bodies`: the loop asks this every turn, and that lookup cost some 130
+    /// instructions a turn (callgrind).
     mutating func nextDeadline() -> UInt64? {
         while let top = heap.first {
-            if cancelledEntries == 0 || bodies[top.id] != nil { return top.deadline }
+            if heap.count == bodies.count || bodies[top.id] != nil { return top.deadline }
             pop()
-            cancelledEntries -= 1
         }
         return nil
     }
@@ -75,7 +72,6 @@ struct TimerQueue {
         while let top = heap.first, top.deadline <= now, top.id < limit {
             pop()
             if let body = bodies.removeValue(forKey: top.id) { return body }
-            cancelledEntries -= 1
         }
         return nil
     }
@@ -83,7 +79,6 @@ struct TimerQueue {
     mutating func removeAll() {
         heap.removeAll()
         bodies.removeAll()
-        cancelledEntries = 0
     }
 
     private mutating func push(_ entry: Entry) {
