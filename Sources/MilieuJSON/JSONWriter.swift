@@ -82,7 +82,7 @@ public struct JSONWriter: @unchecked Sendable {
         storage = capacity > 0 ? Self.allocate(capacity, copying: nil) : Self.empty
     }
 
-    private static func allocate(_ capacity: Int, copying old: Storage?) -> Storage {
+    fileprivate static func allocate(_ capacity: Int, copying old: Storage?) -> Storage {
         let count = old?.header.count ?? 0
         let storage = Storage.create(minimumCapacity: capacity) { _ in Header(count: count, capacity: capacity) }
         if let old, count > 0 {
@@ -124,23 +124,18 @@ public struct JSONWriter: @unchecked Sendable {
         append(source, bytes.count)
     }
 
-    /// Appends what `body` writes into a sink (most of whose room is on the stack) in one copy.
-    @inline(__always)
-    private mutating func appendFromSink(_ body: (inout ByteSink) -> Void) {
-        JSONOutput.withSink { sink in
-            body(&sink)
-            append(UnsafeRawBufferPointer(sink.buffer))
-        }
-    }
-
-    /// Bytes `range` of what was written, to read and overwrite in place: a header whose lengths
-    /// and checksums are known only once what follows it is written, filled in with one
-    /// uniqueness check (one a field cost some 25 instructions each).
-    public mutating func withMutableBytes<R>(in range: Range<Int>, _ body: (UnsafeMutableRawBufferPointer) -> R) -> R {
-        precondition(range.lowerBound >= 0 && range.upperBound <= count, "bytes outside what was written")
+    /// Runs `body` with a sink that writes into this writer's own storage, in place. The storage
+    /// is made this writer's own once, here, so that the writes in `body` cost no uniqueness
+    /// check each: a log record or an answer made of many pieces checks once, where each write
+    /// of the writer's own checked again (about 36 checks, some 400 instructions, a persistent
+    /// `graph/set`'s record and answer; callgrind).
+    public mutating func withSink<R>(_ body: (inout JSONSink) -> R) -> R {
         reserve(0)
-        return storage.withUnsafeMutablePointerToElements {
-            body(UnsafeMutableRawBufferPointer(start: $0 + range.lowerBound, count: range.count))
+        return withUnsafeMutablePointer(to: &storage) { owner in
+            var sink = JSONSink(writer: owner)
+            let result = body(&sink)
+            sink.close()
+            return result
         }
     }
 
@@ -186,43 +181,21 @@ public struct JSONWriter: @unchecked Sendable {
         storage.header.count = count
     }
 
-    /// Writes `value` as compact JSON: a string or an integer (what most values written are) in
-    /// place, anything else through a sink.
+    /// Writes `value` as compact JSON.
     public mutating func write(_ value: JSON) {
-        switch value {
-        case .string(let text): writeString(text)
-        case .int(let number): writeInt(number)
-        default: appendFromSink { $0.write(value) }
-        }
+        withSink { $0.write(value) }
     }
 
     /// Writes `string` as a quoted, escaped JSON string.
     public mutating func writeString(_ string: String) {
-        let written = string.utf8.withContiguousStorageIfAvailable { writePlainString($0) }
-        if written != true { appendFromSink { $0.writeString(string) } }
-    }
-
-    /// Writes `utf8` quoted where it lands if none of its bytes needs escaping, as in nearly every
-    /// name, path and value; false, having written nothing, if one does. Through a sink, a short
-    /// string cost about 200 instructions (callgrind); in place, a third of that.
-    private mutating func writePlainString(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
-        let length = utf8.count
-        reserve(length &+ JSONOutput.plainStringRoom)
-        return storage.withUnsafeMutablePointers { header, elements in
-            let start = elements + header.pointee.count
-            guard JSONOutput.copyIfPlain(utf8, to: start + 1) else { return false }
-            start[0] = UInt8(ascii: "\"")
-            start[length &+ 1] = UInt8(ascii: "\"")
-            header.pointee.count &+= length &+ 2
-            return true
-        }
+        withSink { $0.writeString(string) }
     }
 
     /// Writes `"key":`: a quoted, escaped object key and the colon after it.
     public mutating func writeKey(_ key: String) {
-        appendFromSink { sink in
+        withSink { sink in
             sink.writeString(key)
-            sink.append(UInt8(ascii: ":"))
+            sink.writeRaw(UInt8(ascii: ":"))
         }
     }
 
@@ -237,7 +210,7 @@ public struct JSONWriter: @unchecked Sendable {
 
     /// Writes a double as it would appear in `JSON.double(value)`; non-finite values as `null`.
     public mutating func writeDouble(_ value: Double) {
-        appendFromSink { $0.writeDouble(value) }
+        withSink { $0.writeDouble(value) }
     }
 
     /// Writes `true` or `false`.
@@ -252,9 +225,7 @@ public struct JSONWriter: @unchecked Sendable {
 
     /// Appends a literal as is, unescaped: punctuation, or JSON known to be valid. A literal's
     /// bytes and length are constants where it is written, so this is a copy of known size;
-    /// taking a `String` cost some 66 instructions a call (callgrind), most of them asking the
-    /// string where its bytes are. Text that is not a literal goes through
-    /// `writeRaw(_: some Sequence<UInt8>)` with its `utf8`.
+    /// string where its bytes are. Other text goes through a sink (`withSink`).
     @inlinable @inline(__always)
     public mutating func writeRaw(_ literal: StaticString) {
         // Not `utf8Start`, which traps on a `StaticString` made from a `Unicode.Scalar`.
@@ -288,23 +259,6 @@ public struct JSONWriter: @unchecked Sendable {
     public mutating func writeRaw(_ other: JSONWriter) {
         other.withBytes { append(UnsafeRawBufferPointer($0)) }
     }
-
-    /// Appends bytes as is.
-    public mutating func writeRaw(_ rawBytes: some Sequence<UInt8>) {
-        let done: Void? = rawBytes.withContiguousStorageIfAvailable { append(UnsafeRawBufferPointer($0)) }
-        guard done == nil else { return }
-        for byte in rawBytes { writeRaw(byte) }
-    }
-
-    /// Appends `count` zero bytes: room for a header that `patch` fills in once what follows is written.
-    public mutating func writeZeros(_ count: Int) {
-        guard count > 0 else { return }
-        reserve(count)
-        storage.withUnsafeMutablePointers { header, elements in
-            (elements + header.pointee.count).initialize(repeating: 0, count: count)
-            header.pointee.count &+= count
-        }
-    }
 }
 
 // MARK: - Encoding
@@ -312,9 +266,9 @@ public struct JSONWriter: @unchecked Sendable {
 enum JSONOutput {
     /// Runs `body` with a sink whose first kilobyte lives on the stack.
     @inline(__always)
-    static func withSink<R>(_ body: (inout ByteSink) -> R) -> R {
+    static func withSink<R>(_ body: (inout JSONSink) -> R) -> R {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { stack in
-            var sink = ByteSink(stack: stack)
+            var sink = JSONSink(stack: stack)
             return body(&sink)
         }
     }
@@ -335,7 +289,7 @@ enum JSONOutput {
         UnsafeMutableRawPointer(destination + length).storeBytes(of: 0 as UInt64, as: UInt64.self)
         var offset = 0
         while true {
-            let flagged = ByteSink.escapeFlags(UnsafeRawPointer(destination + offset).loadUnaligned(as: UInt64.self))
+            let flagged = JSONSink.escapeFlags(UnsafeRawPointer(destination + offset).loadUnaligned(as: UInt64.self))
             if flagged != 0 { return offset &+ flagged.trailingZeroBitCount &>> 3 >= length }
             offset &+= 8
         }
@@ -346,7 +300,7 @@ enum JSONOutput {
 
     /// Appends what `body` writes to `out` in one copy.
     @inline(__always)
-    static func append(to out: inout [UInt8], _ body: (inout ByteSink) -> Void) {
+    static func append(to out: inout [UInt8], _ body: (inout JSONSink) -> Void) {
         withSink { sink in
             body(&sink)
             out.append(contentsOf: sink.buffer)
@@ -354,29 +308,58 @@ enum JSONOutput {
     }
 }
 
-/// A growable byte buffer written through a raw pointer, so that encoding costs no per-byte
-/// bounds or uniqueness checks. It starts in caller-provided (stack) memory and moves to the
-/// heap if it outgrows it.
-struct ByteSink: ~Copyable {
+/// JSON text written through a raw pointer, so that encoding costs no per-byte bounds or
+/// uniqueness checks: into a `JSONWriter`'s storage (`JSONWriter.withSink`), or into memory of
+/// its own that starts on the stack and moves to the heap if it outgrows it (a value's
+/// `jsonText`). Punctuation is the caller's, as with `JSONWriter`.
+public struct JSONSink: ~Copyable {
+    /// Where the bytes live.
+    private enum Home {
+        /// Memory the caller provided (the stack); not the sink's to free.
+        case borrowed
+        /// Memory the sink allocated after outgrowing what it was given; freed with the sink.
+        case owned
+        /// A writer's storage, made its own before the sink was: growing replaces it.
+        case writer(UnsafeMutablePointer<JSONWriter.Storage>)
+    }
+
     private var base: UnsafeMutablePointer<UInt8>
-    private var count = 0
+    /// The number of bytes written, a writer's included: where the next byte goes.
+    public private(set) var count: Int
     private var capacity: Int
-    private var ownsStorage: Bool
+    private var home: Home
 
     init(stack: UnsafeMutableBufferPointer<UInt8>) {
+        count = 0
         if let address = stack.baseAddress, stack.count > 0 {
             base = address
             capacity = stack.count
-            ownsStorage = false
+            home = .borrowed
         } else {
             capacity = 256
             base = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
-            ownsStorage = true
+            home = .owned
         }
     }
 
+    /// Writes after what `owner` holds, in its storage, which is `owner`'s alone and stays alive
+    /// while the sink does (`JSONWriter.withSink`): its elements' address is stable until the
+    /// sink replaces it.
+    init(writer owner: UnsafeMutablePointer<JSONWriter.Storage>) {
+        let storage = owner.pointee
+        base = storage.withUnsafeMutablePointerToElements { $0 }
+        count = storage.header.count
+        capacity = storage.header.capacity
+        home = .writer(owner)
+    }
+
     deinit {
-        if ownsStorage { base.deallocate() }
+        if case .owned = home { base.deallocate() }
+    }
+
+    /// Hands a writer's storage what was written; the sink writes no more.
+    mutating func close() {
+        if case .writer(let owner) = home { owner.pointee.header.count = count }
     }
 
     /// The bytes written so far; valid until the sink is next written to or destroyed.
@@ -391,12 +374,19 @@ struct ByteSink: ~Copyable {
     @inline(never)
     private mutating func grow(_ extra: Int) {
         let newCapacity = Swift.max(capacity &* 2, count + extra)
-        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        newBase.initialize(from: base, count: count)
-        if ownsStorage { base.deallocate() }
-        base = newBase
+        switch home {
+        case .writer(let owner):
+            owner.pointee.header.count = count
+            owner.pointee = JSONWriter.allocate(newCapacity, copying: owner.pointee)
+            base = owner.pointee.withUnsafeMutablePointerToElements { $0 }
+        case .borrowed, .owned:
+            let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+            newBase.initialize(from: base, count: count)
+            if case .owned = home { base.deallocate() }
+            base = newBase
+            home = .owned
+        }
         capacity = newCapacity
-        ownsStorage = true
     }
 
     /// Appends a byte the caller has reserved room for.
@@ -413,33 +403,58 @@ struct ByteSink: ~Copyable {
         count &+= length
     }
 
+    /// Appends one byte as is.
     @inline(__always)
-    mutating func append(_ byte: UInt8) {
+    public mutating func writeRaw(_ byte: UInt8) {
         reserve(1)
         put(byte)
     }
 
+    /// Appends a literal as is, unescaped: punctuation, or JSON known to be valid.
     @inline(__always)
-    mutating func append(_ literal: StaticString) {
-        let length = literal.utf8CodeUnitCount
-        reserve(length)
-        put(literal.utf8Start, length)
+    public mutating func writeRaw(_ literal: StaticString) {
+        // Not `utf8Start`, which traps on a `StaticString` made from a `Unicode.Scalar`. Put in
+        // place, not through `writeRaw(_: UnsafeBufferPointer)`: where the length is a constant,
+        // the copy is a few moves rather than a call of `memcpy`.
+        literal.withUTF8Buffer { bytes in
+            guard let source = bytes.baseAddress else { return }
+            reserve(bytes.count)
+            put(source, bytes.count)
+        }
     }
 
-    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+    /// Appends bytes as is.
+    public mutating func writeRaw(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress else { return }
         reserve(bytes.count)
         put(source, bytes.count)
     }
 
+    /// Appends `count` zero bytes: room for a header filled in once what follows is written
+    /// (`withMutableBytes`).
+    public mutating func writeZeros(_ zeros: Int) {
+        guard zeros > 0 else { return }
+        reserve(zeros)
+        (base + count).initialize(repeating: 0, count: zeros)
+        count &+= zeros
+    }
+
+    /// Bytes `range` of what was written, to overwrite in place: a header whose lengths and
+    /// checksums are known only once what follows it is written.
+    public mutating func withMutableBytes<R>(in range: Range<Int>, _ body: (UnsafeMutableRawBufferPointer) -> R) -> R {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count, "bytes outside what was written")
+        return body(UnsafeMutableRawBufferPointer(start: base + range.lowerBound, count: range.count))
+    }
+
     // MARK: Values
 
-    mutating func write(_ value: JSON) {
+    /// Writes `value` as compact JSON.
+    public mutating func write(_ value: JSON) {
         switch value {
         case .null:
-            append("null")
+            writeRaw("null")
         case .bool(let b):
-            append(b ? "true" : "false")
+            writeRaw(b ? "true" : "false")
         case .int(let i):
             writeInt(i)
         case .double(let d):
@@ -447,54 +462,54 @@ struct ByteSink: ~Copyable {
         case .string(let s):
             writeString(s)
         case .array(let elements):
-            append(UInt8(ascii: "["))
+            writeRaw(UInt8(ascii: "["))
             var first = true
             for element in elements {
-                if !first { append(UInt8(ascii: ",")) }
+                if !first { writeRaw(UInt8(ascii: ",")) }
                 first = false
                 write(element)
             }
-            append(UInt8(ascii: "]"))
+            writeRaw(UInt8(ascii: "]"))
         case .object(let object):
-            append(UInt8(ascii: "{"))
+            writeRaw(UInt8(ascii: "{"))
             var first = true
             for member in object.members {
-                if !first { append(UInt8(ascii: ",")) }
+                if !first { writeRaw(UInt8(ascii: ",")) }
                 first = false
                 writeString(member.key)
-                append(UInt8(ascii: ":"))
+                writeRaw(UInt8(ascii: ":"))
                 write(member.value)
             }
-            append(UInt8(ascii: "}"))
+            writeRaw(UInt8(ascii: "}"))
         }
     }
 
     mutating func writePretty(_ value: JSON, level: Int) {
         switch value {
         case .array(let elements) where !elements.isEmpty:
-            append(UInt8(ascii: "["))
+            writeRaw(UInt8(ascii: "["))
             var first = true
             for element in elements {
-                if !first { append(UInt8(ascii: ",")) }
+                if !first { writeRaw(UInt8(ascii: ",")) }
                 first = false
                 writeNewline(indent: level + 1)
                 writePretty(element, level: level + 1)
             }
             writeNewline(indent: level)
-            append(UInt8(ascii: "]"))
+            writeRaw(UInt8(ascii: "]"))
         case .object(let object) where !object.isEmpty:
-            append(UInt8(ascii: "{"))
+            writeRaw(UInt8(ascii: "{"))
             var first = true
             for member in object.members {
-                if !first { append(UInt8(ascii: ",")) }
+                if !first { writeRaw(UInt8(ascii: ",")) }
                 first = false
                 writeNewline(indent: level + 1)
                 writeString(member.key)
-                append(": ")
+                writeRaw(": ")
                 writePretty(member.value, level: level + 1)
             }
             writeNewline(indent: level)
-            append(UInt8(ascii: "}"))
+            writeRaw(UInt8(ascii: "}"))
         default:
             write(value)
         }
@@ -506,55 +521,71 @@ struct ByteSink: ~Copyable {
         for _ in 0..<2 * level { put(UInt8(ascii: " ")) }
     }
 
-    mutating func writeInt(_ value: Int) {
+    /// Writes an integer in decimal.
+    public mutating func writeInt(_ value: Int) {
         reserve(20)  // "-9223372036854775808"
         count &+= DecimalText.write(value, to: base + count)
     }
 
-    mutating func writeDouble(_ value: Double) {
+    /// Writes a double as it would appear in `JSON.double(value)`; non-finite values as `null`.
+    public mutating func writeDouble(_ value: Double) {
         guard value.isFinite else {
-            append("null")
+            writeRaw("null")
             return
         }
         // Integral values of moderate size: the digits and ".0", exactly as `description` writes them.
         if value.magnitude < 1e15, value == value.rounded(.towardZero) {
             if value == 0 {
-                append(value.sign == .minus ? "-0.0" : "0.0")
+                writeRaw(value.sign == .minus ? "-0.0" : "0.0")
             } else {
                 writeInt(Int(value))
-                append(".0")
+                writeRaw(".0")
             }
             return
         }
         // Swift's description is the shortest text that reads back as the same double, and for
         // finite values always has a "." or an exponent.
         var text = value.description
-        text.withUTF8 { append($0) }
+        text.withUTF8 { writeRaw($0) }
         if !text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") }) {
-            append(".0")
+            writeRaw(".0")
         }
     }
 
-    mutating func writeString(_ string: String) {
-        let done: Void? = string.utf8.withContiguousStorageIfAvailable { writeEscaped($0) }
-        if done == nil {
-            var copy = string
-            copy.withUTF8 { writeEscaped($0) }
-        }
+    /// Writes `string` as a quoted, escaped JSON string: in place if none of its bytes needs
+    /// escaping, as in nearly every name, path and value, and otherwise out of line.
+    public mutating func writeString(_ string: String) {
+        let written = string.utf8.withContiguousStorageIfAvailable { writePlain($0) }
+        if written != true { writeEscaped(string) }
+    }
+
+    /// Writes `utf8` quoted where it lands if none of its bytes needs escaping; false, having
+    /// written nothing, if one does. Through the escaping loop, a short string cost about 200
+    /// instructions (callgrind); in place, a third of that.
+    @inline(__always)
+    private mutating func writePlain(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        let length = utf8.count
+        reserve(length &+ JSONOutput.plainStringRoom)
+        guard JSONOutput.copyIfPlain(utf8, to: base + (count &+ 1)) else { return false }
+        base[count] = UInt8(ascii: "\"")
+        base[count &+ length &+ 1] = UInt8(ascii: "\"")
+        count &+= length &+ 2
+        return true
+    }
+
+    @inline(never)
+    private mutating func writeEscaped(_ string: String) {
+        var copy = string
+        copy.withUTF8 { writeEscaped($0) }
     }
 
     /// Writes valid UTF-8 quoted, escaping `"`, `\` and control characters, copying the runs
     /// between escapes in bulk.
     private mutating func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
         let length = utf8.count
-        reserve(length &+ JSONOutput.plainStringRoom)
+        reserve(length &+ 2)
         put(UInt8(ascii: "\""))
         guard let source = utf8.baseAddress else {
-            put(UInt8(ascii: "\""))
-            return
-        }
-        if JSONOutput.copyIfPlain(utf8, to: base + count) {
-            count &+= length
             put(UInt8(ascii: "\""))
             return
         }

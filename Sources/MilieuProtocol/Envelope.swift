@@ -3,34 +3,40 @@ import MilieuJSON
 /// Writes JSON-RPC responses and notifications as single lines, straight into a byte buffer.
 public enum Envelope {
     public static func result(id: RequestID, _ result: JSON, into writer: inout JSONWriter) {
-        writer.writeRaw(#"{"jsonrpc":"2.0","id":"#)
-        id.write(into: &writer)
-        writer.writeRaw(#","result":"#)
-        writer.write(result)
-        writer.writeRaw(UInt8(ascii: "}"))
+        writer.withSink { sink in
+            sink.writeRaw(#"{"jsonrpc":"2.0","id":"#)
+            id.write(into: &sink)
+            sink.writeRaw(#","result":"#)
+            sink.write(result)
+            sink.writeRaw(UInt8(ascii: "}"))
+        }
     }
 
     /// A response whose result is only a version (`VersionResult`, every write's), from a template:
     /// the same bytes as `result(id:_:into:)` with `VersionResult(version:).wire`, without building
     /// and walking a result tree.
     public static func versionResult(id: RequestID, version: Int, into writer: inout JSONWriter) {
-        writer.writeRaw(#"{"jsonrpc":"2.0","id":"#)
-        id.write(into: &writer)
-        writer.writeRaw(#","result":{"version":"#)
-        writer.writeInt(version)
-        writer.writeRaw("}}")
+        writer.withSink { sink in
+            sink.writeRaw(#"{"jsonrpc":"2.0","id":"#)
+            id.write(into: &sink)
+            sink.writeRaw(#","result":{"version":"#)
+            sink.writeInt(version)
+            sink.writeRaw("}}")
+        }
     }
 
     public static func error(id: RequestID, _ error: RPCError, into writer: inout JSONWriter) {
-        writer.writeRaw(#"{"jsonrpc":"2.0","id":"#)
-        id.write(into: &writer)
-        writer.writeRaw(#","error":{"code":"#)
-        writer.writeInt(error.code)
-        writer.writeRaw(#","message":"#)
-        writer.writeString(error.message)
-        writer.writeRaw(#","data":"#)
-        writer.write(.object(error.data))
-        writer.writeRaw("}}")
+        writer.withSink { sink in
+            sink.writeRaw(#"{"jsonrpc":"2.0","id":"#)
+            id.write(into: &sink)
+            sink.writeRaw(#","error":{"code":"#)
+            sink.writeInt(error.code)
+            sink.writeRaw(#","message":"#)
+            sink.writeString(error.message)
+            sink.writeRaw(#","data":"#)
+            sink.write(.object(error.data))
+            sink.writeRaw("}}")
+        }
     }
 
     public static func notification(method: String, _ params: JSON, into writer: inout JSONWriter) {

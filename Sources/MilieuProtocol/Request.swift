@@ -10,12 +10,14 @@ public enum RequestID: Sendable, Hashable {
     case number(String)
 
     /// Writes the id as it was sent.
-    public func write(into writer: inout JSONWriter) {
+    public func write(into sink: inout JSONSink) {
         switch self {
-        case .null: writer.writeNull()
-        case .int(let value): writer.writeInt(value)
-        case .string(let value): writer.writeString(value)
-        case .number(let text): writer.writeRaw(text.utf8)
+        case .null: sink.writeRaw("null")
+        case .int(let value): sink.writeInt(value)
+        case .string(let value): sink.writeString(value)
+        case .number(let text):
+            var digits = text
+            digits.withUTF8 { sink.writeRaw($0) }
         }
     }
 }

@@ -109,7 +109,7 @@ enum Persistence {
     /// `commit`'s changes as a JSON array, one short array per change, written straight out
     /// (this runs for every commit) into its log record. A secure property's change carries the
     /// property's position in its type, not its name: nothing of a secret is written.
-    static func writeHistory(_ changes: some RandomAccessCollection<Change>, _ graph: Graph, into writer: inout JSONWriter) {
+    static func writeHistory(_ changes: some RandomAccessCollection<Change>, _ graph: Graph, into writer: inout JSONSink) {
         // Fixed arities rather than a variadic list: an array of strings for every change.
         func entry(_ tag: Unicode.Scalar, _ first: String) {
             writer.writeRaw(UInt8(ascii: "["))

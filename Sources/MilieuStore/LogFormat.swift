@@ -43,27 +43,30 @@ enum LogFormat {
 
     /// Appends one framed record to `writer`, in this build's format: the writes, then what
     /// `history` writes, straight into the record (no buffer of their own to copy), the header's
-    /// lengths and checksums filled in after.
+    /// lengths and checksums filled in after; all through one sink, so that the writer's storage
+    /// is checked for uniqueness once a record, not once a piece.
     static func appendRecord(
-        version: Int, writes: ArraySlice<StoredWrite>, to writer: inout JSONWriter, history: (inout JSONWriter) -> Void
+        version: Int, writes: ArraySlice<StoredWrite>, to writer: inout JSONWriter, history: (inout JSONSink) -> Void
     ) {
-        let start = writer.count
-        let size = recordHeaderSize(format)
-        writer.writeZeros(size + 4)
-        StoredWrite.encode(writes, into: &writer)
-        let writesLength = writer.count - start - size - 4
-        history(&writer)
-        let length = writer.count - start - size
-        writer.withMutableBytes(in: start..<writer.count) { record in
-            func store<T: FixedWidthInteger>(_ value: T, at offset: Int) {
-                record.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
+        writer.withSink { sink in
+            let start = sink.count
+            let size = recordHeaderSize(format)
+            sink.writeZeros(size + 4)
+            StoredWrite.encode(writes, into: &sink)
+            let writesLength = sink.count - start - size - 4
+            history(&sink)
+            let length = sink.count - start - size
+            sink.withMutableBytes(in: start..<sink.count) { record in
+                func store<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+                    record.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
+                }
+                let base = record.baseAddress!
+                store(UInt32(length), at: 0)
+                store(UInt64(version), at: 8)
+                store(UInt32(writesLength), at: size)
+                store(milieu_crc32c(0, base + size, length), at: 16)
+                store(milieu_crc32c(milieu_crc32c(0, base, 4), base + 8, 12), at: 4)
             }
-            let base = record.baseAddress!
-            store(UInt32(length), at: 0)
-            store(UInt64(version), at: 8)
-            store(UInt32(writesLength), at: size)
-            store(milieu_crc32c(0, base + size, length), at: 16)
-            store(milieu_crc32c(milieu_crc32c(0, base, 4), base + 8, 12), at: 4)
         }
     }
 

@@ -219,7 +219,7 @@ public final class Store {
     /// staged is not staged again. Returns whether the record changes the snapshot.
     @discardableResult
     public func stage(
-        version: Int, writes: (_ add: (consuming StoredWrite) -> Void) -> Void, history: (inout JSONWriter) -> Void
+        version: Int, writes: (_ add: (consuming StoredWrite) -> Void) -> Void, history: (inout JSONSink) -> Void
     ) -> Bool {
         guard version > stagedThrough else { return false }
         stagedThrough = version

@@ -18,7 +18,7 @@ public enum StoredWrite: Sendable, Equatable {
 extension StoredWrite {
     /// `[["t",name,decl],["v",path,decl],["s",view,name,value],["r",path],["c",view,name]]`: JSON, so that a
     /// record is as readable as the snapshot's rows.
-    static func encode(_ writes: ArraySlice<StoredWrite>, into writer: inout JSONWriter) {
+    static func encode(_ writes: ArraySlice<StoredWrite>, into writer: inout JSONSink) {
         writer.writeRaw(UInt8(ascii: "["))
         // By index: not a copy of each write whole (see `Persistence.writeHistory`).
         for index in writes.indices {

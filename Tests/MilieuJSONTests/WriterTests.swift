@@ -140,7 +140,7 @@ import Testing
         writer.writeDouble(2)
         writer.writeRaw([UInt8(ascii: ",")])
         writer.writeBool(true)
-        writer.writeRaw(",".utf8)
+        writer.withSink { $0.writeRaw(",") }
         writer.writeBool(false)
         Array(",".utf8).withUnsafeBytes { writer.writeRaw($0) }
         writer.writeNull()
@@ -214,14 +214,18 @@ import Testing
         #expect(first.text == "[1" && copy.text == "[1]" && second.text == "-22")
         let kept = copy
         copy.truncate(to: 1)
-        copy.writeZeros(4)
-        copy.withMutableBytes(in: 1..<5) { $0.storeBytes(of: UInt32(0x4433_2211).littleEndian, as: UInt32.self) }
+        copy.withSink { sink in
+            sink.writeZeros(4)
+            sink.withMutableBytes(in: 1..<5) { $0.storeBytes(of: UInt32(0x4433_2211).littleEndian, as: UInt32.self) }
+        }
         #expect(copy.bytes == [UInt8(ascii: "["), 0x11, 0x22, 0x33, 0x44])
         #expect(kept.text == "[1]")
         var shared = copy
-        let read = shared.withMutableBytes(in: 2..<4) { bytes in
-            defer { bytes[0] = 0xEE }
-            return Array(bytes)
+        let read = shared.withSink { sink in
+            sink.withMutableBytes(in: 2..<4) { bytes in
+                defer { bytes[0] = 0xEE }
+                return Array(bytes)
+            }
         }
         #expect(read == [0x22, 0x33] && shared.bytes == [UInt8(ascii: "["), 0x11, 0xEE, 0x33, 0x44])
         #expect(copy.bytes == [UInt8(ascii: "["), 0x11, 0x22, 0x33, 0x44], "the copy it shared bytes with is left alone")
@@ -248,6 +252,32 @@ import Testing
         expected += large
         #expect(writer.count == expected.count && writer.capacity >= expected.count)
         #expect(writer.bytes == expected)
+    }
+
+    /// A sink writes into its writer's storage and grows it as the writer would, keeping every
+    /// byte, and the writer counts what the sink wrote: across a growth, and in a sink opened
+    /// again on what an earlier one wrote.
+    @Test func aSinkWritesIntoItsWriterAndGrowsIt() {
+        var writer = JSONWriter(capacity: 8)
+        writer.writeRaw("[")
+        var expected = "["
+        writer.withSink { sink in
+            for index in 0..<2_000 {
+                if index > 0 { sink.writeRaw(UInt8(ascii: ",")) }
+                sink.writeString("n\(index)\"")
+                sink.writeInt(index)
+            }
+        }
+        for index in 0..<2_000 { expected += (index > 0 ? "," : "") + #""n\#(index)\"""# + String(index) }
+        #expect(writer.count == expected.utf8.count && writer.capacity >= writer.count)
+        #expect(writer.text == expected)
+        let size = writer.withSink { sink in
+            sink.write(["a": [1, 2.5, true, .null]])
+            sink.writeRaw("]")
+            return sink.count
+        }
+        expected += #"{"a":[1,2.5,true,null]}]"#
+        #expect(size == expected.utf8.count && writer.text == expected)
     }
 
     @Test func keysAreEscapedLikeStrings() throws {

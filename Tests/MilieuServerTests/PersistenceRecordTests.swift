@@ -23,7 +23,7 @@ import Testing
             .diagnostic(kind: "StateObjectInitIgnored", message: "m", view: "/App/Form", variable: "cart", ignored: ["x": 1], hint: "h"),
         ]
         var writer = JSONWriter()
-        Persistence.writeHistory(changes, graph, into: &writer)
+        writer.withSink { Persistence.writeHistory(changes, graph, into: &$0) }
         let bytes = writer.bytes
         #expect(!String(decoding: bytes, as: UTF8.self).contains("password"), "a secure property is not named")
         let commit = try #require(Persistence.commit(version: 7, historyBytes: bytes, graph))
