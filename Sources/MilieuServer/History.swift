@@ -9,15 +9,20 @@ struct History {
     /// A commit, its log record's size and what made it, when known (`graph/explain`): one
     /// entry, so that a commit is appended once (three arrays cost three appends and copies).
     private struct Entry {
-        var commit: Commit
+        let version: Version
+        /// nil once the commit falls out of the retention (`letGo`), before `start`.
+        var commit: Commit?
         let size: Int
         var cause: StoredCause?
+
+        /// Moves the commit out and drops what made it: the entry holds nothing any more.
+        mutating func letGo() -> Commit? {
+            cause = nil
+            return commit.take()
+        }
     }
 
     private var entries: [Entry] = []
-    /// What an entry before `start` holds in place of its commit: one shared commit, so that
-    /// letting go of one allocates nothing.
-    private static let released = Commit(version: Version(0), changes: [])
     /// Index of the oldest commit held; the ones before it are dropped lazily.
     private var start = 0
     private var bytes = 0
@@ -29,20 +34,21 @@ struct History {
         self.maxBytes = maxBytes
     }
 
-    /// Adds the newest commit; `size` is its log record's size (0 without a log). Each commit
-    /// that falls out of the retention is handed to `evicted` (`Graph.recycle`).
-    mutating func append(_ commit: Commit, size: Int = 0, cause: StoredCause? = nil, evicted: (consuming Commit) -> Void = { _ in }) {
+    /// Adds the newest commit, moved in with what made it; `size` is its log record's size (0
+    /// without a log). Each commit that falls out of the retention is moved out to `evicted`
+    /// (`Graph.recycle`): nothing is copied, where a copy of each and a placeholder in its place
+    /// cost some 150 instructions a write (callgrind).
+    mutating func append(
+        _ commit: consuming Commit, size: Int = 0, cause: consuming StoredCause? = nil, evicted: (consuming Commit) -> Void = { _ in }
+    ) {
         guard capacity > 0 else { return }
-        entries.append(Entry(commit: commit, size: size, cause: cause))
+        entries.append(Entry(version: commit.version, commit: commit, size: size, cause: cause))
         bytes += size
         while entries.count - start > capacity || (bytes > maxBytes && entries.count - start > 1) {
             bytes -= entries[start].size
             // Let go of what it holds now (a mount of 100k views holds 100k changes); its slot,
             // which nothing reads again, goes when the array is compacted below.
-            var oldest = Self.released
-            swap(&oldest, &entries[start].commit)
-            evicted(consume oldest)
-            entries[start].cause = nil
+            if let oldest = entries[start].letGo() { evicted(oldest) }
             start += 1
         }
         if start > 1024 && start * 2 > entries.count {
@@ -53,19 +59,19 @@ struct History {
 
     /// How many changes the history keeps in memory, those of commits past its retention that
     /// wait for the array's compaction included: what its memory is in proportion to.
-    var changesInMemory: Int { entries.reduce(0) { $0 + $1.commit.changes.count } }
+    var changesInMemory: Int { entries.reduce(0) { $0 + ($1.commit?.changes.count ?? 0) } }
 
     /// The newest version held, if any.
-    var newest: Version? { entries.count > start ? entries[entries.count - 1].commit.version : nil }
+    var newest: Version? { entries.count > start ? entries[entries.count - 1].version : nil }
 
     /// The oldest version still held, if any.
-    var oldest: Version? { entries.count > start ? entries[start].commit.version : nil }
+    var oldest: Version? { entries.count > start ? entries[start].version : nil }
 
     /// The commit of `version` and what made it; nil when it is not held.
     func entry(_ version: Version) -> (commit: Commit, cause: StoredCause?)? {
         let index = firstIndex(after: Version(version.rawValue - 1))
-        guard index < entries.count, entries[index].commit.version == version else { return nil }
-        return (entries[index].commit, entries[index].cause)
+        guard index < entries.count, entries[index].version == version, let commit = entries[index].commit else { return nil }
+        return (commit, entries[index].cause)
     }
 
     /// The index of the first commit held after `version`.
@@ -74,7 +80,7 @@ struct History {
         var high = entries.count
         while low < high {
             let middle = (low + high) / 2
-            if entries[middle].commit.version <= version { low = middle + 1 } else { high = middle }
+            if entries[middle].version <= version { low = middle + 1 } else { high = middle }
         }
         return low
     }
@@ -85,6 +91,6 @@ struct History {
         guard version < current else { return [] }
         guard let oldest, oldest <= version.next else { return nil }
         let first = firstIndex(after: version)
-        return entries[first...].map { ($0.commit, $0.cause) }
+        return entries[first...].compactMap { entry in entry.commit.map { ($0, entry.cause) } }
     }
 }

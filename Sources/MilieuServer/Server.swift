@@ -271,7 +271,8 @@ public final class Server: ConnectionHandler {
             }
             for sent in position..<end {
                 for index in sending.lines[sent].commits {
-                    publish(sending.commits[index], cause: sending.causes[index], printLines: sending.printLines[index] ?? [:])
+                    let made = sending.takeCommit(index)
+                    publish(made.commit, cause: made.cause, printLines: sending.printLines[index] ?? [:])
                 }
             }
             position = end
@@ -348,7 +349,9 @@ public final class Server: ConnectionHandler {
         }
         if turn.responses.count > start.response { turn.responses.writeRaw(UInt8(ascii: "\n")) }
         var wrote = false
-        if let store { for commit in turn.commits[start.commits...] where Persistence.stage(commit, of: graph, in: store) { wrote = true } }
+        if let store {
+            for case let made? in turn.commits[start.commits...] where Persistence.stage(made.commit, of: graph, in: store) { wrote = true }
+        }
         turn.endLine(from: start, session: session, isBatch: isBatch, wrote: wrote)
     }
 
@@ -455,12 +458,18 @@ public final class Server: ConnectionHandler {
         }
     }
 
-    /// Records a commit and sends each watcher its notifications. A commit with no changes
-    /// (a registration, a change of what a view provides) took a version all the same.
-    func publish(_ commit: Commit, cause: StoredCause, printLines: [Int: String]) {
+    /// Sends each watcher its notifications of a commit, then records it. A commit with no
+    /// changes (a registration, a change of what a view provides) took a version all the same.
+    func publish(_ commit: consuming Commit, cause: consuming StoredCause, printLines: [Int: String]) {
         guard commit.version > (history.newest ?? Version(0)) else { return }
-        history.append(commit, size: store?.stagedSize(of: commit.version.rawValue) ?? 0, cause: cause) { graph.recycle($0) }
-        guard !commit.isEmpty || watches.watchesCommits else { return }
+        if !commit.isEmpty || watches.watchesCommits { deliver(commit, cause: cause, printLines: printLines) }
+        // Last, so that the commit and what made it are moved into the history, not copied.
+        let size = store?.stagedSize(of: commit.version.rawValue) ?? 0
+        history.append(commit, size: size, cause: cause) { graph.recycle($0) }
+    }
+
+    /// Sends each watcher its notifications of `commit`.
+    private func deliver(_ commit: borrowing Commit, cause: StoredCause, printLines: [Int: String]) {
         let fanOut = watches.notifications(for: commit, cause: cause.cause, printLines: printLines)
         watches.forgetDestroyedObjects(of: commit)
         // The parts come one connection after another: each session is looked up once, and its

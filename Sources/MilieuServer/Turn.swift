@@ -34,9 +34,9 @@ struct Turn {
 
     var responses = JSONWriter()
     var followUps = JSONWriter(capacity: 0)
-    var commits: [Commit] = []
-    /// What made each commit, beside it (`graph/explain`).
-    var causes: [StoredCause] = []
+    /// The turn's commits in order, each with what made it (`graph/explain`); nil once
+    /// published (`takeCommit`).
+    private(set) var commits: [Made?] = []
     /// The `_printChanges` lines of undeclared views, for watches of every view's line
     /// (`WatchRegistry.printLines`), by commit index; only commits that have some.
     var printLines: [Int: [Int: String]] = [:]
@@ -48,11 +48,23 @@ struct Turn {
 
     var isEmpty: Bool { lines.isEmpty }
 
+    /// A commit and what made it.
+    struct Made {
+        let commit: Commit
+        let cause: StoredCause
+    }
+
     /// Adds a commit, what made it and its undeclared views' `_printChanges` lines.
     mutating func append(_ commit: Commit, cause: StoredCause, printLines lines: [Int: String] = [:]) {
         if !lines.isEmpty { printLines[commits.count] = lines }
-        commits.append(commit)
-        causes.append(cause)
+        commits.append(Made(commit: commit, cause: cause))
+    }
+
+    /// Moves commit `index` out to be published, once: the history keeps it, and a copy and
+    /// its release cost two retains and two releases a write (callgrind).
+    mutating func takeCommit(_ index: Int) -> Made {
+        guard let made = commits[index].take() else { preconditionFailure("commit \(index) of the turn was published twice") }
+        return made
     }
 
     /// Where a line answered from now on begins.
@@ -89,7 +101,6 @@ struct Turn {
         responses.removeAll(keepingCapacity: responses.capacity <= Self.retainedBytes)
         followUps.removeAll(keepingCapacity: followUps.capacity <= Self.retainedBytes)
         commits.removeAllKeepingCapacity()
-        causes.removeAllKeepingCapacity()
         printLines.removeAll()
         ids.removeAllKeepingCapacity()
         lines.removeAllKeepingCapacity()

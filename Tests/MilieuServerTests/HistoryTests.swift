@@ -32,4 +32,20 @@ import Testing
         #expect(evicted == [1, 2, 3, 4])
         #expect(history.oldest == Version(5))
     }
+
+    /// What made a commit goes with it when it falls out of the retention, not at a later
+    /// compaction of the array.
+    @Test func whatMadeACommitGoesWithIt() {
+        var history = History(capacity: 1)
+        weak var first: StoredCause?
+        do {
+            let cause = StoredCause(closing: 7)
+            first = cause
+            history.append(Self.mount(2, views: 1), cause: cause)
+        }
+        #expect(first != nil && history.entry(Version(2))?.cause === first)
+        history.append(Self.mount(3, views: 1), cause: StoredCause(closing: 8))
+        #expect(first == nil, "the evicted commit's cause is released")
+        #expect(history.entry(Version(3))?.cause?.connection == 8)
+    }
 }

@@ -78,6 +78,25 @@ import Testing
         #expect(try (0..<3).map { _ in try again.nextNotification()["params"]?["version"] } == versions[5...].map { .int($0) })
     }
 
+    /// The history in memory is bounded by the bytes of its commits' log records too
+    /// (`--history-bytes`), as each is published: a few records of some 100 bytes fit in 400.
+    @Test func theHistoryInMemoryIsBoundedByItsRecordsBytes() throws {
+        let data = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let daemon = try start(data, ["--history-bytes", "400"])
+        defer { daemon.stop() }
+        let client = try daemon.connect()
+        var versions: [Int] = []
+        for n in 0..<8 {
+            let value: JSON = n % 2 == 0 ? "dark" : "light"
+            versions.append(try #require(try client.call("graph/set", ["path": "theme.colorScheme", "value": value])["version"]?.intValue))
+        }
+        let error = try client.failure("watch", ["paths": ["theme.colorScheme"], "sinceVersion": .int(versions[0])])
+        #expect(error["data"]?["kind"] == "Compacted")
+        let oldest = try #require(error["data"]?["oldest"]?.intValue)
+        #expect(oldest > versions[2] && oldest <= versions[7], "kept from version \(oldest) of \(versions)")
+    }
+
     @Test func killNineUnderPipelinedLoadLosesNoAcknowledgedWrite() throws {
         let data = try Daemon.makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: data) }
