@@ -337,13 +337,13 @@ public final class Server: ConnectionHandler {
         var isBatch = false
         if let hot = HotRequest.read(line, recentPaths: &recentPaths) {
             let reply = run { () throws(RPCError) in try perform(hot, session: session) }
+            turn.ids.append(hot.id)
+            write(
+                reply, id: hot.id, of: hot.method, session: session, into: &turn.responses, from: start.response, lineStart: start.response)
             collect(reply) {
                 guard case .set(_, let set) = hot else { return StoredCause.hot(method: hot.method, path: nil, session: session) }
                 return StoredCause.hot(method: hot.method, path: set.path, session: session)
             }
-            turn.ids.append(hot.id)
-            write(
-                reply, id: hot.id, of: hot.method, session: session, into: &turn.responses, from: start.response, lineStart: start.response)
         } else {
             isBatch = handleGeneralLine(line, session: session, from: start)
         }
@@ -365,20 +365,20 @@ public final class Server: ConnectionHandler {
             return false
         case .success(.single(let message)):
             let (id, method, reply) = run(message, session: session)
-            collect(reply, cause: message, session: session)
             if case .request(let request) = message, let id = request.id { turn.ids.append(id) }
             write(reply, id: id, of: method, session: session, into: &turn.responses, from: start.response, lineStart: start.response)
+            collect(reply, cause: message, session: session)
             return false
         case .success(.batch(let messages)):
             var elements = JSONWriter()
             for message in messages {
                 let (id, method, reply) = run(message, session: session)
-                collect(reply, cause: message, session: session)
                 if case .request(let request) = message, let id = request.id { turn.ids.append(id) }
                 let elementStart = elements.count
                 elements.writeRaw(elementStart == 0 ? UInt8(ascii: "[") : UInt8(ascii: ","))
                 write(reply, id: id, of: method, session: session, into: &elements, from: elementStart + 1, lineStart: 0)
                 if elements.count == elementStart + 1 { elements.truncate(to: elementStart) }
+                collect(reply, cause: message, session: session)
             }
             if elements.count > 0 {
                 elements.writeRaw(UInt8(ascii: "]"))
@@ -416,15 +416,18 @@ public final class Server: ConnectionHandler {
         watches.printLines(of: commit) { [graph] in graph.printChangesLine(of: $0, reasons: $1, isNew: $2) }
     }
 
-    /// Keeps a method's commit, with what made it, and its follow-up lines in the turn.
-    private func collect(_ reply: Result<Reply, RPCError>, cause: () -> StoredCause) {
-        guard case .success(let done) = reply else { return }
-        if let commit = done.commit { turn.append(commit, cause: cause(), printLines: printLines(of: commit)) }
+    /// Keeps a method's commit, with what made it, and its follow-up lines in the turn: last of a
+    /// reply's uses, after its answer is written, so that the commit is moved in, not copied.
+    private func collect(_ reply: consuming Result<Reply, RPCError>, cause: () -> StoredCause) {
+        guard case .success(let done) = consume reply else { return }
         if let extra = done.followUps { turn.followUps.writeRaw(extra) }
+        guard let commit = done.commit else { return }
+        let lines = printLines(of: commit)
+        turn.append(commit, cause: cause(), printLines: lines)
     }
 
     /// `collect` for a message of the general path.
-    private func collect(_ reply: Result<Reply, RPCError>, cause message: RequestOrError, session: ClientSession) {
+    private func collect(_ reply: consuming Result<Reply, RPCError>, cause message: RequestOrError, session: ClientSession) {
         collect(reply) {
             guard case .request(let request) = message else { return StoredCause(method: "", session: session, target: .path(nil)) }
             return StoredCause(method: request.method, params: request.params, session: session)

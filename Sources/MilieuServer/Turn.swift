@@ -55,7 +55,7 @@ struct Turn {
     }
 
     /// Adds a commit, what made it and its undeclared views' `_printChanges` lines.
-    mutating func append(_ commit: Commit, cause: StoredCause, printLines lines: [Int: String] = [:]) {
+    mutating func append(_ commit: consuming Commit, cause: consuming StoredCause, printLines lines: [Int: String] = [:]) {
         if !lines.isEmpty { printLines[commits.count] = lines }
         commits.append(Made(commit: commit, cause: cause))
     }
