@@ -35,6 +35,17 @@ import Testing
         #expect(MemoryLayout<ViewVariables>.size <= 52)
     }
 
+    /// An object's owner view is held through a link, not a `weak` reference (which would give
+    /// every owning view a side table and slow its reference counting): the link lets go of the
+    /// view as a weak reference would, when the view goes.
+    @Test func anOwnerLinkLetsGoOfItsViewWhenTheViewGoes() throws {
+        let graph = try makeGraph()
+        let link = try mountRow(in: graph).ownerLink
+        #expect(link.view?.path == "/App/Rows/Row[7]")
+        _ = try graph.unmount("/App/Rows/Row[7]")
+        #expect(link.view == nil)
+    }
+
     @Test func literalsInPlaceOrSharedReadTheSameSlots() {
         for count in 0...4 {
             let values = (0..<count).map { JSON.int($0 * 10) }

@@ -17,8 +17,13 @@ final class ObjectRecord {
     /// went while something else still refers to it.
     var owner: String?
     /// The view and variable that own it, to tell whether its values are kept across restarts;
-    /// for an object another made (`makes`), the path through it, as `outer.inner`.
-    weak var ownerView: ViewNode?
+    /// for an object another made (`makes`), the path through it, as `outer.inner`. The view is
+    /// nil once it is gone, as a `weak` one would be (`ViewNode.OwnerLink`).
+    var ownerView: ViewNode? {
+        get { ownerLink?.view }
+        set { ownerLink = newValue?.ownerLink }
+    }
+    private var ownerLink: ViewNode.OwnerLink?
     var ownerVariable: String? {
         didSet { holdingVariable = ownerVariable.map(Self.variable(in:)) }
     }
@@ -47,7 +52,7 @@ final class ObjectRecord {
         serial: ObjectSerial, name: String, type: RegisteredType, values: [JSON], version: Version,
         owner: (view: ViewNode, variable: String)?
     ) {
-        self.ownerView = owner?.view
+        self.ownerLink = owner?.view.ownerLink
         self.ownerVariable = owner?.variable
         self.holdingVariable = owner.map { Self.variable(in: $0.variable) }
         self.owner = owner.map { "\($0.view.path).\($0.variable)" }

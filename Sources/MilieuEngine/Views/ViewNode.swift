@@ -304,6 +304,30 @@ final class ViewNode {
         var lastChild: ViewNode?
     }
 
+    /// How an object the view owns refers to it (`ObjectRecord.ownerView`): as a `weak`
+    /// reference would, nil once the view is gone, but without one. A weak reference gives the
+    /// node a side table, and each retain and release of it then took the runtime's slow path:
+    /// some 130 instructions a write to an object `/App` owns (callgrind).
+    final class OwnerLink {
+        /// Cleared by the node's `deinit`, before its memory goes.
+        fileprivate(set) unowned(unsafe) var view: ViewNode?
+
+        fileprivate init(_ view: ViewNode) { self.view = view }
+    }
+
+    /// The link its owned objects refer to it through, made for the first of them.
+    var ownerLink: OwnerLink {
+        if let link = madeOwnerLink { return link }
+        let link = OwnerLink(self)
+        madeOwnerLink = link
+        return link
+    }
+    private var madeOwnerLink: OwnerLink?
+
+    deinit {
+        madeOwnerLink?.view = nil
+    }
+
     /// The extras to write `value` to: made on the first write of something other than `empty`.
     private func extrasForWriting<Value>(_ value: Value, unless empty: (Value) -> Bool) -> Extras? {
         if let extras { return extras }
