@@ -220,7 +220,7 @@ public final class Server: ConnectionHandler {
         turn.append(commit, cause: StoredCause(closing: connection.rawValue), printLines: printLines(of: commit))
         turn.endLine(from: start, session: nil, wrote: true)
         guard graph.isClosing(connection) else { return }
-        loop.schedule(after: 0) { [weak self] in self?.unmountViews(of: connection) }
+        loop.schedule(after: 0) { [unowned self] in unmountViews(of: connection) }
     }
 
     /// The end of a loop turn: the turn's records are appended to the log with one `write()`,
