@@ -318,7 +318,9 @@ final class WatchRegistry {
     /// commit left it (for a replayed commit, as it is now). A view that appeared through an id
     /// change gets one line, its mount's: the `@identity` update after it prints nothing more.
     func printLines(of commit: Commit, line: (String, [String], Bool) -> String?) -> [Int: String] {
-        guard !printsChanges.isEmpty else { return [:] }
+        // `Dictionary()`, not the literal `[:]`, which calls the literal initializer: this runs
+        // for every commit.
+        guard !printsChanges.isEmpty else { return Dictionary() }
         var lines: [Int: String] = [:]
         var renewed: Set<String> = []
         func wanted(_ view: String) -> Bool { viewWatchers(of: view).contains(where: printsChanges.contains) }

@@ -4,8 +4,10 @@
 /// more than comparing a handful (`TouchedPlaces`, `WrittenSlots`).
 struct SmallTable<Key: Hashable, Value> {
     private(set) var entries: [(key: Key, value: Value)] = []
-    /// Each key's position in `entries`, once there are more than `scanLimit`.
-    private var index: [Key: Int] = [:]
+    /// Each key's position in `entries`, once there are more than `scanLimit`. Made empty with
+    /// `init()`, not the literal `[:]`, which calls the literal initializer (some 20 instructions
+    /// a table, and a transaction makes one).
+    private var index = [Key: Int]()
 
     static var scanLimit: Int { 8 }
 
