@@ -128,7 +128,8 @@ public struct JSONWriter: @unchecked Sendable {
     /// is made this writer's own once, here, so that the writes in `body` cost no uniqueness
     /// check each: a log record or an answer made of many pieces checks once, where each write
     /// of the writer's own checked again (about 36 checks, some 400 instructions, a persistent
-    /// `graph/set`'s record and answer; callgrind).
+    /// `graph/set`'s record and answer; callgrind). `body` must not reach this writer another
+    /// way (through the object that holds it): the sink may move its bytes as it grows.
     public mutating func withSink<R>(_ body: (inout JSONSink) -> R) -> R {
         reserve(0)
         return withUnsafeMutablePointer(to: &storage) { owner in
@@ -191,14 +192,6 @@ public struct JSONWriter: @unchecked Sendable {
         withSink { $0.writeString(string) }
     }
 
-    /// Writes `"key":`: a quoted, escaped object key and the colon after it.
-    public mutating func writeKey(_ key: String) {
-        withSink { sink in
-            sink.writeString(key)
-            sink.writeRaw(UInt8(ascii: ":"))
-        }
-    }
-
     /// Writes an integer in decimal.
     @inlinable
     public mutating func writeInt(_ value: Int) {
@@ -208,23 +201,9 @@ public struct JSONWriter: @unchecked Sendable {
         }
     }
 
-    /// Writes a double as it would appear in `JSON.double(value)`; non-finite values as `null`.
-    public mutating func writeDouble(_ value: Double) {
-        withSink { $0.writeDouble(value) }
-    }
-
-    /// Writes `true` or `false`.
-    public mutating func writeBool(_ value: Bool) {
-        writeRaw(value ? "true" : "false")
-    }
-
-    /// Writes `null`.
-    public mutating func writeNull() {
-        writeRaw("null")
-    }
-
     /// Appends a literal as is, unescaped: punctuation, or JSON known to be valid. A literal's
     /// bytes and length are constants where it is written, so this is a copy of known size;
+    /// taking a `String` cost some 66 instructions a call (callgrind), most of them asking the
     /// string where its bytes are. Other text goes through a sink (`withSink`).
     @inlinable @inline(__always)
     public mutating func writeRaw(_ literal: StaticString) {
@@ -373,7 +352,7 @@ public struct JSONSink: ~Copyable {
 
     @inline(never)
     private mutating func grow(_ extra: Int) {
-        let newCapacity = Swift.max(capacity &* 2, count + extra)
+        let newCapacity = Swift.max(capacity &* 2, count + extra, 32)
         switch home {
         case .writer(let owner):
             owner.pointee.header.count = count
@@ -430,7 +409,7 @@ public struct JSONSink: ~Copyable {
         put(source, bytes.count)
     }
 
-    /// Appends `count` zero bytes: room for a header filled in once what follows is written
+    /// Appends `zeros` zero bytes: room for a header filled in once what follows is written
     /// (`withMutableBytes`).
     public mutating func writeZeros(_ zeros: Int) {
         guard zeros > 0 else { return }

@@ -99,8 +99,8 @@ enum Persistence {
                 case .version(let view, let name): add(.version(view: view, name: name))
                 }
             }
-        } history: { writer in
-            writeHistory(commit.changes, graph, into: &writer)
+        } history: { sink in
+            writeHistory(commit.changes, graph, into: &sink)
         }
     }
 
@@ -109,13 +109,13 @@ enum Persistence {
     /// `commit`'s changes as a JSON array, one short array per change, written straight out
     /// (this runs for every commit) into its log record. A secure property's change carries the
     /// property's position in its type, not its name: nothing of a secret is written.
-    static func writeHistory(_ changes: some RandomAccessCollection<Change>, _ graph: Graph, into writer: inout JSONSink) {
+    static func writeHistory(_ changes: some RandomAccessCollection<Change>, _ graph: Graph, into sink: inout JSONSink) {
         // Fixed arities rather than a variadic list: an array of strings for every change.
         func entry(_ tag: Unicode.Scalar, _ first: String) {
-            writer.writeRaw(UInt8(ascii: "["))
-            writer.writeRaw(UInt8(ascii: "\""))
-            writer.writeRaw(UInt8(ascii: tag))
-            writer.writeRaw(UInt8(ascii: "\""))
+            sink.writeRaw(UInt8(ascii: "["))
+            sink.writeRaw(UInt8(ascii: "\""))
+            sink.writeRaw(UInt8(ascii: tag))
+            sink.writeRaw(UInt8(ascii: "\""))
             string(first)
         }
         func entry(_ tag: Unicode.Scalar, _ first: String, _ second: String) {
@@ -127,36 +127,36 @@ enum Persistence {
             string(third)
         }
         func string(_ text: String) {
-            writer.writeRaw(UInt8(ascii: ","))
-            writer.writeString(text)
+            sink.writeRaw(UInt8(ascii: ","))
+            sink.writeString(text)
         }
         func value(_ json: JSON) {
-            writer.writeRaw(UInt8(ascii: ","))
-            writer.write(json)
+            sink.writeRaw(UInt8(ascii: ","))
+            sink.write(json)
         }
         func list(_ strings: some Collection<String>) {
-            writer.writeRaw(",[")
+            sink.writeRaw(",[")
             for (index, string) in strings.enumerated() {
-                if index > 0 { writer.writeRaw(UInt8(ascii: ",")) }
-                writer.writeString(string)
+                if index > 0 { sink.writeRaw(UInt8(ascii: ",")) }
+                sink.writeString(string)
             }
-            writer.writeRaw(UInt8(ascii: "]"))
+            sink.writeRaw(UInt8(ascii: "]"))
         }
         func owner(_ owner: String?) {
-            if let owner { writer.writeRaw(UInt8(ascii: ",")); writer.writeString(owner) } else { writer.writeRaw(",null") }
+            if let owner { sink.writeRaw(UInt8(ascii: ",")); sink.writeString(owner) } else { sink.writeRaw(",null") }
         }
-        writer.writeRaw(UInt8(ascii: "["))
+        sink.writeRaw(UInt8(ascii: "["))
         // By index, as `forEachDurableWrite` reads them: not a copy of each change whole.
         for index in changes.indices {
-            if index > changes.startIndex { writer.writeRaw(UInt8(ascii: ",")) }
+            if index > changes.startIndex { sink.writeRaw(UInt8(ascii: ",")) }
             switch changes[index] {
             case .property(let object, let type, let property, let newValue?):
                 entry("p", object, type, property)
                 value(newValue)
             case .property(let object, let type, let property, nil):
                 entry("q", object, type)
-                writer.writeRaw(UInt8(ascii: ","))
-                writer.writeInt(graph.registry[type]?.model.stored.firstIndex { $0.name == property } ?? -1)
+                sink.writeRaw(UInt8(ascii: ","))
+                sink.writeInt(graph.registry[type]?.model.stored.firstIndex { $0.name == property } ?? -1)
             case .state(let view, let variable, let newValue):
                 entry("s", view, variable)
                 value(newValue)
@@ -165,37 +165,37 @@ enum Persistence {
                 list(reasons)
                 list(body)
                 if let printed {
-                    writer.writeRaw(UInt8(ascii: ","))
-                    writer.writeString(printed)
+                    sink.writeRaw(UInt8(ascii: ","))
+                    sink.writeString(printed)
                 }
             case .viewMounted(let view, let reason, let body, let printed):
                 entry("m", view, reason.rawValue)
                 list(body)
                 if let printed {
-                    writer.writeRaw(UInt8(ascii: ","))
-                    writer.writeString(printed)
+                    sink.writeRaw(UInt8(ascii: ","))
+                    sink.writeString(printed)
                 }
             case .viewUnmounted(let view, let reason): entry("x", view, reason.rawValue)
             case .objectCreated(let object, let type, let by, let reason):
                 entry("c", object, type)
                 owner(by)
-                writer.writeRaw(UInt8(ascii: ","))
-                writer.writeString(reason.rawValue)
+                sink.writeRaw(UInt8(ascii: ","))
+                sink.writeString(reason.rawValue)
             case .objectDestroyed(let object, let type, let by, let reason):
                 entry("d", object, type)
                 owner(by)
-                writer.writeRaw(UInt8(ascii: ","))
-                writer.writeString(reason.rawValue)
+                sink.writeRaw(UInt8(ascii: ","))
+                sink.writeString(reason.rawValue)
             case .diagnostic(let kind, let message, let view, let variable, let ignored, let hint):
                 entry("g", kind, message, view)
                 string(variable)
                 value(ignored)
-                writer.writeRaw(UInt8(ascii: ","))
-                writer.writeString(hint)
+                sink.writeRaw(UInt8(ascii: ","))
+                sink.writeString(hint)
             }
-            writer.writeRaw(UInt8(ascii: "]"))
+            sink.writeRaw(UInt8(ascii: "]"))
         }
-        writer.writeRaw(UInt8(ascii: "]"))
+        sink.writeRaw(UInt8(ascii: "]"))
     }
 
     /// The commit a record's history bytes describe; nil when they do not read (then the history

@@ -271,8 +271,8 @@ public final class Server: ConnectionHandler {
             }
             for sent in position..<end {
                 for index in sending.lines[sent].commits {
-                    let made = sending.takeCommit(index)
-                    publish(made.commit, cause: made.cause, printLines: sending.printLines[index] ?? [:])
+                    guard let made = sending.takeCommit(index) else { continue }
+                    publish(made.commit, cause: made.cause, printLines: sending.printLines[index] ?? Dictionary())
                 }
             }
             position = end

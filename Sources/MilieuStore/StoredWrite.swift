@@ -18,41 +18,41 @@ public enum StoredWrite: Sendable, Equatable {
 extension StoredWrite {
     /// `[["t",name,decl],["v",path,decl],["s",view,name,value],["r",path],["c",view,name]]`: JSON, so that a
     /// record is as readable as the snapshot's rows.
-    static func encode(_ writes: ArraySlice<StoredWrite>, into writer: inout JSONSink) {
-        writer.writeRaw(UInt8(ascii: "["))
+    static func encode(_ writes: ArraySlice<StoredWrite>, into sink: inout JSONSink) {
+        sink.writeRaw(UInt8(ascii: "["))
         // By index: not a copy of each write whole (see `Persistence.writeHistory`).
         for index in writes.indices {
-            if index > writes.startIndex { writer.writeRaw(UInt8(ascii: ",")) }
+            if index > writes.startIndex { sink.writeRaw(UInt8(ascii: ",")) }
             switch writes[index] {
             case .type(let name, let declaration):
-                writer.writeRaw(#"["t","#)
-                writer.writeString(name)
-                writer.writeRaw(UInt8(ascii: ","))
-                writer.write(declaration)
+                sink.writeRaw(#"["t","#)
+                sink.writeString(name)
+                sink.writeRaw(UInt8(ascii: ","))
+                sink.write(declaration)
             case .view(let path, let declaration):
-                writer.writeRaw(#"["v","#)
-                writer.writeString(path)
-                writer.writeRaw(UInt8(ascii: ","))
-                writer.write(declaration)
+                sink.writeRaw(#"["v","#)
+                sink.writeString(path)
+                sink.writeRaw(UInt8(ascii: ","))
+                sink.write(declaration)
             case .value(let view, let name, let value):
-                writer.writeRaw(#"["s","#)
-                writer.writeString(view)
-                writer.writeRaw(UInt8(ascii: ","))
-                writer.writeString(name)
-                writer.writeRaw(UInt8(ascii: ","))
-                writer.write(value)
+                sink.writeRaw(#"["s","#)
+                sink.writeString(view)
+                sink.writeRaw(UInt8(ascii: ","))
+                sink.writeString(name)
+                sink.writeRaw(UInt8(ascii: ","))
+                sink.write(value)
             case .removeView(let path):
-                writer.writeRaw(#"["r","#)
-                writer.writeString(path)
+                sink.writeRaw(#"["r","#)
+                sink.writeString(path)
             case .version(let view, let name):
-                writer.writeRaw(#"["c","#)
-                writer.writeString(view)
-                writer.writeRaw(UInt8(ascii: ","))
-                writer.writeString(name)
+                sink.writeRaw(#"["c","#)
+                sink.writeString(view)
+                sink.writeRaw(UInt8(ascii: ","))
+                sink.writeString(name)
             }
-            writer.writeRaw(UInt8(ascii: "]"))
+            sink.writeRaw(UInt8(ascii: "]"))
         }
-        writer.writeRaw(UInt8(ascii: "]"))
+        sink.writeRaw(UInt8(ascii: "]"))
     }
 
     /// The writes `encode` wrote, or nil when the bytes are not such a list.

@@ -46,6 +46,17 @@ import Testing
         #expect(link.view == nil)
     }
 
+    /// An object's owner view, read through the link, is its view while mounted and nil once the
+    /// view is gone, though the object is still referred to.
+    @Test func anObjectsOwnerViewIsNilOnceTheViewIsGone() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "Owner", "state": ["theme": ["$new": ["type": "Theme"]]]])
+        let record = try #require(graph.objectsByName.values.first { $0.ownerView?.path == "/App/Owner" })
+        #expect(record.ownerView === graph.views["/App/Owner"])
+        _ = try graph.unmount("/App/Owner")
+        #expect(record.ownerView == nil)
+    }
+
     @Test func literalsInPlaceOrSharedReadTheSameSlots() {
         for count in 0...4 {
             let values = (0..<count).map { JSON.int($0 * 10) }
