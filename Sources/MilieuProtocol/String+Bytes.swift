@@ -10,7 +10,9 @@ extension String {
     @inlinable package func hasUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
         utf8.count == bytes.count
             && utf8.withContiguousStorageIfAvailable { own in
-                bytes.isEmpty || memcmp(own.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+                // The same storage (another copy of this string's) needs no comparison.
+                bytes.isEmpty || UnsafeRawPointer(own.baseAddress!) == bytes.baseAddress
+                    || memcmp(own.baseAddress!, bytes.baseAddress!, bytes.count) == 0
             } == true
     }
 }

@@ -44,14 +44,21 @@ final class StoredCause {
     /// write, an allocation, and free it when the history lets the commit go 10,000 writes
     /// later: some 600 instructions of every write, and 10,000 copies of one cause kept.
     static func hot(method: String, path: String?, session: ClientSession) -> StoredCause {
-        if let last = session.lastHotCause, last.method == method, case .path(let lastPath) = last.target,
-            sameBytes(lastPath, path), sameBytes(last.client, session.clientName)
-        {
+        if let last = session.lastHotCause, last.method == method, last.names(path), sameBytes(last.client, session.clientName) {
             return last
         }
         let cause = StoredCause(method: method, session: session, target: .path(path))
         session.lastHotCause = cause
         return cause
+    }
+
+    /// Whether this is a one-operation cause naming `path`, byte for byte: its target read in
+    /// place (bound out of the class, it was copied and destroyed, some 60 instructions a write).
+    private func names(_ path: String?) -> Bool {
+        switch target {
+        case .path(let own): Self.sameBytes(own, path)
+        case .operations: false
+        }
     }
 
     /// Whether `a` and `b` are the same bytes (`String.hasUTF8`): a cause keeps what its request
