@@ -9,6 +9,8 @@ struct History {
     /// A commit, its log record's size and what made it, when known (`graph/explain`): one
     /// entry, so that a commit is appended once (three arrays cost three appends and copies).
     private struct Entry {
+        /// The commit's version, beside it: the searches read it without reaching into the commit,
+        /// which `letGo` takes away.
         let version: Version
         /// nil once the commit falls out of the retention (`letGo`), before `start`.
         var commit: Commit?

@@ -274,6 +274,8 @@ final class ViewNode {
     /// The low 32 bits of the version whose commit last evaluated its body: the whole version is
     /// the latest one with these bits (`Graph.lastEvaluated`).
     var lastEvaluatedBits: UInt32 = 0
+    /// What `ownerLink` made; last, so that the fields above keep their packing.
+    private var madeOwnerLink: OwnerLink?
 
     /// Levels below the root: the length of the parent chain, at most `GraphLimits.maxDepth`
     /// (64) and a handful in practice. Not stored: those four bytes hold `lastEvaluatedBits`,
@@ -322,7 +324,6 @@ final class ViewNode {
         madeOwnerLink = link
         return link
     }
-    private var madeOwnerLink: OwnerLink?
 
     deinit {
         madeOwnerLink?.view = nil
