@@ -64,9 +64,19 @@ extension Graph {
         }
     }
 
+    /// Where a `graph/set` of `path` lands: the place found last, if `path` named it and it is
+    /// still found the same way (`RememberedTarget`), else `writeTarget(_:display:)`'s answer.
+    func writeTarget(named path: String) throws(EngineError) -> (Location, [String]) {
+        if let remembered = lastWriteTarget, let found = remembered.target(named: path, in: self) { return found }
+        let keyPath = try parsedKeyPath(path)
+        let target = try writeTarget(keyPath, display: path)
+        lastWriteTarget = RememberedTarget(path, keyPath, target, in: self)
+        return target
+    }
+
     /// `graph/set`: writes a stored property or a @State, through bindings to the source.
     func setOperation(_ path: String, _ value: JSON, ifVersion: Version?) throws(EngineError) {
-        let (location, members) = try writeTarget(try parsedKeyPath(path), display: path)
+        let (location, members) = try writeTarget(named: path)
         if let ifVersion {
             let actual: Version?
             switch location {
@@ -171,5 +181,60 @@ extension Graph {
         record.values[slot] = conformed
         journal.record(.value(record, slot: slot, old: old))
         if changed, record.type.referencedType(slot) != nil { referenceRewritten(record, slot: slot, old: old) }
+    }
+}
+
+/// A write target found through a view's variable, kept with the path that named it: a client
+/// writes one path again and again (`theme.accentColor`, a field being typed into), and parsing
+/// the path and looking up its view, its variable and its property cost about 750 instructions
+/// of a 7,000-instruction `graph/set` (callgrind). Only a target that depends on nothing but
+/// the view and that variable is kept: a @State, or a property of the object the variable holds
+/// (not one reached through another object's reference, nor through a binding).
+///
+/// It is checked before each use, never trusted. The view must still be mounted: a view's path
+/// never changes, so it is still the view at that path, and its variables keep their positions
+/// (what `Location.state` holds). The variable must still hold the same object, or none for a
+/// @State (which stays a @State): an object's serial is never reused and its type never
+/// changes, so its property's slot stands.
+/// Whatever fails the check is found again the whole way, which also gives any error its words.
+///
+/// A class: the graph's copy of a struct, made to check it, cost more than the look-ups saved.
+final class RememberedTarget {
+    private let text: String
+    private let view: ViewSerial
+    private let variable: Int
+    /// The object the variable holds; nil for a @State.
+    private let object: ObjectSerial?
+    private let location: Location
+    private let members: [String]
+
+    /// The target `keyPath` (written `text`) was found to have, if it is one to keep.
+    init?(_ text: String, _ keyPath: KeyPath, _ target: (Location, [String]), in graph: Graph) {
+        guard case .view(let path) = keyPath.root, let name = keyPath.members.first, let node = graph.views.find(path),
+            let index = node.variables.index(of: name)
+        else { return nil }
+        switch (node.variables[at: index].value, target.0) {
+        case (.state, .state(let serial, let variable)) where serial == node.serial && variable == index:
+            object = nil
+        case (.object(let held, _), .property(let id, _)) where held == id, (.inputObject(let held), .property(let id, _)) where held == id:
+            object = held
+        default:
+            return nil
+        }
+        self.text = text
+        view = node.serial
+        variable = index
+        (location, members) = target
+    }
+
+    /// The target, if `path` is the text it was found for and it is still found the same way.
+    func target(named path: String, in graph: Graph) -> (Location, [String])? {
+        guard text == path, let node = graph.viewsBySerial[view] else { return nil }
+        switch node.variables[at: variable].value {
+        case .state where object == nil: break
+        case .object(let held, _) where held == object, .inputObject(let held) where held == object: break
+        default: return nil
+        }
+        return (location, members)
     }
 }

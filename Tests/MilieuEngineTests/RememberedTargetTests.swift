@@ -1,0 +1,75 @@
+import MilieuJSON
+import MilieuProtocol
+import Testing
+
+@testable import MilieuEngine
+
+/// A `graph/set` of the path written last reuses the place it found (`RememberedTarget`): each
+/// test writes one path, changes what the path names, and writes the very same path again, which
+/// must land where a first write would, or fail as one would.
+@Suite struct RememberedTargetTests {
+    @Test func aWriteAfterTheVariableHoldsAnotherObjectLandsOnTheNewOne() throws {
+        let graph = try makeGraph()
+        let old = try #require(graph.mount(ReplacedStateObjectTests.screen()).view?.objects.first?.object)
+        let path = "/App/Screen.vm.count"
+        try graph.set(path, 3)
+        try graph.tap("/App/Screen", "reset")
+        let new = try #require(graph.get("/App/Screen.vm").wire["object"]?.stringValue)
+        #expect(new != old)
+        let write = try graph.set(path, 5)
+        #expect(try graph.get("/App/Screen.vm.count").wire == 5)
+        #expect(write.propertyChanges == ["\(new).count": 5])
+    }
+
+    @Test func aWriteAfterTheViewIsMountedAgainLandsInTheNewView() throws {
+        let graph = try makeGraph()
+        let view: JSON = ["parent": "/App", "name": "V", "state": ["n": 0], "body": ["{n}"]]
+        try graph.mount(view)
+        let path = "/App/V.n"
+        try graph.set(path, 1)
+        try graph.unmount("/App/V")
+        let gone = expectError(.unknownPath) { try graph.set(path, 2) }
+        #expect(gone?.message.contains("no view is mounted at /App/V") == true)
+        try graph.mount(view)
+        let write = try graph.set(path, 3)
+        #expect(try graph.get(path).wire == 3)
+        #expect(write.propertyChanges == ["/App/V.n": 3])
+        #expect(write.body(of: "/App/V") == ["3"])
+    }
+
+    /// A target reached through another object's reference is found again each time: the
+    /// reference may have moved between two writes of the same path. Here a failed transaction
+    /// finds the path while the reference points elsewhere, and its rollback moves it back.
+    @Test func aWriteThroughAReferenceFollowsTheReferenceAsItIsNow() throws {
+        let graph = try makeGraph()
+        try graph.register(ObservableObjectTests.person)
+        try graph.register(ObservableObjectTests.team)
+        try graph.mount([
+            "parent": "/App", "name": "V",
+            "stateObjects": ["team": ["type": "Team"], "ann": ["type": "Person"], "bo": ["type": "Person"]],
+        ])
+        let ann = try #require(graph.get("/App/V.ann").wire["object"]?.stringValue)
+        let bo = try #require(graph.get("/App/V.bo").wire["object"]?.stringValue)
+        let path = "/App/V.team.manager.name"
+        try graph.set("/App/V.team.manager", .string(ann))
+        expectError(.unknownPath) {
+            _ = try graph.apply([
+                .set(path: "/App/V.team.manager", value: .string(bo), ifVersion: nil),
+                .set(path: path, value: "lost", ifVersion: nil),
+                .set(path: "/App/V.team.nothing", value: 1, ifVersion: nil),
+            ])
+        }
+        try graph.set(path, "kept")
+        #expect(try graph.get("/App/V.ann.name").wire == "kept")
+        #expect(try graph.get("/App/V.bo.name").wire == "")
+    }
+
+    /// Another path, even one naming the same view and variable, is not the one remembered.
+    @Test func anotherPathIsFoundItsOwnWay() throws {
+        let graph = try makeGraph()
+        try graph.set("theme.accentColor", "red")
+        let unknown = expectError(.unknownPath) { try graph.set("theme.accentColour", "blue") }
+        #expect(unknown?.message.contains("has no property accentColour") == true)
+        #expect(try graph.get("theme.accentColor").wire == "red")
+    }
+}
