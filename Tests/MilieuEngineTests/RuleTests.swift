@@ -543,6 +543,26 @@ import Testing
         #expect(try graph.call("/App/Bank.wallet.withdraw", [2]).propertyChanges.count == 2)
     }
 
+    /// A failed transaction that wrote an object's property twice and then destroyed the object
+    /// brings the object back with the value it had before the transaction: the value a write
+    /// replaced is kept with the places the transaction touched, not in the journal.
+    @Test func rule14AFailedTransactionBringsBackAnObjectItWroteAndDestroyed() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "Temp", "stateObjects": ["model": ["type": "CounterObject"]]])
+        try graph.set("/App/Temp.model.count", 4)
+        let before = try graph.fingerprint()
+        expectError(.unknownPath) {
+            _ = try graph.apply([
+                .set(path: "/App/Temp.model.count", value: 5, ifVersion: nil),
+                .set(path: "/App/Temp.model.count", value: 6, ifVersion: nil),
+                .unmount(path: "/App/Temp"),
+                .set(path: "/App/Temp.model.count", value: 7, ifVersion: nil),
+            ])
+        }
+        #expect(try graph.fingerprint() == before)
+        #expect(try graph.get("/App/Temp.model.count").wire == 4)
+    }
+
     @Test func rule15ConnectionViewsGoWhenItClosesUnlessRetained() throws {
         let graph = try makeGraph()
         try graph.mount(["parent": "/App", "name": "Temp", "stateObjects": ["model": ["type": "CounterObject"]]], owner: ConnectionID(7))

@@ -355,8 +355,21 @@ public final class Graph {
     private func rollBack() {
         let steps = journal.takeUndoSteps()
         for step in steps.reversed() { undo(step) }
+        restoreWrittenProperties()
         journal.discard()
         pending.reset()
+    }
+
+    /// Puts back the stored properties the transaction wrote, each to its value from before it
+    /// (`TouchedPlaces`), which the journal does not keep. After the undo steps, which bring back
+    /// the objects the transaction destroyed and take away those it made.
+    private func restoreWrittenProperties() {
+        for position in 0..<pending.touched.count {
+            guard case .property(let id, let slot) = pending.touched.place(at: position).location, let record = objects[id] else {
+                continue
+            }
+            record.values[slot] = pending.touched.original(at: position)
+        }
     }
 
     private func finishCommit() -> Commit {

@@ -1,7 +1,9 @@
 import MilieuJSON
 
 /// The undo log of the transaction in progress: every change to the graph records how
-/// to take it back, so that a failing operation leaves no trace (rule 14).
+/// to take it back, so that a failing operation leaves no trace (rule 14). A stored property's
+/// write is the exception: the transaction keeps each written place's value from before it
+/// (`TouchedPlaces`), which `Graph.rollBack` puts back.
 ///
 /// Steps are values, not closures: recording one allocates nothing, and a committed
 /// transaction drops its log without releasing a closure context per change.
@@ -43,7 +45,6 @@ enum UndoStep {
     case objectDestroyed(ObjectRecord)
     case holders(ObjectRecord, old: Int)
     case ownership(ObjectRecord, owner: String?, view: ViewNode?, variable: String?)
-    case value(ObjectRecord, slot: Int, old: JSON)
     case computed(ObjectRecord, index: Int, reads: [Int], old: JSON)
     case objectVersion(ObjectRecord, old: Version)
     case madeObjects(ObjectRecord, old: [ObjectSerial])
@@ -80,7 +81,6 @@ extension Graph {
         case .holders(let record, let old): record.holders = old
         case .ownership(let record, let owner, let view, let variable):
             (record.owner, record.ownerView, record.ownerVariable) = (owner, view, variable)
-        case .value(let record, let slot, let old): record.values[slot] = old
         case .computed(let record, let index, let reads, let old):
             record.computedReads[index] = reads
             record.values[record.type.storedCount + index] = old
