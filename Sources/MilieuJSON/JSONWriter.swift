@@ -168,6 +168,9 @@ public struct JSONWriter: @unchecked Sendable {
 
     /// Forgets what was written, keeping the storage for reuse by default.
     public mutating func removeAll(keepingCapacity: Bool = true) {
+        // Nothing to remove: a writer that never wrote shares the empty storage, which is not
+        // its own, and was given it again (a `swift_once`, a retain and a release, every turn).
+        if keepingCapacity && count == 0 { return }
         guard keepingCapacity, isKnownUniquelyReferenced(&storage) else {
             storage = keepingCapacity && capacity > 0 ? Self.allocate(capacity, copying: nil) : Self.empty
             return

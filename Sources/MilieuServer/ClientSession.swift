@@ -8,14 +8,14 @@ final class ClientSession {
     var framer: LineFramer
     var nextWatchID = 1
     /// When its unsent output first went over the soft limit, if it still is.
-    var overSoftLimitSince: ContinuousClock.Instant?
+    var overSoftLimitSince: Moment?
     /// Set once it is being dropped for not reading; nothing more is sent to it.
     var dropped = false
     /// Set when its connection closed and the server let go of it: what a turn still holds for
     /// it is not sent, without a look-up of the server's sessions.
     var closed = false
     /// When the line not yet ended began to arrive, if one has.
-    var lineStartedAt: ContinuousClock.Instant?
+    var lineStartedAt: Moment?
     /// The `client.name` it gave in `initialize`, for what it commits (`graph/explain`).
     var clientName: String?
     /// When it connected (`daemon/clients`).

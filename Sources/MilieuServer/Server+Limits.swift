@@ -24,14 +24,14 @@ extension Server {
     /// Closes connections whose unfinished line is too old, and drops readers over their output
     /// limits though nothing more is queued for them. Visits only the sessions holding bytes.
     func housekeeping() {
-        let now = ContinuousClock.now
+        let now = Moment.now
         let maximum = Duration.seconds(configuration.incompleteLineSeconds)
         for id in bufferedInput.sessions {
             guard let session = sessions[id] else {
                 bufferedInput.set(0, for: id)
                 continue
             }
-            guard let started = session.lineStartedAt, now - started > maximum else { continue }
+            guard let started = session.lineStartedAt, started.duration(to: now) > maximum else { continue }
             let seconds = configuration.incompleteLineSeconds
             refuseUnfinishedLine(
                 of: session,

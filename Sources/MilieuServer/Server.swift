@@ -503,8 +503,8 @@ public final class Server: ConnectionHandler {
         if pending > limits.hard {
             reason = "its unsent output passed the hard limit of \(limits.hard) bytes"
         } else if pending > limits.soft {
-            let now = ContinuousClock.now
-            if let since = session.overSoftLimitSince, now - since > .seconds(limits.softSeconds) {
+            let now = Moment.now
+            if let since = session.overSoftLimitSince, since.duration(to: now) > .seconds(limits.softSeconds) {
                 reason = "its unsent output stayed over \(limits.soft) bytes for \(limits.softSeconds) s"
             } else {
                 if session.overSoftLimitSince == nil { session.overSoftLimitSince = now }

@@ -239,6 +239,26 @@ import Testing
         #expect(emptied.withBytes(in: 3..<6) { Array($0) } == Array("[1]".utf8))
     }
 
+    /// Emptying a writer that holds nothing keeps it as it is, and what it writes next is its own:
+    /// one that never wrote, one emptied by a truncation while it shares bytes with a copy, and
+    /// one told not to keep its room, which it then gives up.
+    @Test func emptyingAnEmptyWriterLeavesItReadyToWrite() {
+        var never = JSONWriter(capacity: 0)
+        never.removeAll()
+        never.writeRaw("x")
+        #expect(never.text == "x")
+        var original = JSONWriter()
+        original.writeRaw("ab")
+        var copy = original
+        copy.truncate(to: 0)
+        copy.removeAll()
+        copy.writeRaw("c")
+        #expect(original.text == "ab" && copy.text == "c")
+        var large = JSONWriter(capacity: 1 << 20)
+        large.removeAll(keepingCapacity: false)
+        #expect(large.capacity < 1 << 20)
+    }
+
     /// Writes past the room a writer was made with grow it, keeping every byte, in one large
     /// piece and in many small ones.
     @Test func aWriterGrowsPastItsRoomKeepingWhatItHolds() {
