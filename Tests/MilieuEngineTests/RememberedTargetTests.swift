@@ -64,6 +64,52 @@ import Testing
         #expect(try graph.get("/App/V.bo.name").wire == "")
     }
 
+    /// A path that stops at a reference holding no object names a member of null, and is found
+    /// again once the reference holds one.
+    @Test func aWriteThroughANullReferenceFollowsItOnceItIsSet() throws {
+        let graph = try makeGraph()
+        try graph.register(ObservableObjectTests.person)
+        try graph.register(ObservableObjectTests.team)
+        try graph.mount(["parent": "/App", "name": "V", "stateObjects": ["team": ["type": "Team"], "ann": ["type": "Person"]]])
+        let ann = try #require(graph.get("/App/V.ann").wire["object"]?.stringValue)
+        let path = "/App/V.team.manager.name"
+        expectError(.unknownPath) { try graph.set(path, "nobody") }
+        try graph.set("/App/V.team.manager", .string(ann))
+        expectError(.unknownPath) {
+            _ = try graph.apply([
+                .set(path: "/App/V.team.manager", value: .null, ifVersion: nil),
+                .set(path: path, value: "lost", ifVersion: nil),
+            ])
+        }
+        try graph.set(path, "kept")
+        #expect(try graph.get("/App/V.ann.name").wire == "kept")
+    }
+
+    /// A reference that leads back to the object the variable holds is still a reference: the
+    /// path is found again after it moves.
+    @Test func aWriteThroughAReferenceToItselfFollowsItWhenItMoves() throws {
+        let graph = try makeGraph()
+        try graph.register(
+            ModelType(
+                name: "Node", style: .observableObject,
+                stored: [StoredProperty("name", .string), StoredProperty("next", .optional(.reference("Node")))]))
+        try graph.mount(["parent": "/App", "name": "V", "stateObjects": ["a": ["type": "Node"], "b": ["type": "Node"]]])
+        let a = try #require(graph.get("/App/V.a").wire["object"]?.stringValue)
+        let b = try #require(graph.get("/App/V.b").wire["object"]?.stringValue)
+        let path = "/App/V.a.next.name"
+        try graph.set("/App/V.a.next", .string(b))
+        expectError(.unknownPath) {
+            _ = try graph.apply([
+                .set(path: "/App/V.a.next", value: .string(a), ifVersion: nil),
+                .set(path: path, value: "lost", ifVersion: nil),
+                .set(path: "/App/V.a.nothing", value: 1, ifVersion: nil),
+            ])
+        }
+        try graph.set(path, "kept")
+        #expect(try graph.get("/App/V.b.name").wire == "kept")
+        #expect(try graph.get("/App/V.a.name").wire == "")
+    }
+
     /// Another path, even one naming the same view and variable, is not the one remembered.
     @Test func anotherPathIsFoundItsOwnWay() throws {
         let graph = try makeGraph()

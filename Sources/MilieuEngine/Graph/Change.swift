@@ -35,7 +35,7 @@ public enum Change: Sendable, Equatable {
 
 extension Change {
     /// A property change's object, property and value; nil for another change.
-    @inlinable var propertyParts: (object: String, property: String, value: JSON?)? {
+    var propertyParts: (object: String, property: String, value: JSON?)? {
         if case .property(let object, _, let property, let value) = self { (object, property, value) } else { nil }
     }
 
@@ -172,7 +172,7 @@ public struct Commit: @unchecked Sendable {
         /// The parts of the change at `position` if it is a property change, read in place: a
         /// switch on `self[position]` copied every field of the change (about 310 instructions
         /// with the copy's destruction) to bind the three it reads.
-        @inlinable public func property(at position: Int) -> (object: String, property: String, value: JSON?)? {
+        func property(at position: Int) -> (object: String, property: String, value: JSON?)? {
             precondition(position >= 0 && position < storage.header.count, "change \(position) of \(storage.header.count)")
             return storage.withUnsafeMutablePointerToElements { $0[position].propertyParts }
         }

@@ -64,7 +64,7 @@ extension Graph {
         }
     }
 
-    /// Where a `graph/set` of `path` lands: the place found last, if `path` named it and it is
+    /// Where a set operation of `path` lands: the place found last, if `path` named it and it is
     /// still found the same way (`RememberedTarget`), else `writeTarget(_:display:)`'s answer.
     func writeTarget(named path: String) throws(EngineError) -> (Location, [String]) {
         if let remembered = lastWriteTarget, let found = remembered.target(named: path, in: self) { return found }
@@ -188,14 +188,17 @@ extension Graph {
 /// A write target found through a view's variable, kept with the path that named it: a client
 /// writes one path again and again (`theme.accentColor`, a field being typed into), and parsing
 /// the path and looking up its view, its variable and its property cost about 750 instructions
-/// of a 7,000-instruction `graph/set` (callgrind). Only a target that depends on nothing but
-/// the view and that variable is kept: a @State, or a property of the object the variable holds
-/// (not one reached through another object's reference, nor through a binding).
+/// of a 7,000-instruction `graph/set` (callgrind). Every set operation finds its target here
+/// (`graph/set`, and an action's or a control's `set`). Only a target that depends on nothing
+/// but the view and that variable is kept: a @State, or the property named right after the
+/// variable of the object it holds (not one reached through a reference, or a reference that
+/// holds no object with members after it, nor through a binding).
 ///
 /// It is checked before each use, never trusted. The view must still be mounted: a view's path
 /// never changes, so it is still the view at that path, and its variables keep their positions
-/// (what `Location.state` holds). The variable must still hold the same object, or none for a
-/// @State (which stays a @State): an object's serial is never reused and its type never
+/// from its build (what `Location.state` holds). The variable must still hold the same object,
+/// or none for a @State (which stays a @State). A variable is one of its object's holders, so
+/// the object is there while it holds it; an object's serial is never reused and its type never
 /// changes, so its property's slot stands.
 /// Whatever fails the check is found again the whole way, which also gives any error its words.
 ///
@@ -217,7 +220,13 @@ final class RememberedTarget {
         switch (node.variables[at: index].value, target.0) {
         case (.state, .state(let serial, let variable)) where serial == node.serial && variable == index:
             object = nil
-        case (.object(let held, _), .property(let id, _)) where held == id, (.inputObject(let held), .property(let id, _)) where held == id:
+        case (.object(let held, _), .property(let id, let slot)), (.inputObject(let held), .property(let id, let slot)):
+            // The property named right after the variable, of the object it holds: no reference
+            // followed (each takes a member, and one may lead back to that object), and none
+            // stopped at with members left (it held no object): both depend on its value.
+            guard held == id, target.1.count == keyPath.members.count - 2,
+                target.1.isEmpty || graph.objects[id]?.type.referencedType(slot) == nil
+            else { return nil }
             object = held
         default:
             return nil

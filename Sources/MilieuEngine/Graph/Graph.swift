@@ -92,8 +92,8 @@ public final class Graph {
     /// being typed into) finds it by comparing the text, which the server reads as the same
     /// string (`RecentPaths`), without hashing it (about 500 instructions with the look-up).
     var lastKeyPath: (text: String, keyPath: KeyPath)?
-    /// The last `graph/set` target found through a view's variable, with the path that named it
-    /// (`writeTarget(named:)`).
+    /// The last set operation's target found through a view's variable, with the path that named
+    /// it (`writeTarget(named:)`).
     var lastWriteTarget: RememberedTarget?
     public let limits: GraphLimits
     /// What the graph started from: `graph/reset` goes back to it.

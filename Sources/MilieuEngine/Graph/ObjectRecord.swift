@@ -7,7 +7,9 @@ final class ObjectRecord {
     let name: String
     let type: RegisteredType
     /// Read on every render; every write is a leaf assignment or append, and no computed
-    /// property runs while one is in progress.
+    /// property runs while one is in progress. A stored value of an object made before the
+    /// transaction is written only by `Graph.writeProperty`, which keeps its original for a
+    /// rollback (`TouchedPlaces`): the journal keeps none.
     var values: [JSON]
     /// For each computed property, the stored slots its last evaluation read.
     var computedReads: [[Int]]
