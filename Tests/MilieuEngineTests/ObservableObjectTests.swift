@@ -173,6 +173,33 @@ import Testing
         #expect(forwarded.body(of: "/App/Screen") == ["5"])
     }
 
+    /// The same swap and write in a transaction that then fails: the undo steps bring back the
+    /// made object, its holders and the forwarding, and the rollback the property's value, so
+    /// the graph is as it was and the made object still forwards to its holder.
+    @Test func aFailedSwapOfTheMadeObjectLeavesItAndItsForwardingAsTheyWere() throws {
+        let graph = try makeGraph()
+        try registerNested(graph, forwards: true)
+        try graph.mount([
+            "parent": "/App", "name": "Screen", "stateObjects": ["outer": ["type": "Outer"], "spare": ["type": "Inner"]],
+            "body": ["{outer.inner.count}"],
+        ])
+        let made = try #require(graph.get("/App/Screen.outer.inner").wire.stringValue)
+        let spare = try #require(graph.get("/App/Screen.spare").wire["object"])
+        let before = try graph.fingerprint()
+        expectError(.unknownPath) {
+            _ = try graph.apply([
+                .set(path: "/App/Screen.outer.inner", value: spare, ifVersion: nil),
+                .set(path: "/App/Screen.spare.count", value: 5, ifVersion: nil),
+                .set(path: "/App/Screen.nothing", value: 1, ifVersion: nil),
+            ])
+        }
+        #expect(try graph.fingerprint() == before)
+        #expect(try graph.get("/App/Screen.outer.inner").wire == .string(made))
+        let forwarded = try graph.set("/App/Screen.outer.inner.count", 2)
+        #expect(forwarded.updates == ["/App/Screen": ["_outer"]])
+        #expect(forwarded.body(of: "/App/Screen") == ["2"])
+    }
+
     @Test func badNestedDeclarationsAreRefused() throws {
         let graph = try makeGraph()
         _ = try graph.register(declaration: ["name": "Inner", "style": "observableObject", "properties": ["count": ["type": "int"]]])
