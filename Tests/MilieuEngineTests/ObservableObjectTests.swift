@@ -155,9 +155,9 @@ import Testing
         #expect(sent.updates == ["/App/Screen": ["_outer"]])
     }
 
-    /// Another object put in the property: the one it made goes (`replaced`), and forwarding
-    /// follows what the property holds.
-    @Test func replacingTheMadeObjectReleasesItAndForwardingFollowsTheNewOne() throws {
+    /// `Screen` showing `outer.inner.count`, with the `Inner` its `Outer` made and a spare one:
+    /// the made one's name and the spare's id.
+    private func screenWithASpareInner() throws -> (graph: Graph, made: String, spare: JSON) {
         let graph = try makeGraph()
         try registerNested(graph, forwards: true)
         try graph.mount([
@@ -166,6 +166,13 @@ import Testing
         ])
         let made = try #require(graph.get("/App/Screen.outer.inner").wire.stringValue)
         let spare = try #require(graph.get("/App/Screen.spare").wire["object"])
+        return (graph, made, spare)
+    }
+
+    /// Another object put in the property: the one it made goes (`replaced`), and forwarding
+    /// follows what the property holds.
+    @Test func replacingTheMadeObjectReleasesItAndForwardingFollowsTheNewOne() throws {
+        let (graph, made, spare) = try screenWithASpareInner()
         let swapped = try graph.set("/App/Screen.outer.inner", spare)
         #expect(swapped.destroyed.map(\.object) == [made] && swapped.destroyed.map(\.reason) == ["replaced"])
         let forwarded = try graph.set("/App/Screen.spare.count", 5)
@@ -177,14 +184,7 @@ import Testing
     /// made object, its holders and the forwarding, and the rollback the property's value, so
     /// the graph is as it was and the made object still forwards to its holder.
     @Test func aFailedSwapOfTheMadeObjectLeavesItAndItsForwardingAsTheyWere() throws {
-        let graph = try makeGraph()
-        try registerNested(graph, forwards: true)
-        try graph.mount([
-            "parent": "/App", "name": "Screen", "stateObjects": ["outer": ["type": "Outer"], "spare": ["type": "Inner"]],
-            "body": ["{outer.inner.count}"],
-        ])
-        let made = try #require(graph.get("/App/Screen.outer.inner").wire.stringValue)
-        let spare = try #require(graph.get("/App/Screen.spare").wire["object"])
+        let (graph, made, spare) = try screenWithASpareInner()
         let before = try graph.fingerprint()
         expectError(.unknownPath) {
             _ = try graph.apply([
