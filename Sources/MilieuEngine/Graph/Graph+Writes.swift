@@ -220,12 +220,11 @@ final class RememberedTarget {
         switch (node.variables[at: index].value, target.0) {
         case (.state, .state(let serial, let variable)) where serial == node.serial && variable == index:
             object = nil
-        case (.object(let held, _), .property(let id, let slot)), (.inputObject(let held), .property(let id, let slot)):
-            // The property named right after the variable, of the object it holds: no reference
+        case (.object(let held, _), .property(_, let slot)), (.inputObject(let held), .property(_, let slot)):
+            // The property named right after the variable, so of the object it holds: no reference
             // followed (each takes a member, and one may lead back to that object), and none
             // stopped at with members left (it held no object): both depend on its value.
-            guard held == id, target.1.count == keyPath.members.count - 2,
-                target.1.isEmpty || graph.objects[id]?.type.referencedType(slot) == nil
+            guard target.1.count == keyPath.members.count - 2, target.1.isEmpty || graph.objects[held]?.type.referencedType(slot) == nil
             else { return nil }
             object = held
         default:
