@@ -41,25 +41,10 @@ import Testing
     /// reference may have moved between two writes of the same path. Here a failed transaction
     /// finds the path while the reference points elsewhere, and its rollback moves it back.
     @Test func aWriteThroughAReferenceFollowsTheReferenceAsItIsNow() throws {
-        let graph = try makeGraph()
-        try graph.register(ObservableObjectTests.person)
-        try graph.register(ObservableObjectTests.team)
-        try graph.mount([
-            "parent": "/App", "name": "V",
-            "stateObjects": ["team": ["type": "Team"], "ann": ["type": "Person"], "bo": ["type": "Person"]],
-        ])
-        let ann = try #require(graph.get("/App/V.ann").wire["object"]?.stringValue)
-        let bo = try #require(graph.get("/App/V.bo").wire["object"]?.stringValue)
-        let path = "/App/V.team.manager.name"
+        let graph = try teamView(people: ["ann", "bo"])
+        let (ann, bo) = (try object(in: graph, "ann"), try object(in: graph, "bo"))
         try graph.set("/App/V.team.manager", .string(ann))
-        expectError(.unknownPath) {
-            _ = try graph.apply([
-                .set(path: "/App/V.team.manager", value: .string(bo), ifVersion: nil),
-                .set(path: path, value: "lost", ifVersion: nil),
-                .set(path: "/App/V.team.nothing", value: 1, ifVersion: nil),
-            ])
-        }
-        try graph.set(path, "kept")
+        try writeAgainAfterARolledBackMove(graph, path: "/App/V.team.manager.name", reference: "/App/V.team.manager", to: .string(bo))
         #expect(try graph.get("/App/V.ann.name").wire == "kept")
         #expect(try graph.get("/App/V.bo.name").wire == "")
     }
@@ -67,21 +52,12 @@ import Testing
     /// A path that stops at a reference holding no object names a member of null, and is found
     /// again once the reference holds one.
     @Test func aWriteThroughANullReferenceFollowsItOnceItIsSet() throws {
-        let graph = try makeGraph()
-        try graph.register(ObservableObjectTests.person)
-        try graph.register(ObservableObjectTests.team)
-        try graph.mount(["parent": "/App", "name": "V", "stateObjects": ["team": ["type": "Team"], "ann": ["type": "Person"]]])
-        let ann = try #require(graph.get("/App/V.ann").wire["object"]?.stringValue)
+        let graph = try teamView(people: ["ann"])
+        let ann = try object(in: graph, "ann")
         let path = "/App/V.team.manager.name"
         expectError(.unknownPath) { try graph.set(path, "nobody") }
         try graph.set("/App/V.team.manager", .string(ann))
-        expectError(.unknownPath) {
-            _ = try graph.apply([
-                .set(path: "/App/V.team.manager", value: .null, ifVersion: nil),
-                .set(path: path, value: "lost", ifVersion: nil),
-            ])
-        }
-        try graph.set(path, "kept")
+        try writeAgainAfterARolledBackMove(graph, path: path, reference: "/App/V.team.manager", to: .null)
         #expect(try graph.get("/App/V.ann.name").wire == "kept")
     }
 
@@ -94,18 +70,9 @@ import Testing
                 name: "Node", style: .observableObject,
                 stored: [StoredProperty("name", .string), StoredProperty("next", .optional(.reference("Node")))]))
         try graph.mount(["parent": "/App", "name": "V", "stateObjects": ["a": ["type": "Node"], "b": ["type": "Node"]]])
-        let a = try #require(graph.get("/App/V.a").wire["object"]?.stringValue)
-        let b = try #require(graph.get("/App/V.b").wire["object"]?.stringValue)
-        let path = "/App/V.a.next.name"
+        let (a, b) = (try object(in: graph, "a"), try object(in: graph, "b"))
         try graph.set("/App/V.a.next", .string(b))
-        expectError(.unknownPath) {
-            _ = try graph.apply([
-                .set(path: "/App/V.a.next", value: .string(a), ifVersion: nil),
-                .set(path: path, value: "lost", ifVersion: nil),
-                .set(path: "/App/V.a.nothing", value: 1, ifVersion: nil),
-            ])
-        }
-        try graph.set(path, "kept")
+        try writeAgainAfterARolledBackMove(graph, path: "/App/V.a.next.name", reference: "/App/V.a.next", to: .string(a))
         #expect(try graph.get("/App/V.b.name").wire == "kept")
         #expect(try graph.get("/App/V.a.name").wire == "")
     }
@@ -117,5 +84,35 @@ import Testing
         let unknown = expectError(.unknownPath) { try graph.set("theme.accentColour", "blue") }
         #expect(unknown?.message.contains("has no property accentColour") == true)
         #expect(try graph.get("theme.accentColor").wire == "red")
+    }
+
+    /// `/App/V` holding a `Team` and a `Person` for each of `people`.
+    private func teamView(people: [String]) throws -> Graph {
+        let graph = try makeGraph()
+        try graph.register(ObservableObjectTests.person)
+        try graph.register(ObservableObjectTests.team)
+        var objects: JSONObject = ["team": ["type": "Team"]]
+        for name in people { objects[name] = ["type": "Person"] }
+        try graph.mount(["parent": "/App", "name": "V", "stateObjects": .object(objects)])
+        return graph
+    }
+
+    /// The name of the object `/App/V`'s `variable` holds.
+    private func object(in graph: Graph, _ variable: String) throws -> String {
+        try #require(graph.get("/App/V.\(variable)").wire["object"]?.stringValue)
+    }
+
+    /// Runs a transaction that points `reference` at `moved`, writes `path` ("lost") and fails, so
+    /// that `path` is found while the reference points there and the rollback points it back;
+    /// then writes `path` again ("kept"), which must land where the reference points now.
+    private func writeAgainAfterARolledBackMove(_ graph: Graph, path: String, reference: String, to moved: JSON) throws {
+        expectError(.unknownPath) {
+            _ = try graph.apply([
+                .set(path: reference, value: moved, ifVersion: nil),
+                .set(path: path, value: "lost", ifVersion: nil),
+                .set(path: "/App/V.nothing", value: 1, ifVersion: nil),
+            ])
+        }
+        try graph.set(path, "kept")
     }
 }
