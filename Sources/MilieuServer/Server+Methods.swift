@@ -41,14 +41,11 @@ extension Server {
         return try handler(request.params, self, session)
     }
 
-    /// Runs a request read on the hot path (`HotRequest`), as `perform` runs the general one.
-    func perform(_ request: HotRequest, session: ClientSession) throws(RPCError) -> Reply {
-        switch request {
-        case .set(_, let method):
-            if let backlog = fullDiskBacklog { throw diskFullRefusal(backlog) }
-            return try method.perform(in: self, session: session)
-        case .get(_, let method): return try method.perform(in: self, session: session)
-        }
+    /// Runs a `graph/set` read on the hot path (`HotRequest`), as `perform` runs the general one.
+    /// (A hot `graph/get` changes nothing, and is performed as it is.)
+    func perform(_ set: GraphSetRequest, session: ClientSession) throws(RPCError) -> Reply {
+        if let backlog = fullDiskBacklog { throw diskFullRefusal(backlog) }
+        return try set.perform(in: self, session: session)
     }
 
     /// The bytes of changes waiting for a full disk, once they have passed their bound: a request
