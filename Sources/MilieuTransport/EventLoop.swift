@@ -270,11 +270,12 @@ public final class EventLoop: @unchecked Sendable {
         // Closing a connection may make its handler send on others; keep going until quiet.
         while !dirty.isEmpty {
             swap(&dirty, &flushing)
-            for connection in flushing {
+            // Taken from the end, each released as it is flushed: emptying the list afterwards
+            // went through the runtime's generic array destroy, some 70 instructions a turn.
+            while let connection = flushing.popLast() {
                 connection.isQueuedForFlush = false
                 connection.flush()
             }
-            flushing.removeAll(keepingCapacity: true)
         }
     }
 
