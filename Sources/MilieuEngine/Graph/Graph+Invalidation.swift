@@ -92,7 +92,7 @@ extension Graph {
             if !projections.isEmpty { invalidateProjections(of: location, from: old, to: record.values[slot], secure: secure) }
         }
         // Last, so that `old` is moved into the commit rather than copied.
-        pending.replaced.append(secure ? nil : old)
+        if secure { pending.replaced.append(nil) } else { pending.replaced.append(consume old) }
     }
 
     /// Re-renders the views that read a part of `location`'s value through a binding into it
