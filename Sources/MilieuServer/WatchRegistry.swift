@@ -159,13 +159,13 @@ final class WatchRegistry {
     private static func stateKey(_ view: String, _ variable: String) -> String { view + "." + variable }
 
     /// The notification lines `commit` produces, per connection; with `only`, for that watch alone.
+    /// With no watch at all, it is not asked (`Server.publish`).
     /// `cause` is what made the commit, for watches of every commit. `printLines` are the
     /// `_printChanges` lines of views that do not declare one, by the index of their change
     /// (`printLines(of:in:)`), for the watches that asked for every view's.
     func notifications(
         for commit: Commit, cause: @autoclosure () -> CommitCause?, only: WatchKey? = nil, printLines: [Int: String] = [:]
     ) -> FanOut {
-        guard !registrations.isEmpty else { return FanOut() }
         if only == nil, commitWatchers.isEmpty, severalTargets.isEmpty, commit.changes.count == 1,
             case .property(let object, _, let property, let value) = commit.changes[0]
         {

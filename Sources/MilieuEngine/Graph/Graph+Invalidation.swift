@@ -36,7 +36,7 @@ extension Graph {
                 setVersion(node, next)
                 invalidate(.location(location))
                 if !projections.isEmpty { invalidateProjections(of: location, from: original, to: value, secure: false) }
-                pending.replaced.append(original)
+                pending.replaced.append(consume original)
             }
         }
         if !pending.announced.isEmpty { for id in pending.announced.sorted() { written.add(id) } }
