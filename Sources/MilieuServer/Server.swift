@@ -492,13 +492,13 @@ public final class Server: ConnectionHandler {
         // The parts come one connection after another: each session is looked up once, and its
         // output limits checked once all of its share is queued.
         var receiver: (connection: Int, session: ClientSession?)?
-        for (connection, part) in fanOut.parts {
-            if receiver?.connection != connection {
+        for delivery in fanOut.parts {
+            if receiver?.connection != delivery.connection {
                 if let previous = receiver?.session { enforceOutputLimits(previous) }
-                receiver = (connection, sessions[connection].flatMap { $0.dropped ? nil : $0 })
+                receiver = (delivery.connection, sessions[delivery.connection].flatMap { $0.dropped ? nil : $0 })
             }
             guard let session = receiver?.session else { continue }
-            switch part {
+            switch delivery.part {
             case .text(let run): fanOut.text.withBytes(in: run) { session.connection.send($0) }
             case .shared(let bytes): session.connection.send(shared: bytes)
             }
