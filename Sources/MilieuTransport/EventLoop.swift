@@ -100,8 +100,11 @@ public final class EventLoop: @unchecked Sendable {
     /// Checks the threading rule in debug builds.
     @inline(__always)
     func assertOnLoopThread(_ function: StaticString = #function) {
-        assert(pthread_equal(ownerThread, pthread_self()) != 0, "EventLoop.\(function) called off the loop thread")
+        assert(isOnLoopThread, "EventLoop.\(function) called off the loop thread")
     }
+
+    /// Whether the caller runs on the loop's thread.
+    var isOnLoopThread: Bool { pthread_equal(ownerThread, pthread_self()) != 0 }
 
     /// The number of open connections.
     public var connectionCount: Int {
