@@ -103,7 +103,8 @@ public final class EventLoop: @unchecked Sendable {
         assert(isOnLoopThread, "EventLoop.\(function) called off the loop thread")
     }
 
-    /// Whether the caller runs on the loop's thread.
+    /// Whether the caller runs on the loop's thread: the one running `run()`, or before that,
+    /// the one that made the loop.
     var isOnLoopThread: Bool { pthread_equal(ownerThread, pthread_self()) != 0 }
 
     /// The number of open connections.
@@ -275,6 +276,9 @@ public final class EventLoop: @unchecked Sendable {
             swap(&dirty, &flushing)
             // Taken from the end, each released as it is flushed: emptying the list afterwards
             // went through the runtime's generic array destroy, some 70 instructions a turn.
+            // Reversed first, so that they are written in the order they were queued: a
+            // request's answer, queued before the notifications it caused, goes out first.
+            flushing.reverse()
             while let connection = flushing.popLast() {
                 connection.isQueuedForFlush = false
                 connection.flush()
