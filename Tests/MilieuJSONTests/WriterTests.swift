@@ -159,8 +159,9 @@ import Testing
 
     @Test func writerStringsMatchTheValueWriterWhereverAnEscapeFalls() throws {
         // The writer writes a string needing no escape where it lands and gives any other to the
-        // value writer: around the 8-byte words it checks, at every position, in a shared writer.
-        for length in 0..<20 {
+        // value writer: under four bytes, four to seven (two halves), and over several 8-byte
+        // words (the last overlapping), at every position, in a shared writer.
+        for length in 0..<36 {
             for position in 0..<Swift.max(length, 1) {
                 for special in ["\"", "\\", "\n", "\u{1}", "\u{7F}", "é", "a"] {
                     var characters = Array(repeating: Character("a"), count: length)
