@@ -177,6 +177,12 @@ import Testing
                     #expect(writer.text == "[" + expected + "," + expected, "\(text.debugDescription)")
                     #expect(try JSON(parsing: Array(expected.utf8)) == .string(text))
                     #expect(shared.text == "[")
+                    // Over storage filled with quotes: a byte the plain path failed to copy shows.
+                    var stale = JSONWriter(capacity: 64)
+                    stale.writeRaw(Array(repeating: UInt8(ascii: "\""), count: 64))
+                    stale.truncate(to: 0)
+                    stale.writeString(text)
+                    #expect(stale.text == expected, "\(text.debugDescription)")
                 }
             }
         }
