@@ -41,18 +41,19 @@ enum LogFormat {
         return bytes
     }
 
-    /// Appends one framed record to `writer`, in this build's format: the writes, then what
-    /// `history` writes, straight into the record (no buffer of their own to copy), the header's
-    /// lengths and checksums filled in after; all through one sink, so that the writer's storage
-    /// is checked for uniqueness once a record, not once a piece.
+    /// Appends one framed record to `writer`, in this build's format: what `writes` writes (the
+    /// list of writes, `StoredWrite.encode`), then what `history` writes, straight into the record
+    /// (no buffer of their own to copy), the header's lengths and checksums filled in after; all
+    /// through one sink, so that the writer's storage is checked for uniqueness once a record, not
+    /// once a piece.
     static func appendRecord(
-        version: Int, writes: ArraySlice<StoredWrite>, to writer: inout JSONWriter, history: (inout JSONSink) -> Void
+        version: Int, to writer: inout JSONWriter, writes: (inout JSONSink) -> Void, history: (inout JSONSink) -> Void
     ) {
         writer.withSink { sink in
             let start = sink.count
             let size = recordHeaderSize(format)
             sink.writeZeros(size + 4)
-            StoredWrite.encode(writes, into: &sink)
+            writes(&sink)
             let writesLength = sink.count - start - size - 4
             history(&sink)
             let length = sink.count - start - size

@@ -224,13 +224,24 @@ public final class Store {
         guard version > stagedThrough else { return false }
         stagedThrough = version
         let start = turnRecords.writes.count
-        if !pendingTypes.isEmpty {
-            for type in pendingTypes { turnRecords.append(type) }
-            pendingTypes.removeAll()
-        }
-        writes { turnRecords.append($0) }
         let before = turn.count
-        LogFormat.appendRecord(version: version, writes: turnRecords.writes[start...], to: &turn, history: history)
+        LogFormat.appendRecord(
+            version: version, to: &turn,
+            writes: { sink in
+                // Each write encoded while it is still the caller's, then moved into the batch.
+                sink.writeRaw(UInt8(ascii: "["))
+                func add(_ write: consuming StoredWrite) {
+                    if turnRecords.writes.count > start { sink.writeRaw(UInt8(ascii: ",")) }
+                    StoredWrite.encode(write, into: &sink)
+                    turnRecords.append(write)
+                }
+                if !pendingTypes.isEmpty {
+                    for type in pendingTypes { add(type) }
+                    pendingTypes.removeAll()
+                }
+                writes(add)
+                sink.writeRaw(UInt8(ascii: "]"))
+            }, history: history)
         turnRecords.endRecord(version: version)
         if stagedSizes.count == sizesRead {
             stagedSizes.removeAll(keepingCapacity: true)

@@ -69,13 +69,15 @@ import Testing
     }
 
     /// The records of one turn share one array of writes: each is written with its own, the
-    /// second of a turn as the first, and the log reads back whole after a crash (no fold ran).
+    /// second of a turn as the first, a type staged before a record in it, and the log reads back
+    /// whole after a crash (no fold ran).
     @Test func theRecordsOfOneTurnEachCarryTheirOwnWrites() throws {
         let directory = try Daemon.makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try Store(directory: directory, options: StoreOptions())
         try store.start(nextVersion: 1)
         store.stage(version: 1, writes: { $0(.value(view: "/App", name: "a", value: 1)) }, history: { $0.writeRaw("[1]") })
+        store.stageType(name: "Pet", declaration: ["name": "Pet", "properties": [:]])
         store.stage(
             version: 2,
             writes: { add in
@@ -97,6 +99,7 @@ import Testing
         #expect(again.history.map(\.version) == [1, 2, 3])
         #expect(again.history.map { String(decoding: $0.history, as: UTF8.self) } == ["[1]", "[2]", "[3]"])
         #expect(again.state.values.map { "\($0.name)=\($0.value.jsonText)" } == ["a=1", "b=2", "c=3"])
+        #expect(again.state.types == [["name": "Pet", "properties": [:]]])
     }
 
     @Test(arguments: ["always", "everysec", "no"])
