@@ -276,4 +276,33 @@ import Testing
         #expect(peer == PeerCredentials(pid: getpid(), uid: getuid(), gid: getgid()))
         #expect(try PeerCredentials.of(socket: client).uid == getuid())
     }
+
+    /// A handler may keep a connection after its loop has closed and gone: what it asks of the
+    /// connection then does nothing, and reaches no loop (the connection's reference to its loop
+    /// is not counted, so every entry point checks that the connection is open first).
+    @Test func aConnectionKeptPastItsLoopTakesNothingMore() throws {
+        final class Kept: @unchecked Sendable { var connection: Connection? }
+        let directory = try TemporaryDirectory()
+        let listener = try UnixListener(path: directory.file("s.sock"))
+        let kept = Kept()
+        let handler = RecordingHandler()
+        handler.onOpen = { kept.connection = $0 }
+        var running: RunningLoop? = try RunningLoop { try $0.serve(listener: listener, handler: handler) }
+        let client = try UnixSocket.connect(path: listener.path ?? "")
+        defer { close(client) }
+        #expect(eventually { handler.record.withLock { $0.opened.count } == 1 })
+        running?.stop()
+        running = nil
+        let connection = try #require(kept.connection)
+        #expect(!connection.isOpen)
+        connection.send(Array("late\n".utf8))
+        connection.send(shared: SharedBytes(Array("late\n".utf8)))
+        connection.pauseReading()
+        connection.resumeReading()
+        connection.closeAfterFlush(timeout: 1)
+        #expect(connection.closeIfPeerClosed())
+        connection.close()
+        #expect(connection.pendingOutputBytes == 0)
+        #expect(handler.record.withLock { $0.closed.map(\.reason) } == [.loopClosed], "closed once, by the loop")
+    }
 }
