@@ -42,10 +42,10 @@ enum LogFormat {
     }
 
     /// Appends one framed record to `writer`, in this build's format: what `writes` writes (the
-    /// list of writes, `StoredWrite.encode`), then what `history` writes, straight into the record
-    /// (no buffer of their own to copy), the header's lengths and checksums filled in after; all
-    /// through one sink, so that the writer's storage is checked for uniqueness once a record, not
-    /// once a piece.
+    /// list of writes, each entry `StoredWrite.encode`'s), then what `history` writes, straight
+    /// into the record (no buffer of their own to copy), the header's lengths and checksums filled
+    /// in after; all through one sink, so that the writer's storage is checked for uniqueness once
+    /// a record, not once a piece.
     static func appendRecord(
         version: Int, to writer: inout JSONWriter, writes: (inout JSONSink) -> Void, history: (inout JSONSink) -> Void
     ) {

@@ -53,7 +53,8 @@ extension StoredWrite {
         sink.writeRaw(UInt8(ascii: "]"))
     }
 
-    /// The writes `encode` wrote, or nil when the bytes are not such a list.
+    /// The writes of a record's list (each entry `encode`'s), or nil when the bytes are not such
+    /// a list.
     static func decode(_ bytes: ArraySlice<UInt8>) -> [StoredWrite]? {
         // Two levels more than any value a client could send, for the list and the entry.
         guard case .array(let entries)? = try? JSON(parsing: bytes, limits: JSONLimits(maxDepth: JSONLimits.default.maxDepth + 2))

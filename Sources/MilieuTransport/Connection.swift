@@ -18,7 +18,14 @@ public final class Connection: PeerConnection {
     /// retain and its release, some 65 instructions a reply or a fan-out's delivery, callgrind);
     /// `scheduleFlush` reaches it without either.
     private let unownedLoop: Unmanaged<EventLoop>
+    #if DEBUG
+    /// Debug builds also hold the loop `unowned`, and reach it through this, which traps if a slip
+    /// ever reaches a loop that has gone instead of reading freed memory.
+    private unowned let checkedLoop: EventLoop
+    private var loop: EventLoop { checkedLoop }
+    #else
     private var loop: EventLoop { unownedLoop.takeUnretainedValue() }
+    #endif
     private let handler: any ConnectionHandler
     private var output = OutputQueue()
     private var state = State.open
@@ -42,6 +49,9 @@ public final class Connection: PeerConnection {
         self.fileDescriptor = fileDescriptor
         self.peer = peer
         unownedLoop = .passUnretained(loop)
+        #if DEBUG
+        checkedLoop = loop
+        #endif
         self.handler = handler
     }
 
@@ -207,7 +217,11 @@ public final class Connection: PeerConnection {
     private func scheduleFlush() {
         guard !isQueuedForFlush, !waitingForWritable, !parkedAfterHangUp else { return }
         isQueuedForFlush = true
+        #if DEBUG
+        loop.queueFlush(self)
+        #else
         unownedLoop._withUnsafeGuaranteedRef { $0.queueFlush(self) }
+        #endif
     }
 
     /// Writes as much output as the socket takes now, several runs a call (`sendmsg`); the rest

@@ -288,11 +288,13 @@ import Testing
         let handler = RecordingHandler()
         handler.onOpen = { kept.connection = $0 }
         var running: RunningLoop? = try RunningLoop { try $0.serve(listener: listener, handler: handler) }
+        weak var gone = running?.loop
         let client = try UnixSocket.connect(path: listener.path ?? "")
         defer { close(client) }
         #expect(eventually { handler.record.withLock { $0.opened.count } == 1 })
         running?.stop()
         running = nil
+        #expect(eventually { gone == nil }, "the loop's thread let go of it")
         let connection = try #require(kept.connection)
         #expect(!connection.isOpen)
         connection.send(Array("late\n".utf8))
@@ -304,5 +306,44 @@ import Testing
         connection.close()
         #expect(connection.pendingOutputBytes == 0)
         #expect(handler.record.withLock { $0.closed.map(\.reason) } == [.loopClosed], "closed once, by the loop")
+    }
+
+    /// A loop let go without `close()` abandons its connections in its deinit, without callbacks:
+    /// a handler that kept one finds it closed, and what it asks of it does nothing.
+    @Test func aLoopLetGoWithoutClosingAbandonsItsConnections() throws {
+        final class Kept: @unchecked Sendable { var connection: Connection? }
+        let directory = try TemporaryDirectory()
+        let listener = try UnixListener(path: directory.file("s.sock"))
+        let kept = Kept()
+        let handler = RecordingHandler()
+        let client = try UnixSocket.connect(path: listener.path ?? "")
+        defer { close(client) }
+        weak var gone: EventLoop?
+        do {
+            let loop = try EventLoop()
+            gone = loop
+            try loop.serve(listener: listener, handler: handler)
+            handler.onOpen = { [weak loop] connection in
+                kept.connection = connection
+                loop?.stop()
+            }
+            let finished = DispatchSemaphore(value: 0)
+            Thread {
+                do { try loop.run() } catch { Issue.record("EventLoop.run() threw \(error)") }
+                finished.signal()
+            }.start()
+            #expect(finished.wait(timeout: .now() + 10) == .success, "the loop did not stop")
+        }
+        #expect(eventually { gone == nil }, "the loop's thread let go of it")
+        let connection = try #require(kept.connection)
+        #expect(!connection.isOpen)
+        connection.send(Array("late\n".utf8))
+        connection.pauseReading()
+        connection.resumeReading()
+        connection.closeAfterFlush(timeout: 1)
+        #expect(connection.closeIfPeerClosed())
+        connection.close()
+        #expect(connection.pendingOutputBytes == 0)
+        #expect(handler.record.withLock { $0.closed.isEmpty }, "abandoned: no callback from a deinit")
     }
 }
