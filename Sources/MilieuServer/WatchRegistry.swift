@@ -289,9 +289,21 @@ final class WatchRegistry {
         var tails = DidChangeTails(version: version)
         var encoding = ChangeEncoding(value: value)
         var reach = 0
+        // The path told last and its tail. The watches of one property report its change under
+        // the path they spelled, most often the same one, so each after the first takes the tail
+        // from here: through the encoding's and the tails' memos it cost a delivery some 90
+        // instructions of copies and comparisons (callgrind).
+        var told: (path: String, tail: SharedBytes)?
         func tell(_ key: WatchKey, _ entry: PropertyWatch) {
             guard entry.covers(property) else { return }
-            let tail = tails.tail(for: encoding.encoded(path: entry.path(of: property)))
+            let tail: SharedBytes
+            if entry.property != nil, told?.path == entry.spelled, let last = told?.tail {
+                tail = last
+            } else {
+                let path = entry.path(of: property)
+                tail = tails.tail(for: encoding.encoded(path: path))
+                told = (path, tail)
+            }
             if reach == 0 {
                 // Room for every watch's line, as long as this one's, before the first is written.
                 let copied = tail.count < FanOut.sharedMinimum ? tail.count : 0

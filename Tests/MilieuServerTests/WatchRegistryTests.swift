@@ -70,6 +70,31 @@ import Testing
         }
     }
 
+    /// Watches of one property spelled differently, and a watch of its whole object, told of one
+    /// write: each line reports the change under the path its own watch spelled, however the
+    /// spellings alternate from one watcher to the next.
+    @Test func eachWatcherIsToldUnderThePathItSpelled() {
+        let registry = WatchRegistry()
+        let count = WatchTarget.property(object: "Counter#1", property: "count")
+        let watches: [(target: WatchTarget, spelled: String, told: String)] = [
+            (count, "counter.count", "counter.count"), (count, "/App.counter.count", "/App.counter.count"),
+            (.object("Counter#1"), "counter", "counter.count"), (count, "counter.count", "counter.count"),
+            (count, "/App.counter.count", "/App.counter.count"),
+        ]
+        for (connection, watch) in watches.enumerated() {
+            registry.add(
+                WatchKey(connection: connection + 1, watch: 1), targets: [(watch.target, watch.spelled)], lifecycle: false, commits: false)
+        }
+        let change = Change.property(object: "Counter#1", type: "Counter", property: "count", value: 42)
+        let fan = registry.notifications(for: Commit(version: Version(9), changes: [change]), cause: nil)
+        for (connection, watch) in watches.enumerated() {
+            var line = JSONWriter()
+            ServerNotification.didChange(WatchStamp(watch: 1, version: 9), changes: [ValueChange(path: watch.told, value: 42)])
+                .write(into: &line)
+            #expect(fan.bytes(for: connection + 1) == line.bytes, "watch \(connection + 1), spelled \(watch.spelled)")
+        }
+    }
+
     /// Each watch's line carries its own id, and the lines go out in the order of the watches'
     /// keys even once taking a watch out has moved the last one into its place.
     @Test func aWritesWatchersAreToldInKeyOrderEachUnderItsOwnId() {
