@@ -152,7 +152,8 @@ public final class Connection: PeerConnection {
         }
     }
 
-    /// The loop's threading rule, checked in debug builds.
+    /// The loop's threading rule, checked in debug builds: `loop` is read inside the assertion,
+    /// which release builds do not evaluate, so that they load nothing for it.
     @inline(__always)
     private func assertOnLoopThread(_ function: StaticString = #function) {
         assert(loop.isOnLoopThread, "Connection.\(function) called off the loop thread")

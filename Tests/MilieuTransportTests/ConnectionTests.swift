@@ -277,6 +277,20 @@ import Testing
         #expect(try PeerCredentials.of(socket: client).uid == getuid())
     }
 
+    /// Checks that `connection` is closed and that each entry point does nothing: called after its
+    /// loop has gone, none may reach it.
+    private func expectClosedAndInert(_ connection: Connection) {
+        #expect(!connection.isOpen)
+        connection.send(Array("late\n".utf8))
+        connection.send(shared: SharedBytes(Array("late\n".utf8)))
+        connection.pauseReading()
+        connection.resumeReading()
+        connection.closeAfterFlush(timeout: 1)
+        #expect(connection.closeIfPeerClosed())
+        connection.close()
+        #expect(connection.pendingOutputBytes == 0)
+    }
+
     /// A handler may keep a connection after its loop has closed and gone: what it asks of the
     /// connection then does nothing, and reaches no loop (the connection's reference to its loop
     /// is not counted, so every entry point checks that the connection is open first).
@@ -288,23 +302,14 @@ import Testing
         let handler = RecordingHandler()
         handler.onOpen = { kept.connection = $0 }
         var running: RunningLoop? = try RunningLoop { try $0.serve(listener: listener, handler: handler) }
-        weak var gone = running?.loop
+        weak let gone = running?.loop
         let client = try UnixSocket.connect(path: listener.path ?? "")
         defer { close(client) }
         #expect(eventually { handler.record.withLock { $0.opened.count } == 1 })
         running?.stop()
         running = nil
         #expect(eventually { gone == nil }, "the loop's thread let go of it")
-        let connection = try #require(kept.connection)
-        #expect(!connection.isOpen)
-        connection.send(Array("late\n".utf8))
-        connection.send(shared: SharedBytes(Array("late\n".utf8)))
-        connection.pauseReading()
-        connection.resumeReading()
-        connection.closeAfterFlush(timeout: 1)
-        #expect(connection.closeIfPeerClosed())
-        connection.close()
-        #expect(connection.pendingOutputBytes == 0)
+        expectClosedAndInert(try #require(kept.connection))
         #expect(handler.record.withLock { $0.closed.map(\.reason) } == [.loopClosed], "closed once, by the loop")
     }
 
@@ -335,15 +340,7 @@ import Testing
             #expect(finished.wait(timeout: .now() + 10) == .success, "the loop did not stop")
         }
         #expect(eventually { gone == nil }, "the loop's thread let go of it")
-        let connection = try #require(kept.connection)
-        #expect(!connection.isOpen)
-        connection.send(Array("late\n".utf8))
-        connection.pauseReading()
-        connection.resumeReading()
-        connection.closeAfterFlush(timeout: 1)
-        #expect(connection.closeIfPeerClosed())
-        connection.close()
-        #expect(connection.pendingOutputBytes == 0)
+        expectClosedAndInert(try #require(kept.connection))
         #expect(handler.record.withLock { $0.closed.isEmpty }, "abandoned: no callback from a deinit")
     }
 }
