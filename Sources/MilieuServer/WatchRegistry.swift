@@ -290,9 +290,9 @@ final class WatchRegistry {
         var encoding = ChangeEncoding(value: value)
         var reach = 0
         // The path told last and its tail. The watches of one property report its change under
-        // the path they spelled, most often the same one, so each after the first takes the tail
-        // from here: through the encoding's and the tails' memos it cost a delivery some 90
-        // instructions of copies and comparisons (callgrind).
+        // the path they spelled, most often the same one, so each that spells the path told last
+        // takes the tail from here: through the encoding's and the tails' memos it cost a delivery
+        // some 90 instructions of copies and comparisons (callgrind).
         var told: (path: String, tail: SharedBytes)?
         func tell(_ key: WatchKey, _ entry: PropertyWatch) {
             guard entry.covers(property) else { return }

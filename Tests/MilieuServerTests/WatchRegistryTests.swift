@@ -80,6 +80,9 @@ import Testing
             (count, "counter.count", "counter.count"), (count, "/App.counter.count", "/App.counter.count"),
             (.object("Counter#1"), "counter", "counter.count"), (count, "counter.count", "counter.count"),
             (count, "/App.counter.count", "/App.counter.count"),
+            // A property watch spelled as the object watch after it is: the object's watch still
+            // reports under its own path with the property after it.
+            (count, "counter", "counter"), (.object("Counter#1"), "counter", "counter.count"),
         ]
         for (connection, watch) in watches.enumerated() {
             registry.add(
