@@ -335,55 +335,56 @@ public final class Server: ConnectionHandler {
     private func handleLine(_ line: UnsafeRawBufferPointer, session: ClientSession) {
         let start = turn.start
         var isBatch = false
+        let wrote: Bool
         // Each case bound apart: an optional `HotRequest` bound whole was destroyed through its
         // generic value witness, some 165 instructions a write (callgrind).
         switch HotRequest.read(line, recentPaths: &recentPaths) {
         case .set(let id, let set)?:
-            answerHot(id: id, of: GraphSetRequest.name, path: set.path, session: session, start: start) { () throws(RPCError) in
-                try perform(set, session: session)
+            wrote = answerHot(id: id, of: GraphSetRequest.name, path: set.path, session: session, start: start) {
+                () throws(RPCError) in try perform(set, session: session)
             }
         case .get(let id, let get)?:
-            answerHot(id: id, of: GraphGetRequest.name, path: nil, session: session, start: start) { () throws(RPCError) in
-                try get.perform(in: self, session: session)
+            wrote = answerHot(id: id, of: GraphGetRequest.name, path: nil, session: session, start: start) {
+                () throws(RPCError) in try get.perform(in: self, session: session)
             }
         case nil:
-            isBatch = handleGeneralLine(line, session: session, from: start)
+            (isBatch, wrote) = handleGeneralLine(line, session: session, from: start)
         }
         if turn.responses.count > start.response { turn.responses.writeRaw(UInt8(ascii: "\n")) }
-        var wrote = false
-        if let store {
-            for case let made? in turn.commits[start.commits...] where Persistence.stage(made.commit, of: graph, in: store) { wrote = true }
-        }
         turn.endLine(from: start, session: session, isBatch: isBatch, wrote: wrote)
     }
 
-    /// Answers a hot request (`HotRequest`) `id` of `method`, naming `path`, with what `perform` does.
+    /// Answers a hot request (`HotRequest`) `id` of `method`, naming `path`, with what `perform`
+    /// does; whether that staged writes to the store.
     private func answerHot(
         id: RequestID, of method: String, path: String?, session: ClientSession, start: Turn.Start,
         _ perform: () throws(RPCError) -> Reply
-    ) {
+    ) -> Bool {
         let reply = run(perform)
         turn.ids.append(id)
         write(reply, id: id, of: method, session: session, into: &turn.responses, from: start.response, lineStart: start.response)
-        collect(reply) { StoredCause.hot(method: method, path: path, session: session) }
+        return collect(reply) { StoredCause.hot(method: method, path: path, session: session) }
     }
 
     /// Answers a line that is not a hot request (`HotRequest`), parsed as a whole: a request or a
-    /// batch (true). Each reply is made before anything is written into the turn, which a method
-    /// that closes connections appends to.
-    private func handleGeneralLine(_ line: UnsafeRawBufferPointer, session: ClientSession, from start: Turn.Start) -> Bool {
+    /// batch; whether it was a batch, and whether it staged writes to the store. Each reply is
+    /// made before anything is written into the turn, which a method that closes connections
+    /// appends to.
+    private func handleGeneralLine(
+        _ line: UnsafeRawBufferPointer, session: ClientSession, from start: Turn.Start
+    ) -> (isBatch: Bool, wrote: Bool) {
         switch IncomingMessage.parse(line) {
         case .failure(let error):
             Envelope.error(id: .null, error, into: &turn.responses)
-            return false
+            return (false, false)
         case .success(.single(let message)):
             let (id, method, reply) = run(message, session: session)
             if case .request(let request) = message, let id = request.id { turn.ids.append(id) }
             write(reply, id: id, of: method, session: session, into: &turn.responses, from: start.response, lineStart: start.response)
-            collect(reply, cause: message, session: session)
-            return false
+            return (false, collect(reply, cause: message, session: session))
         case .success(.batch(let messages)):
             var elements = JSONWriter()
+            var wrote = false
             for message in messages {
                 let (id, method, reply) = run(message, session: session)
                 if case .request(let request) = message, let id = request.id { turn.ids.append(id) }
@@ -391,13 +392,13 @@ public final class Server: ConnectionHandler {
                 elements.writeRaw(elementStart == 0 ? UInt8(ascii: "[") : UInt8(ascii: ","))
                 write(reply, id: id, of: method, session: session, into: &elements, from: elementStart + 1, lineStart: 0)
                 if elements.count == elementStart + 1 { elements.truncate(to: elementStart) }
-                collect(reply, cause: message, session: session)
+                if collect(reply, cause: message, session: session) { wrote = true }
             }
             if elements.count > 0 {
                 elements.writeRaw(UInt8(ascii: "]"))
                 turn.responses.writeRaw(elements)
             }
-            return true
+            return (true, wrote)
         }
     }
 
@@ -429,18 +430,22 @@ public final class Server: ConnectionHandler {
         watches.printLines(of: commit) { [graph] in graph.printChangesLine(of: $0, reasons: $1, isNew: $2) }
     }
 
-    /// Keeps a method's commit, with what made it, and its follow-up lines in the turn: last of a
-    /// reply's uses, after its answer is written, so that the commit is moved in, not copied.
-    private func collect(_ reply: consuming Result<Reply, RPCError>, cause: () -> StoredCause) {
-        guard case .success(let done) = consume reply else { return }
+    /// Keeps a method's commit, with what made it, and its follow-up lines in the turn, and
+    /// stages its record in the store; whether that staged writes. Last of a reply's uses, after
+    /// its answer is written, so that the commit is moved in, not copied: staged from the turn's
+    /// list afterwards, each commit was copied out of it again (two retains and two releases).
+    private func collect(_ reply: consuming Result<Reply, RPCError>, cause: () -> StoredCause) -> Bool {
+        guard case .success(let done) = consume reply else { return false }
         if let extra = done.followUps { turn.followUps.writeRaw(extra) }
-        guard let commit = done.commit else { return }
+        guard let commit = done.commit else { return false }
+        let wrote = store.map { Persistence.stage(commit, of: graph, in: $0) } ?? false
         let lines = printLines(of: commit)
         turn.append(commit, cause: cause(), printLines: lines)
+        return wrote
     }
 
     /// `collect` for a message of the general path.
-    private func collect(_ reply: consuming Result<Reply, RPCError>, cause message: RequestOrError, session: ClientSession) {
+    private func collect(_ reply: consuming Result<Reply, RPCError>, cause message: RequestOrError, session: ClientSession) -> Bool {
         collect(reply) {
             guard case .request(let request) = message else { return StoredCause(method: "", session: session, target: .path(nil)) }
             return StoredCause(method: request.method, params: request.params, session: session)

@@ -81,6 +81,18 @@ import Testing
         #expect(error["message"]?.stringValue?.contains("could not be written") == true)
         // The change is applied in memory and the daemon goes on.
         #expect(try client.call("graph/get", ["path": "/App/Notes.text"]).stringValue?.hasPrefix("39x") == true)
+        // While the log waits for the disk, a write by a request of the general path, and each
+        // write of a batch, is answered with the same error, not acknowledged.
+        let transaction = try client.failure(
+            "graph/transaction", ["ops": [["method": "graph/set", "params": ["path": "/App/Notes.text", "value": "in a transaction"]]]])
+        #expect(transaction["message"]?.stringValue?.contains("could not be written") == true, "\(transaction)")
+        let set: (Int, String) -> JSON = { id, value in
+            ["jsonrpc": "2.0", "id": .int(id), "method": "graph/set", "params": ["path": "/App/Notes.text", "value": .string(value)]]
+        }
+        try client.sendLine(JSON.array([set(9001, "batched 1"), set(9002, "batched 2")]).jsonText)
+        let batch = try #require(try client.readMessage()?.arrayValue, "a batch is answered with an array")
+        #expect(batch.map { $0["id"] } == [9001, 9002])
+        #expect(batch.allSatisfy { $0["error"]?["message"]?.stringValue?.contains("could not be written") == true }, "\(batch)")
         try FileManager.default.removeItem(atPath: filler)
         // The backlog is retried with backoff (at most 1 s apart): writes are durable again soon.
         // The deadline is generous so that a loaded machine (CI runs suites in parallel) does not fail it.
