@@ -16,6 +16,10 @@ public struct StoreOptions: Sendable {
     public var retainedBytes = 64 << 20
     /// A segment file is closed and a new one started past this size.
     public var segmentBytes = 16 << 20
+    /// How often the fold runs. A test that copies the files as a crash would leave them sets it
+    /// past its own length: a fold before the copy (a loaded machine can stall a test for a
+    /// second) would leave no unfolded log to check, and one during it a snapshot half written.
+    var foldInterval = Folder.interval
 
     public init() {}
 }
@@ -201,7 +205,7 @@ public final class Store {
         snapshot.checkpoint()
         log.prune(folded: nextVersion - 1, versions: options.retainedVersions, bytes: options.retainedBytes)
         self.log = log
-        folder = Folder(snapshot: snapshot, folded: nextVersion - 1, head: log.head)
+        folder = Folder(snapshot: snapshot, folded: nextVersion - 1, head: log.head, interval: options.foldInterval)
         history = []
         scanned = []
         stagedThrough = nextVersion - 1

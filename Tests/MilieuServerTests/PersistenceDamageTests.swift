@@ -102,7 +102,8 @@ import Testing
     }
 
     /// A data directory whose newest segment holds a mount of `/App/Notes` and 300 acknowledged
-    /// sets, synced before each answer and killed before a fold; and the version of each set.
+    /// sets, synced before each answer, then killed (perhaps after a fold: the segment stays, as
+    /// the history keeps it); and the version of each set.
     private func killedStoreWithNotes() throws -> (data: String, versions: [Int]) {
         let data = try Daemon.makeDirectory()
         let daemon = try Daemon(arguments: ["--data-dir", data, "--fsync", "always"])

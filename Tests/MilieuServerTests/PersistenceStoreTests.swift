@@ -53,11 +53,11 @@ import Testing
         }
         var options = StoreOptions()
         options.segmentBytes = 256
+        options.foldInterval = 3600
         let store = try Store(directory: directory, options: options)
         try store.start(nextVersion: 1)
         try commitVersions(1...20, to: store)
-        // As a crash would leave it: the log written, the snapshot not folded yet (a fold is due
-        // once a second).
+        // As a crash would leave it: the log written, the snapshot not folded yet.
         for file in try FileManager.default.contentsOfDirectory(atPath: directory) where file != "milieu.lock" {
             try FileManager.default.copyItem(atPath: "\(directory)/\(file)", toPath: "\(copy)/\(file)")
         }
@@ -74,7 +74,9 @@ import Testing
     @Test func theRecordsOfOneTurnEachCarryTheirOwnWrites() throws {
         let directory = try Daemon.makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try Store(directory: directory, options: StoreOptions())
+        var options = StoreOptions()
+        options.foldInterval = 3600
+        let store = try Store(directory: directory, options: options)
         try store.start(nextVersion: 1)
         store.stage(version: 1, writes: { $0(.value(view: "/App", name: "a", value: 1)) }, history: { $0.writeRaw("[1]") })
         store.stageType(name: "Pet", declaration: ["name": "Pet", "properties": [:]])
