@@ -80,8 +80,10 @@ struct Turn {
                 closeAfter: closeAfter))
     }
 
-    /// The response sent instead of `line`'s when the log could not take the turn's changes.
+    /// The response sent instead of `line`'s when the log could not take the turn's changes:
+    /// nothing for notifications, as when they succeed (a batch of them gets no array).
     func notDurableReply(for line: Line) -> JSONWriter {
+        guard !line.ids.isEmpty else { return JSONWriter(capacity: 0) }
         let error = RPCError.internalError(
             "the change is applied in memory but could not be written to the database; it will be written when the disk allows")
         var writer = JSONWriter()
@@ -91,7 +93,7 @@ struct Turn {
             Envelope.error(id: id, error, into: &writer)
         }
         if line.isBatch { writer.writeRaw(UInt8(ascii: "]")) }
-        if !line.ids.isEmpty { writer.writeRaw(UInt8(ascii: "\n")) }
+        writer.writeRaw(UInt8(ascii: "\n"))
         return writer
     }
 

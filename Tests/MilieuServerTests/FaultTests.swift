@@ -93,6 +93,12 @@ import Testing
         let batch = try #require(try client.readMessage()?.arrayValue, "a batch is answered with an array")
         #expect(batch.map { $0["id"] } == [9001, 9002])
         #expect(batch.allSatisfy { $0["error"]?["message"]?.stringValue?.contains("could not be written") == true }, "\(batch)")
+        // A batch of notifications is not answered, failed or not: the next line is the next answer.
+        let notify: (String) -> JSON = { value in
+            ["jsonrpc": "2.0", "method": "graph/set", "params": ["path": "/App/Notes.text", "value": .string(value)]]
+        }
+        try client.sendLine(JSON.array([notify("told 1"), notify("told 2")]).jsonText)
+        #expect(try client.request("graph/get", ["path": "/App/Notes.text"])["result"] == "told 2")
         try FileManager.default.removeItem(atPath: filler)
         // The backlog is retried with backoff (at most 1 s apart): writes are durable again soon.
         // The deadline is generous so that a loaded machine (CI runs suites in parallel) does not fail it.
