@@ -367,9 +367,7 @@ public final class Server: ConnectionHandler {
     }
 
     /// Answers a line that is not a hot request (`HotRequest`), parsed as a whole: a request or a
-    /// batch; whether it was a batch, and whether it staged writes to the store. Each reply is
-    /// made before anything is written into the turn, which a method that closes connections
-    /// appends to.
+    /// batch; whether it was a batch, and whether it staged writes to the store.
     private func handleGeneralLine(
         _ line: UnsafeRawBufferPointer, session: ClientSession, from start: Turn.Start
     ) -> (isBatch: Bool, wrote: Bool) {
@@ -431,9 +429,9 @@ public final class Server: ConnectionHandler {
     }
 
     /// Keeps a method's commit, with what made it, and its follow-up lines in the turn, and
-    /// stages its record in the store; whether that staged writes. Last of a reply's uses, after
-    /// its answer is written, so that the commit is moved in, not copied: staged from the turn's
-    /// list afterwards, each commit was copied out of it again (two retains and two releases).
+    /// stages its record in the store, with the graph as the commit left it; whether that staged
+    /// writes. Last of a reply's uses, after its answer is written, so that the commit is moved
+    /// into the turn, not copied; staged first, since the turn takes it.
     private func collect(_ reply: consuming Result<Reply, RPCError>, cause: () -> StoredCause) -> Bool {
         guard case .success(let done) = consume reply else { return false }
         if let extra = done.followUps { turn.followUps.writeRaw(extra) }

@@ -61,9 +61,8 @@ struct Turn {
     }
 
     /// Moves commit `index` out to be published: the history keeps it, and a copy and its
-    /// release cost two retains and two releases a write (callgrind). Nil once taken: a line
-    /// ended inside another's (the views of a connection closed while a method ran) shares its
-    /// commits, which are published once.
+    /// release cost two retains and two releases a write (callgrind). Nil once taken, so that a
+    /// commit is published once.
     mutating func takeCommit(_ index: Int) -> Made? { commits[index].take() }
 
     /// Where a line answered from now on begins.

@@ -225,6 +225,8 @@ public final class Store {
     public func stage(
         version: Int, writes: (_ add: (consuming StoredWrite) -> Void) -> Void, history: (inout JSONSink) -> Void
     ) -> Bool {
+        // A commit comes once, in version order; one that made no version comes with the last.
+        assert(version >= stagedThrough, "version \(version) staged after \(stagedThrough): its record would be lost")
         guard version > stagedThrough else { return false }
         stagedThrough = version
         let start = turnRecords.writes.count

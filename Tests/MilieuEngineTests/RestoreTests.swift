@@ -31,10 +31,11 @@ import Testing
         #expect(try graph.get("login").wire["version"] == 40)
     }
 
-    /// A commit's durable writes are staged after every request of its line ran (a JSON-RPC
-    /// batch): a write to an object that a later request of the line replaced finds the object
-    /// gone and keeps nothing, even when an earlier write made it the object found last
-    /// (`durableRecord(named:)`). Kept, its value would come back on the new object at a restart.
+    /// A commit's durable writes read after later commits ran (the server stages each as it is
+    /// made, but the graph does not rely on it): a write to an object that a later commit
+    /// replaced finds the object gone and keeps nothing, even when an earlier write made it the
+    /// object found last (`durableRecord(named:)`). Kept, its value would come back on the new
+    /// object at a restart.
     @Test func aWriteStagedAfterItsObjectWasReplacedIsNotKept() throws {
         let graph = try makeGraph()
         let screen: JSON = [
