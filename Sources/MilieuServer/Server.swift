@@ -381,20 +381,31 @@ public final class Server: ConnectionHandler {
             write(reply, id: id, of: method, session: session, into: &turn.responses, from: start.response, lineStart: start.response)
             return (false, collect(reply, cause: message, session: session))
         case .success(.batch(let messages)):
-            var elements = JSONWriter()
+            // The array, and each element's answer, at its place in it.
+            var array = JSONWriter()
+            var answers: [Turn.Element] = []
             var wrote = false
             for message in messages {
                 let (id, method, reply) = run(message, session: session)
-                if case .request(let request) = message, let id = request.id { turn.ids.append(id) }
-                let elementStart = elements.count
-                elements.writeRaw(elementStart == 0 ? UInt8(ascii: "[") : UInt8(ascii: ","))
-                write(reply, id: id, of: method, session: session, into: &elements, from: elementStart + 1, lineStart: 0)
-                if elements.count == elementStart + 1 { elements.truncate(to: elementStart) }
-                if collect(reply, cause: message, session: session) { wrote = true }
+                let elementStart = array.count
+                array.writeRaw(elementStart == 0 ? UInt8(ascii: "[") : UInt8(ascii: ","))
+                write(reply, id: id, of: method, session: session, into: &array, from: elementStart + 1, lineStart: 0)
+                let elementWrote = collect(reply, cause: message, session: session)
+                if elementWrote { wrote = true }
+                if let id, array.count > elementStart + 1 {
+                    answers.append(Turn.Element(id: id, bytes: (elementStart + 1)..<array.count, wrote: elementWrote))
+                } else {
+                    array.truncate(to: elementStart)
+                }
             }
-            if elements.count > 0 {
-                elements.writeRaw(UInt8(ascii: "]"))
-                turn.responses.writeRaw(elements)
+            if array.count > 0 {
+                array.writeRaw(UInt8(ascii: "]"))
+                let base = turn.responses.count
+                turn.responses.writeRaw(array)
+                for answer in answers {
+                    let bytes = (base + answer.bytes.lowerBound)..<(base + answer.bytes.upperBound)
+                    turn.elements.append(Turn.Element(id: answer.id, bytes: bytes, wrote: answer.wrote))
+                }
             }
             return (true, wrote)
         }

@@ -4,7 +4,7 @@ import MilieuProtocol
 
 /// What one loop turn sends once its changes are in the log (`Server.loopTurnEnded`): each
 /// line's response, the lines that must follow it (a resumed watch's replay), its commits and
-/// the ids to answer with an error if the log could not take them. They live in turn-wide
+/// what to answer with an error if the log could not take them. They live in turn-wide
 /// buffers that keep their storage from turn to turn, each line a range of them, so answering a
 /// line allocates nothing of its own (a response writer and two arrays a line cost about 1.5k
 /// instructions of a pipelined `graph/set`).
@@ -16,6 +16,7 @@ struct Turn {
         let response: Range<Int>
         let followUps: Range<Int>
         let commits: Range<Int>
+        /// A request's id; none for a notification or a batch (its answers are in `elements`).
         let ids: Range<Int>
         let isBatch: Bool
         /// Whether it staged writes to the store: only those answers depend on the log.
@@ -32,6 +33,15 @@ struct Turn {
         let ids: Int
     }
 
+    /// A batch's answer to one of its elements: the request's id, where the answer is in
+    /// `responses` (within its line's response), and whether the request staged writes, when it
+    /// must be replaced with an error if the log cannot take them.
+    struct Element {
+        let id: RequestID
+        let bytes: Range<Int>
+        let wrote: Bool
+    }
+
     var responses = JSONWriter()
     var followUps = JSONWriter(capacity: 0)
     /// The turn's commits in order, each with what made it (`graph/explain`); nil once
@@ -41,6 +51,10 @@ struct Turn {
     /// (`WatchRegistry.printLines`), by commit index; only commits that have some.
     var printLines: [Int: [Int: String]] = [:]
     var ids: [RequestID] = []
+    /// The answers of the turn's batches, in the order of their bytes: only a failed log reads
+    /// them, so a line finds its own by where they are, and the lines that are not batches,
+    /// nearly all, keep no range of them.
+    var elements: [Element] = []
     private(set) var lines: [Line] = []
 
     /// Storage past this is released after the turn rather than kept (one large answer).
@@ -79,22 +93,48 @@ struct Turn {
                 closeAfter: closeAfter))
     }
 
-    /// The response sent instead of `line`'s when the log could not take the turn's changes:
-    /// nothing for notifications, as when they succeed (a batch of them gets no array).
+    /// The response sent instead of `line`'s when the log could not take the turn's changes: the
+    /// error for its request, or a batch's array with the error for each request that wrote
+    /// (its reads and failures keep their answers). Nothing for notifications, as when they
+    /// succeed (a batch of them gets no array).
     func notDurableReply(for line: Line) -> JSONWriter {
-        guard !line.ids.isEmpty else { return JSONWriter(capacity: 0) }
-        let error = RPCError.internalError(
-            "the change is applied in memory but could not be written to the database; it will be written when the disk allows")
         var writer = JSONWriter()
-        if line.isBatch { writer.writeRaw(UInt8(ascii: "[")) }
-        for (index, id) in ids[line.ids].enumerated() {
-            if index > 0 { writer.writeRaw(UInt8(ascii: ",")) }
-            Envelope.error(id: id, error, into: &writer)
+        if line.isBatch {
+            let answers = elements(in: line.response)
+            guard !answers.isEmpty else { return writer }
+            writer.writeRaw(UInt8(ascii: "["))
+            for (index, element) in answers.enumerated() {
+                if index > 0 { writer.writeRaw(UInt8(ascii: ",")) }
+                if element.wrote {
+                    Envelope.error(id: element.id, Self.notDurable, into: &writer)
+                } else {
+                    responses.withBytes(in: element.bytes) { writer.writeRaw($0) }
+                }
+            }
+            writer.writeRaw(UInt8(ascii: "]"))
+        } else {
+            guard let id = ids[line.ids].first else { return writer }
+            Envelope.error(id: id, Self.notDurable, into: &writer)
         }
-        if line.isBatch { writer.writeRaw(UInt8(ascii: "]")) }
         writer.writeRaw(UInt8(ascii: "\n"))
         return writer
     }
+
+    /// The batch answers whose bytes lie in `response`, found by halving.
+    private func elements(in response: Range<Int>) -> ArraySlice<Element> {
+        var low = 0
+        var high = elements.count
+        while low < high {
+            let middle = (low + high) / 2
+            if elements[middle].bytes.lowerBound < response.lowerBound { low = middle + 1 } else { high = middle }
+        }
+        var end = low
+        while end < elements.count, elements[end].bytes.upperBound <= response.upperBound { end += 1 }
+        return elements[low..<end]
+    }
+
+    private static let notDurable = RPCError.internalError(
+        "the change is applied in memory but could not be written to the database; it will be written when the disk allows")
 
     /// Empties the turn for reuse, keeping its storage unless one large answer grew it.
     mutating func reset() {
@@ -103,6 +143,7 @@ struct Turn {
         commits.removeAllKeepingCapacity()
         printLines.removeAll()
         ids.removeAllKeepingCapacity()
+        elements.removeAllKeepingCapacity()
         lines.removeAllKeepingCapacity()
     }
 }
