@@ -192,7 +192,7 @@ public final class Server: ConnectionHandler {
     func closeAfter(_ error: RPCError, to session: ClientSession) {
         let start = turn.start
         turn.responses.writeRaw(Envelope.errorLine(id: .null, error))
-        turn.endLine(from: start, session: session, closeAfter: true)
+        turn.endLine(from: start, connection: session.id, closeAfter: true)
     }
 
     /// A connection closed: its watches go, and the views it mounted without `retain` (rule 15).
@@ -218,7 +218,7 @@ public final class Server: ConnectionHandler {
         if let store, !commit.isEmpty { Persistence.stage(commit, of: graph, in: store) }
         let start = turn.start
         turn.append(commit, cause: StoredCause(closing: connection.rawValue), printLines: printLines(of: commit))
-        turn.endLine(from: start, session: nil, wrote: true)
+        turn.endLine(from: start, connection: nil, wrote: true)
         guard graph.isClosing(connection) else { return }
         loop.schedule(after: 0) { [unowned self] in unmountViews(of: connection) }
     }
@@ -242,14 +242,15 @@ public final class Server: ConnectionHandler {
         func answersOnly(_ line: Turn.Line) -> Bool { line.followUps.isEmpty && !line.closeAfter && (durable || !line.wrote) }
         /// Whether `line` is `session`'s, sends only its answer, and that follows `response` in the turn's buffer.
         func joins(_ line: Turn.Line, _ session: ClientSession, after response: Range<Int>) -> Bool {
-            line.session === session && line.response.lowerBound == response.upperBound && answersOnly(line)
+            line.connection == session.id && line.response.lowerBound == response.upperBound && answersOnly(line)
         }
         var position = 0
         while position < sending.lines.count {
             let line = sending.lines[position]
             // The lines [position, end) are sent, then their commits published.
             var end = position + 1
-            if let session = line.session, !session.closed, !session.dropped {
+            // A closed connection's session is no longer in `sessions`.
+            if let connection = line.connection, let session = sessions[connection], !session.dropped {
                 // The answers of the lines after it of the same connection that send only their
                 // answer go out with it, in one send and one check of its output limits (a
                 // pipelining client's lines come one after another), and before the commits of
@@ -351,7 +352,7 @@ public final class Server: ConnectionHandler {
             (isBatch, wrote) = handleGeneralLine(line, session: session, from: start)
         }
         if turn.responses.count > start.response { turn.responses.writeRaw(UInt8(ascii: "\n")) }
-        turn.endLine(from: start, session: session, isBatch: isBatch, wrote: wrote)
+        turn.endLine(from: start, connection: session.id, isBatch: isBatch, wrote: wrote)
     }
 
     /// Answers a hot request (`HotRequest`) `id` of `method`, naming `path`, with what `perform`

@@ -11,8 +11,10 @@ import MilieuProtocol
 struct Turn {
     /// One line's share of the turn.
     struct Line {
-        /// nil for a commit no request made (a closed connection's views going).
-        let session: ClientSession?
+        /// The connection it answers (its session's id); nil for a commit no request made (a
+        /// closed connection's views going). An id, not the session: copying a line, as sending
+        /// the turn does, then copies no reference.
+        let connection: Int?
         let response: Range<Int>
         let followUps: Range<Int>
         let commits: Range<Int>
@@ -84,11 +86,11 @@ struct Turn {
 
     /// Ends the line begun at `start`: everything written since is its share.
     mutating func endLine(
-        from start: Start, session: ClientSession?, isBatch: Bool = false, wrote: Bool = false, closeAfter: Bool = false
+        from start: Start, connection: Int?, isBatch: Bool = false, wrote: Bool = false, closeAfter: Bool = false
     ) {
         lines.append(
             Line(
-                session: session, response: start.response..<responses.count, followUps: start.followUps..<followUps.count,
+                connection: connection, response: start.response..<responses.count, followUps: start.followUps..<followUps.count,
                 commits: start.commits..<commits.count, ids: start.ids..<ids.count, isBatch: isBatch, wrote: wrote,
                 closeAfter: closeAfter))
     }

@@ -29,7 +29,7 @@ import Testing
             }
         }
         if isBatch && !answers.isEmpty { turn.responses.writeRaw("]") }
-        turn.endLine(from: start, session: nil, isBatch: isBatch, wrote: true)
+        turn.endLine(from: start, connection: nil, isBatch: isBatch, wrote: true)
     }
 
     /// The reply for the turn's line `index`: what it says, and that it is one line.
