@@ -384,7 +384,7 @@ public final class Server: ConnectionHandler {
         case .success(.batch(let messages)):
             // The array, and each element's answer, at its place in it.
             var array = JSONWriter()
-            var answers: [Turn.Element] = []
+            var answers: [Turn.BatchAnswer] = []
             var wrote = false
             for message in messages {
                 let (id, method, reply) = run(message, session: session)
@@ -394,7 +394,7 @@ public final class Server: ConnectionHandler {
                 let elementWrote = collect(reply, cause: message, session: session)
                 if elementWrote { wrote = true }
                 if let id, array.count > elementStart + 1 {
-                    answers.append(Turn.Element(id: id, bytes: (elementStart + 1)..<array.count, wrote: elementWrote))
+                    answers.append(Turn.BatchAnswer(id: id, bytes: (elementStart + 1)..<array.count, wrote: elementWrote))
                 } else {
                     array.truncate(to: elementStart)
                 }
@@ -405,7 +405,7 @@ public final class Server: ConnectionHandler {
                 turn.responses.writeRaw(array)
                 for answer in answers {
                     let bytes = (base + answer.bytes.lowerBound)..<(base + answer.bytes.upperBound)
-                    turn.elements.append(Turn.Element(id: answer.id, bytes: bytes, wrote: answer.wrote))
+                    turn.batchAnswers.append(Turn.BatchAnswer(id: answer.id, bytes: bytes, wrote: answer.wrote))
                 }
             }
             return (true, wrote)

@@ -18,10 +18,11 @@ struct Turn {
         let response: Range<Int>
         let followUps: Range<Int>
         let commits: Range<Int>
-        /// A request's id; none for a notification or a batch (its answers are in `elements`).
+        /// A request's id; none for a notification or a batch (its answers are in `batchAnswers`).
         let ids: Range<Int>
         let isBatch: Bool
-        /// Whether it staged writes to the store: only those answers depend on the log.
+        /// Whether it staged writes to the store (for a batch, any element, a notification
+        /// included): only those answers depend on the log.
         let wrote: Bool
         /// The connection is closed once this has been written (after MessageTooLarge).
         let closeAfter: Bool
@@ -35,10 +36,10 @@ struct Turn {
         let ids: Int
     }
 
-    /// A batch's answer to one of its elements: the request's id, where the answer is in
-    /// `responses` (within its line's response), and whether the request staged writes, when it
-    /// must be replaced with an error if the log cannot take them.
-    struct Element {
+    /// A batch's answer to one of its elements: the request's id, where the answer is (in
+    /// `responses`, or in the batch's array while it is being written), and whether the request
+    /// staged writes, when it must be replaced with an error if the log cannot take them.
+    struct BatchAnswer {
         let id: RequestID
         let bytes: Range<Int>
         let wrote: Bool
@@ -53,10 +54,9 @@ struct Turn {
     /// (`WatchRegistry.printLines`), by commit index; only commits that have some.
     var printLines: [Int: [Int: String]] = [:]
     var ids: [RequestID] = []
-    /// The answers of the turn's batches, in the order of their bytes: only a failed log reads
-    /// them, so a line finds its own by where they are, and the lines that are not batches,
-    /// nearly all, keep no range of them.
-    var elements: [Element] = []
+    /// The answers of the turn's batches, sorted by `bytes`: a batch line finds its own by its
+    /// response's range, so `Line` keeps no range of them.
+    var batchAnswers: [BatchAnswer] = []
     private(set) var lines: [Line] = []
 
     /// Storage past this is released after the turn rather than kept (one large answer).
@@ -100,17 +100,17 @@ struct Turn {
     /// (its reads and failures keep their answers). Nothing for notifications, as when they
     /// succeed (a batch of them gets no array).
     func notDurableReply(for line: Line) -> JSONWriter {
-        var writer = JSONWriter()
+        var writer = JSONWriter(capacity: 0)
         if line.isBatch {
-            let answers = elements(in: line.response)
+            let answers = batchAnswers(in: line.response)
             guard !answers.isEmpty else { return writer }
             writer.writeRaw(UInt8(ascii: "["))
-            for (index, element) in answers.enumerated() {
+            for (index, answer) in answers.enumerated() {
                 if index > 0 { writer.writeRaw(UInt8(ascii: ",")) }
-                if element.wrote {
-                    Envelope.error(id: element.id, Self.notDurable, into: &writer)
+                if answer.wrote {
+                    Envelope.error(id: answer.id, Self.notDurable, into: &writer)
                 } else {
-                    responses.withBytes(in: element.bytes) { writer.writeRaw($0) }
+                    responses.withBytes(in: answer.bytes) { writer.writeRaw($0) }
                 }
             }
             writer.writeRaw(UInt8(ascii: "]"))
@@ -123,16 +123,16 @@ struct Turn {
     }
 
     /// The batch answers whose bytes lie in `response`, found by halving.
-    private func elements(in response: Range<Int>) -> ArraySlice<Element> {
+    private func batchAnswers(in response: Range<Int>) -> ArraySlice<BatchAnswer> {
         var low = 0
-        var high = elements.count
+        var high = batchAnswers.count
         while low < high {
             let middle = (low + high) / 2
-            if elements[middle].bytes.lowerBound < response.lowerBound { low = middle + 1 } else { high = middle }
+            if batchAnswers[middle].bytes.lowerBound < response.lowerBound { low = middle + 1 } else { high = middle }
         }
         var end = low
-        while end < elements.count, elements[end].bytes.upperBound <= response.upperBound { end += 1 }
-        return elements[low..<end]
+        while end < batchAnswers.count, batchAnswers[end].bytes.upperBound <= response.upperBound { end += 1 }
+        return batchAnswers[low..<end]
     }
 
     private static let notDurable = RPCError.internalError(
@@ -145,7 +145,7 @@ struct Turn {
         commits.removeAllKeepingCapacity()
         printLines.removeAll()
         ids.removeAllKeepingCapacity()
-        elements.removeAllKeepingCapacity()
+        batchAnswers.removeAllKeepingCapacity()
         lines.removeAllKeepingCapacity()
     }
 }

@@ -82,21 +82,29 @@ import Testing
         // The change is applied in memory and the daemon goes on.
         #expect(try client.call("graph/get", ["path": "/App/Notes.text"]).stringValue?.hasPrefix("39x") == true)
         // While the log waits for the disk, a write by a request of the general path, and each
-        // write of a batch, is answered with the same error, not acknowledged; a read in the
-        // batch keeps its answer.
+        // write of a batch, is answered with the same error, not acknowledged; the batch's other
+        // elements (a read, an invalid element, a failed request) keep their answers.
         let transaction = try client.failure(
             "graph/transaction", ["ops": [["method": "graph/set", "params": ["path": "/App/Notes.text", "value": "in a transaction"]]]])
         #expect(transaction["message"]?.stringValue?.contains("could not be written") == true, "\(transaction)")
         let set: (Int, String) -> JSON = { id, value in
             ["jsonrpc": "2.0", "id": .int(id), "method": "graph/set", "params": ["path": "/App/Notes.text", "value": .string(value)]]
         }
-        let get: JSON = ["jsonrpc": "2.0", "id": 9002, "method": "graph/get", "params": ["path": "/App/Notes.text"]]
-        try client.sendLine(JSON.array([set(9001, "batched 1"), get, set(9003, "batched 3")]).jsonText)
+        let get: (Int, String) -> JSON = { id, path in
+            ["jsonrpc": "2.0", "id": .int(id), "method": "graph/get", "params": ["path": .string(path)]]
+        }
+        let told: JSON = ["jsonrpc": "2.0", "method": "graph/set", "params": ["path": "/App/Notes.text", "value": "told in a batch"]]
+        let elements = [
+            set(9001, "batched 1"), get(9002, "/App/Notes.text"), 1, told, get(9004, "/App/Nowhere.text"), set(9005, "batched 5"),
+        ]
+        // After another line in one write, so that the batch's answers sit past the start of the turn's.
+        try client.sendRaw(Array((set(9000, "alone").jsonText + "\n" + JSON.array(elements).jsonText + "\n").utf8))
+        #expect(try client.readMessage()?["error"]?["message"]?.stringValue?.contains("could not be written") == true)
         let batch = try #require(try client.readMessage()?.arrayValue, "a batch is answered with an array")
-        #expect(batch.map { $0["id"] } == [9001, 9002, 9003])
+        #expect(batch.map { $0["id"] } == [9001, 9002, .null, 9004, 9005])
         let failed = batch.map { $0["error"]?["message"]?.stringValue?.contains("could not be written") == true }
-        #expect(failed == [true, false, true], "\(batch)")
-        #expect(batch[1]["result"] == "batched 1", "\(batch)")
+        #expect(failed == [true, false, false, false, true], "\(batch)")
+        #expect(batch[1]["result"] == "batched 1" && batch[2]["error"]?["code"] == -32600 && batch[3]["error"] != nil, "\(batch)")
         // A batch of notifications is not answered, failed or not: the next line is the next answer.
         let notify: (String) -> JSON = { value in
             ["jsonrpc": "2.0", "method": "graph/set", "params": ["path": "/App/Notes.text", "value": .string(value)]]

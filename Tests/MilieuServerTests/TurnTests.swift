@@ -23,7 +23,7 @@ import Testing
             let from = turn.responses.count
             turn.responses.write(["jsonrpc": "2.0", "id": .int(answer.id), "result": .string("kept \(answer.id)")])
             if isBatch {
-                turn.elements.append(Turn.Element(id: .int(answer.id), bytes: from..<turn.responses.count, wrote: answer.wrote))
+                turn.batchAnswers.append(Turn.BatchAnswer(id: .int(answer.id), bytes: from..<turn.responses.count, wrote: answer.wrote))
             } else {
                 turn.ids.append(.int(answer.id))
             }
@@ -50,8 +50,7 @@ import Testing
         #expect(answer["id"] == 7 && Self.failed(answer), "\(answer)")
     }
 
-    /// Only the elements that wrote fail: a read in the same batch, or a request that failed on
-    /// its own, keeps its answer.
+    /// Only the elements that wrote fail: a read in the same batch keeps its answer.
     @Test func aBatchKeepsTheAnswersOfElementsThatDidNotWrite() throws {
         let answers = try #require(try reply(turn([(1, true), (2, false), (3, true)], isBatch: true))?.arrayValue)
         #expect(answers.map { $0["id"] } == [1, 2, 3])
