@@ -437,7 +437,11 @@ public final class Server: ConnectionHandler {
     /// The `_printChanges` lines of `commit`'s undeclared views that a watch of every view's line
     /// covers, while the graph is as the commit left it (SPEC §10.1, `printChanges`).
     func printLines(of commit: Commit) -> [Int: String] {
-        watches.printLines(of: commit) { [graph] in graph.printChangesLine(of: $0, reasons: $1, isNew: $2) }
+        // Asked first, so that a commit nobody prints lines for makes no closure (its context
+        // retained the graph). `Dictionary()`, not the literal `[:]`, which calls the literal
+        // initializer: this runs for every commit.
+        guard watches.printsAnyChanges else { return Dictionary() }
+        return watches.printLines(of: commit) { [graph] in graph.printChangesLine(of: $0, reasons: $1, isNew: $2) }
     }
 
     /// Keeps a method's commit, with what made it, and its follow-up lines in the turn, and

@@ -43,6 +43,9 @@ final class WatchRegistry {
     private var commitWatchers = WatchGroups<Void>()
     /// The watches that want every view's `_printChanges` line (`printChanges: true`, SPEC §10.1).
     private var printsChanges: Set<WatchKey> = []
+
+    /// Whether a watch of every view's `_printChanges` line is open: only then are there lines to make.
+    var printsAnyChanges: Bool { !printsChanges.isEmpty }
     /// What each watch registered, to take it out again, and the bytes of its spelled targets.
     private var registrations: [WatchKey: (targets: [WatchTarget], lifecycle: Bool, commits: Bool, bytes: Int)] = [:]
     /// The bytes of spelled targets each connection's watches hold (`watchTargetBytes`).
@@ -330,9 +333,6 @@ final class WatchRegistry {
     /// commit left it (for a replayed commit, as it is now). A view that appeared through an id
     /// change gets one line, its mount's: the `@identity` update after it prints nothing more.
     func printLines(of commit: Commit, line: (String, [String], Bool) -> String?) -> [Int: String] {
-        // `Dictionary()`, not the literal `[:]`, which calls the literal initializer: this runs
-        // for every commit.
-        guard !printsChanges.isEmpty else { return Dictionary() }
         var lines: [Int: String] = [:]
         var renewed: Set<String> = []
         func wanted(_ view: String) -> Bool { viewWatchers(of: view).contains(where: printsChanges.contains) }
