@@ -46,6 +46,7 @@ final class WatchRegistry {
 
     /// Whether a watch of every view's `_printChanges` line is open: only then are there lines to make.
     var printsAnyChanges: Bool { !printsChanges.isEmpty }
+
     /// What each watch registered, to take it out again, and the bytes of its spelled targets.
     private var registrations: [WatchKey: (targets: [WatchTarget], lifecycle: Bool, commits: Bool, bytes: Int)] = [:]
     /// The bytes of spelled targets each connection's watches hold (`watchTargetBytes`).
