@@ -78,13 +78,7 @@ struct History {
 
     /// The index of the first commit held after `version`.
     private func firstIndex(after version: Version) -> Int {
-        var low = start
-        var high = entries.count
-        while low < high {
-            let middle = (low + high) / 2
-            if entries[middle].version <= version { low = middle + 1 } else { high = middle }
-        }
-        return low
+        entries[start...].partitionIndex { $0.version <= version }
     }
 
     /// The commits after `version` with what made each, oldest first; nil when some of them are

@@ -122,14 +122,9 @@ struct Turn {
         return writer
     }
 
-    /// The batch answers whose bytes lie in `response`, found by halving.
+    /// The batch answers whose bytes lie in `response`.
     private func batchAnswers(in response: Range<Int>) -> ArraySlice<BatchAnswer> {
-        var low = 0
-        var high = batchAnswers.count
-        while low < high {
-            let middle = (low + high) / 2
-            if batchAnswers[middle].bytes.lowerBound < response.lowerBound { low = middle + 1 } else { high = middle }
-        }
+        let low = batchAnswers.partitionIndex { $0.bytes.lowerBound < response.lowerBound }
         var end = low
         while end < batchAnswers.count, batchAnswers[end].bytes.upperBound <= response.upperBound { end += 1 }
         return batchAnswers[low..<end]
