@@ -295,10 +295,9 @@ import Testing
     /// connection then does nothing, and reaches no loop (the connection's reference to its loop
     /// is not counted, so every entry point checks that the connection is open first).
     @Test func aConnectionKeptPastItsLoopTakesNothingMore() throws {
-        final class Kept: @unchecked Sendable { var connection: Connection? }
         let directory = try TemporaryDirectory()
         let listener = try UnixListener(path: directory.file("s.sock"))
-        let kept = Kept()
+        let kept = KeptConnection()
         let handler = RecordingHandler()
         handler.onOpen = { kept.connection = $0 }
         var running: RunningLoop? = try RunningLoop { try $0.serve(listener: listener, handler: handler) }
@@ -316,10 +315,9 @@ import Testing
     /// A loop let go without `close()` abandons its connections in its deinit, without callbacks:
     /// a handler that kept one finds it closed, and what it asks of it does nothing.
     @Test func aLoopLetGoWithoutClosingAbandonsItsConnections() throws {
-        final class Kept: @unchecked Sendable { var connection: Connection? }
         let directory = try TemporaryDirectory()
         let listener = try UnixListener(path: directory.file("s.sock"))
-        let kept = Kept()
+        let kept = KeptConnection()
         let handler = RecordingHandler()
         let client = try UnixSocket.connect(path: listener.path ?? "")
         defer { close(client) }
@@ -344,3 +342,6 @@ import Testing
         #expect(handler.record.withLock { $0.closed.isEmpty }, "abandoned: no callback from a deinit")
     }
 }
+
+/// Where a test's handler keeps the connection it was given, to use after its loop is gone.
+private final class KeptConnection: @unchecked Sendable { var connection: Connection? }
