@@ -63,8 +63,15 @@ protocol FoldTarget: Sendable {
 extension Snapshot: FoldTarget {}
 
 /// The fold: a thread with the snapshot's connection that applies written log records to
-/// SQLite in batches, off the event loop, records the version folded through and the
-/// newest segment in `meta`, then checkpoints the WAL.
+/// SQLite in batches, off the event loop, records in `meta` the version folded through, the
+/// version `checkpointed` and the newest segment, then checkpoints the WAL.
+///
+/// `checkpointed` is the version the main file held everything through, synced, when the
+/// batch began: the batch before it's. A crash during a checkpoint can leave the main file
+/// with some of a batch's pages and not others, `meta`'s among them; were the WAL then lost
+/// (deleted, or left behind by a copy), the main file would say it is folded through versions
+/// whose values it lacks. So a start folds again the records after `checkpointed`, and the log
+/// keeps them until the main file says a later version is checkpointed.
 final class Folder: Sendable {
     private struct Shared {
         var queue: [FoldRecord] = []
@@ -82,12 +89,18 @@ final class Folder: Sendable {
     /// What the loop thread and the fold thread share.
     private final class Work: Sendable {
         let shared = Mutex(Shared())
-        let folded: Atomic<Int>
+        /// The version the main file holds everything through, synced: the last checkpointed
+        /// batch's. Only the fold thread uses it (atomic to be `Sendable`).
+        let synced: Atomic<Int>
+        /// The `checkpointed` the main file's `meta` says, synced: what the last checkpointed
+        /// batch recorded, the `synced` of the batch before it.
+        let claimed: Atomic<Int>
         let snapshot: any FoldTarget
 
-        init(snapshot: any FoldTarget, folded: Int, head: Int) {
+        init(snapshot: any FoldTarget, checkpointed: Int, head: Int) {
             self.snapshot = snapshot
-            self.folded = Atomic(folded)
+            synced = Atomic(checkpointed)
+            claimed = Atomic(checkpointed)
             shared.withLock { $0.head = head }
         }
 
@@ -104,14 +117,18 @@ final class Folder: Sendable {
             var start = 0
             while start < records.count {
                 let end = min(start + Folder.batch, records.count)
+                let before = synced.load(ordering: .relaxed)
                 // A fold that fails (a full disk) leaves the records queued for the next
                 // round; the log holds them meanwhile, and start-up folds them in any case.
-                guard (try? snapshot.fold(records[start..<end], meta: ["head": String(head)])) != nil else {
+                guard (try? snapshot.fold(records[start..<end], meta: ["head": String(head), "checkpointed": String(before)])) != nil
+                else {
                     shared.withLock { $0.queue.insert(contentsOf: records[start...], at: 0) }
                     return
                 }
-                // Only what is synced in the main file may be dropped from the log.
-                if snapshot.checkpoint() { folded.store(records[end - 1].version, ordering: .releasing) }
+                if snapshot.checkpoint() {
+                    synced.store(records[end - 1].version, ordering: .relaxed)
+                    claimed.store(before, ordering: .releasing)
+                }
                 start = end
             }
         }
@@ -120,9 +137,10 @@ final class Folder: Sendable {
     private let work: Work
     private let thread: BackgroundThread
 
-    /// Folds into `snapshot` every `interval` seconds, from the version after `folded`.
-    init(snapshot: any FoldTarget, folded: Int, head: Int, interval: Double = Folder.interval) {
-        let work = Work(snapshot: snapshot, folded: folded, head: head)
+    /// Folds into `snapshot` every `interval` seconds; the main file holds everything through
+    /// `checkpointed`, synced, and its `meta` says so.
+    init(snapshot: any FoldTarget, checkpointed: Int, head: Int, interval: Double = Folder.interval) {
+        let work = Work(snapshot: snapshot, checkpointed: checkpointed, head: head)
         self.work = work
         thread = BackgroundThread(interval: interval) { work.run() }
         thread.start()
@@ -138,8 +156,9 @@ final class Folder: Sendable {
         if backlog >= Self.batch { thread.wake() }
     }
 
-    /// The version the snapshot holds everything through, synced.
-    var foldedVersion: Int { work.folded.load(ordering: .acquiring) }
+    /// The `checkpointed` version the main file's `meta` says, synced: the log may drop only
+    /// what is at or before it, since a start folds the records after it again.
+    var claimedVersion: Int { work.claimed.load(ordering: .acquiring) }
 
     /// Folds what is queued and ends the thread.
     func stop() { thread.stop() }

@@ -121,10 +121,14 @@ final class Snapshot: @unchecked Sendable {
     }
 
     /// Applies `records` in order and records the last as folded, all in one transaction;
-    /// `extra` meta entries go with it. Records at or before the folded version are skipped,
-    /// so folding one twice changes nothing.
+    /// `extra` meta entries go with it. Records at or before the `checkpointed` version (the
+    /// folded one, in a database without it) are skipped: the main file holds them. One after
+    /// it that the snapshot holds already — a start folds again what the main file may lack
+    /// (`Folder`) — is applied again, which changes nothing, as a fold always applies the log's
+    /// records from some version on to the last, in order.
     func fold(_ records: ArraySlice<FoldRecord>, meta extra: [String: String] = [:]) throws(StoreError) {
         let folded = Int(try meta("folded") ?? "0") ?? 0
+        let checkpointed = Int(try meta("checkpointed") ?? "") ?? folded
         let (typeSeq, viewSeq) = (nextTypeSeq, nextViewSeq)
         do throws(StoreError) {
             try transaction { () throws(StoreError) in
@@ -158,7 +162,7 @@ final class Snapshot: @unchecked Sendable {
                     versions.removeAll(keepingCapacity: true)
                     versionOrder.removeAll(keepingCapacity: true)
                 }
-                for record in records where record.version > folded {
+                for record in records where record.version > checkpointed {
                     // By index: `for write in` copied each write whole (about 290 instructions
                     // with its destroy), where a switch on the element binds only what it reads.
                     for index in record.writes.indices {
@@ -172,7 +176,7 @@ final class Snapshot: @unchecked Sendable {
                             try apply(record.writes[index], at: record.version)
                         }
                     }
-                    last = record.version
+                    last = max(last, record.version)
                 }
                 try flush()
                 try run("INSERT OR REPLACE INTO meta VALUES ('folded', ?1)", [String(last)])

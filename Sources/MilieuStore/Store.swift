@@ -52,6 +52,9 @@ public final class Store {
     private var log: ChangeLog?
     private var folder: Folder?
     private var scanned: [Segment] = []
+    /// The version the main file holds everything through, synced, when the store opened: what
+    /// `start` records as `checkpointed` if it cannot get the main file to hold more.
+    private var checkpointedAtOpen = 0
     /// Lock on the data directory, held while the store is open.
     private var lockDescriptor: Int32
 
@@ -100,6 +103,9 @@ public final class Store {
         let names = try LogScan.segmentNames(in: directory)
         var expectedLog = try snapshot.meta("log").flatMap { UInt64($0, radix: 16) }
         var folded = Int(try snapshot.meta("folded") ?? "0") ?? 0
+        // What the main file held, synced, when the last fold began (see `Folder`); a database
+        // an earlier milieud wrote has no such entry, and its folds were whole.
+        var checkpointed = min(Int(try snapshot.meta("checkpointed") ?? "") ?? folded, folded)
         var problems: [(path: String, what: String)] = []
         let logPath = { (first: Int) in self.directory + "/" + LogFormat.fileName(firstVersion: first) }
         if format == nil {
@@ -113,6 +119,7 @@ public final class Store {
                 // What the log holds is all there is: it is taken as it comes.
                 expectedLog = nil
                 folded = first.firstVersion - 1
+                checkpointed = folded
             }
         } else {
             for table in Snapshot.tables(ofFormat: Int(format ?? "") ?? Snapshot.formatVersion) where !tables.contains(table) {
@@ -130,7 +137,7 @@ public final class Store {
                 problems.append((logPath(head), "is missing: it is the newest log file milieu.db knows of; the changes in it are lost"))
             }
         }
-        var scan = try LogScan.read(directory: directory, logID: expectedLog, folded: folded)
+        var scan = try LogScan.read(directory: directory, logID: expectedLog, folded: checkpointed)
         if let damage = scan.damage {
             let after = damage.lastGood ?? folded
             var lost = "the \(damage.bytesAfter) bytes from byte \(damage.offset) on (versions after \(after)) cannot be read"
@@ -155,9 +162,15 @@ public final class Store {
                 "\(torn.path): cut a torn tail of \(torn.bytes) bytes at byte \(torn.offset) (a write cut short: no whole record is in it)")
         }
         try snapshot.prepare()
-        let records = scan.records.filter { $0.version > folded }
+        // A whole log folds again what the main file may lack: each key then ends with its
+        // last write. A damaged one, recovered, stops short of the end, and folding records
+        // the snapshot holds again would take their keys back to older values: only what is
+        // after `folded` is folded then, as the snapshot holds the rest unless its WAL is lost.
+        let from = problems.isEmpty ? checkpointed : folded
+        let records = scan.records.filter { $0.version > from }
         if !records.isEmpty { try snapshot.fold(records.map { ($0.version, $0.writes[...]) }[...]) }
         lastVersion = max(folded, scan.records.last?.version ?? 0)
+        checkpointedAtOpen = snapshot.checkpoint() ? lastVersion : checkpointed
         if problems.isEmpty, let expectedLog {
             logID = expectedLog
             scanned = scan.segments
@@ -176,7 +189,9 @@ public final class Store {
                     "recovered \(directory): kept milieu.db and the log through version \(lastVersion); lost: "
                         + problems.map { "\($0.path) \($0.what)" }.joined(separator: "; "))
             }
-            try snapshot.setMeta(["log": String(logID, radix: 16), "folded": String(lastVersion)])
+            try snapshot.setMeta([
+                "log": String(logID, radix: 16), "folded": String(lastVersion), "checkpointed": String(checkpointedAtOpen),
+            ])
         }
         state = try snapshot.load()
     }
@@ -200,12 +215,14 @@ public final class Store {
             directory: directory, logID: logID, policy: options.fsync, segmentBytes: options.segmentBytes,
             segments: scanned)
         try log.open(nextVersion: nextVersion)
-        try snapshot.setMeta(["head": String(log.head), "folded": String(nextVersion - 1)])
+        // A reader that keeps a checkpoint from finishing leaves the main file short (see `Folder`).
+        let checkpointed = snapshot.checkpoint() ? nextVersion - 1 : checkpointedAtOpen
+        try snapshot.setMeta(["head": String(log.head), "folded": String(nextVersion - 1), "checkpointed": String(checkpointed)])
         // Into the main file at once: a lost WAL must not hide that this store has a log.
         snapshot.checkpoint()
-        log.prune(folded: nextVersion - 1, versions: options.retainedVersions, bytes: options.retainedBytes)
+        log.prune(folded: checkpointed, versions: options.retainedVersions, bytes: options.retainedBytes)
         self.log = log
-        folder = Folder(snapshot: snapshot, folded: nextVersion - 1, head: log.head, interval: options.foldInterval)
+        folder = Folder(snapshot: snapshot, checkpointed: checkpointed, head: log.head, interval: options.foldInterval)
         history = []
         scanned = []
         stagedThrough = nextVersion - 1
@@ -327,7 +344,7 @@ public final class Store {
         commits += 1
         if log.segments.count > 1 && commits % 64 == 0 {
             log.prune(
-                folded: folder.foldedVersion, versions: options.retainedVersions, bytes: options.retainedBytes)
+                folded: folder.claimedVersion, versions: options.retainedVersions, bytes: options.retainedBytes)
         }
     }
 
