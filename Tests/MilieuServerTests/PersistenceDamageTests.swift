@@ -203,18 +203,33 @@ import Testing
         #expect(refused.log.contains("table vals is missing") && refused.log.contains("--recover"), "\(refused.log)")
     }
 
+    /// Killed with its last write acknowledged and its WAL then deleted, the daemon restarts
+    /// from the log alone. Only a kill that lands before the first fold counts: a fold runs a
+    /// second after the store opens, and a kill during its checkpoint leaves `milieu.db` with
+    /// part of the fold's pages. The log brings back what such a file lacks
+    /// (`PersistenceStoreTests.aFoldCutShortInTheMainFileIsFoldedAgainFromTheLog`), but pages
+    /// cut short where a table's structure changed make a damaged database, refused. A run that
+    /// took longer than `quickEnough` from launch to kill is therefore done again afresh.
     @Test func aDeletedDatabaseWALLosesNothingAcknowledged() throws {
-        let data = try Daemon.makeDirectory()
-        defer { try? FileManager.default.removeItem(atPath: data) }
-        let daemon = try Daemon(arguments: ["--data-dir", data])
-        let client = try daemon.connect()
-        _ = try client.call("view/mount", ["parent": "/App", "name": "Notes", "retain": true, "state": ["text": ""]])
-        _ = try client.call("graph/set", ["path": "/App/Notes.text", "value": "kept"])
-        kill(daemon.process.processIdentifier, SIGKILL)
-        daemon.stop()
-        for file in ["milieu.db-wal", "milieu.db-shm"] { try? FileManager.default.removeItem(atPath: "\(data)/\(file)") }
-        let run = try attempt(data)
-        #expect(run.status == nil, "\(run.log)")
-        #expect(run.notes == "kept")
+        let quickEnough = 0.8
+        for _ in 1...10 {
+            let data = try Daemon.makeDirectory()
+            defer { try? FileManager.default.removeItem(atPath: data) }
+            let launched = Date.now
+            let daemon = try Daemon(arguments: ["--data-dir", data])
+            let client = try daemon.connect()
+            _ = try client.call("view/mount", ["parent": "/App", "name": "Notes", "retain": true, "state": ["text": ""]])
+            _ = try client.call("graph/set", ["path": "/App/Notes.text", "value": "kept"])
+            let quick = Date.now.timeIntervalSince(launched) < quickEnough
+            kill(daemon.process.processIdentifier, SIGKILL)
+            daemon.stop()
+            guard quick else { continue }
+            for file in ["milieu.db-wal", "milieu.db-shm"] { try? FileManager.default.removeItem(atPath: "\(data)/\(file)") }
+            let run = try attempt(data)
+            #expect(run.status == nil, "\(run.log)")
+            #expect(run.notes == "kept")
+            return
+        }
+        Issue.record("no run of 10 got from launch to kill within \(quickEnough) s, before a fold could start")
     }
 }
