@@ -1,8 +1,5 @@
 import Synchronization
 
-/// A log record as the fold applies it: its version and its writes, a part of its turn's.
-typealias FoldRecord = (version: Int, writes: ArraySlice<StoredWrite>)
-
 /// Log records as the store stages them for the fold: the writes of all of them in one array,
 /// in order, and each record's version and where its writes end. One array a turn rather than
 /// one a record: a `graph/set`'s own array cost an allocation and some 500 instructions.
@@ -27,11 +24,11 @@ struct FoldBatch {
         for (version, end) in other.ends { ends.append((version, end + offset)) }
     }
 
-    /// Hands each record to `body`, in order.
-    func forEachRecord(_ body: (FoldRecord) -> Void) {
+    /// Hands each record's version and the positions of its writes to `body`, in order.
+    func forEachRecord(_ body: (_ version: Int, _ writes: Range<Int>) -> Void) {
         var start = 0
         for (version, end) in ends {
-            body((version, writes[start..<end]))
+            body(version, start..<end)
             start = end
         }
     }
@@ -53,9 +50,66 @@ struct FoldBatch {
     }
 }
 
+/// Written records waiting for the fold: each turn's array of writes as the turn handed it over,
+/// and each record's version, turn and the positions of its writes there. A record is four
+/// integers, not a slice of its turn's writes: a slice a record cost a retain on the event loop
+/// and, with the tuple that held it, some 220 instructions a write to destroy on the fold's
+/// thread (callgrind).
+struct FoldQueue {
+    private var turns: [[StoredWrite]] = []
+    private var records: [(version: Int, turn: Int, writes: Range<Int>)] = []
+
+    var count: Int { records.count }
+
+    func version(at record: Int) -> Int { records[record].version }
+
+    /// Adds a turn's records after these.
+    mutating func append(_ batch: FoldBatch) {
+        let turn = turns.count
+        turns.append(batch.writes)
+        batch.forEachRecord { records.append(($0, turn, $1)) }
+    }
+
+    /// Adds a record of its own (one read back from the log).
+    mutating func append(version: Int, writes: [StoredWrite]) {
+        records.append((version, turns.count, 0..<writes.count))
+        turns.append(writes)
+    }
+
+    /// Adds `other`'s records after these.
+    mutating func append(contentsOf other: FoldQueue) {
+        let offset = turns.count
+        turns += other.turns
+        records += other.records.lazy.map { ($0.version, $0.turn + offset, $0.writes) }
+    }
+
+    /// The records from `record` on.
+    func suffix(from record: Int) -> FoldQueue {
+        var rest = FoldQueue()
+        guard record < records.count else { return rest }
+        let first = records[record].turn
+        rest.turns = Array(turns[first...])
+        rest.records = records[record...].map { ($0.version, $0.turn - first, $0.writes) }
+        return rest
+    }
+
+    /// Hands each record of `range` to `body`, in order: its version, its turn's writes and
+    /// where its own are among them (read them by index: a switch on the element then binds
+    /// only what it reads).
+    func forEachRecord<E: Error>(
+        in range: Range<Int>, _ body: (_ version: Int, _ turn: [StoredWrite], _ writes: Range<Int>) throws(E) -> Void
+    ) throws(E) {
+        for index in range {
+            let record = records[index]
+            try body(record.version, turns[record.turn], record.writes)
+        }
+    }
+}
+
 /// What the fold writes into: the snapshot (a test's stand-in counts the batches).
 protocol FoldTarget: Sendable {
-    func fold(_ records: ArraySlice<FoldRecord>, meta: [String: String]) throws(StoreError)
+    /// Folds `queue`'s records in `range`, in one transaction, with the `meta` entries given.
+    func fold(_ queue: FoldQueue, records range: Range<Int>, meta: [String: String]) throws(StoreError)
     /// Copies the WAL into the main file and syncs it; whether all of it was copied.
     func checkpoint() -> Bool
 }
@@ -74,7 +128,7 @@ extension Snapshot: FoldTarget {}
 /// keeps them until the main file says a later version is checkpointed.
 final class Folder: Sendable {
     private struct Shared {
-        var queue: [FoldRecord] = []
+        var queue = FoldQueue()
         /// The first version of the newest segment, for `meta` (a missing newest segment is then noticed).
         var head = 0
     }
@@ -110,23 +164,28 @@ final class Folder: Sendable {
         /// meanwhile waits for the next round: a fold that chased the queue under steady writes
         /// never slept, and synced the snapshot every few records, on the daemon's CPU.
         func run() {
-            let (records, head) = shared.withLock { state in
-                defer { state.queue = [] }
+            let (queue, head) = shared.withLock { state in
+                defer { state.queue = FoldQueue() }
                 return (state.queue, state.head)
             }
             var start = 0
-            while start < records.count {
-                let end = min(start + Folder.batch, records.count)
+            while start < queue.count {
+                let end = min(start + Folder.batch, queue.count)
                 let before = synced.load(ordering: .relaxed)
                 // A fold that fails (a full disk) leaves the records queued for the next
                 // round; the log holds them meanwhile, and start-up folds them in any case.
-                guard (try? snapshot.fold(records[start..<end], meta: ["head": String(head), "checkpointed": String(before)])) != nil
+                guard
+                    (try? snapshot.fold(queue, records: start..<end, meta: ["head": String(head), "checkpointed": String(before)])) != nil
                 else {
-                    shared.withLock { $0.queue.insert(contentsOf: records[start...], at: 0) }
+                    shared.withLock { state in
+                        var kept = queue.suffix(from: start)
+                        kept.append(contentsOf: state.queue)
+                        state.queue = kept
+                    }
                     return
                 }
                 if snapshot.checkpoint() {
-                    synced.store(records[end - 1].version, ordering: .relaxed)
+                    synced.store(queue.version(at: end - 1), ordering: .relaxed)
                     claimed.store(before, ordering: .releasing)
                 }
                 start = end
@@ -149,7 +208,7 @@ final class Folder: Sendable {
     /// Queues records that are in the log, to be folded.
     func enqueue(_ batch: FoldBatch, head: Int) {
         let backlog = work.shared.withLock { state in
-            batch.forEachRecord { state.queue.append($0) }
+            state.queue.append(batch)
             state.head = head
             return state.queue.count
         }

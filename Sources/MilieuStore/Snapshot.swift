@@ -120,13 +120,13 @@ final class Snapshot: @unchecked Sendable {
         }
     }
 
-    /// Applies `records` in order and records the last as folded, all in one transaction;
-    /// `extra` meta entries go with it. Records at or before the `checkpointed` version (the
-    /// folded one, in a database without it) are skipped: the main file holds them. One after
-    /// it that the snapshot holds already — a start folds again what the main file may lack
-    /// (`Folder`) — is applied again, which changes nothing, as a fold always applies the log's
-    /// records from some version on to the last, in order.
-    func fold(_ records: ArraySlice<FoldRecord>, meta extra: [String: String] = [:]) throws(StoreError) {
+    /// Applies `queue`'s records in `range` in order and records the last as folded, all in one
+    /// transaction; `extra` meta entries go with it. Records at or before the `checkpointed`
+    /// version (the folded one, in a database without it) are skipped: the main file holds
+    /// them. One after it that the snapshot holds already — a start folds again what the main
+    /// file may lack (`Folder`) — is applied again, which changes nothing, as a fold always
+    /// applies the log's records from some version on to the last, in order.
+    func fold(_ queue: FoldQueue, records range: Range<Int>, meta extra: [String: String] = [:]) throws(StoreError) {
         let folded = Int(try meta("folded") ?? "0") ?? 0
         let checkpointed = Int(try meta("checkpointed") ?? "") ?? folded
         let (typeSeq, viewSeq) = (nextTypeSeq, nextViewSeq)
@@ -162,21 +162,22 @@ final class Snapshot: @unchecked Sendable {
                     versions.removeAll(keepingCapacity: true)
                     versionOrder.removeAll(keepingCapacity: true)
                 }
-                for record in records where record.version > checkpointed {
+                try queue.forEachRecord(in: range) { (version, turn, writes) throws(StoreError) in
+                    guard version > checkpointed else { return }
                     // By index: `for write in` copied each write whole (about 290 instructions
                     // with its destroy), where a switch on the element binds only what it reads.
-                    for index in record.writes.indices {
-                        switch record.writes[index] {
+                    for index in writes {
+                        switch turn[index] {
                         case .value(let view, let name, let value):
-                            values.set(view: view, name: name, value, version: record.version)
+                            values.set(view: view, name: name, value, version: version)
                         case .version(let view, let name):
-                            stamp(ValueKey(view: view, name: name), record.version)
+                            stamp(ValueKey(view: view, name: name), version)
                         case .type, .view, .removeView:
                             try flush()
-                            try apply(record.writes[index], at: record.version)
+                            try apply(turn[index], at: version)
                         }
                     }
-                    last = max(last, record.version)
+                    last = max(last, version)
                 }
                 try flush()
                 try run("INSERT OR REPLACE INTO meta VALUES ('folded', ?1)", [String(last)])

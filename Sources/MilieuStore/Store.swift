@@ -168,7 +168,11 @@ public final class Store {
         // after `folded` is folded then, as the snapshot holds the rest unless its WAL is lost.
         let from = problems.isEmpty ? checkpointed : folded
         let records = scan.records.filter { $0.version > from }
-        if !records.isEmpty { try snapshot.fold(records.map { ($0.version, $0.writes[...]) }[...]) }
+        if !records.isEmpty {
+            var queue = FoldQueue()
+            for record in records { queue.append(version: record.version, writes: record.writes) }
+            try snapshot.fold(queue, records: 0..<queue.count)
+        }
         lastVersion = max(folded, scan.records.last?.version ?? 0)
         checkpointedAtOpen = snapshot.checkpoint() ? lastVersion : checkpointed
         if problems.isEmpty, let expectedLog {

@@ -22,9 +22,9 @@ struct FolderTests {
             self.failsFirst = failsFirst
         }
 
-        func fold(_ records: ArraySlice<FoldRecord>, meta: [String: String]) throws(StoreError) {
+        func fold(_ queue: FoldQueue, records range: Range<Int>, meta: [String: String]) throws(StoreError) {
             let first = batches.withLock { batches in
-                batches.append(records.map(\.version))
+                batches.append(range.map(queue.version(at:)))
                 return batches.count == 1
             }
             claims.withLock { $0.append(meta["checkpointed"]) }
@@ -45,10 +45,18 @@ struct FolderTests {
         return batch
     }
 
-    /// A turn's records share one array of writes: each comes out with its own, a batch added
-    /// after another keeps them apart, and records handed out keep their writes when the batch is
-    /// emptied and filled again for the next turn.
-    @Test func aBatchHandsEachRecordItsOwnWrites() {
+    /// Each record of `queue`: its version and its writes.
+    private static func contents(_ queue: FoldQueue) -> [(Int, [StoredWrite])] {
+        var contents: [(Int, [StoredWrite])] = []
+        queue.forEachRecord(in: 0..<queue.count) { version, turn, writes in contents.append((version, Array(turn[writes]))) }
+        return contents
+    }
+
+    /// A turn's records share one array of writes: each comes out of the queue with its own, a
+    /// batch added after another keeps them apart, a turn's writes stay queued when its batch is
+    /// emptied and filled again for the next turn, and what is left from a record on (a failed
+    /// fold's) keeps each record's own.
+    @Test func aQueueHandsEachRecordItsOwnWrites() {
         var batch = FoldBatch()
         batch.append(.value(view: "/App", name: "a", value: 1))
         batch.append(.version(view: "/App", name: "b"))
@@ -58,17 +66,27 @@ struct FolderTests {
         later.append(.removeView(path: "/App/Doc"))
         later.endRecord(version: 9)
         batch.append(contentsOf: later)
-        var records: [FoldRecord] = []
-        batch.forEachRecord { records.append($0) }
+        var queue = FoldQueue()
+        queue.append(batch)
         batch.removeAll()
         batch.append(.value(view: "/App", name: "c", value: 3))
         batch.endRecord(version: 10)
-        #expect(records.map(\.version) == [7, 8, 9])
-        #expect(
-            records.map { Array($0.writes) } == [
-                [.value(view: "/App", name: "a", value: 1), .version(view: "/App", name: "b")], [], [.removeView(path: "/App/Doc")],
-            ])
         #expect(batch.firstVersion == 10 && batch.lastVersion == 10 && batch.writes.count == 1)
+        queue.append(batch)
+        queue.append(version: 11, writes: [.version(view: "/App", name: "")])
+        let all = Self.contents(queue)
+        #expect(all.map(\.0) == [7, 8, 9, 10, 11])
+        #expect(
+            all.map(\.1) == [
+                [.value(view: "/App", name: "a", value: 1), .version(view: "/App", name: "b")], [], [.removeView(path: "/App/Doc")],
+                [.value(view: "/App", name: "c", value: 3)], [.version(view: "/App", name: "")],
+            ])
+        var rest = queue.suffix(from: 2)
+        rest.append(contentsOf: queue.suffix(from: 4))
+        let kept = Self.contents(rest)
+        #expect(kept.map(\.0) == [9, 10, 11, 11])
+        #expect(kept.map(\.1) == [all[2].1, all[3].1, all[4].1, all[4].1])
+        #expect(Self.contents(queue.suffix(from: 5)).isEmpty)
     }
 
     /// Under steady writes a fold that chased the queue never slept: it folded and synced the

@@ -13,7 +13,9 @@ struct SnapshotFoldTests {
         defer { try? FileManager.default.removeItem(atPath: data) }
         let snapshot = try Snapshot(path: data + "/milieu.db")
         try snapshot.prepare()
-        try snapshot.fold(records.map { ($0.version, $0.writes[...]) }[...])
+        var queue = FoldQueue()
+        for record in records { queue.append(version: record.version, writes: record.writes) }
+        try snapshot.fold(queue, records: 0..<queue.count)
         return try snapshot.load()
     }
 
