@@ -151,10 +151,10 @@ final class Folder: Sendable {
         let claimed: Atomic<Int>
         let snapshot: any FoldTarget
 
-        init(snapshot: any FoldTarget, checkpointed: Int, head: Int) {
+        init(snapshot: any FoldTarget, checkpointed: Int, claimed: Int, head: Int) {
             self.snapshot = snapshot
             synced = Atomic(checkpointed)
-            claimed = Atomic(checkpointed)
+            self.claimed = Atomic(claimed)
             shared.withLock { $0.head = head }
         }
 
@@ -197,9 +197,9 @@ final class Folder: Sendable {
     private let thread: BackgroundThread
 
     /// Folds into `snapshot` every `interval` seconds; the main file holds everything through
-    /// `checkpointed`, synced, and its `meta` says so.
-    init(snapshot: any FoldTarget, checkpointed: Int, head: Int, interval: Double = Folder.interval) {
-        let work = Work(snapshot: snapshot, checkpointed: checkpointed, head: head)
+    /// `checkpointed`, synced, and its `meta` says `claimed` is.
+    init(snapshot: any FoldTarget, checkpointed: Int, claimed: Int, head: Int, interval: Double = Folder.interval) {
+        let work = Work(snapshot: snapshot, checkpointed: checkpointed, claimed: claimed, head: head)
         self.work = work
         thread = BackgroundThread(interval: interval) { work.run() }
         thread.start()

@@ -61,7 +61,8 @@ struct LogScan {
 
     /// Reads every segment in `directory`. `logID` is the id the snapshot expects (nil: any);
     /// versions through `folded` are in the snapshot already, so a gap among them is no loss.
-    static func read(directory: String, logID: UInt64?, folded: Int) throws(StoreError) -> LogScan {
+    /// The writes of records after `writesAfter` are read (those the start may fold).
+    static func read(directory: String, logID: UInt64?, folded: Int, writesAfter: Int) throws(StoreError) -> LogScan {
         var scan = LogScan()
         let names = try segmentNames(in: directory)
         var previous: Int?
@@ -139,9 +140,9 @@ struct LogScan {
                     let writesLength = payload.count >= 4 ? Int(LogFormat.load(UInt32.self, bytes, at: payload.lowerBound)) : Int.max
                     guard found == nil else { break }
                     let writesEnd = payload.lowerBound + 4 + writesLength
-                    // The snapshot holds the writes of folded versions already: only later ones are read.
+                    // The snapshot holds the writes of checkpointed versions already: only later ones are read.
                     guard writesLength <= payload.count - 4,
-                        let writes = version <= folded ? [] : StoredWrite.decode(bytes[(payload.lowerBound + 4)..<writesEnd])
+                        let writes = version <= writesAfter ? [] : StoredWrite.decode(bytes[(payload.lowerBound + 4)..<writesEnd])
                     else {
                         found = damage(offset, "the record of version \(version) does not read")
                         break

@@ -247,8 +247,11 @@ final class Snapshot: @unchecked Sendable {
                 [name, declaration.jsonText, String(nextTypeSeq)])
             nextTypeSeq += 1
         case .view(let path, let declaration):
+            // Last in mount order, even where its row is there: a view is mounted again only
+            // after it went, except when a start folds again records the snapshot holds, and
+            // then each view such a record mounts must come after those mounted before it.
             try run(
-                "INSERT INTO views VALUES (?1, ?2, ?3) ON CONFLICT(path) DO UPDATE SET declaration = excluded.declaration",
+                "INSERT INTO views VALUES (?1, ?2, ?3) ON CONFLICT(path) DO UPDATE SET declaration = excluded.declaration, seq = excluded.seq",
                 [path, declaration.jsonText, String(nextViewSeq)])
             nextViewSeq += 1
             // A view mounted again is a new identity: the versions of the last one go.

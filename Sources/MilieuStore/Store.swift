@@ -137,7 +137,7 @@ public final class Store {
                 problems.append((logPath(head), "is missing: it is the newest log file milieu.db knows of; the changes in it are lost"))
             }
         }
-        var scan = try LogScan.read(directory: directory, logID: expectedLog, folded: checkpointed)
+        var scan = try LogScan.read(directory: directory, logID: expectedLog, folded: folded, writesAfter: checkpointed)
         if let damage = scan.damage {
             let after = damage.lastGood ?? folded
             var lost = "the \(damage.bytesAfter) bytes from byte \(damage.offset) on (versions after \(after)) cannot be read"
@@ -162,11 +162,14 @@ public final class Store {
                 "\(torn.path): cut a torn tail of \(torn.bytes) bytes at byte \(torn.offset) (a write cut short: no whole record is in it)")
         }
         try snapshot.prepare()
-        // A whole log folds again what the main file may lack: each key then ends with its
-        // last write. A damaged one, recovered, stops short of the end, and folding records
-        // the snapshot holds again would take their keys back to older values: only what is
-        // after `folded` is folded then, as the snapshot holds the rest unless its WAL is lost.
-        let from = problems.isEmpty ? checkpointed : folded
+        // The records after `checkpointed` are folded again, for what the main file may lack,
+        // when the log holds every one of them through `folded`: each key then ends with its
+        // last write. A log that stops short of `folded` (cut by damage, synced later than the
+        // snapshot, copied before it) or lacks some of them (an earlier milieud pruned them)
+        // would take keys the snapshot holds back to older values: only what is after `folded`
+        // is folded then, as before there was `checkpointed`.
+        let span = scan.records.lazy.filter { $0.version > checkpointed && $0.version <= folded }.count
+        let from = span == folded - checkpointed ? checkpointed : folded
         let records = scan.records.filter { $0.version > from }
         if !records.isEmpty {
             var queue = FoldQueue()
@@ -222,11 +225,13 @@ public final class Store {
         // A reader that keeps a checkpoint from finishing leaves the main file short (see `Folder`).
         let checkpointed = snapshot.checkpoint() ? nextVersion - 1 : checkpointedAtOpen
         try snapshot.setMeta(["head": String(log.head), "folded": String(nextVersion - 1), "checkpointed": String(checkpointed)])
-        // Into the main file at once: a lost WAL must not hide that this store has a log.
-        snapshot.checkpoint()
-        log.prune(folded: checkpointed, versions: options.retainedVersions, bytes: options.retainedBytes)
+        // Into the main file at once: a lost WAL must not hide that this store has a log. Until
+        // it is, the main file says what it said at the opening, and the log keeps what follows.
+        let claimed = snapshot.checkpoint() ? checkpointed : checkpointedAtOpen
+        log.prune(folded: claimed, versions: options.retainedVersions, bytes: options.retainedBytes)
         self.log = log
-        folder = Folder(snapshot: snapshot, checkpointed: checkpointed, head: log.head, interval: options.foldInterval)
+        folder = Folder(
+            snapshot: snapshot, checkpointed: checkpointed, claimed: claimed, head: log.head, interval: options.foldInterval)
         history = []
         scanned = []
         stagedThrough = nextVersion - 1

@@ -4,7 +4,7 @@ import MilieuJSON
 public enum StoredWrite: Sendable, Equatable {
     /// A registered type (or declared environment key) under its name.
     case type(name: String, declaration: JSON)
-    /// A retained view's declaration; a view mounted again keeps its place in mount order.
+    /// A retained view's declaration; the view takes the last place in mount order.
     case view(path: String, declaration: JSON)
     /// A durable value of a view: `name` is `var` or `var.property`.
     case value(view: String, name: String, value: JSON)

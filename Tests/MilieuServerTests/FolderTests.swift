@@ -95,7 +95,7 @@ struct FolderTests {
     @Test func aRoundFoldsWhatWasQueuedWhenItBeganNotWhatArrivesMeanwhile() {
         let target = CountingTarget(arriving: Self.records(4...6))
         // An hour between rounds: only `stop` runs one here.
-        let folder = Folder(snapshot: target, checkpointed: 0, head: 1, interval: 3600)
+        let folder = Folder(snapshot: target, checkpointed: 0, claimed: 0, head: 1, interval: 3600)
         target.folder.withLock { $0 = folder }
         folder.enqueue(Self.records(1...3), head: 1)
         folder.stop()
@@ -109,11 +109,11 @@ struct FolderTests {
     /// the records after.
     @Test func aBatchClaimsWhatTheBatchBeforeItSynced() {
         let target = CountingTarget(arriving: FoldBatch())
-        let folder = Folder(snapshot: target, checkpointed: 2, head: 1, interval: 3600)
+        let folder = Folder(snapshot: target, checkpointed: 2, claimed: 2, head: 1, interval: 3600)
         folder.enqueue(Self.records(3...5), head: 1)
         folder.stop()
         #expect(folder.claimedVersion == 2)
-        let again = Folder(snapshot: target, checkpointed: 2, head: 1, interval: 0.01)
+        let again = Folder(snapshot: target, checkpointed: 2, claimed: 2, head: 1, interval: 0.01)
         again.enqueue(Self.records(3...5), head: 1)
         let deadline = ContinuousClock.now + .seconds(30)
         while target.batches.withLock({ $0.count }) < 2 && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
@@ -128,7 +128,7 @@ struct FolderTests {
     /// it, and a later round folds them all, in order.
     @Test func aFailedBatchIsFoldedLaterBeforeWhatArrivedDuringIt() throws {
         let target = CountingTarget(arriving: Self.records(4...6), failsFirst: true)
-        let folder = Folder(snapshot: target, checkpointed: 0, head: 1, interval: 0.01)
+        let folder = Folder(snapshot: target, checkpointed: 0, claimed: 0, head: 1, interval: 0.01)
         target.folder.withLock { $0 = folder }
         folder.enqueue(Self.records(1...3), head: 1)
         let deadline = ContinuousClock.now + .seconds(30)
