@@ -92,9 +92,10 @@ final class ChangeLog {
         }
     }
 
-    /// Deletes the oldest segments, never the active one, while all their records are folded
-    /// (through `folded`) and older than the retention: the newest `versions` versions and the
-    /// newest `bytes` bytes stay.
+    /// Deletes the oldest segments, never the active one, while all their records are at or
+    /// before `folded` (the `checkpointed` version the snapshot's main file says: a start folds
+    /// again what is after it) and older than the retention: the newest `versions` versions
+    /// and the newest `bytes` bytes stay.
     func prune(folded: Int, versions: Int, bytes: Int) {
         guard segments.count > 1 else { return }
         var after = segments.reduce(0) { $0 + $1.size }

@@ -16,7 +16,8 @@ struct Segment {
 /// One record read back from the log.
 public struct LogRecord: Sendable {
     public let version: Int
-    /// The writes to fold; empty for versions the snapshot holds already.
+    /// The writes to fold; empty for versions at or before `checkpointed`, which the snapshot's
+    /// main file holds.
     public let writes: [StoredWrite]
     /// The server's bytes for this version, as it gave them to `stage`.
     public let history: [UInt8]

@@ -53,7 +53,7 @@ final class Snapshot: @unchecked Sendable {
         sqlite3_busy_timeout(db, 2000)
         try execute("PRAGMA journal_mode=WAL")
         // A commit is not synced; the checkpoint after each fold syncs the WAL and the main
-        // file, and only then may the log drop what the fold holds (Folder).
+        // file, and only once a later fold's `meta` says so may the log drop what it holds (Folder).
         try execute("PRAGMA synchronous=NORMAL")
         let result = try query("PRAGMA quick_check").first?.first ?? "ok"
         guard result == "ok" else {
@@ -128,7 +128,7 @@ final class Snapshot: @unchecked Sendable {
     /// applies the log's records from some version on to the last, in order.
     func fold(_ queue: FoldQueue, records range: Range<Int>, meta extra: [String: String] = [:]) throws(StoreError) {
         let folded = Int(try meta("folded") ?? "0") ?? 0
-        let checkpointed = Int(try meta("checkpointed") ?? "") ?? folded
+        let checkpointed = min(Int(try meta("checkpointed") ?? "") ?? folded, folded)
         let (typeSeq, viewSeq) = (nextTypeSeq, nextViewSeq)
         do throws(StoreError) {
             try transaction { () throws(StoreError) in

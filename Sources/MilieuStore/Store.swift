@@ -162,14 +162,20 @@ public final class Store {
                 "\(torn.path): cut a torn tail of \(torn.bytes) bytes at byte \(torn.offset) (a write cut short: no whole record is in it)")
         }
         try snapshot.prepare()
-        // The records after `checkpointed` are folded again, for what the main file may lack,
-        // when the log holds every one of them through `folded`: each key then ends with its
-        // last write. A log that stops short of `folded` (cut by damage, synced later than the
-        // snapshot, copied before it) or lacks some of them (an earlier milieud pruned them)
-        // would take keys the snapshot holds back to older values: only what is after `folded`
-        // is folded then, as before there was `checkpointed`.
-        let span = scan.records.lazy.filter { $0.version > checkpointed && $0.version <= folded }.count
-        let from = span == folded - checkpointed ? checkpointed : folded
+        // The records after `checkpointed` are folded again, for what the main file may lack:
+        // those of the unbroken run of versions that ends the log, if it reaches `folded`, so
+        // that each key ends with its last write. A log that stops short of `folded` (cut by
+        // damage, synced later than the snapshot, copied before it) would take keys the
+        // snapshot holds back to older values: only what is after `folded` is folded then.
+        var runStart = scan.records.endIndex
+        while runStart > scan.records.startIndex,
+            runStart == scan.records.endIndex || scan.records[runStart - 1].version == scan.records[runStart].version - 1
+        {
+            runStart -= 1
+        }
+        let reachesFolded = (scan.records.last?.version ?? 0) >= folded
+        let runFrom = runStart < scan.records.endIndex ? scan.records[runStart].version - 1 : folded
+        let from = reachesFolded ? min(max(checkpointed, runFrom), folded) : folded
         let records = scan.records.filter { $0.version > from }
         if !records.isEmpty {
             var queue = FoldQueue()
