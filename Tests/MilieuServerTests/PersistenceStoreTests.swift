@@ -83,9 +83,10 @@ import Testing
 
     /// Opens the store in `directory`, hands it to `body` and closes it, its database
     /// connection with it (the store goes at the end of the scope).
-    private func withStore(_ directory: String, _ body: (Store) throws -> Void) throws {
+    private func withStore(_ directory: String, segmentBytes: Int = StoreOptions().segmentBytes, _ body: (Store) throws -> Void) throws {
         var options = StoreOptions()
         options.foldInterval = 3600
+        options.segmentBytes = segmentBytes
         let store = try Store(directory: directory, options: options)
         defer { store.close() }
         try body(store)
@@ -193,14 +194,20 @@ import Testing
         try withStore(directory) { store in
             try commit([.value(view: "/App", name: "m", value: 4), .value(view: "/App", name: "n", value: 5)], from: 4, to: store)
         }
-        let files = try segments(directory)
-        #expect(files.count == 2)
-        try FileManager.default.removeItem(atPath: "\(directory)/\(files[0])")
-        _ = try sqlite("\(directory)/milieu.db", "UPDATE meta SET value = '0' WHERE key = 'checkpointed'")
+        try dropSegment(0, of: 2, in: directory)
         try withStore(directory) { store in
             #expect(store.lastVersion == 5)
             #expect(store.state.values.map { "\($0.name)=\($0.value.jsonText)" } == ["m=4", "n=5"])
         }
+    }
+
+    /// Deletes segment `index` of the `count` in `directory` and sets `checkpointed` back to 0,
+    /// as an earlier milieud that pruned the log (or a segment lost) would leave them.
+    private func dropSegment(_ index: Int, of count: Int, in directory: String) throws {
+        let files = try segments(directory)
+        #expect(files.count == count)
+        try FileManager.default.removeItem(atPath: "\(directory)/\(files[index])")
+        _ = try sqlite("\(directory)/milieu.db", "UPDATE meta SET value = '0' WHERE key = 'checkpointed'")
     }
 
     /// A log with a hole before the folded version (a segment gone, `checkpointed` left behind
@@ -209,12 +216,8 @@ import Testing
     @Test func aHoleBeforeTheFoldedVersionFoldsAgainOnlyTheRunAfterIt() throws {
         let directory = try Daemon.makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var options = StoreOptions()
-        options.foldInterval = 3600
-        options.segmentBytes = 1
-        do {
-            let store = try Store(directory: directory, options: options)
-            defer { store.close() }
+        // A segment a record.
+        try withStore(directory, segmentBytes: 1) { store in
             try commit(
                 [
                     .value(view: "/App", name: "a", value: 1), .value(view: "/App", name: "a", value: 2),
@@ -222,10 +225,7 @@ import Testing
                 ],
                 from: 1, to: store)
         }
-        let files = try segments(directory)
-        #expect(files.count == 3, "a segment a record")
-        try FileManager.default.removeItem(atPath: "\(directory)/\(files[1])")
-        _ = try sqlite("\(directory)/milieu.db", "UPDATE meta SET value = '0' WHERE key = 'checkpointed'")
+        try dropSegment(1, of: 3, in: directory)
         try withStore(directory) { store in
             #expect(store.lastVersion == 3)
             #expect(store.state.values.map { "\($0.name)=\($0.value.jsonText)" } == ["a=2", "b=3"])
