@@ -8,7 +8,8 @@ import Testing
 /// The fold thread on its own, against a stand-in for the snapshot.
 struct FolderTests {
     /// Counts the batches it is given; while folding its first, the loop queues `arriving`,
-    /// and that first fold fails when `failsFirst` (a full disk).
+    /// and that first fold fails when `failsFirst` (a full disk). Its checkpoints answer
+    /// `checkpoints` in turn, then finish.
     private final class CountingTarget: FoldTarget {
         let batches = Mutex<[[Int]]>([])
         /// The `checkpointed` each batch recorded in `meta`.
@@ -16,10 +17,12 @@ struct FolderTests {
         let folder = Mutex<Folder?>(nil)
         let arriving: FoldBatch
         let failsFirst: Bool
+        let checkpoints: Mutex<[Bool]>
 
-        init(arriving: FoldBatch, failsFirst: Bool = false) {
+        init(arriving: FoldBatch, failsFirst: Bool = false, checkpoints: [Bool] = []) {
             self.arriving = arriving
             self.failsFirst = failsFirst
+            self.checkpoints = Mutex(checkpoints)
         }
 
         func fold(_ queue: FoldQueue, records range: Range<Int>, meta: [String: String]) throws(StoreError) {
@@ -33,7 +36,7 @@ struct FolderTests {
             if failsFirst { throw StoreError(path: "stand-in", "No space left on device", code: 28) }
         }
 
-        func checkpoint() -> Bool { true }
+        func checkpoint() -> Bool { checkpoints.withLock { $0.isEmpty ? true : $0.removeFirst() } }
     }
 
     private static func records(_ versions: ClosedRange<Int>) -> FoldBatch {
@@ -103,6 +106,28 @@ struct FolderTests {
         target.folder.withLock { $0 = nil }
     }
 
+    /// Waits, at most 30 s, until `target` has been given `count` batches.
+    private static func waitForBatches(_ count: Int, of target: CountingTarget) {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while target.batches.withLock({ $0.count }) < count && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
+    }
+
+    /// A checkpoint that does not finish (a reader holds the WAL) leaves the main file short:
+    /// the next batch records what the last finished one synced, and the log keeps the rest.
+    @Test func aCheckpointThatDoesNotFinishSyncsNothing() {
+        let target = CountingTarget(arriving: FoldBatch(), checkpoints: [false])
+        let folder = Folder(snapshot: target, checkpointed: 2, claimed: 2, head: 1, interval: 0.01)
+        folder.enqueue(Self.records(3...5), head: 1)
+        Self.waitForBatches(1, of: target)
+        folder.enqueue(Self.records(6...7), head: 1)
+        Self.waitForBatches(2, of: target)
+        folder.enqueue(Self.records(8...9), head: 1)
+        folder.stop()
+        #expect(target.batches.withLock { $0 } == [[3, 4, 5], [6, 7], [8, 9]])
+        #expect(target.claims.withLock { $0 } == ["2", "2", "7"])
+        #expect(folder.claimedVersion == 7)
+    }
+
     /// A batch records as checkpointed what the batch before it synced, not its own last
     /// version: a crash during its checkpoint may leave the main file with part of it (see
     /// `Folder`). What the main file says once a batch is checkpointed is what the log must keep
@@ -115,8 +140,7 @@ struct FolderTests {
         #expect(folder.claimedVersion == 2)
         let again = Folder(snapshot: target, checkpointed: 2, claimed: 2, head: 1, interval: 0.01)
         again.enqueue(Self.records(3...5), head: 1)
-        let deadline = ContinuousClock.now + .seconds(30)
-        while target.batches.withLock({ $0.count }) < 2 && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        Self.waitForBatches(2, of: target)
         again.enqueue(Self.records(6...7), head: 1)
         again.stop()
         #expect(target.batches.withLock { $0 } == [[3, 4, 5], [3, 4, 5], [6, 7]])
@@ -131,8 +155,7 @@ struct FolderTests {
         let folder = Folder(snapshot: target, checkpointed: 0, claimed: 0, head: 1, interval: 0.01)
         target.folder.withLock { $0 = folder }
         folder.enqueue(Self.records(1...3), head: 1)
-        let deadline = ContinuousClock.now + .seconds(30)
-        while target.batches.withLock({ $0.count }) < 2 && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        Self.waitForBatches(2, of: target)
         folder.stop()
         #expect(target.batches.withLock { $0 } == [[1, 2, 3], [1, 2, 3, 4, 5, 6]])
         #expect(target.claims.withLock { $0 } == ["0", "0"], "the failed batch synced nothing")
