@@ -323,7 +323,7 @@ public final class Store {
             throw StoreError(path: log.directory, "earlier changes still wait for the disk")
         }
         do throws(StoreError) {
-            try write(turn, records: turnRecords)
+            try write(turn, records: &turnRecords)
         } catch {
             keep(Pending(bytes: turn, records: turnRecords))
             throw error
@@ -341,7 +341,7 @@ public final class Store {
             chunk.records.append(contentsOf: backlog[taken].records)
             taken += 1
         }
-        try write(chunk.bytes, records: chunk.records)
+        try write(chunk.bytes, records: &chunk.records)
         backlog.removeFirst(taken)
         backlogBytes -= chunk.bytes.count
         return backlog.isEmpty
@@ -352,10 +352,11 @@ public final class Store {
         backlogBytes += pending.bytes.count
     }
 
-    private func write(_ bytes: JSONWriter, records: FoldBatch) throws(StoreError) {
+    /// Appends `bytes` to the log and queues `records` for the fold, which takes their writes.
+    private func write(_ bytes: JSONWriter, records: inout FoldBatch) throws(StoreError) {
         guard let log, let folder, let first = records.firstVersion, let last = records.lastVersion else { return }
         try bytes.withBytes { (bytes) throws(StoreError) in try log.append(UnsafeRawBufferPointer(bytes), first: first, last: last) }
-        folder.enqueue(records, head: log.head)
+        folder.enqueue(&records, head: log.head)
         commits += 1
         if log.segments.count > 1 && commits % 64 == 0 {
             log.prune(

@@ -32,11 +32,20 @@ struct FolderTests {
             }
             claims.withLock { $0.append(meta["checkpointed"]) }
             guard first else { return }
-            if let folder = folder.withLock({ $0 }) { folder.enqueue(arriving, head: 1) }
+            if let folder = folder.withLock({ $0 }) {
+                var batch = arriving
+                folder.enqueue(&batch, head: 1)
+            }
             if failsFirst { throw StoreError(path: "stand-in", "No space left on device", code: 28) }
         }
 
         func checkpoint() -> Bool { checkpoints.withLock { $0.isEmpty ? true : $0.removeFirst() } }
+    }
+
+    /// Queues a record of each of `versions` in `folder`, as a turn's.
+    private static func enqueue(_ versions: ClosedRange<Int>, to folder: Folder) {
+        var batch = records(versions)
+        folder.enqueue(&batch, head: 1)
     }
 
     private static func records(_ versions: ClosedRange<Int>) -> FoldBatch {
@@ -57,8 +66,8 @@ struct FolderTests {
 
     /// A turn's records share one array of writes: each comes out of the queue with its own, a
     /// batch added after another keeps them apart, a turn's writes stay queued when its batch is
-    /// emptied and filled again for the next turn, and what is left from a record on (a failed
-    /// fold's) keeps each record's own.
+    /// emptied and filled again for the next turn (whether the queue took them one by one or
+    /// was handed the array), and what is left from a record on (a failed fold's) keeps each record's own.
     @Test func aQueueHandsEachRecordItsOwnWrites() {
         var batch = FoldBatch()
         batch.append(.value(view: "/App", name: "a", value: 1))
@@ -70,26 +79,36 @@ struct FolderTests {
         later.endRecord(version: 9)
         batch.append(contentsOf: later)
         var queue = FoldQueue()
-        queue.append(batch)
+        queue.append(&batch)
         batch.removeAll()
         batch.append(.value(view: "/App", name: "c", value: 3))
         batch.endRecord(version: 10)
         #expect(batch.firstVersion == 10 && batch.lastVersion == 10 && batch.writes.count == 1)
-        queue.append(batch)
-        queue.append(version: 11, writes: [.version(view: "/App", name: "")])
+        queue.append(&batch)
+        // More writes than a turn moves one by one: its array is handed over, then a new one is filled.
+        var large = FoldBatch()
+        let many = (0...FoldBatch.movedWrites).map { StoredWrite.value(view: "/App", name: "d", value: .int($0)) }
+        for write in many { large.append(write) }
+        large.endRecord(version: 11)
+        queue.append(&large)
+        large.removeAll()
+        large.append(.removeView(path: "/App/Other"))
+        large.endRecord(version: 12)
+        queue.append(&large)
+        queue.append(version: 13, writes: [.version(view: "/App", name: "")])
         let all = Self.contents(queue)
-        #expect(all.map(\.0) == [7, 8, 9, 10, 11])
+        #expect(all.map(\.0) == [7, 8, 9, 10, 11, 12, 13])
         #expect(
             all.map(\.1) == [
                 [.value(view: "/App", name: "a", value: 1), .version(view: "/App", name: "b")], [], [.removeView(path: "/App/Doc")],
-                [.value(view: "/App", name: "c", value: 3)], [.version(view: "/App", name: "")],
+                [.value(view: "/App", name: "c", value: 3)], many, [.removeView(path: "/App/Other")], [.version(view: "/App", name: "")],
             ])
         var rest = queue.suffix(from: 2)
-        rest.append(contentsOf: queue.suffix(from: 4))
+        rest.append(contentsOf: queue.suffix(from: 5))
         let kept = Self.contents(rest)
-        #expect(kept.map(\.0) == [9, 10, 11, 11])
-        #expect(kept.map(\.1) == [all[2].1, all[3].1, all[4].1, all[4].1])
-        #expect(Self.contents(queue.suffix(from: 5)).isEmpty)
+        #expect(kept.map(\.0) == [9, 10, 11, 12, 13, 12, 13])
+        #expect(kept.map(\.1) == Array(all[2...].map(\.1) + all[5...].map(\.1)))
+        #expect(Self.contents(queue.suffix(from: 7)).isEmpty)
     }
 
     /// Under steady writes a fold that chased the queue never slept: it folded and synced the
@@ -100,7 +119,7 @@ struct FolderTests {
         // An hour between rounds: only `stop` runs one here.
         let folder = Folder(snapshot: target, checkpointed: 0, claimed: 0, head: 1, interval: 3600)
         target.folder.withLock { $0 = folder }
-        folder.enqueue(Self.records(1...3), head: 1)
+        Self.enqueue(1...3, to: folder)
         folder.stop()
         #expect(target.batches.withLock { $0 } == [[1, 2, 3]])
         target.folder.withLock { $0 = nil }
@@ -117,11 +136,11 @@ struct FolderTests {
     @Test func aCheckpointThatDoesNotFinishSyncsNothing() {
         let target = CountingTarget(arriving: FoldBatch(), checkpoints: [false])
         let folder = Folder(snapshot: target, checkpointed: 2, claimed: 2, head: 1, interval: 0.01)
-        folder.enqueue(Self.records(3...5), head: 1)
+        Self.enqueue(3...5, to: folder)
         Self.waitForBatches(1, of: target)
-        folder.enqueue(Self.records(6...7), head: 1)
+        Self.enqueue(6...7, to: folder)
         Self.waitForBatches(2, of: target)
-        folder.enqueue(Self.records(8...9), head: 1)
+        Self.enqueue(8...9, to: folder)
         folder.stop()
         #expect(target.batches.withLock { $0 } == [[3, 4, 5], [6, 7], [8, 9]])
         #expect(target.claims.withLock { $0 } == ["2", "2", "7"])
@@ -135,13 +154,13 @@ struct FolderTests {
     @Test func aBatchClaimsWhatTheBatchBeforeItSynced() {
         let target = CountingTarget(arriving: FoldBatch())
         let folder = Folder(snapshot: target, checkpointed: 2, claimed: 2, head: 1, interval: 3600)
-        folder.enqueue(Self.records(3...5), head: 1)
+        Self.enqueue(3...5, to: folder)
         folder.stop()
         #expect(folder.claimedVersion == 2)
         let again = Folder(snapshot: target, checkpointed: 2, claimed: 2, head: 1, interval: 0.01)
-        again.enqueue(Self.records(3...5), head: 1)
+        Self.enqueue(3...5, to: again)
         Self.waitForBatches(2, of: target)
-        again.enqueue(Self.records(6...7), head: 1)
+        Self.enqueue(6...7, to: again)
         again.stop()
         #expect(target.batches.withLock { $0 } == [[3, 4, 5], [3, 4, 5], [6, 7]])
         #expect(target.claims.withLock { $0 } == ["2", "2", "5"])
@@ -154,7 +173,7 @@ struct FolderTests {
         let target = CountingTarget(arriving: Self.records(4...6), failsFirst: true)
         let folder = Folder(snapshot: target, checkpointed: 0, claimed: 0, head: 1, interval: 0.01)
         target.folder.withLock { $0 = folder }
-        folder.enqueue(Self.records(1...3), head: 1)
+        Self.enqueue(1...3, to: folder)
         Self.waitForBatches(2, of: target)
         folder.stop()
         #expect(target.batches.withLock { $0 } == [[1, 2, 3], [1, 2, 3, 4, 5, 6]])
