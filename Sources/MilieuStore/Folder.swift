@@ -35,11 +35,11 @@ struct FoldBatch {
 
     /// The most writes a turn's batch moves to the fold one by one (`FoldQueue.append`), keeping
     /// its array for the next turn, rather than handing the array over: a new array for a turn
-    /// of one write cost about 370 instructions (callgrind), a copy and a destroy of the write in
-    /// its place about 200, a move about 30.
+    /// of one write cost about 370 instructions (callgrind).
     static let movedWrites = 4
 
-    /// The room a new turn's writes start with at most: twice the last turn's count, so that a
+    /// The room a new turn's writes start with at most, after a turn that handed its array over:
+    /// twice that turn's count (a turn whose writes were moved keeps its room), so that a
     /// turn of many pipelined writes does not grow its array from nothing (each doubling copied
     /// every write so far, some 200 instructions a write), nor grow it again whenever it holds a
     /// few more than the last (45 instructions a write, callgrind), but not the size of a rare
@@ -47,8 +47,9 @@ struct FoldBatch {
     static let reservedWrites = 1024
 
     /// Moves the writes, in order, to the end of `target`, leaving the batch's array empty with
-    /// its room kept. Each is swapped out for a write that holds no reference, then those are
-    /// dropped: `removeFirst` copied each write and destroyed it in place, some 210 instructions.
+    /// its room kept (its records' ends stay, for `removeAll`). Each is swapped out for a write
+    /// that holds no reference, then those are dropped: `removeFirst` copied each write and
+    /// destroyed it in place, some 210 instructions.
     mutating func moveWrites(appendingTo target: inout [StoredWrite]) {
         for index in writes.indices {
             var write = StoredWrite.removeView(path: "")
@@ -71,8 +72,9 @@ struct FoldBatch {
     }
 }
 
-/// Written records waiting for the fold: each turn's array of writes as the turn handed it over,
-/// and each record's version, turn and the positions of its writes there. A record is four
+/// Written records waiting for the fold: arrays of writes — a turn's as it handed it over, or
+/// the queue's own that small turns' writes were moved into — and each record's version, the
+/// array its writes are in and their positions there. A record is four
 /// integers, not a slice of its turn's writes: a slice a record cost a retain on the event loop
 /// and, with the tuple that held it, some 220 instructions a write to destroy on the fold's
 /// thread (callgrind).
@@ -133,8 +135,8 @@ struct FoldQueue {
         return rest
     }
 
-    /// Hands each record of `range` to `body`, in order: its version, its turn's writes and
-    /// where its own are among them (read them by index: a switch on the element then binds
+    /// Hands each record of `range` to `body`, in order: its version, the array its writes are
+    /// in and where they are there (read them by index: a switch on the element then binds
     /// only what it reads).
     func forEachRecord<E: Error>(
         in range: Range<Int>, _ body: (_ version: Int, _ turn: [StoredWrite], _ writes: Range<Int>) throws(E) -> Void
@@ -245,7 +247,9 @@ final class Folder: Sendable {
         thread.start()
     }
 
-    /// Queues records that are in the log, to be folded.
+    /// Queues records that are in the log, to be folded: a few writes are moved out of `batch`,
+    /// more are shared with it (`FoldQueue.append`). Either way the batch must then be emptied
+    /// (`FoldBatch.removeAll`) before it is used again.
     func enqueue(_ batch: inout FoldBatch, head: Int) {
         let backlog = work.shared.withLock { state in
             state.queue.append(&batch)

@@ -352,7 +352,8 @@ public final class Store {
         backlogBytes += pending.bytes.count
     }
 
-    /// Appends `bytes` to the log and queues `records` for the fold, which takes their writes.
+    /// Appends `bytes` to the log and queues `records` for the fold (`Folder.enqueue`: the batch
+    /// must be emptied after). On a throw nothing was queued and `records` is as it was.
     private func write(_ bytes: JSONWriter, records: inout FoldBatch) throws(StoreError) {
         guard let log, let folder, let first = records.firstVersion, let last = records.lastVersion else { return }
         try bytes.withBytes { (bytes) throws(StoreError) in try log.append(UnsafeRawBufferPointer(bytes), first: first, last: last) }

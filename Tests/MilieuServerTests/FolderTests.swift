@@ -79,8 +79,11 @@ struct FolderTests {
         later.endRecord(version: 9)
         batch.append(contentsOf: later)
         var queue = FoldQueue()
+        let room = batch.writes.capacity
         queue.append(&batch)
+        #expect(batch.writes.isEmpty && batch.writes.capacity == room, "moved out, the array kept")
         batch.removeAll()
+        #expect(batch.isEmpty && batch.writes.capacity == room)
         batch.append(.value(view: "/App", name: "c", value: 3))
         batch.endRecord(version: 10)
         #expect(batch.firstVersion == 10 && batch.lastVersion == 10 && batch.writes.count == 1)
