@@ -183,7 +183,8 @@ public final class Store {
             try snapshot.fold(queue, records: 0..<queue.count)
         }
         lastVersion = max(folded, scan.records.last?.version ?? 0)
-        checkpointedAtOpen = snapshot.checkpoint() ? lastVersion : checkpointed
+        let synced = snapshot.checkpoint()
+        checkpointedAtOpen = synced ? lastVersion : checkpointed
         if problems.isEmpty, let expectedLog {
             logID = expectedLog
             scanned = scan.segments
@@ -194,7 +195,14 @@ public final class Store {
             var generator = SystemRandomNumberGenerator()
             logID = generator.next() | 1
             // What the old files held that reads well is folded above; they go, so that no
-            // file of another id stays beside the new log.
+            // file of another id stays beside the new log, but only once the main file holds
+            // it: until a checkpoint, it is only in the WAL, unsynced.
+            guard synced else {
+                throw StoreError(
+                    path: path,
+                    "another connection is reading it, so what was folded from the log could not be written into it for good; the log is kept and nothing is lost. Close the other connection (sqlite3?) and start milieud again"
+                )
+            }
             for segment in try LogScan.segmentNames(in: directory) { unlink(directory + "/" + segment.name) }
             ChangeLog.syncDirectory(directory)
             if !problems.isEmpty {

@@ -232,6 +232,59 @@ import Testing
         }
     }
 
+    /// A start that deletes the log once it has folded it (`--recover`, here) does so only once
+    /// the main file holds what it folded: a reader of `milieu.db` that keeps the checkpoint
+    /// from finishing makes it refuse and keep the log, whose records would otherwise be only
+    /// in the WAL, unsynced. Once the reader is gone, the recovery goes through.
+    @Test func aRecoveryKeepsTheLogUntilTheMainFileHoldsWhatItFolded() throws {
+        let directory = try Daemon.makeDirectory()
+        let copy = try Daemon.makeDirectory()
+        defer {
+            try? FileManager.default.removeItem(atPath: directory)
+            try? FileManager.default.removeItem(atPath: copy)
+        }
+        try withStore(directory) { store in
+            try commit((1...3).map { .value(view: "/App", name: "n", value: .int($0)) }, from: 1, to: store)
+            // As a crash would leave it: the log written, the snapshot not folded yet.
+            for file in try FileManager.default.contentsOfDirectory(atPath: directory) where file != "milieu.lock" {
+                try FileManager.default.copyItem(atPath: "\(directory)/\(file)", toPath: "\(copy)/\(file)")
+            }
+        }
+        // Damage in the second record, a whole one after it: only the first is kept.
+        let segment = "\(copy)/\(try #require(try segments(copy).first))"
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: segment))
+        let firstLength = Int(bytes[32]) | Int(bytes[33]) << 8 | Int(bytes[34]) << 16 | Int(bytes[35]) << 24
+        bytes[32 + 20 + firstLength + 24] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: segment))
+        var options = StoreOptions()
+        options.recover = true
+
+        let reader = Process()
+        let input = Pipe()
+        let output = Pipe()
+        reader.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        reader.arguments = ["\(copy)/milieu.db"]
+        reader.standardInput = input
+        reader.standardOutput = output
+        try reader.run()
+        let printed = DispatchSemaphore(value: 0)
+        output.fileHandleForReading.readabilityHandler = { _ in printed.signal() }
+        input.fileHandleForWriting.write(Data("BEGIN;\nSELECT count(*) FROM meta;\n".utf8))
+        // The count printed: its read transaction holds the WAL as it was.
+        #expect(printed.wait(timeout: .now() + 30) == .success, "sqlite3 printed nothing")
+        output.fileHandleForReading.readabilityHandler = nil
+        let refused = #expect(throws: StoreError.self) { _ = try Store(directory: copy, options: options) }
+        #expect(refused?.reason.contains("another connection") == true, "\(refused?.reason ?? "")")
+        #expect(try segments(copy).count == 1, "the log is kept")
+        input.fileHandleForWriting.closeFile()
+        reader.waitUntilExit()
+
+        let recovered = try Store(directory: copy, options: options)
+        defer { recovered.close() }
+        #expect(recovered.notices.contains { $0.contains("recovered") }, "\(recovered.notices)")
+        #expect(recovered.state.values.map { "\($0.name)=\($0.value.jsonText)" } == ["n=1"])
+    }
+
     /// The records of one turn share one array of writes: each is written with its own, the
     /// second of a turn as the first, a type staged before a record in it, and the log reads back
     /// whole after a crash (no fold ran).
