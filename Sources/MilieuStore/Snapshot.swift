@@ -76,6 +76,14 @@ final class Snapshot: @unchecked Sendable {
         return try query("SELECT value FROM meta WHERE key = '\(key)'").first?.first
     }
 
+    /// The version folded through (0 in a new database) and the version `checkpointed`: what
+    /// the main file held, synced, when the last fold began (see `Folder`). A database an
+    /// earlier milieud wrote has no such entry, and its folds were whole: `folded` stands for it.
+    func foldedVersions() throws(StoreError) -> (folded: Int, checkpointed: Int) {
+        let folded = Int(try meta("folded") ?? "0") ?? 0
+        return (folded, min(Int(try meta("checkpointed") ?? "") ?? folded, folded))
+    }
+
     /// Refuses a database of a newer format; creates what is missing (a new database, or the
     /// tables `--recover` brings back) and writes this format. A database of format 2 kept no
     /// versions: each view and each value's view or object it holds is given the version folded
@@ -91,7 +99,7 @@ final class Snapshot: @unchecked Sendable {
             }
             upgraded = version < 3
         }
-        let folded = Int(try meta("folded") ?? "0") ?? 0
+        let folded = try foldedVersions().folded
         try execute("BEGIN")
         try execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         try execute("CREATE TABLE IF NOT EXISTS types (name TEXT PRIMARY KEY, declaration TEXT NOT NULL, seq INTEGER NOT NULL)")
@@ -127,8 +135,7 @@ final class Snapshot: @unchecked Sendable {
     /// file may lack (`Folder`) — is applied again, which changes nothing, as a fold always
     /// applies the log's records from some version on to the last, in order.
     func fold(_ queue: FoldQueue, records range: Range<Int>, meta extra: [String: String] = [:]) throws(StoreError) {
-        let folded = Int(try meta("folded") ?? "0") ?? 0
-        let checkpointed = min(Int(try meta("checkpointed") ?? "") ?? folded, folded)
+        let (folded, checkpointed) = try foldedVersions()
         let (typeSeq, viewSeq) = (nextTypeSeq, nextViewSeq)
         do throws(StoreError) {
             try transaction { () throws(StoreError) in

@@ -102,10 +102,7 @@ public final class Store {
         if let format, Int(format).map({ $0 > Snapshot.formatVersion }) ?? true { try snapshot.prepare() }  // throws: newer
         let names = try LogScan.segmentNames(in: directory)
         var expectedLog = try snapshot.meta("log").flatMap { UInt64($0, radix: 16) }
-        var folded = Int(try snapshot.meta("folded") ?? "0") ?? 0
-        // What the main file held, synced, when the last fold began (see `Folder`); a database
-        // an earlier milieud wrote has no such entry, and its folds were whole.
-        var checkpointed = min(Int(try snapshot.meta("checkpointed") ?? "") ?? folded, folded)
+        var (folded, checkpointed) = try snapshot.foldedVersions()
         var problems: [(path: String, what: String)] = []
         let logPath = { (first: Int) in self.directory + "/" + LogFormat.fileName(firstVersion: first) }
         if format == nil {
