@@ -74,10 +74,9 @@ struct FoldBatch {
 
 /// Written records waiting for the fold: arrays of writes — a turn's as it handed it over, or
 /// the queue's own that small turns' writes were moved into — and each record's version, the
-/// array its writes are in and their positions there. A record is four
-/// integers, not a slice of its turn's writes: a slice a record cost a retain on the event loop
-/// and, with the tuple that held it, some 220 instructions a write to destroy on the fold's
-/// thread (callgrind).
+/// array its writes are in and their positions there. A record is four integers, not a slice
+/// of its turn's writes: a slice a record cost a retain on the event loop and, with the tuple
+/// that held it, some 220 instructions a write to destroy on the fold's thread (callgrind).
 struct FoldQueue {
     private var turns: [[StoredWrite]] = []
     private var records: [(version: Int, turn: Int, writes: Range<Int>)] = []

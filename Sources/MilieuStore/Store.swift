@@ -159,20 +159,7 @@ public final class Store {
                 "\(torn.path): cut a torn tail of \(torn.bytes) bytes at byte \(torn.offset) (a write cut short: no whole record is in it)")
         }
         try snapshot.prepare()
-        // The records after `checkpointed` are folded again, for what the main file may lack:
-        // those of the unbroken run of versions that ends the log, if it reaches `folded`, so
-        // that each key ends with its last write. A log that stops short of `folded` (cut by
-        // damage, synced later than the snapshot, copied before it) would take keys the
-        // snapshot holds back to older values: only what is after `folded` is folded then.
-        var runStart = scan.records.endIndex
-        while runStart > scan.records.startIndex,
-            runStart == scan.records.endIndex || scan.records[runStart - 1].version == scan.records[runStart].version - 1
-        {
-            runStart -= 1
-        }
-        let reachesFolded = (scan.records.last?.version ?? 0) >= folded
-        let runFrom = runStart < scan.records.endIndex ? scan.records[runStart].version - 1 : folded
-        let from = reachesFolded ? min(max(checkpointed, runFrom), folded) : folded
+        let from = Self.foldFrom(scan.records, folded: folded, checkpointed: checkpointed)
         let records = scan.records.filter { $0.version > from }
         if !records.isEmpty {
             var queue = FoldQueue()
@@ -212,6 +199,19 @@ public final class Store {
             ])
         }
         state = try snapshot.load()
+    }
+
+    /// The version after which a start folds `records`. The records after `checkpointed` are
+    /// folded again, for what the main file may lack: those of the unbroken run of versions that
+    /// ends the log, if it reaches `folded`, so that each key ends with its last write. A log
+    /// that stops short of `folded` (cut by damage, synced later than the snapshot, copied before
+    /// it) would take keys the snapshot holds back to older values: only what is after `folded`
+    /// is folded then.
+    private static func foldFrom(_ records: [LogRecord], folded: Int, checkpointed: Int) -> Int {
+        guard let last = records.last, last.version >= folded else { return folded }
+        var first = records.count - 1
+        while first > 0, records[first - 1].version == records[first].version - 1 { first -= 1 }
+        return min(max(checkpointed, records[first].version - 1), folded)
     }
 
     /// The newest records that fit the retention, with contiguous versions.
