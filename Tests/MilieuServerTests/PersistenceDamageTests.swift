@@ -69,7 +69,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: data) }
         let file = try #require(try logFiles(data).first)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: file))
-        bytes[records(bytes)[1].offset + 24] ^= 0xFF  // in the second record's payload
+        bytes[segmentRecords(bytes)[1].offset + 24] ^= 0xFF  // in the second record's payload
         try bytes.write(to: URL(fileURLWithPath: file))
         let refused = try attempt(data)
         #expect(refused.status == 1)
@@ -84,21 +84,6 @@ import Testing
         #expect(recovered.notes == "kept")
         let clean = try attempt(data)
         #expect(clean.status == nil && !clean.log.contains("recover"), "the next start is clean: \(clean.log)")
-    }
-
-    /// Where each record of a segment starts: its length is its first u32 in every log format
-    /// (SPEC §12.3), its version the u64 at byte 8; its header is 16 bytes in format 1, 20 in 2.
-    private func records(_ bytes: Data) -> [(offset: Int, version: Int)] {
-        func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
-        func u64(_ at: Int) -> Int { (0..<8).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
-        let header = u32(8) == 1 ? 16 : 20
-        var found: [(Int, Int)] = []
-        var offset = 32
-        while offset + header <= bytes.count {
-            found.append((offset, u64(offset + 8)))
-            offset += header + u32(offset)
-        }
-        return found
     }
 
     /// A data directory whose newest segment holds a mount of `/App/Notes` and 300 acknowledged
@@ -123,7 +108,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: data) }
         let file = try #require(try logFiles(data).last)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: file))
-        let all = records(bytes)
+        let all = segmentRecords(bytes)
         let middle = all[all.count / 2]
         // Bit 24 of the length: the record now seems to run past the end of the file.
         bytes[middle.offset + 3] ^= 0x01
@@ -149,7 +134,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: data) }
         let file = try #require(try logFiles(data).last)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: file))
-        let last = try #require(records(bytes).last)
+        let last = try #require(segmentRecords(bytes).last)
         #expect(last.version == versions.last)
         bytes[last.offset + 3] ^= 0x01
         try bytes.write(to: URL(fileURLWithPath: file))
@@ -165,7 +150,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: data) }
         let file = try #require(try logFiles(data).last)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
-        let last = try #require(records(bytes).last)
+        let last = try #require(segmentRecords(bytes).last)
         try bytes.prefix(last.offset + 10).write(to: URL(fileURLWithPath: file))
         let run = try attempt(data)
         #expect(run.status == nil, "\(run.log)")
@@ -233,4 +218,20 @@ import Testing
         }
         Issue.record("no run of 20 got from launch to kill within \(quickEnough) s, before a fold could start")
     }
+}
+
+/// Where each record of a log segment's bytes starts, and its version: its length is its first
+/// u32 in every log format (SPEC §12.3), its version the u64 at byte 8; its header is 16 bytes in
+/// format 1, 20 in 2. Tests that damage or cut a segment find their records with it.
+func segmentRecords(_ bytes: Data) -> [(offset: Int, version: Int)] {
+    func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
+    func u64(_ at: Int) -> Int { (0..<8).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
+    let header = u32(8) == 1 ? 16 : 20
+    var found: [(Int, Int)] = []
+    var offset = 32
+    while offset + header <= bytes.count {
+        found.append((offset, u64(offset + 8)))
+        offset += header + u32(offset)
+    }
+    return found
 }

@@ -17,6 +17,14 @@ import Testing
         }
     }
 
+    /// Copies the store's files in `directory` to `copy` as a crash would leave them: as they
+    /// are now, the lock not released in order.
+    private func copyAsACrashLeavesIt(_ directory: String, to copy: String) throws {
+        for file in try FileManager.default.contentsOfDirectory(atPath: directory) where file != "milieu.lock" {
+            try FileManager.default.copyItem(atPath: "\(directory)/\(file)", toPath: "\(copy)/\(file)")
+        }
+    }
+
     private func segments(_ directory: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".log") }.sorted()
     }
@@ -58,9 +66,7 @@ import Testing
         try store.start(nextVersion: 1)
         try commitVersions(1...20, to: store)
         // As a crash would leave it: the log written, the snapshot not folded yet.
-        for file in try FileManager.default.contentsOfDirectory(atPath: directory) where file != "milieu.lock" {
-            try FileManager.default.copyItem(atPath: "\(directory)/\(file)", toPath: "\(copy)/\(file)")
-        }
+        try copyAsACrashLeavesIt(directory, to: copy)
         store.close()
         let files = try segments(copy)
         try FileManager.default.removeItem(atPath: "\(copy)/\(files[1])")
@@ -175,8 +181,7 @@ import Testing
         // The log as if only its first record had reached the disk.
         let segment = "\(directory)/\(try #require(try segments(directory).first))"
         let bytes = try Data(contentsOf: URL(fileURLWithPath: segment))
-        let firstLength = Int(bytes[32]) | Int(bytes[33]) << 8 | Int(bytes[34]) << 16 | Int(bytes[35]) << 24
-        try bytes.prefix(32 + 20 + firstLength).write(to: URL(fileURLWithPath: segment))
+        try bytes.prefix(segmentRecords(bytes)[1].offset).write(to: URL(fileURLWithPath: segment))
         try withStore(directory) { store in
             #expect(store.notices.isEmpty, "\(store.notices)")
             #expect(store.lastVersion == 3)
@@ -246,15 +251,12 @@ import Testing
         try withStore(directory) { store in
             try commit((1...3).map { .value(view: "/App", name: "n", value: .int($0)) }, from: 1, to: store)
             // As a crash would leave it: the log written, the snapshot not folded yet.
-            for file in try FileManager.default.contentsOfDirectory(atPath: directory) where file != "milieu.lock" {
-                try FileManager.default.copyItem(atPath: "\(directory)/\(file)", toPath: "\(copy)/\(file)")
-            }
+            try copyAsACrashLeavesIt(directory, to: copy)
         }
         // Damage in the second record, a whole one after it: only the first is kept.
         let segment = "\(copy)/\(try #require(try segments(copy).first))"
         var bytes = try Data(contentsOf: URL(fileURLWithPath: segment))
-        let firstLength = Int(bytes[32]) | Int(bytes[33]) << 8 | Int(bytes[34]) << 16 | Int(bytes[35]) << 24
-        bytes[32 + 20 + firstLength + 24] ^= 0xFF
+        bytes[segmentRecords(bytes)[1].offset + 24] ^= 0xFF
         try bytes.write(to: URL(fileURLWithPath: segment))
         var options = StoreOptions()
         options.recover = true
@@ -308,9 +310,7 @@ import Testing
         // What a crash leaves: the log written, the snapshot not folded, no lock released in order.
         let copy = try Daemon.makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: copy) }
-        for file in try FileManager.default.contentsOfDirectory(atPath: directory) where file != "milieu.lock" {
-            try FileManager.default.copyItem(atPath: "\(directory)/\(file)", toPath: "\(copy)/\(file)")
-        }
+        try copyAsACrashLeavesIt(directory, to: copy)
         store.close()
         let again = try Store(directory: copy, options: StoreOptions())
         defer { again.close() }
