@@ -5,35 +5,16 @@ import Testing
 /// The man pages `scripts/man` writes from each binary's --help: groff renders them without a
 /// warning, and each lists every option --help does.
 @Suite struct ManPageTests {
-    private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized
-
-    /// Runs `arguments`; its exit status, standard output and standard error.
-    private func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, String, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.currentDirectoryURL = Self.root
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
-        let (out, err) = (Pipe(), Pipe())
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output, errors)
-    }
-
     @Test func eachPageRendersAndListsEveryOptionOfItsHelp() throws {
         let directory = try Daemon.makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let bin = URL(fileURLWithPath: Daemon.binary).deletingLastPathComponent().path
-        let wrote = try run(["bash", "scripts/man", directory], environment: ["MILIEU_BIN": bin])
+        let wrote = try ScriptRunner.run(["bash", "scripts/man", directory], environment: ["MILIEU_BIN": bin])
         #expect(wrote.0 == 0, "\(wrote.2)")
         for (binary, page) in [("milieud", "man8/milieud.8"), ("milieu", "man1/milieu.1")] {
-            let rendered = try run(["groff", "-man", "-Tutf8", "-ww", "\(directory)/\(page)"])
+            let rendered = try ScriptRunner.run(["groff", "-man", "-Tutf8", "-ww", "\(directory)/\(page)"])
             #expect(rendered.0 == 0 && rendered.2.isEmpty, "groff on \(page): \(rendered.2)")
-            let help = try run(["\(bin)/\(binary)", "--help"]).1
+            let help = try ScriptRunner.run(["\(bin)/\(binary)", "--help"]).1
             let options = help.split(separator: "\n").compactMap { line -> String? in
                 guard line.hasPrefix("  -") else { return nil }
                 return line.dropFirst(2).split(separator: " ").first.map(String.init)
