@@ -6,13 +6,29 @@ import Synchronization
 struct FoldBatch {
     private(set) var writes: [StoredWrite] = []
     private var ends: [(version: Int, end: Int)] = []
+    /// How many writes were ever appended, those that took another's place too.
+    private(set) var appended = 0
 
     var isEmpty: Bool { ends.isEmpty }
     var firstVersion: Int? { ends.first?.version }
     var lastVersion: Int? { ends.last?.version }
 
-    /// Adds a write to the record being staged.
-    mutating func append(_ write: consuming StoredWrite) { writes.append(write) }
+    /// Adds a write to the record being staged. A value of the key the last write set takes
+    /// that write's place (`StoredWrite.supersedes`): a record that ended with it now ends
+    /// before it, as does each record after it, which had no writes.
+    mutating func append(_ write: consuming StoredWrite) {
+        appended += 1
+        guard let last = writes.indices.last, write.supersedes(writes[last]) else {
+            writes.append(write)
+            return
+        }
+        var record = ends.count - 1
+        while record >= 0, ends[record].end == writes.count {
+            ends[record].end -= 1
+            record -= 1
+        }
+        writes[last] = write
+    }
 
     /// Ends the record of `version`: the writes appended since the last one ended are its.
     mutating func endRecord(version: Int) { ends.append((version, writes.count)) }
@@ -104,6 +120,16 @@ struct FoldQueue {
             ownsLastTurn = true
         }
         let turn = turns.count - 1
+        // Only the batch's first write can take the place of the array's last, as in
+        // `FoldBatch.append`: the batch's own writes did so already among themselves.
+        if let first = batch.writes.indices.first, let last = turns[turn].indices.last, batch.writes[first].supersedes(turns[turn][last]) {
+            turns[turn].removeLast()
+            var record = records.count - 1
+            while record >= 0, records[record].turn == turn, records[record].writes.upperBound == last + 1 {
+                records[record].writes = min(records[record].writes.lowerBound, last)..<last
+                record -= 1
+            }
+        }
         let offset = turns[turn].count
         batch.moveWrites(appendingTo: &turns[turn])
         batch.forEachRecord { records.append(($0, turn, $1.lowerBound + offset..<$1.upperBound + offset)) }

@@ -266,7 +266,8 @@ public final class Store {
         assert(version >= stagedThrough, "version \(version) staged after \(stagedThrough): its record would be lost")
         guard version > stagedThrough else { return false }
         stagedThrough = version
-        let start = turnRecords.writes.count
+        // Not the batch's writes: one may take the place of the write before it there.
+        let start = turnRecords.appended
         let before = turn.count
         LogFormat.appendRecord(
             version: version, to: &turn,
@@ -274,7 +275,7 @@ public final class Store {
                 // Each write encoded while it is still the caller's, then moved into the batch.
                 sink.writeRaw(UInt8(ascii: "["))
                 func add(_ write: consuming StoredWrite) {
-                    if turnRecords.writes.count > start { sink.writeRaw(UInt8(ascii: ",")) }
+                    if turnRecords.appended > start { sink.writeRaw(UInt8(ascii: ",")) }
                     StoredWrite.encode(write, into: &sink)
                     turnRecords.append(write)
                 }
@@ -291,7 +292,7 @@ public final class Store {
             sizesRead = 0
         }
         stagedSizes.append((version, turn.count - before))
-        return turnRecords.writes.count > start
+        return turnRecords.appended > start
     }
 
     /// The size of the record staged for `version`, 0 when none was; asked in version order

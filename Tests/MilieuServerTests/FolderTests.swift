@@ -90,7 +90,7 @@ struct FolderTests {
         queue.append(&batch)
         // More writes than a turn moves one by one: its array is handed over, then a new one is filled.
         var large = FoldBatch()
-        let many = (0...FoldBatch.movedWrites).map { StoredWrite.value(view: "/App", name: "d", value: .int($0)) }
+        let many = (0...FoldBatch.movedWrites).map { StoredWrite.value(view: "/App", name: "d\($0)", value: .int($0)) }
         for write in many { large.append(write) }
         large.endRecord(version: 11)
         queue.append(&large)

@@ -19,6 +19,12 @@ struct SnapshotFoldTests {
         return try snapshot.load()
     }
 
+    /// `state` as lines to compare: views in mount order, values and versions sorted.
+    private func lines(_ state: StoredState) -> [String] {
+        state.views.map { "view \($0.path) \($0.declaration)" } + state.values.map { "value \($0.view) \($0.name) \($0.value)" }
+            + state.versions.map { "version \($0.view) \($0.name) \($0.version)" }.sorted()
+    }
+
     private func version(_ state: StoredState, _ view: String, _ name: String) -> Int? {
         state.versions.first { $0.view == view && $0.name == name }?.version
     }
@@ -66,6 +72,73 @@ struct SnapshotFoldTests {
         let state = try folded(records)
         #expect(Dictionary(uniqueKeysWithValues: state.values.map { ($0.name, $0.value) }) == expected)
         #expect(version(state, "/App", "") == records.count)
+    }
+
+    /// A value that takes the place of the write just before it (`StoredWrite.supersedes`, in a
+    /// turn's batch and in the queue across turns) leaves the snapshot as the whole sequence of
+    /// writes does: records staged through turns' batches fold to the same tables as the same
+    /// records queued one by one, with repeats in one record, across records and across turns,
+    /// around mounts, removals, writes without a value, records without writes and turns whose
+    /// batch is handed over whole (more than `FoldBatch.movedWrites` writes left).
+    @Test func writesThatTakeTheLastOnesPlaceFoldAsTheWholeSequenceDoes() throws {
+        var seed: UInt64 = 31
+        func random(_ bound: Int) -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(seed >> 33) % bound
+        }
+        let views = ["/App", "/App/Doc", "/App/Form"]
+        let names = ["theme.accentColor", "text", "count"]
+        func write() -> StoredWrite {
+            let view = views[random(views.count)]
+            switch random(20) {
+            case 0: return .view(path: view, declaration: ["struct": .string(view)])
+            case 1: return .removeView(path: view)
+            case 2: return .version(view: view, name: random(2) == 0 ? "" : "theme")
+            // Mostly the same key, as a client that sets one property again and again.
+            case 3..<16: return .value(view: "/App", name: "theme.accentColor", value: .int(random(100)))
+            default: return .value(view: view, name: names[random(names.count)], value: .int(random(100)))
+            }
+        }
+        var records: [(version: Int, writes: [StoredWrite])] = []
+        for version in 1...600 { records.append((version, (0..<random(4)).map { _ in write() })) }
+
+        // Both snapshots fold every few turns, as the fold's thread does, and are compared then.
+        let data = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let (whole, batched) = (try Snapshot(path: data + "/whole.db"), try Snapshot(path: data + "/batched.db"))
+        try whole.prepare()
+        try batched.prepare()
+        var (wholeQueue, queue) = (FoldQueue(), FoldQueue())
+        var batch = FoldBatch()
+        var (next, turns, folds) = (0, 0, 0)
+        var (written, queued, handedOver, inTurns) = (0, 0, 0, 0)
+        while next < records.count {
+            let end = min(records.count, next + 1 + random(12))
+            for (version, writes) in records[next..<end] {
+                for write in writes { batch.append(write) }
+                batch.endRecord(version: version)
+                wholeQueue.append(version: version, writes: writes)
+                written += writes.count
+                inTurns += writes.count
+            }
+            inTurns -= batch.writes.count
+            if batch.writes.count > FoldBatch.movedWrites { handedOver += 1 }
+            queue.append(&batch)
+            batch.removeAll()
+            next = end
+            turns += 1
+            guard random(3) == 0 || next == records.count else { continue }
+            #expect(queue.count == wholeQueue.count, "every record is queued, with or without writes")
+            queue.forEachRecord(in: 0..<queue.count) { _, _, writes in queued += writes.count }
+            try whole.fold(wholeQueue, records: 0..<wholeQueue.count)
+            try batched.fold(queue, records: 0..<queue.count)
+            #expect(lines(try batched.load()) == lines(try whole.load()), "after version \(records[end - 1].version)")
+            (wholeQueue, queue) = (FoldQueue(), FoldQueue())
+            folds += 1
+        }
+        #expect(handedOver > 0 && folds > 10 && folds < turns, "both ways a batch is queued, and folds of several turns")
+        #expect(queued < written * 2 / 3, "writes took the place of others: \(queued) of \(written) queued")
+        #expect(inTurns > 0 && written - inTurns > queued, "in a turn and across turns: \(inTurns), \(written - inTurns - queued)")
     }
 
     /// Values gathered before a write of another kind (here a view removed) are written before it,
