@@ -1,12 +1,14 @@
 import Synchronization
 
 /// Log records as the store stages them for the fold: the writes of all of them in one array,
-/// in order, and each record's version and where its writes end. One array a turn rather than
-/// one a record: a `graph/set`'s own array cost an allocation and some 500 instructions.
+/// in order — but for a value that took the place of the one before it (`append`) — and each
+/// record's version and where its writes end. One array a turn rather than one a record: a
+/// `graph/set`'s own array cost an allocation and some 500 instructions.
 struct FoldBatch {
     private(set) var writes: [StoredWrite] = []
     private var ends: [(version: Int, end: Int)] = []
-    /// How many writes were ever appended, those that took another's place too.
+    /// How many writes `append` was given, those that took another's place too: whether a
+    /// record added any (`Store.stage`) is a difference of two counts.
     private(set) var appended = 0
 
     var isEmpty: Bool { ends.isEmpty }
@@ -93,16 +95,38 @@ struct FoldBatch {
 /// array its writes are in and their positions there. A record is four integers, not a slice
 /// of its turn's writes: a slice a record cost a retain on the event loop and, with the tuple
 /// that held it, some 220 instructions a write to destroy on the fold's thread (callgrind).
+///
+/// A write that took the place of an earlier record's (`StoredWrite.supersedes`) leaves that
+/// record without it: the records up to it alone are not the state at its version. So a fold
+/// that commits part of the queue ends it at a cut (`batchEnd`), a record before which no
+/// write was taken: where a turn began that took none of an earlier turn's.
 struct FoldQueue {
     private var turns: [[StoredWrite]] = []
     private var records: [(version: Int, turn: Int, writes: Range<Int>)] = []
     /// Whether the last of `turns` is the queue's own, which the writes of small turns are
     /// moved into.
     private var ownsLastTurn = false
+    /// The records a fold may begin a transaction at, in order (a turn's first, unless the turn
+    /// took the place of an earlier turn's write); the end of the queue is one too.
+    private var cuts: [Int] = []
 
     var count: Int { records.count }
 
     func version(at record: Int) -> Int { records[record].version }
+
+    /// Where a transaction that begins at `start` (a cut) ends: at the last cut at most `limit`
+    /// records on, or, where there is none, at the first one after that.
+    func batchEnd(from start: Int, limit: Int) -> Int {
+        guard start + limit < records.count else { return records.count }
+        // The first cut past `start + limit`, by bisection.
+        var (low, high) = (0, cuts.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if cuts[middle] <= start + limit { low = middle + 1 } else { high = middle }
+        }
+        if low > 0, cuts[low - 1] > start { return cuts[low - 1] }
+        return low < cuts.count ? cuts[low] : records.count
+    }
 
     /// Adds a turn's records after these: its array of writes, or, for a few writes
     /// (`FoldBatch.movedWrites`), the writes moved into an array of the queue's own, so that
@@ -112,6 +136,7 @@ struct FoldQueue {
             let turn = turns.count
             turns.append(batch.writes)
             ownsLastTurn = false
+            cuts.append(records.count)
             batch.forEachRecord { records.append(($0, turn, $1)) }
             return
         }
@@ -121,14 +146,22 @@ struct FoldQueue {
         }
         let turn = turns.count - 1
         // Only the batch's first write can take the place of the array's last, as in
-        // `FoldBatch.append`: the batch's own writes did so already among themselves.
-        if let first = batch.writes.indices.first, let last = turns[turn].indices.last, batch.writes[first].supersedes(turns[turn][last]) {
+        // `FoldBatch.append`: a turn's own writes did so already among themselves. Not
+        // once `Folder.batch` records have gone by without a cut, which keeps a fold's
+        // transactions about that size.
+        if let first = batch.writes.indices.first, let last = turns[turn].indices.last,
+            records.count - (cuts.last ?? 0) < Folder.batch, batch.writes[first].supersedes(turns[turn][last])
+        {
             turns[turn].removeLast()
             var record = records.count - 1
             while record >= 0, records[record].turn == turn, records[record].writes.upperBound == last + 1 {
                 records[record].writes = min(records[record].writes.lowerBound, last)..<last
                 record -= 1
             }
+            // No transaction may end between the record that had the write and this turn.
+            while let cut = cuts.last, cut > record + 1 { cuts.removeLast() }
+        } else {
+            cuts.append(records.count)
         }
         let offset = turns[turn].count
         batch.moveWrites(appendingTo: &turns[turn])
@@ -137,6 +170,7 @@ struct FoldQueue {
 
     /// Adds a record of its own (one read back from the log).
     mutating func append(version: Int, writes: [StoredWrite]) {
+        cuts.append(records.count)
         records.append((version, turns.count, 0..<writes.count))
         turns.append(writes)
         ownsLastTurn = false
@@ -144,19 +178,21 @@ struct FoldQueue {
 
     /// Adds `other`'s records after these.
     mutating func append(contentsOf other: FoldQueue) {
-        let offset = turns.count
+        let (offset, recordOffset) = (turns.count, records.count)
+        cuts += other.cuts.lazy.map { $0 + recordOffset }
         turns += other.turns
         records += other.records.lazy.map { ($0.version, $0.turn + offset, $0.writes) }
         ownsLastTurn = false
     }
 
-    /// The records from `record` on.
+    /// The records from `record` (a cut) on.
     func suffix(from record: Int) -> FoldQueue {
         var rest = FoldQueue()
         guard record < records.count else { return rest }
         let first = records[record].turn
         rest.turns = Array(turns[first...])
         rest.records = records[record...].map { ($0.version, $0.turn - first, $0.writes) }
+        rest.cuts = cuts.filter { $0 >= record }.map { $0 - record }
         return rest
     }
 
@@ -237,7 +273,7 @@ final class Folder: Sendable {
             }
             var start = 0
             while start < queue.count {
-                let end = min(start + Folder.batch, queue.count)
+                let end = queue.batchEnd(from: start, limit: Folder.batch)
                 let before = synced.load(ordering: .relaxed)
                 // A fold that fails (a full disk) leaves the records queued for the next
                 // round; the log holds them meanwhile, and start-up folds them in any case.

@@ -114,6 +114,29 @@ struct FolderTests {
         #expect(Self.contents(queue.suffix(from: 7)).isEmpty)
     }
 
+    /// One key set by turn after turn: each turn's write takes the place of the last turn's,
+    /// so that no transaction may end between them (`FoldQueue.batchEnd`) — but only until
+    /// `Folder.batch` records have gone by, so that a long queue is still folded in
+    /// transactions of about that many records.
+    @Test func aKeySetTurnAfterTurnIsQueuedOnceAFoldsTransaction() {
+        var queue = FoldQueue()
+        var batch = FoldBatch()
+        let turns = Folder.batch + 10
+        for version in 1...turns {
+            batch.append(.value(view: "/App", name: "n", value: .int(version)))
+            batch.endRecord(version: version)
+            queue.append(&batch)
+            batch.removeAll()
+        }
+        var queued: [StoredWrite] = []
+        queue.forEachRecord(in: 0..<queue.count) { _, turn, writes in queued += turn[writes] }
+        #expect(queue.count == turns)
+        #expect(queued == [Folder.batch, turns].map { StoredWrite.value(view: "/App", name: "n", value: .int($0)) })
+        #expect(queue.batchEnd(from: 0, limit: 100) == Folder.batch, "the first cut after the limit")
+        #expect(queue.batchEnd(from: 0, limit: Folder.batch) == Folder.batch)
+        #expect(queue.batchEnd(from: Folder.batch, limit: 100) == turns)
+    }
+
     /// Under steady writes a fold that chased the queue never slept: it folded and synced the
     /// snapshot every few records, on the daemon's CPU, and halved the throughput of
     /// persistent writes (issue #31). What arrives during a round waits for the next.

@@ -79,7 +79,8 @@ struct SnapshotFoldTests {
     /// writes does: records staged through turns' batches fold to the same tables as the same
     /// records queued one by one, with repeats in one record, across records and across turns,
     /// around mounts, removals, writes without a value, records without writes and turns whose
-    /// batch is handed over whole (more than `FoldBatch.movedWrites` writes left).
+    /// batch is handed over whole (more than `FoldBatch.movedWrites` writes left) — and so does
+    /// each transaction of a fold cut in several, which commits the state at its last version.
     @Test func writesThatTakeTheLastOnesPlaceFoldAsTheWholeSequenceDoes() throws {
         var seed: UInt64 = 31
         func random(_ bound: Int) -> Int {
@@ -99,8 +100,14 @@ struct SnapshotFoldTests {
             default: return .value(view: view, name: names[random(names.count)], value: .int(random(100)))
             }
         }
+        // Turns of records; one in five writes nothing (a turn of commits without a durable write).
         var records: [(version: Int, writes: [StoredWrite])] = []
-        for version in 1...600 { records.append((version, (0..<random(4)).map { _ in write() })) }
+        var turnEnds: [Int] = []
+        while records.count < 600 {
+            let silent = random(5) == 0
+            for _ in 0...random(12) { records.append((records.count + 1, silent ? [] : (0..<random(4)).map { _ in write() })) }
+            turnEnds.append(records.count)
+        }
 
         // Both snapshots fold every few turns, as the fold's thread does, and are compared then.
         let data = try Daemon.makeDirectory()
@@ -110,10 +117,10 @@ struct SnapshotFoldTests {
         try batched.prepare()
         var (wholeQueue, queue) = (FoldQueue(), FoldQueue())
         var batch = FoldBatch()
-        var (next, turns, folds) = (0, 0, 0)
+        var (next, turns, folds, transactions, longer) = (0, 0, 0, 0, 0)
+        let limit = 5
         var (written, queued, handedOver, inTurns) = (0, 0, 0, 0)
-        while next < records.count {
-            let end = min(records.count, next + 1 + random(12))
+        for end in turnEnds {
             for (version, writes) in records[next..<end] {
                 for write in writes { batch.append(write) }
                 batch.endRecord(version: version)
@@ -127,16 +134,25 @@ struct SnapshotFoldTests {
             batch.removeAll()
             next = end
             turns += 1
-            guard random(3) == 0 || next == records.count else { continue }
+            guard random(3) == 0 || end == records.count else { continue }
             #expect(queue.count == wholeQueue.count, "every record is queued, with or without writes")
             queue.forEachRecord(in: 0..<queue.count) { _, _, writes in queued += writes.count }
-            try whole.fold(wholeQueue, records: 0..<wholeQueue.count)
-            try batched.fold(queue, records: 0..<queue.count)
-            #expect(lines(try batched.load()) == lines(try whole.load()), "after version \(records[end - 1].version)")
+            // In transactions of about `limit` records, as a long queue is folded: each ends
+            // where no later record took a write of its (`FoldQueue.batchEnd`).
+            var start = 0
+            while start < queue.count {
+                let end = queue.batchEnd(from: start, limit: limit)
+                try whole.fold(wholeQueue, records: start..<end)
+                try batched.fold(queue, records: start..<end)
+                #expect(lines(try batched.load()) == lines(try whole.load()), "folded through version \(queue.version(at: end - 1))")
+                (transactions, longer) = (transactions + 1, longer + (end - start > limit ? 1 : 0))
+                start = end
+            }
             (wholeQueue, queue) = (FoldQueue(), FoldQueue())
             folds += 1
         }
         #expect(handedOver > 0 && folds > 10 && folds < turns, "both ways a batch is queued, and folds of several turns")
+        #expect(transactions > folds && longer > 0, "folds cut in transactions, some longer than the limit")
         #expect(queued < written * 2 / 3, "writes took the place of others: \(queued) of \(written) queued")
         #expect(inTurns > 0 && written - inTurns > queued, "in a turn and across turns: \(inTurns), \(written - inTurns - queued)")
     }
