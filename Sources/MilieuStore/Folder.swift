@@ -98,16 +98,16 @@ struct FoldBatch {
 ///
 /// A write that took the place of an earlier record's (`StoredWrite.supersedes`) leaves that
 /// record without it: the records up to it alone are not the state at its version. So a fold
-/// that commits part of the queue ends it at a cut (`batchEnd`), a record before which no
-/// write was taken: where a turn began that took none of an earlier turn's.
+/// that commits part of the queue ends it at a cut (`batchEnd`): a record such that none from
+/// it on took a write of a record before it.
 struct FoldQueue {
     private var turns: [[StoredWrite]] = []
     private var records: [(version: Int, turn: Int, writes: Range<Int>)] = []
     /// Whether the last of `turns` is the queue's own, which the writes of small turns are
     /// moved into.
     private var ownsLastTurn = false
-    /// The records a fold may begin a transaction at, in order (a turn's first, unless the turn
-    /// took the place of an earlier turn's write); the end of the queue is one too.
+    /// The records a fold may begin a transaction at, in order: the first of each turn but
+    /// those a later turn took a write from before (the end of the queue is one too, unstored).
     private var cuts: [Int] = []
 
     var count: Int { records.count }
@@ -145,27 +145,32 @@ struct FoldQueue {
             ownsLastTurn = true
         }
         let turn = turns.count - 1
-        // Only the batch's first write can take the place of the array's last, as in
-        // `FoldBatch.append`: a turn's own writes did so already among themselves. Not
-        // once `Folder.batch` records have gone by without a cut, which keeps a fold's
-        // transactions about that size.
-        if let first = batch.writes.indices.first, let last = turns[turn].indices.last,
-            records.count - (cuts.last ?? 0) < Folder.batch, batch.writes[first].supersedes(turns[turn][last])
-        {
-            turns[turn].removeLast()
-            var record = records.count - 1
-            while record >= 0, records[record].turn == turn, records[record].writes.upperBound == last + 1 {
-                records[record].writes = min(records[record].writes.lowerBound, last)..<last
-                record -= 1
-            }
-            // No transaction may end between the record that had the write and this turn.
-            while let cut = cuts.last, cut > record + 1 { cuts.removeLast() }
-        } else {
-            cuts.append(records.count)
-        }
+        if !takeLastWrite(for: batch, in: turn) { cuts.append(records.count) }
         let offset = turns[turn].count
         batch.moveWrites(appendingTo: &turns[turn])
         batch.forEachRecord { records.append(($0, turn, $1.lowerBound + offset..<$1.upperBound + offset)) }
+    }
+
+    /// Drops the last write of the queue's own array, `turn`, if the batch's first write takes
+    /// its place, as in `FoldBatch.append` (only the first can: a turn's own writes did so
+    /// already among themselves); returns whether it did. The records from the one that had it
+    /// on end before it, and no transaction may end among them. Not if that would leave
+    /// `Folder.batch` records or more without a cut, which keeps a fold's transactions about
+    /// that size.
+    private mutating func takeLastWrite(for batch: borrowing FoldBatch, in turn: Int) -> Bool {
+        guard let first = batch.writes.indices.first, let last = turns[turn].indices.last,
+            batch.writes[first].supersedes(turns[turn][last])
+        else { return false }
+        // The record that has it: the records after it have no writes.
+        var holder = records.count - 1
+        while records[holder].writes.isEmpty { holder -= 1 }
+        guard records.count - (cuts.last { $0 <= holder } ?? 0) < Folder.batch else { return false }
+        turns[turn].removeLast()
+        for record in holder..<records.count {
+            records[record].writes = min(records[record].writes.lowerBound, last)..<last
+        }
+        while let cut = cuts.last, cut > holder { cuts.removeLast() }
+        return true
     }
 
     /// Adds a record of its own (one read back from the log).
@@ -236,7 +241,8 @@ final class Folder: Sendable {
         var head = 0
     }
 
-    /// Records folded per transaction at most; a fuller queue wakes the thread early.
+    /// Records folded per transaction, about (`FoldQueue.batchEnd`: a transaction ends where
+    /// a turn begins); a fuller queue wakes the thread early.
     static let batch = 65536
     /// How often the thread folds. Each fold syncs the WAL and the main file once (its
     /// checkpoint), and on a virtual machine a sync costs the daemon CPU: so rarely, in big

@@ -114,16 +114,17 @@ struct FolderTests {
         #expect(Self.contents(queue.suffix(from: 7)).isEmpty)
     }
 
-    /// One key set by turn after turn: each turn's write takes the place of the last turn's,
-    /// so that no transaction may end between them (`FoldQueue.batchEnd`) — but only until
-    /// `Folder.batch` records have gone by, so that a long queue is still folded in
-    /// transactions of about that many records.
+    /// One key set turn after turn, with a turn that writes nothing between each two: each
+    /// write takes the place of the last one's, so that no transaction may end between them
+    /// (`FoldQueue.batchEnd`) — but only until `Folder.batch` records have gone by without a
+    /// cut, the silent turns' cuts, which a later write takes away, not counted; so a long
+    /// queue is still folded in transactions of about that many records.
     @Test func aKeySetTurnAfterTurnIsQueuedOnceAFoldsTransaction() {
         var queue = FoldQueue()
         var batch = FoldBatch()
         let turns = Folder.batch + 10
         for version in 1...turns {
-            batch.append(.value(view: "/App", name: "n", value: .int(version)))
+            if version % 2 == 1 { batch.append(.value(view: "/App", name: "n", value: .int(version))) }
             batch.endRecord(version: version)
             queue.append(&batch)
             batch.removeAll()
@@ -131,10 +132,30 @@ struct FolderTests {
         var queued: [StoredWrite] = []
         queue.forEachRecord(in: 0..<queue.count) { _, turn, writes in queued += turn[writes] }
         #expect(queue.count == turns)
-        #expect(queued == [Folder.batch, turns].map { StoredWrite.value(view: "/App", name: "n", value: .int($0)) })
-        #expect(queue.batchEnd(from: 0, limit: 100) == Folder.batch, "the first cut after the limit")
+        // The write of record 65534 (version 65535) stays: the next would have left 65536 records without a cut.
+        #expect(queued == [Folder.batch - 1, turns - 1].map { StoredWrite.value(view: "/App", name: "n", value: .int($0)) })
+        #expect(queue.batchEnd(from: 0, limit: 100) == Folder.batch - 1, "the first cut after the limit")
         #expect(queue.batchEnd(from: 0, limit: Folder.batch) == Folder.batch)
         #expect(queue.batchEnd(from: Folder.batch, limit: 100) == turns)
+    }
+
+    /// What is left of a queue from a cut on (a failed fold's), and the queue that arrived
+    /// meanwhile after it, keep their cuts where their records went.
+    @Test func aQueueLeftAfterAFailedFoldKeepsItsCuts() {
+        var queue = FoldQueue()
+        var batch = FoldBatch()
+        // Two turns of one key (the second takes the first's write), then four of a key each.
+        for (version, name) in zip(1...6, ["a", "a", "b", "c", "d", "e"]) {
+            batch.append(.value(view: "/App", name: name, value: .int(version)))
+            batch.endRecord(version: version)
+            queue.append(&batch)
+            batch.removeAll()
+        }
+        #expect((0..<6).map { queue.batchEnd(from: $0, limit: 0) } == [2, 2, 3, 4, 5, 6], "no cut at the second turn")
+        var rest = queue.suffix(from: 2)
+        #expect(rest.count == 4 && (0..<4).map { rest.batchEnd(from: $0, limit: 0) } == [1, 2, 3, 4])
+        rest.append(contentsOf: queue.suffix(from: 0))
+        #expect(rest.count == 10 && (0..<10).map { rest.batchEnd(from: $0, limit: 0) } == [1, 2, 3, 4, 6, 6, 7, 8, 9, 10])
     }
 
     /// Under steady writes a fold that chased the queue never slept: it folded and synced the
