@@ -1,3 +1,4 @@
+import MilieuJSON
 import Synchronization
 
 /// Log records as the store stages them for the fold: the writes of all of them in one array,
@@ -118,14 +119,9 @@ struct FoldQueue {
     /// records on, or, where there is none, at the first one after that.
     func batchEnd(from start: Int, limit: Int) -> Int {
         guard start + limit < records.count else { return records.count }
-        // The first cut past `start + limit`, by bisection.
-        var (low, high) = (0, cuts.count)
-        while low < high {
-            let middle = (low + high) / 2
-            if cuts[middle] <= start + limit { low = middle + 1 } else { high = middle }
-        }
-        if low > 0, cuts[low - 1] > start { return cuts[low - 1] }
-        return low < cuts.count ? cuts[low] : records.count
+        let past = cuts.partitionIndex { $0 <= start + limit }
+        if past > 0, cuts[past - 1] > start { return cuts[past - 1] }
+        return past < cuts.count ? cuts[past] : records.count
     }
 
     /// Adds a turn's records after these: its array of writes, or, for a few writes
