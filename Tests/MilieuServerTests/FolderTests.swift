@@ -57,6 +57,20 @@ struct FolderTests {
         return batch
     }
 
+    /// A queue of `turns`, each of one record of the version given and its writes, queued as the
+    /// store queues a turn's batch.
+    private static func queue(_ turns: some Sequence<(version: Int, writes: [StoredWrite])>) -> FoldQueue {
+        var queue = FoldQueue()
+        var batch = FoldBatch()
+        for (version, writes) in turns {
+            for write in writes { batch.append(write) }
+            batch.endRecord(version: version)
+            queue.append(&batch)
+            batch.removeAll()
+        }
+        return queue
+    }
+
     /// Each record of `queue`: its version and its writes.
     private static func contents(_ queue: FoldQueue) -> [(Int, [StoredWrite])] {
         var contents: [(Int, [StoredWrite])] = []
@@ -120,15 +134,9 @@ struct FolderTests {
     /// cut, the silent turns' cuts, which a later write takes away, not counted; so a long
     /// queue is still folded in transactions of about that many records.
     @Test func aKeySetTurnAfterTurnIsQueuedOnceAFoldsTransaction() {
-        var queue = FoldQueue()
-        var batch = FoldBatch()
         let turns = Folder.batch + 10
-        for version in 1...turns {
-            if version % 2 == 1 { batch.append(.value(view: "/App", name: "n", value: .int(version))) }
-            batch.endRecord(version: version)
-            queue.append(&batch)
-            batch.removeAll()
-        }
+        let queue = Self.queue(
+            (1...turns).lazy.map { version in (version, version % 2 == 1 ? [.value(view: "/App", name: "n", value: .int(version))] : []) })
         var queued: [StoredWrite] = []
         queue.forEachRecord(in: 0..<queue.count) { _, turn, writes in queued += turn[writes] }
         #expect(queue.count == turns)
@@ -142,15 +150,8 @@ struct FolderTests {
     /// What is left of a queue from a cut on (a failed fold's), and the queue that arrived
     /// meanwhile after it, keep their cuts where their records went.
     @Test func aQueueLeftAfterAFailedFoldKeepsItsCuts() {
-        var queue = FoldQueue()
-        var batch = FoldBatch()
         // Two turns of one key (the second takes the first's write), then four of a key each.
-        for (version, name) in zip(1...6, ["a", "a", "b", "c", "d", "e"]) {
-            batch.append(.value(view: "/App", name: name, value: .int(version)))
-            batch.endRecord(version: version)
-            queue.append(&batch)
-            batch.removeAll()
-        }
+        let queue = Self.queue(zip(1...6, ["a", "a", "b", "c", "d", "e"]).map { ($0, [.value(view: "/App", name: $1, value: .int($0))]) })
         #expect((0..<6).map { queue.batchEnd(from: $0, limit: 0) } == [2, 2, 3, 4, 5, 6], "no cut at the second turn")
         var rest = queue.suffix(from: 2)
         #expect(rest.count == 4 && (0..<4).map { rest.batchEnd(from: $0, limit: 0) } == [1, 2, 3, 4])
