@@ -15,6 +15,9 @@ struct History {
         /// nil once the commit falls out of the retention (`letGo`), before `start`.
         var commit: Commit?
         let size: Int
+        /// Where the commit lies, kept beside it: reading it from the commit when the time comes
+        /// would touch the commit, and so wait for the memory it is there to fetch ahead.
+        let footprint: Commit.Footprint
         var cause: StoredCause?
 
         /// Moves the commit out and drops what made it: the entry holds nothing any more.
@@ -31,6 +34,14 @@ struct History {
     let capacity: Int
     let maxBytes: Int
 
+    /// How far ahead of the commit it lets go the history asks the CPU for the memory of the one
+    /// that goes later (`Commit.Footprint`). Letting the oldest go reads memory last touched
+    /// 10,000 writes before: waiting for it was 2.8% of the daemon's time with 50 clients
+    /// writing (perf). A turn publishes its commits one after another, some hundreds of
+    /// nanoseconds apart, about what a read from memory takes: one ahead still left a third of
+    /// the wait, three left none.
+    static let prefetchDistance = 3
+
     init(capacity: Int, maxBytes: Int = .max) {
         self.capacity = max(0, capacity)
         self.maxBytes = maxBytes
@@ -44,7 +55,8 @@ struct History {
         _ commit: consuming Commit, size: Int = 0, cause: consuming StoredCause? = nil, evicted: (consuming Commit) -> Void = { _ in }
     ) {
         guard capacity > 0 else { return }
-        entries.append(Entry(version: commit.version, commit: commit, size: size, cause: cause))
+        let footprint = commit.footprint
+        entries.append(Entry(version: commit.version, commit: commit, size: size, footprint: footprint, cause: cause))
         bytes += size
         while entries.count - start > capacity || (bytes > maxBytes && entries.count - start > 1) {
             bytes -= entries[start].size
@@ -52,6 +64,7 @@ struct History {
             // which nothing reads again, goes when the array is compacted below.
             if let oldest = entries[start].letGo() { evicted(oldest) }
             start += 1
+            if start + Self.prefetchDistance < entries.count { entries[start + Self.prefetchDistance].footprint.prefetch() }
         }
         if start > 1024 && start * 2 > entries.count {
             entries.removeFirst(start)

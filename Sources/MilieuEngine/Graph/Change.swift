@@ -1,3 +1,4 @@
+import CMilieuShims
 import MilieuJSON
 
 /// One thing a committed transaction did, in the order it happened; the daemon turns
@@ -176,6 +177,28 @@ public struct Commit: @unchecked Sendable {
             precondition(position >= 0 && position < storage.header.count, "change \(position) of \(storage.header.count)")
             return storage.withUnsafeMutablePointerToElements { $0[position].propertyParts }
         }
+    }
+}
+
+extension Commit {
+    /// Where a commit lies in memory: its fields and its first change, what letting it go reads
+    /// and writes first (`Graph.recycle` checks that nothing else holds it, reads its count and
+    /// moves its change out). It holds no reference, so the commit may be gone by the time it is
+    /// used; it only asks the CPU for those bytes (`prefetch()`), which never faults.
+    public struct Footprint {
+        let start: UnsafeRawPointer
+        let count: Int
+
+        /// Asks the CPU to bring the commit's first bytes into its caches, to be written soon.
+        public func prefetch() { milieu_prefetch_for_write(start, count) }
+    }
+
+    /// For a holder of many commits that lets the oldest go: the history's oldest was made
+    /// 10,000 writes before, and is long out of the caches when it goes.
+    public var footprint: Footprint {
+        let start = UnsafeRawPointer(Unmanaged.passUnretained(storage).toOpaque())
+        let firstChangeEnd = storage.withUnsafeMutablePointerToElements { UnsafeRawPointer($0 + 1) }
+        return Footprint(start: start, count: firstChangeEnd - start)
     }
 }
 
