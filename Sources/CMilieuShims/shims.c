@@ -118,3 +118,15 @@ uint32_t milieu_crc32c(uint32_t crc, const void *bytes, size_t count) {
 #endif
     return ~milieu_crc32c_software(crc, bytes, count);
 }
+
+ssize_t milieu_read(int fd, void *buffer, size_t count) {
+    return syscall(SYS_read, fd, buffer, count);
+}
+
+ssize_t milieu_send(int fd, const void *bytes, size_t count, int flags) {
+    return syscall(SYS_sendto, fd, bytes, count, flags, NULL, 0);
+}
+
+ssize_t milieu_sendmsg(int fd, const void *message, int flags) {
+    return syscall(SYS_sendmsg, fd, message, flags);
+}

@@ -1,3 +1,4 @@
+import CMilieuShims
 import Glibc
 
 /// One accepted client socket, driven by its `EventLoop`.
@@ -177,7 +178,7 @@ public final class Connection: PeerConnection {
         let buffer = loop.readBuffer
         let fd = fileDescriptor
         do {
-            switch try Syscall.run("read", { read(fd, buffer.baseAddress, buffer.count) }) {
+            switch try Syscall.run("read", { milieu_read(fd, buffer.baseAddress, buffer.count) }) {
             case .processed(0):
                 peerClosed()
             case .processed(let count):
@@ -237,12 +238,12 @@ public final class Connection: PeerConnection {
                 result = try output.write { iovecs in
                     if iovecs.count == 1 {
                         let run = iovecs[0]
-                        return try Syscall.run("send") { Glibc.send(fd, run.iov_base, run.iov_len, Int32(MSG_NOSIGNAL)) }
+                        return try Syscall.run("send") { milieu_send(fd, run.iov_base, run.iov_len, Int32(MSG_NOSIGNAL)) }
                     }
                     var message = msghdr()
                     message.msg_iov = iovecs.baseAddress
                     message.msg_iovlen = iovecs.count
-                    return try Syscall.run("sendmsg") { Glibc.sendmsg(fd, &message, Int32(MSG_NOSIGNAL)) }
+                    return try Syscall.run("sendmsg") { milieu_sendmsg(fd, &message, Int32(MSG_NOSIGNAL)) }
                 }
             } catch {
                 fail(error)

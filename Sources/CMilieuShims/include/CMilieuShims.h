@@ -1,6 +1,6 @@
 // Linux pieces that `import Glibc` does not expose: epoll, eventfd, signalfd,
-// accept4, SO_PEERCRED credentials, gettid, a signal forwarder for signalfd, CRC32C, and
-// a prefetch hint.
+// accept4, SO_PEERCRED credentials, gettid, a signal forwarder for signalfd, CRC32C, a
+// socket's read and send without glibc's cancellation points, and a prefetch hint.
 #ifndef C_MILIEU_SHIMS_H
 #define C_MILIEU_SHIMS_H
 
@@ -40,6 +40,17 @@ int milieu_disable_core_dumps(void);
 /// CRC32C (Castagnoli) of `count` bytes, continuing from `crc` (0 to start): the log's
 /// record checksum. Uses the SSE4.2 crc32 instruction when the CPU has it.
 uint32_t milieu_crc32c(uint32_t crc, const void *bytes, size_t count);
+
+/// read(2), send(2) and sendmsg(2) for the event loop's non-blocking sockets, made with
+/// syscall(2) rather than glibc's wrappers. Those are cancellation points: in a process with
+/// more than one thread (the daemon's fold and sync threads), each call switches the thread's
+/// asynchronous cancellation on and off around the system call, two atomic
+/// compare-and-exchanges, for `pthread_cancel`, which the daemon never calls. Each returns
+/// what its system call does: the count, or -1 with errno set. `message` is a
+/// `struct msghdr *`.
+ssize_t milieu_read(int fd, void *buffer, size_t count);
+ssize_t milieu_send(int fd, const void *bytes, size_t count, int flags);
+ssize_t milieu_sendmsg(int fd, const void *message, int flags);
 
 /// Asks the CPU to bring the `count` bytes from `address` into its caches, to be written
 /// soon: one prefetch a 64-byte line. Only a hint: it never faults, whatever the address,
