@@ -197,8 +197,8 @@ extension Commit {
     /// 10,000 writes before, and is long out of the caches when it goes.
     public var footprint: Footprint {
         let start = UnsafeRawPointer(Unmanaged.passUnretained(storage).toOpaque())
-        let firstChangeEnd = storage.withUnsafeMutablePointerToElements { UnsafeRawPointer($0 + 1) }
-        return Footprint(start: start, count: firstChangeEnd - start)
+        let changes = storage.withUnsafeMutablePointerToElements { UnsafeRawPointer($0) }
+        return Footprint(start: start, count: changes - start + MemoryLayout<Change>.stride)
     }
 }
 
