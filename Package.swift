@@ -61,7 +61,7 @@ let package = Package(
     targets: [
         .target(name: "MilieuJSON", swiftSettings: daemonModule),
         // Graph's doc comment says why its exclusivity holds unchecked.
-        .target(name: "MilieuEngine", dependencies: ["CMilieuRegex", "CMilieuShims", "MilieuJSON", "MilieuProtocol"], swiftSettings: daemonModule),
+        .target(name: "MilieuEngine", dependencies: ["CMilieuRegex", "MilieuJSON", "MilieuProtocol"], swiftSettings: daemonModule),
         // RE2 (Debian's libre2-dev) behind a C header: linear-time matching for declared patterns.
         .target(name: "CMilieuRegex"),
         .target(name: "CMilieuShims"),
@@ -70,7 +70,7 @@ let package = Package(
         .target(name: "MilieuStore", dependencies: ["CSQLite", "CMilieuShims", "MilieuJSON"], swiftSettings: daemonModule),
         .target(name: "MilieuProtocol", dependencies: ["MilieuJSON"], swiftSettings: daemonModule),
         .target(
-            name: "MilieuServer", dependencies: ["MilieuEngine", "MilieuProtocol", "MilieuTransport", "MilieuStore"],
+            name: "MilieuServer", dependencies: ["CMilieuShims", "MilieuEngine", "MilieuProtocol", "MilieuTransport", "MilieuStore"],
             swiftSettings: daemonModule, plugins: ["EmbedText"]),
         .executableTarget(
             name: "milieud", dependencies: ["MilieuServer", "MilieuStore"], swiftSettings: daemonModule, linkerSettings: daemonLinking),

@@ -43,22 +43,24 @@ uint32_t milieu_crc32c(uint32_t crc, const void *bytes, size_t count);
 
 /// read(2), send(2) and sendmsg(2) for the event loop's non-blocking sockets, made with
 /// syscall(2) rather than glibc's wrappers. Those are cancellation points: in a process with
-/// more than one thread (the daemon's fold and sync threads), each call switches the thread's
-/// asynchronous cancellation on and off around the system call, two atomic
-/// compare-and-exchanges, for `pthread_cancel`, which the daemon never calls. Each returns
+/// more than one thread (the daemon's fold and sync threads), glibc 2.36 (Debian 12's) switches
+/// the thread's asynchronous cancellation on and off around each call, two atomic
+/// compare-and-exchanges, for `pthread_cancel`, which the daemon never calls (later glibc
+/// reworked its cancellation, BZ #12683, and may not pay them). Each returns
 /// what its system call does: the count, or -1 with errno set. `message` is a
 /// `struct msghdr *`.
 ssize_t milieu_read(int fd, void *buffer, size_t count);
 ssize_t milieu_send(int fd, const void *bytes, size_t count, int flags);
 ssize_t milieu_sendmsg(int fd, const void *message, int flags);
 
-/// Asks the CPU to bring the `count` bytes from `address` into its caches, to be written
-/// soon: one prefetch a 64-byte line. Only a hint: it never faults, whatever the address,
-/// and changes nothing a program can see but time. Inline, so that it costs the few
-/// prefetch instructions and no call.
-static inline void milieu_prefetch_for_write(const void *address, size_t count) {
-    for (size_t offset = 0; offset < count; offset += 64) {
-        __builtin_prefetch((const void *)((uintptr_t)address + offset), 1, 3);
+/// Asks the CPU to bring the `count` bytes from `address` into its caches, about to be used:
+/// one prefetch (`prefetcht0`) for each 64-byte line they touch. Only a hint: it never faults,
+/// whatever the address, and changes nothing a program can see but time. Inline, so that it
+/// costs the few prefetch instructions and no call.
+static inline void milieu_prefetch(const void *address, size_t count) {
+    uintptr_t end = (uintptr_t)address + count;
+    for (uintptr_t line = (uintptr_t)address & ~(uintptr_t)63; line < end; line += 64) {
+        __builtin_prefetch((const void *)line, 0, 3);
     }
 }
 

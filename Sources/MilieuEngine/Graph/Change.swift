@@ -1,4 +1,3 @@
-import CMilieuShims
 import MilieuJSON
 
 /// One thing a committed transaction did, in the order it happened; the daemon turns
@@ -181,16 +180,14 @@ public struct Commit: @unchecked Sendable {
 }
 
 extension Commit {
-    /// Where a commit lies in memory: its fields and its first change, what letting it go reads
-    /// and writes first (`Graph.recycle` checks that nothing else holds it, reads its count and
-    /// moves its change out). It holds no reference, so the commit may be gone by the time it is
-    /// used; it only asks the CPU for those bytes (`prefetch()`), which never faults.
+    /// Where a commit lies in memory: its fields and the room of its first change, what letting
+    /// it go reads and writes first (`Graph.recycle` checks that nothing else holds it, reads its
+    /// count and moves its change out). It holds no reference, so the commit may be gone by the
+    /// time it is used: it is only for asking the CPU for those bytes ahead (`milieu_prefetch`,
+    /// which never faults), never to be read through.
     public struct Footprint {
-        let start: UnsafeRawPointer
-        let count: Int
-
-        /// Asks the CPU to bring the commit's first bytes into its caches, to be written soon.
-        public func prefetch() { milieu_prefetch_for_write(start, count) }
+        public let start: UnsafeRawPointer
+        public let count: Int
     }
 
     /// For a holder of many commits that lets the oldest go: the history's oldest was made
