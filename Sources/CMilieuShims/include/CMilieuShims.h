@@ -46,9 +46,8 @@ uint32_t milieu_crc32c(uint32_t crc, const void *bytes, size_t count);
 /// more than one thread (the daemon's fold and sync threads), glibc 2.36 (Debian 12's) switches
 /// the thread's asynchronous cancellation on and off around each call, two atomic
 /// compare-and-exchanges, for `pthread_cancel`, which the daemon never calls (later glibc
-/// reworked its cancellation, BZ #12683, and may not pay them). Each returns
-/// what its system call does: the count, or -1 with errno set. `message` is a
-/// `struct msghdr *`.
+/// reworked its cancellation, BZ #12683, and may not pay them). Each returns what its system
+/// call does: the count, or -1 with errno set. `message` is a `struct msghdr *`.
 ssize_t milieu_read(int fd, void *buffer, size_t count);
 ssize_t milieu_send(int fd, const void *bytes, size_t count, int flags);
 ssize_t milieu_sendmsg(int fd, const void *message, int flags);
