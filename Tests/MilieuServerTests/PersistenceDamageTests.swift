@@ -41,14 +41,6 @@ import Testing
         return (nil, daemon.stderrText(), notes)
     }
 
-    private func sqlite(_ database: String, _ statement: String) throws {
-        let sqlite = Process()
-        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        sqlite.arguments = [database, statement]
-        try sqlite.run()
-        sqlite.waitUntilExit()
-    }
-
     @Test func aTornTailIsCutWithAReportAndTheRestIsKept() throws {
         let data = try storeWithNotes()
         defer { try? FileManager.default.removeItem(atPath: data) }
@@ -182,7 +174,7 @@ import Testing
     @Test func aDroppedTableIsRefused() throws {
         let data = try storeWithNotes()
         defer { try? FileManager.default.removeItem(atPath: data) }
-        try sqlite("\(data)/milieu.db", "DROP TABLE vals")
+        _ = try ScriptRunner.sqlite("\(data)/milieu.db", "DROP TABLE vals")
         let refused = try attempt(data)
         #expect(refused.status == 1)
         #expect(refused.log.contains("table vals is missing") && refused.log.contains("--recover"), "\(refused.log)")

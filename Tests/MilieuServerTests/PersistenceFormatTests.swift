@@ -89,11 +89,7 @@ import Testing
         for n in 1...5 { _ = try client.call("graph/set", ["path": "/App/Doc.text", "value": .string("edit \(n)")]) }
         daemon.stop()
         for file in try logFiles(data) { try rewriteInFormat1(file) }
-        let sqlite = Process()
-        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        sqlite.arguments = ["\(data)/milieu.db", "DROP TABLE versions; UPDATE meta SET value = '2' WHERE key = 'format'"]
-        try sqlite.run()
-        sqlite.waitUntilExit()
+        _ = try ScriptRunner.sqlite("\(data)/milieu.db", "DROP TABLE versions; UPDATE meta SET value = '2' WHERE key = 'format'")
 
         var upgraded = try Daemon(arguments: ["--data-dir", data])
         var again = try upgraded.connect()

@@ -74,19 +74,6 @@ import Testing
         #expect(error?.reason.contains("are missing before version") == true && error?.reason.contains("--recover") == true)
     }
 
-    /// What `sqlite3` prints for `statement` on the SQLite database at `path`.
-    private func sqlite(_ path: String, _ statement: String) throws -> String {
-        let sqlite = Process()
-        let output = Pipe()
-        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        sqlite.arguments = [path, statement]
-        sqlite.standardOutput = output
-        try sqlite.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        sqlite.waitUntilExit()
-        return text
-    }
-
     /// Opens the store in `directory`, hands it to `body` and closes it, its database
     /// connection with it (the store goes at the end of the scope).
     private func withStore(_ directory: String, segmentBytes: Int = StoreOptions().segmentBytes, _ body: (Store) throws -> Void) throws {
@@ -125,7 +112,7 @@ import Testing
         try withStore(directory) { try commit([.value(view: "/App", name: "n", value: 4)], from: 4, to: $0) }
         var torn = try Data(contentsOf: URL(fileURLWithPath: database))
         try FileManager.default.copyItem(atPath: database, toPath: "\(scratch)/milieu.db")
-        let pages = try sqlite("\(scratch)/milieu.db", "SELECT rootpage FROM sqlite_master WHERE tbl_name = 'vals'")
+        let pages = try ScriptRunner.sqlite("\(scratch)/milieu.db", "SELECT rootpage FROM sqlite_master WHERE tbl_name = 'vals'")
             .split(separator: "\n").compactMap { Int($0) }
         let pageSize = Int(before[16]) << 8 | Int(before[17])
         #expect(pages.count == 2 && pageSize >= 512, "the table and its index")
@@ -212,7 +199,7 @@ import Testing
         let files = try segments(directory)
         #expect(files.count == count)
         try FileManager.default.removeItem(atPath: "\(directory)/\(files[index])")
-        _ = try sqlite("\(directory)/milieu.db", "UPDATE meta SET value = '0' WHERE key = 'checkpointed'")
+        _ = try ScriptRunner.sqlite("\(directory)/milieu.db", "UPDATE meta SET value = '0' WHERE key = 'checkpointed'")
     }
 
     /// A log with a hole before the folded version (a segment gone, `checkpointed` left behind

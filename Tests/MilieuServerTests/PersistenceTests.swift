@@ -182,11 +182,7 @@ import Testing
         let data = try Daemon.makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: data) }
         try start(data).stop()
-        let sqlite = Process()
-        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        sqlite.arguments = ["\(data)/milieu.db", "UPDATE meta SET value = '99' WHERE key = 'format'"]
-        try sqlite.run()
-        sqlite.waitUntilExit()
+        _ = try ScriptRunner.sqlite("\(data)/milieu.db", "UPDATE meta SET value = '99' WHERE key = 'format'")
         let daemon = try Daemon(arguments: ["--data-dir", data], wait: false)
         defer { daemon.stop() }
         #expect(daemon.waitForExit() == 1)

@@ -13,12 +13,8 @@ import Testing
         let numbers = Set(try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").compactMap { Int($0) })
         let lowestFree = (0...).first { !numbers.contains($0) } ?? 0
         // prlimit(1) (util-linux): Glibc's module does not expose prlimit(2).
-        let tool = Process()
-        tool.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-        tool.arguments = ["--pid", "\(pid)", "--nofile=\(lowestFree):\(lowestFree)"]
-        try tool.run()
-        tool.waitUntilExit()
-        try #require(tool.terminationStatus == 0, "prlimit failed")
+        let (status, _, errors) = try ScriptRunner.run(["prlimit", "--pid", "\(pid)", "--nofile=\(lowestFree):\(lowestFree)"])
+        try #require(status == 0, "prlimit failed: \(errors)")
     }
 
     @Test func aClientPastTheDescriptorLimitIsToldAndClosed() throws {

@@ -1,7 +1,8 @@
 import Foundation
+import MilieuTestSupport
 
-/// Runs the project's scripts (and other programs) from the package's root, for the tests of
-/// what `scripts/` does.
+/// Runs the project's scripts and other programs (`sqlite3`, `prlimit`) to their end, from the
+/// package's root: for the tests of what `scripts/` does, and tests that need such a tool.
 enum ScriptRunner {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized
 
@@ -21,5 +22,13 @@ enum ScriptRunner {
         let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         return (process.terminationStatus, output, errors)
+    }
+
+    /// Runs `statement` with the `sqlite3` shell on the database at `path`; what it printed.
+    /// Throws if the shell failed.
+    static func sqlite(_ path: String, _ statement: String) throws -> String {
+        let (status, output, errors) = try run(["sqlite3", path, statement])
+        guard status == 0 else { throw TestFailure("sqlite3 \(path) \"\(statement)\" failed (\(status)): \(errors)") }
+        return output
     }
 }
