@@ -15,4 +15,10 @@ extension String {
                     || memcmp(own.baseAddress!, bytes.baseAddress!, bytes.count) == 0
             } == true
     }
+
+    /// Whether `other` has this string's UTF-8, byte for byte (`hasUTF8`): what a memo of paths
+    /// compares, so that each client is told the bytes it spelled.
+    @inlinable package func hasSameUTF8(as other: String) -> Bool {
+        other.utf8.withContiguousStorageIfAvailable { hasUTF8(UnsafeRawBufferPointer($0)) } == true
+    }
 }

@@ -67,7 +67,7 @@ final class StoredCause {
     private static func sameBytes(_ a: String?, _ b: String?) -> Bool {
         switch (a, b) {
         case (nil, nil): true
-        case (let a?, let b?): a.utf8.withContiguousStorageIfAvailable { b.hasUTF8(UnsafeRawBufferPointer($0)) } == true
+        case (let a?, let b?): b.hasSameUTF8(as: a)
         default: false
         }
     }

@@ -86,11 +86,15 @@ final class WatchRegistry {
     ) {
         var head: [UInt8]?
         /// A property watch's entry; its path the very string the watch before it used, when they
-        /// spell it alike (a fan-out then tells them apart from a new path without reading it).
+        /// spell it with the same bytes (a fan-out then tells them apart from a new path without
+        /// reading it). Not `==`, which equates canonically equivalent spellings: each watcher is
+        /// told the bytes it sent (SPEC §11.2).
         func propertyWatch(_ object: String, _ property: String?, _ spelled: String) -> PropertyWatch {
             if head == nil { head = ServerNotification.didChangeHead(watch: key.watch) }
-            let previous = byObject[object]?.lastEntry?.spelled
-            return PropertyWatch(property: property, spelled: previous == spelled ? previous! : spelled, head: head!)
+            if let previous = byObject[object]?.lastEntry?.spelled, previous.hasSameUTF8(as: spelled) {
+                return PropertyWatch(property: property, spelled: previous, head: head!)
+            }
+            return PropertyWatch(property: property, spelled: spelled, head: head!)
         }
         for (target, spelled) in targets {
             switch target {
@@ -301,7 +305,7 @@ final class WatchRegistry {
         func tell(_ key: WatchKey, _ entry: PropertyWatch) {
             guard entry.covers(property) else { return }
             let tail: SharedBytes
-            if entry.property != nil, told?.path == entry.spelled, let last = told?.tail {
+            if entry.property != nil, told?.path.hasSameUTF8(as: entry.spelled) == true, let last = told?.tail {
                 tail = last
             } else {
                 let path = entry.path(of: property)
@@ -406,8 +410,9 @@ final class WatchRegistry {
         init(value: JSON?) { self.value = value }
 
         mutating func encoded(path: String) -> EncodedValueChange {
-            // Compared in place: `if let last` copied the pair, a retain and a release of each.
-            if last?.path == path, let change = last?.change { return change }
+            // Compared in place: `if let last` copied the pair, a retain and a release of each. By
+            // bytes: a path canonically equivalent to the last is still another client's spelling.
+            if last?.path.hasSameUTF8(as: path) == true, let change = last?.change { return change }
             let change = EncodedValueChange(ValueChange(path: path, value: value))
             last = (path, change)
             return change

@@ -98,6 +98,46 @@ import Testing
         }
     }
 
+    /// A view id may be any string, so two watches can name one property or `@State` in
+    /// canonically equivalent spellings (a precomposed `é`, and an `e` with a combining accent),
+    /// which Swift's `==` calls equal. Each watcher is still told its own bytes (SPEC §11.2),
+    /// whichever spelling came before it in the fan-out or was registered before it.
+    @Test func canonicallyEquivalentSpellingsAreEachToldTheirOwnBytes() {
+        let registry = WatchRegistry()
+        let composed = "/App/V[\"\u{E9}\"]"
+        let decomposed = "/App/V[\"e\u{301}\"]"
+        let count = WatchTarget.property(object: "Model#3", property: "count")
+        let state = WatchTarget.state(view: composed, variable: "n")
+        let watches: [(target: WatchTarget, spelled: String)] = [
+            (count, composed + ".model.count"), (count, decomposed + ".model.count"), (count, composed + ".model.count"),
+            (.object("Model#3"), decomposed + ".model"), (state, composed + ".n"), (state, decomposed + ".n"), (state, composed + ".n"),
+        ]
+        for (connection, watch) in watches.enumerated() {
+            registry.add(
+                WatchKey(connection: connection + 1, watch: 1), targets: [(watch.target, watch.spelled)], lifecycle: false, commits: false)
+        }
+        let changes = [
+            Change.property(object: "Model#3", type: "Model", property: "count", value: 42),
+            Change.state(view: composed, variable: "n", value: 7),
+        ]
+        for change in changes {
+            let fan = registry.notifications(for: Commit(version: Version(9), changes: [change]), cause: nil)
+            for (connection, watch) in watches.enumerated() {
+                let told: String
+                switch (change, watch.target) {
+                case (.property, .object): told = watch.spelled + ".count"
+                case (.property, .property), (.state, .state): told = watch.spelled
+                default: continue
+                }
+                let value: JSON = if case .state = change { 7 } else { 42 }
+                var line = JSONWriter()
+                ServerNotification.didChange(WatchStamp(watch: 1, version: 9), changes: [ValueChange(path: told, value: value)])
+                    .write(into: &line)
+                #expect(fan.bytes(for: connection + 1) == line.bytes, "watch \(connection + 1), spelled \(Array(watch.spelled.utf8))")
+            }
+        }
+    }
+
     /// Each watch's line carries its own id, and the lines go out in the order of the watches'
     /// keys even once taking a watch out has moved the last one into its place.
     @Test func aWritesWatchersAreToldInKeyOrderEachUnderItsOwnId() {
