@@ -46,9 +46,14 @@ import Testing
         let first = try graph.set("/App/Screen.vm.count", 3)
         #expect(graph.durableWrites(for: first) == [.value(view: "/App/Screen", name: "vm.count", value: 3)])
         let second = try graph.set("/App/Screen.vm.count", 5)
-        _ = try graph.tap("/App/Screen", "reset")
+        let reset = try graph.tap("/App/Screen", "reset")
         #expect(try graph.get("/App/Screen.vm.count").wire == 7)
         #expect(graph.durableWrites(for: second).isEmpty)
+        // The new object is kept by its values, under the @State that holds it, not by its id.
+        #expect(
+            graph.durableWrites(for: reset) == [
+                .version(view: "/App/Screen", name: ""), .value(view: "/App/Screen", name: "vm.count", value: 7),
+            ])
     }
 
     @Test func aSecretWrittenAndAnAnnouncementKeepTheirVersionsWithoutAValue() throws {

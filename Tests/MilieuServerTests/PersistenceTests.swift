@@ -148,6 +148,32 @@ import Testing
         #expect(try innerVersion(again) == version, "the made object keeps its version")
     }
 
+    /// A `@State` given a new object (`vm = NewObservable(count: 7)`) comes back at a restart with
+    /// the new object's values, not the old one's written onto it, and nothing is dropped.
+    @Test func aStateGivenANewObjectComesBackWithThatObjectsValues() throws {
+        let data = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let first = try start(data)
+        let client = try first.connect()
+        _ = try client.call(
+            "view/mount",
+            [
+                "parent": "/App", "name": "Screen", "retain": true, "state": ["vm": ["$new": ["type": "NewObservable"]]],
+                "body": [["button": "reset", "action": [["set": "vm", "to": ["new": ["type": "NewObservable", "init": ["count": 7]]]]]]],
+            ])
+        _ = try client.call("graph/set", ["path": "/App/Screen.vm.count", "value": 5])
+        _ = try client.call("view/tap", ["path": "/App/Screen", "label": "reset"])
+        #expect(try client.call("graph/get", ["path": "/App/Screen.vm.count"]) == 7)
+        let version = try client.call("graph/get", ["path": "/App/Screen.vm"])["version"]
+        first.stop()
+        let second = try start(data)
+        defer { second.stop() }
+        let again = try second.connect()
+        #expect(try again.call("initialize")["restore"] == nil, "nothing dropped")
+        #expect(try again.call("graph/get", ["path": "/App/Screen.vm.count"]) == 7)
+        #expect(try again.call("graph/get", ["path": "/App/Screen.vm"])["version"] == version, "the new object's version")
+    }
+
     @Test func secureValuesNeverReachTheDisk() throws {
         let data = try Daemon.makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: data) }

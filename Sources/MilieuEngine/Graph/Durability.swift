@@ -116,6 +116,14 @@ extension Graph {
             switch commit.changes[index] {
             case .state(let path, let variable, let value):
                 guard let node = views[path], isDurable(node) else { continue }
+                if case .object(let id, let wrapper)? = node.variables[variable] {
+                    // A @State given a new object (`vm = Model()`): its id means nothing at a
+                    // restart, where the declaration makes the object again; its values are kept.
+                    write(.version(view: path, name: ""))
+                    guard wrapper.owns, let record = objects[id], record.ownerView === node else { continue }
+                    durableValues(of: record, at: path, name: variable).forEach(write)
+                    continue
+                }
                 write(.value(view: path, name: variable, value: value))
             case .viewMounted(let path, _, _, _):
                 guard let node = views[path], isDurable(node) else { continue }
