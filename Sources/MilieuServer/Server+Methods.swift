@@ -315,14 +315,21 @@ extension Server {
             guard sinceVersion <= graph.version else {
                 throw RPCError.invalidParams(field: "/sinceVersion", "version \(sinceVersion) has not happened yet (now \(graph.version))")
             }
-            guard let missed = history.entries(after: sinceVersion, current: graph.version) else {
+            // This turn's commits go into the history only as the turn ends: the history holds
+            // what came before the first of them.
+            let waiting = turn.unpublished(after: sinceVersion)
+            let published = waiting.first.map { Version($0.commit.version.rawValue - 1) } ?? graph.version
+            guard let missed = history.entries(after: sinceVersion, current: published) else {
                 throw RPCError.compacted(oldest: (history.oldest ?? graph.version).rawValue, requested: requested)
             }
-            replay = missed
+            replay = missed + waiting
         }
         let key = WatchKey(connection: session.id, watch: session.nextWatchID)
         session.nextWatchID += 1
         watches.add(key, targets: targets, lifecycle: request.lifecycle, commits: request.commits, printChanges: request.printChanges)
+        // Its response's version holds the commits this turn made so far: they are published
+        // after it is made, and it is not to be told of them (SPEC §11.3), but in its replay.
+        if turn.hasCommits { watches.holdBack(key, through: graph.version.rawValue) }
         var followUps: [UInt8] = []
         for (commit, cause) in replay {
             let fanOut = watches.notifications(for: commit, cause: cause?.cause, only: key, printLines: printLines(of: commit))

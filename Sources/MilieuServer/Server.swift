@@ -278,6 +278,7 @@ public final class Server: ConnectionHandler {
             }
             position = end
         }
+        watches.endHoldBack()
         sending.reset()
     }
 

@@ -76,6 +76,21 @@ struct Turn {
         commits.append(Made(commit: commit, cause: cause))
     }
 
+    /// Whether the turn holds commits. While its lines are read none is published yet: a watch
+    /// made then must not be told of them as they go out (`WatchRegistry.holdBack`).
+    var hasCommits: Bool { !commits.isEmpty }
+
+    /// The turn's commits after `version` not yet published, oldest first, with what made each:
+    /// what a watch resuming from `version` missed that the history does not hold yet. A commit
+    /// that made no version of its own is left out, as `Server.publish` leaves it out.
+    func unpublished(after version: Version) -> [(commit: Commit, cause: StoredCause?)] {
+        var found: [(commit: Commit, cause: StoredCause?)] = []
+        for case let made? in commits where made.commit.version > (found.last?.commit.version ?? version) {
+            found.append((made.commit, made.cause))
+        }
+        return found
+    }
+
     /// Moves commit `index` out to be published: the history keeps it, and a copy and its
     /// release cost two retains and two releases a write (callgrind). Nil once taken, so that a
     /// commit is published once.

@@ -62,7 +62,18 @@ final class WatchRegistry {
     /// given twice, which SPEC §11.1 merges.
     private var severalTargets: Set<WatchKey> = []
 
+    /// Watches made in a turn while commits of that turn waited to be published, each with the
+    /// version its response gave: they are not told of commits at or before it as those go out
+    /// (SPEC §11.3; a resumed one has them in its replay). Empty but for the turn that made them.
+    private var heldBack: [WatchKey: Int] = [:]
+
     func count(connection: Int) -> Int { byConnection[connection]?.count ?? 0 }
+
+    /// Keeps the commits through `version` from `key` as they are published (`heldBack`).
+    func holdBack(_ key: WatchKey, through version: Int) { heldBack[key] = version }
+
+    /// The turn's commits are published: the watches it made take every commit from now on.
+    func endHoldBack() { if !heldBack.isEmpty { heldBack.removeAll() } }
 
     /// The UTF-8 bytes of the targets `connection`'s watches spelled, together.
     func targetBytes(connection: Int) -> Int { targetBytes[connection] ?? 0 }
@@ -174,7 +185,7 @@ final class WatchRegistry {
     func notifications(
         for commit: Commit, cause: @autoclosure () -> CommitCause?, only: WatchKey? = nil, printLines: [Int: String] = [:]
     ) -> FanOut {
-        if only == nil, commitWatchers.isEmpty, severalTargets.isEmpty, commit.changes.count == 1,
+        if only == nil, commitWatchers.isEmpty, severalTargets.isEmpty, heldBack.isEmpty, commit.changes.count == 1,
             case .property(let object, _, let property, let value) = commit.changes[0]
         {
             return fanOut(ofProperty: property, of: object, value, version: commit.version.rawValue)
@@ -186,6 +197,7 @@ final class WatchRegistry {
         defer { if only == nil { lastReach = pending.count } }
         func add(_ key: WatchKey, _ body: (inout Pending, WatchStamp) -> Void) {
             guard only == nil || only == key else { return }
+            if only == nil, !heldBack.isEmpty, let through = heldBack[key], commit.version.rawValue <= through { return }
             body(&pending[key, default: Pending()], WatchStamp(watch: key.watch, version: commit.version.rawValue))
         }
         let mayOverlap = !severalTargets.isEmpty

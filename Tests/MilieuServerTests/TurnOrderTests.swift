@@ -25,6 +25,46 @@ import Glibc
         #expect(lines[2]["params"] == ["watch": 1, "version": 2, "changes": [["path": "login.email", "value": "kim@example.com"]]])
     }
 
+    /// A watch made in the turn of a commit that came before it is not told of that commit: its
+    /// response's version already holds it (SPEC §11.3), and nothing of a watch comes before its
+    /// response. With `sinceVersion` the commit is in its replay, right after the response, once.
+    /// The commits after it in the turn reach it after its response.
+    @Test func aWatchIsNotToldOfACommitItsResponseAlreadyHolds() throws {
+        let embedded = try EmbeddedServer()
+        let writer = embedded.connect()
+        let plain = embedded.connect()
+        let resuming = embedded.connect()
+        embedded.receive(request(1, "graph/set", ["path": "login.email", "value": "a@b.c"]), from: writer)
+        embedded.receive(request(1, "watch", ["paths": ["login.email"]]), from: plain)
+        embedded.receive(request(1, "watch", ["paths": ["login.email"], "sinceVersion": 1]), from: resuming)
+        embedded.receive(request(2, "graph/set", ["path": "login.email", "value": "d@e.f"]), from: writer)
+        embedded.endTurn()
+        func seen(_ lines: [JSON]) -> [JSON] {
+            lines.map { $0["result"]?["version"] ?? $0["params"]?["changes"]?.arrayValue?.first?["value"] ?? .null }
+        }
+        #expect(seen(try plain.read()) == [2, "d@e.f"])
+        #expect(seen(try resuming.read()) == [2, "a@b.c", "d@e.f"])
+        // A pipelined set and watch of one connection, and a batch that sets and then watches.
+        let both = embedded.connect()
+        embedded.receive(request(1, "graph/set", ["path": "login.email", "value": "g@h.i"]), from: both)
+        embedded.receive(request(2, "watch", ["paths": ["login.email"]]), from: both)
+        embedded.receive(
+            "[" + request(3, "graph/set", ["path": "login.email", "value": "j@k.l"]) + ","
+                + request(4, "watch", ["paths": ["login"]]) + "]", from: both)
+        embedded.endTurn()
+        // The batch's own watch (2) came after its set: only the earlier watch (1) is told of it.
+        let expected: [JSON] = [
+            ["jsonrpc": "2.0", "id": 1, "result": ["version": 4]],
+            ["jsonrpc": "2.0", "id": 2, "result": ["watch": 1, "version": 4]],
+            [["jsonrpc": "2.0", "id": 3, "result": ["version": 5]], ["jsonrpc": "2.0", "id": 4, "result": ["watch": 2, "version": 5]]],
+            [
+                "jsonrpc": "2.0", "method": "graph/didChange",
+                "params": ["watch": 1, "version": 5, "changes": [["path": "login.email", "value": "j@k.l"]]],
+            ],
+        ]
+        #expect(try both.read() == expected)
+    }
+
     @Test func writesFromManyConnectionsInOneTurnTakeVersionsInArrivalOrder() throws {
         let embedded = try EmbeddedServer()
         let watcher = embedded.connect()
