@@ -508,7 +508,7 @@ public final class Server: ConnectionHandler {
     /// Sends each watcher its notifications of `commit`.
     private func deliver(_ commit: borrowing Commit, cause: StoredCause, printLines: [Int: String]) {
         let fanOut = watches.notifications(for: commit, cause: cause.cause, printLines: printLines)
-        watches.forgetDestroyedObjects(of: commit)
+        watches.forgetEndedTargets(of: commit)
         // The parts come one connection after another: each session is looked up once, and its
         // output limits checked once all of its share is queued.
         var receiver: (connection: Int, session: ClientSession?)?

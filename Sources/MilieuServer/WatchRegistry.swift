@@ -35,8 +35,9 @@ final class WatchRegistry {
     }
 
     private var byObject: [String: WatchGroups<PropertyWatch>] = [:]
-    /// Each watched @State's spelled path.
-    private var byState: [String: WatchGroups<String>] = [:]
+    /// Each watched @State's spelled path, by its view's path and then its name: a view that goes
+    /// takes the watches of its state with it (`forgetEndedTargets`).
+    private var byState: [String: [String: WatchGroups<String>]] = [:]
     private var byView: [String: WatchGroups<Void>] = [:]
     private var lifecycle = WatchGroups<Void>()
     /// The watches of every commit (`commits: true`).
@@ -113,7 +114,7 @@ final class WatchRegistry {
                 byObject[object, default: WatchGroups()].append(propertyWatch(object, nil, spelled), for: key)
             case .property(let object, let property):
                 byObject[object, default: WatchGroups()].append(propertyWatch(object, property, spelled), for: key)
-            case .state(let view, let variable): byState[Self.stateKey(view, variable), default: WatchGroups()].append(spelled, for: key)
+            case .state(let view, let variable): byState[view, default: [:]][variable, default: WatchGroups()].append(spelled, for: key)
             case .view(let path):
                 // A view named twice is one target: its events go out once.
                 guard byView[path]?.contains(key) != true else { continue }
@@ -143,7 +144,11 @@ final class WatchRegistry {
             removalSteps += 1
             switch target {
             case .object(let object), .property(let object, _): Self.remove(key, from: object, in: &byObject)
-            case .state(let view, let variable): Self.remove(key, from: Self.stateKey(view, variable), in: &byState)
+            case .state(let view, let variable):
+                // A view that went took the group with it.
+                guard byState[view]?[variable]?.remove(key) == true, byState[view]?[variable]?.isEmpty == true else { continue }
+                byState[view]?[variable] = nil
+                if byState[view]?.isEmpty == true { byState[view] = nil }
             case .view(let path): Self.remove(key, from: path, in: &byView)
             }
         }
@@ -157,10 +162,18 @@ final class WatchRegistry {
         }
     }
 
-    /// Takes the watches of `commit`'s destroyed objects out of the index: they told their watches
-    /// (`endedTargets`) and cover nothing more, and an object's id is never used again.
-    func forgetDestroyedObjects(of commit: Commit) {
-        for case .objectDestroyed(let object, _, _, _) in commit.changes { byObject[object] = nil }
+    /// Takes the watches of `commit`'s destroyed objects, and of the @State of its unmounted views,
+    /// out of the index: a key path target stays with what it resolved to (SPEC §11.1). A
+    /// destroyed object told its watches (`endedTargets`), and its id is never used again; a view
+    /// mounted again at the path of one that went is another view, with state of its own.
+    func forgetEndedTargets(of commit: Commit) {
+        for change in commit.changes {
+            switch change {
+            case .objectDestroyed(let object, _, _, _): byObject[object] = nil
+            case .viewUnmounted(let view, _): byState[view] = nil
+            default: continue
+            }
+        }
     }
 
     func removeAll(connection: Int) {
@@ -174,8 +187,6 @@ final class WatchRegistry {
         guard index[name]?.remove(key) == true, index[name]?.isEmpty == true else { return }
         index[name] = nil
     }
-
-    private static func stateKey(_ view: String, _ variable: String) -> String { view + "." + variable }
 
     /// The notification lines `commit` produces, per connection; with `only`, for that watch alone.
     /// With no watch at all, it is not asked (`Server.publish`).
@@ -227,14 +238,14 @@ final class WatchRegistry {
                     add(key) { pending, _ in pending.changes.append(change) }
                 }
             case .state(let view, let variable, let value):
-                let path = Self.stateKey(view, variable)
                 var encoding = ChangeEncoding(value: value)
-                byState[path]?.forEach { key, spelled in
+                byState[view]?[variable]?.forEach { key, spelled in
                     guard only == nil || only == key, !mayOverlap || isNew(spelled, for: key) else { return }
                     let change = encoding.encoded(path: spelled)
                     add(key) { pending, _ in pending.changes.append(change) }
                 }
                 if watchesViews {
+                    let path = view + "." + variable
                     for key in viewWatchers(of: view) where (only == nil || only == key) && (!mayOverlap || isNew(path, for: key)) {
                         let change = encoding.encoded(path: path)
                         add(key) { pending, _ in pending.changes.append(change) }
