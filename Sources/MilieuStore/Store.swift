@@ -20,6 +20,8 @@ public struct StoreOptions: Sendable {
     /// past its own length: a fold before the copy (a loaded machine can stall a test for a
     /// second) would leave no unfolded log to check, and one during it a snapshot half written.
     var foldInterval = Folder.interval
+    /// How the log is synced under `always`: `fdatasync`, or in a test one that fails.
+    var syncLog: @Sendable (Int32) -> Int32 = { fdatasync($0) }
 
     public init() {}
 }
@@ -231,7 +233,7 @@ public final class Store {
     public func start(nextVersion: Int) throws(StoreError) {
         let log = ChangeLog(
             directory: directory, logID: logID, policy: options.fsync, segmentBytes: options.segmentBytes,
-            segments: scanned)
+            segments: scanned, sync: options.syncLog)
         try log.open(nextVersion: nextVersion)
         // A reader that keeps a checkpoint from finishing leaves the main file short (see `Folder`).
         let checkpointed = snapshot.checkpoint() ? nextVersion - 1 : checkpointedAtOpen

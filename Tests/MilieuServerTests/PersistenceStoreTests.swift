@@ -1,6 +1,7 @@
 import Foundation
 import MilieuJSON
 import MilieuTestSupport
+import Synchronization
 import Testing
 
 @testable import MilieuStore
@@ -50,6 +51,37 @@ import Testing
         let kept = try segments(directory)
         #expect(kept.count <= 4, "folded segments out of the retention are gone: \(kept)")
         #expect(kept.last == "milieu-00000000000000000041.log")
+    }
+
+    /// With `--fsync always`, a turn whose `write()` went through but whose `fdatasync` failed is
+    /// not acknowledged and waits in the backlog; written again from there, it is in the log once,
+    /// and the next start reads every version, not the same ones twice (which it would refuse as
+    /// damage).
+    @Test func aTurnWhoseSyncFailedIsWrittenOnceWhenItIsRetried() throws {
+        let directory = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let failures = Atomic<Int>(0)
+        var options = StoreOptions()
+        options.fsync = .always
+        options.foldInterval = 3600
+        options.syncLog = { descriptor in
+            guard failures.add(1, ordering: .relaxed).newValue == 2 else { return fdatasync(descriptor) }
+            errno = EIO
+            return -1
+        }
+        let store = try Store(directory: directory, options: options)
+        try store.start(nextVersion: 1)
+        try commitVersions(1...1, to: store)
+        store.stage(version: 2, writes: { $0(.value(view: "/App", name: "n", value: 2)) }, history: { $0.writeRaw("[]") })
+        #expect(throws: StoreError.self) { try store.commit() }
+        #expect(store.hasBacklog)
+        #expect(try store.writeBacklog(maxBytes: 1 << 20))
+        try commitVersions(3...3, to: store)
+        store.close()
+        let again = try Store(directory: directory, options: options)
+        defer { again.close() }
+        #expect(again.history.map(\.version) == [1, 2, 3])
+        #expect(again.state.values.map(\.value) == [.int(3)])
     }
 
     @Test func aGapInTheUnfoldedVersionsIsRefusedNamingThem() throws {
