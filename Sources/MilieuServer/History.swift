@@ -75,6 +75,13 @@ struct History {
         }
     }
 
+    /// Lets go of every commit held: a watch can then resume only from the current version.
+    mutating func removeAll() {
+        entries.removeAll()
+        start = 0
+        bytes = 0
+    }
+
     /// How many changes the history keeps in memory, those of commits past its retention that
     /// wait for the array's compaction included: what its memory is in proportion to.
     var changesInMemory: Int { entries.reduce(0) { $0 + ($1.commit?.changes.count ?? 0) } }
@@ -97,11 +104,11 @@ struct History {
         entries[start...].partitionIndex { $0.version <= version }
     }
 
-    /// The commits after `version` with what made each, oldest first; nil when some of them are
-    /// no longer held.
+    /// The commits after `version` through `current` with what made each, oldest first; nil when
+    /// some of them are not held (no longer, or never: the history stops short of `current`).
     func entries(after version: Version, current: Version) -> [(commit: Commit, cause: StoredCause?)]? {
         guard version < current else { return [] }
-        guard let oldest, oldest <= version.next else { return nil }
+        guard let oldest, oldest <= version.next, newest == current else { return nil }
         let first = firstIndex(after: version)
         return entries[first...].compactMap { entry in entry.commit.map { ($0, entry.cause) } }
     }

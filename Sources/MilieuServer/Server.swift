@@ -75,6 +75,9 @@ public final class Server: ConnectionHandler {
                 guard let commit = Persistence.commit(version: record.version, historyBytes: record.history, graph) else { break }
                 history.append(commit, size: record.size)
             }
+            // A log that stops short of the state (a power loss, with the snapshot synced later)
+            // leaves versions no record holds: nothing before them can be resumed from.
+            if history.newest != graph.version { history.removeAll() }
             try store.start(nextVersion: graph.version.rawValue + 1)
             self.store = store
             // The log's id: the same while versions continue, so clients resume across a restart.

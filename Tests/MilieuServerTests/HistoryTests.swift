@@ -33,6 +33,18 @@ import Testing
         #expect(history.oldest == Version(5))
     }
 
+    /// A resume is served only from versions the history holds through the current one: one that
+    /// stops short of it (a log cut by a power loss) cannot say what came between.
+    @Test func aResumeNeedsEveryVersionThroughTheCurrentOne() {
+        var history = History(capacity: 10)
+        for version in 2...4 { history.append(Self.mount(version, views: 1)) }
+        #expect(history.entries(after: Version(2), current: Version(4))?.map(\.commit.version) == [Version(3), Version(4)])
+        #expect(history.entries(after: Version(2), current: Version(6)) == nil)
+        #expect(history.entries(after: Version(6), current: Version(6))?.isEmpty == true)
+        history.removeAll()
+        #expect(history.oldest == nil && history.entries(after: Version(3), current: Version(4)) == nil)
+    }
+
     /// What made a commit goes with it when it falls out of the retention, not at a later
     /// compaction of the array.
     @Test func whatMadeACommitGoesWithIt() {

@@ -78,6 +78,39 @@ import Testing
         #expect(try (0..<3).map { _ in try again.nextNotification()["params"]?["version"] } == versions[5...].map { .int($0) })
     }
 
+    /// A power loss can leave the snapshot synced past the log (the fold's checkpoint syncs on
+    /// its own schedule): the state comes back, but the log's history stops short of it. A watch
+    /// resuming from before the gap is told `Compacted`, not replayed the history up to the gap
+    /// and then the versions after it, as if none were missing between; one resuming from the
+    /// current version is served, and later versions reach it.
+    @Test func aHistoryThatStopsShortOfTheStateIsNotResumedAcrossTheGap() throws {
+        let data = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let first = try start(data)
+        let set = try first.connect().call("graph/set", ["path": "theme.colorScheme", "value": "dark"])
+        let before = try #require(set["version"]?.intValue)
+        first.stop()
+        let second = try start(data)
+        let client = try second.connect()
+        _ = try client.call("graph/set", ["path": "theme.colorScheme", "value": "light"])
+        let last = try #require(try client.call("graph/set", ["path": "theme.colorScheme", "value": "dark"])["version"]?.intValue)
+        second.stop()
+        // The second start's segment, as a power loss leaves it: its records never reached the disk.
+        let segment = "\(data)/milieu-\(String(repeating: "0", count: 20 - String(before + 1).count))\(before + 1).log"
+        #expect(truncate(segment, 32) == 0, "\(segment)")
+
+        let third = try start(data)
+        defer { third.stop() }
+        let again = try third.connect()
+        #expect(try again.call("initialize")["version"] == .int(last), "the snapshot holds the state")
+        let error = try again.failure("watch", ["paths": ["theme.colorScheme"], "sinceVersion": .int(before - 1)])
+        #expect(error["data"]?["kind"] == "Compacted", "\(error)")
+        #expect(error["data"]?["oldest"] == .int(last))
+        _ = try again.call("watch", ["paths": ["theme.colorScheme"], "sinceVersion": .int(last)])
+        _ = try again.call("graph/set", ["path": "theme.colorScheme", "value": "light"])
+        #expect(try again.nextNotification()["params"]?["version"] == .int(last + 1))
+    }
+
     /// The history in memory is bounded by the bytes of its commits' log records too
     /// (`--history-bytes`), as each is published: a few records of some 100 bytes fit in 400.
     @Test func theHistoryInMemoryIsBoundedByItsRecordsBytes() throws {
