@@ -179,10 +179,27 @@ public final class Server: ConnectionHandler {
         guard let session = sessions[connection.id] else { return }
         let linesBefore = session.framer.completedLines
         defer { noteUnfinishedLine(of: session, restarted: session.framer.completedLines != linesBefore) }
+        // The turn holds its answers until it ends, where the output limits are checked (SPEC
+        // §1.5): one read of small requests for large answers, or many clients' reads, must not
+        // hold more than the limits allow before then. So each line's answer is counted at once,
+        // with what the client has not read yet, against the hard limit, and with every client's
+        // unsent output against the budget.
+        let limits = configuration.outputLimits
+        let unread = connection.pendingOutputBytes - turn.responses.count - turn.followUps.count
         session.framer.feed(bytes) { frame in
-            guard !stopping else { return }
+            guard !stopping, !session.dropped else { return }
             switch frame {
-            case .line(let line): handleLine(line, session: session)
+            case .line(let line):
+                handleLine(line, session: session)
+                let answers = turn.responses.count + turn.followUps.count
+                if unread + answers > limits.hard {
+                    let reason = "its answers to one read passed the hard limit of \(limits.hard) bytes"
+                    drop(session, because: reason, pending: unread + answers)
+                } else if bufferedOutput.total + answers > limits.budget {
+                    drop(
+                        session, because: "its answers took the unsent output of all clients past \(limits.budget) bytes",
+                        pending: unread + answers)
+                }
             case .tooLarge(let size):
                 log.warning("connection \(connection.id) sent a line of \(size)+ bytes, over \(configuration.maxLineBytes); closing it")
                 closeAfter(.messageTooLarge(limit: configuration.maxLineBytes), to: session)

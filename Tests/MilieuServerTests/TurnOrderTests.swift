@@ -284,3 +284,61 @@ import Glibc
         }
     }
 }
+
+/// What one read of a client may make the daemon hold before the turn ends (SPEC §1.5).
+@Suite struct TurnOutputTests {
+    private let request = EmbeddedServer.request
+
+    /// One read of small requests whose answers are large (a 64 KiB read holds some 900
+    /// `graph/get`s of one value) is not answered whole in memory before the turn ends and the
+    /// output limits are checked: the client is dropped as soon as its answers pass the hard
+    /// limit, and what it sent after that is not run, as for any connection that goes.
+    @Test func aReadWhoseAnswersPassTheHardLimitIsCutShortAndTheClientDropped() throws {
+        let hard = 64 << 10
+        let embedded = try EmbeddedServer {
+            $0.outputLimits.hard = hard
+            $0.outputLimits.soft = 16 << 10
+        }
+        let client = embedded.connect()
+        let big = String(repeating: "x", count: 8 << 10)
+        embedded.receive(request(1, "graph/set", ["path": "theme.accentColor", "value": .string(big)]), from: client)
+        embedded.endTurn()
+        _ = try client.read()
+        let gets = (2..<202).map { request($0, "graph/get", ["path": "theme.accentColor"]) }
+        let last = request(202, "graph/set", ["path": "theme.colorScheme", "value": "dark"])
+        embedded.receive((gets + [last]).joined(separator: "\n"), from: client)
+        #expect(embedded.server.turn.responses.count <= hard + (9 << 10), "at most the hard limit and one answer more are held")
+        embedded.endTurn()
+        let lines = try client.read()
+        #expect(lines.last?["method"] == "connection/dropped", "\(lines.count) lines")
+        #expect(lines.dropLast().allSatisfy { $0["result"]?.stringValue == big })
+        let other = embedded.connect()
+        embedded.receive(request(1, "graph/get", ["path": "theme.colorScheme"]), from: other)
+        embedded.endTurn()
+        #expect(try other.read().first?["result"] == "light", "the line after the limit was not run")
+    }
+
+    /// Many clients' reads in one turn are held against the budget of all clients' unsent output
+    /// as they are answered: the one whose answers pass it is dropped, and the turn holds no more.
+    @Test func readsWhoseAnswersTogetherPassTheBudgetAreCutShort() throws {
+        let budget = 128 << 10
+        let embedded = try EmbeddedServer {
+            $0.outputLimits.hard = 64 << 10
+            $0.outputLimits.soft = 16 << 10
+            $0.outputLimits.budget = budget
+        }
+        let writer = embedded.connect()
+        let big = String(repeating: "x", count: 8 << 10)
+        embedded.receive(request(1, "graph/set", ["path": "theme.accentColor", "value": .string(big)]), from: writer)
+        embedded.endTurn()
+        let clients = (0..<4).map { _ in embedded.connect() }
+        for client in clients {
+            let gets = (1...7).map { request($0, "graph/get", ["path": "theme.accentColor"]) }
+            embedded.receive(gets.joined(separator: "\n"), from: client)
+        }
+        #expect(embedded.server.turn.responses.count <= budget + (9 << 10))
+        embedded.endTurn()
+        let dropped = try clients.map { try $0.read().last?["method"] == "connection/dropped" }
+        #expect(dropped == [false, false, true, true], "the first two fit the budget")
+    }
+}
