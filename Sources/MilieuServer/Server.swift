@@ -107,7 +107,11 @@ public final class Server: ConnectionHandler {
         try loop.run()
         loop.close()
         listener.close()
-        store?.close()
+        if let lost = store?.close() {
+            log.error(
+                "the disk did not take versions \(lost.lowerBound)–\(lost.upperBound) before milieud stopped: those changes are lost, and the next start gives their version numbers to new changes"
+            )
+        }
         log.info("stopped")
     }
 

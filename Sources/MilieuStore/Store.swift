@@ -377,15 +377,18 @@ public final class Store {
     }
 
     /// Writes what waits for the disk if it can, folds what is written, syncs the log and lets
-    /// the data directory go.
-    public func close() {
+    /// the data directory go. Returns the versions the disk did not take, which are lost.
+    @discardableResult
+    public func close() -> ClosedRange<Int>? {
         while (try? writeBacklog(maxBytes: 1 << 20)) == false {}
+        let lost = backlog.first?.records.firstVersion.flatMap { first in backlog.last?.records.lastVersion.map { first...$0 } }
         folder?.stop()
         folder = nil
         log?.close()
         log = nil
         if lockDescriptor >= 0 { Glibc.close(lockDescriptor) }
         lockDescriptor = -1
+        return lost
     }
 }
 

@@ -134,6 +134,36 @@ import Testing
         #expect(try again.connect().call("graph/get", ["path": "/App/Notes.text"]) == .string("after \(attempt)"))
     }
 
+    /// Changes that still wait for a full disk when the daemon stops are lost: it says so, naming
+    /// their versions, rather than stopping as if all were well.
+    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func changesTheDiskNeverTookAreNamedAsLostAtTheStop() throws {
+        let mountPoint = try Daemon.makeDirectory()
+        defer {
+            _ = unmountTmpfs(mountPoint)
+            try? FileManager.default.removeItem(atPath: mountPoint)
+        }
+        try #require(mountTmpfs(mountPoint, size: "1m"), "mounting a small tmpfs needs root")
+        let daemon = try Daemon(arguments: ["--data-dir", mountPoint])
+        defer { daemon.stop() }
+        let client = try daemon.connect()
+        _ = try client.call("graph/set", ["path": "theme.accentColor", "value": "first"])
+        try Data(count: max(0, try freeBytes(mountPoint) - 64 * 1024)).write(to: URL(fileURLWithPath: "\(mountPoint)/filler"))
+        var failed: [Int] = []
+        for n in 0..<40 where failed.count < 2 {
+            let value = JSON.string("\(n)" + String(repeating: "x", count: 8192))
+            let reply = try client.request("graph/set", ["path": "theme.accentColor", "value": value])
+            if reply["error"] != nil, let version = try client.call("graph/get", ["path": "theme"])["version"]?.intValue {
+                failed.append(version)
+            }
+        }
+        try #require(failed.count == 2, "the disk never filled")
+        daemon.terminate()
+        let log = daemon.stderrText()
+        #expect(log.contains("the disk did not take versions"), "\(log)")
+        #expect(log.contains("–\(failed[1]) before milieud stopped"), "\(log)")
+    }
+
     @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
     func aFullDiskHoldsABoundedBacklogAndRefusesChangesPastIt() throws {
         let mountPoint = try Daemon.makeDirectory()
