@@ -550,13 +550,12 @@ public struct JSONSink: ~Copyable {
             }
             return
         }
-        // Swift's description is the shortest text that reads back as the same double, and for
-        // finite values always has a "." or an exponent.
+        // Swift's description has the shortest digits that read back as the same double; they
+        // are laid out as ECMAScript's Number.prototype.toString lays them out (SPEC §1.4), which
+        // `description` does not (`1e-05`, `1e+16`).
         var text = value.description
-        text.withUTF8 { writeRaw($0) }
-        if !text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") }) {
-            writeRaw(".0")
-        }
+        let laidOut = text.withUTF8 { ECMAScriptNumber.text(fromSwiftDescription: $0) }
+        laidOut.withUnsafeBufferPointer { writeRaw($0) }
     }
 
     /// Writes `string` as a quoted, escaped JSON string: in place if none of its bytes needs

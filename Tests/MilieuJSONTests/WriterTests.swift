@@ -57,18 +57,51 @@ import Testing
         }
     }
 
-    @Test func doublesWriteShortestRoundTripTextWithADotOrExponent() throws {
+    /// The shortest digits that read back, laid out as ECMAScript's `Number.prototype.toString`
+    /// lays them out (SPEC §1.4): exponent form only below 1e-6 and from 1e21 on, its exponent
+    /// without leading zeros; an integral value with `.0`.
+    @Test func doublesWriteShortestRoundTripTextAsECMAScriptLaysItOut() throws {
         let cases: [(Double, String)] = [
             (1, "1.0"), (0, "0.0"), (-0.0, "-0.0"), (-2.5, "-2.5"), (0.1, "0.1"), (123_456, "123456.0"),
-            (1e15, "1000000000000000.0"), (1e16, "1e+16"), (1e-5, "1e-05"), (0.30000000000000004, "0.30000000000000004"),
-            (.leastNonzeroMagnitude, "5e-324"), (1.7976931348623157e308, "1.7976931348623157e+308"), (-1e300, "-1e+300"),
-            (9_007_199_254_740_992, "9007199254740992.0"), (123.456, "123.456"),
+            (1e15, "1000000000000000.0"), (1e16, "10000000000000000.0"), (1e20, "100000000000000000000.0"),
+            (1.2345678901234568e20, "123456789012345680000.0"), (1e21, "1e+21"), (1.2345e21, "1.2345e+21"),
+            (1e-5, "0.00001"), (0.000001, "0.000001"), (1e-7, "1e-7"), (-1.5e-7, "-1.5e-7"), (0.000123, "0.000123"),
+            (0.30000000000000004, "0.30000000000000004"), (.leastNonzeroMagnitude, "5e-324"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"), (-1e300, "-1e+300"),
+            (9_007_199_254_740_992, "9007199254740992.0"), (123.456, "123.456"), (1.5e16, "15000000000000000.0"),
+            (12_345.678, "12345.678"), (1.0000000000000002, "1.0000000000000002"),
         ]
         for (value, text) in cases {
             #expect(JSON.double(value).jsonText == text)
             let back = try JSON(parsing: text)
             #expect(back == .double(value), "\(text) read back as \(back)")
             if case .double(let d) = back { #expect(d.sign == value.sign) }
+        }
+    }
+
+    /// Any double, from its bits: its text reads back as the same double, and is in exponent
+    /// form exactly when ECMAScript's would be, below 1e-6 and from 1e21 on; a decimal in
+    /// magnitude form an integral value is written with `.0`.
+    @Test func everyDoubleReadsBackFromTextInECMAScriptsLayout() throws {
+        var generator = SeededGenerator(seed: 14)
+        for round in 0..<40_000 {
+            // Every other one with a binary exponent around both edges of the decimal layout
+            // (2^-27 is about 7e-9, 2^73 about 9e21), where bits alone seldom land.
+            let bits = generator.next()
+            let near = (bits & (1 << 52 - 1)) | UInt64(1023 - 27 + Int(bits >> 57) % 101) << 52
+            let value = Double(bitPattern: round.isMultiple(of: 2) ? bits : near)
+            guard value.isFinite else { continue }
+            let text = JSON.double(value).jsonText
+            let back = try JSON(parsing: text)
+            guard back == .double(value), case .double(let d) = back, d.sign == value.sign else {
+                Issue.record("\(value) was written \(text), read back as \(back)")
+                return
+            }
+            let exponent = value != 0 && (value.magnitude < 1e-6 || value.magnitude >= 1e21)
+            guard text.contains("e") == exponent, exponent || text.contains(".") else {
+                Issue.record("\(value) was written \(text)")
+                return
+            }
         }
     }
 
