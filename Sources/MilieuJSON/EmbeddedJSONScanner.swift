@@ -1,8 +1,10 @@
 /// Scanning text that embeds JSON values in brackets, as view paths do (`/App/Row["a/b"]`):
 /// a `/` or `]` inside a JSON string, or a `/` inside brackets, is part of the id, not syntax.
+/// It reads Unicode scalars, not Characters: a quote followed by a combining mark (an id that
+/// begins with one) is one Character, and still a quote.
 public enum EmbeddedJSONScanner {
     /// Where `separator` occurs outside brackets and JSON strings.
-    public static func topLevelIndices(of separator: Character, in text: String) -> [String.Index] {
+    public static func topLevelIndices(of separator: Unicode.Scalar, in text: String) -> [String.Index] {
         var found: [String.Index] = []
         scan(text, from: text.startIndex) { index, character, depth in
             if character == separator && depth == 0 { found.append(index) }
@@ -22,15 +24,16 @@ public enum EmbeddedJSONScanner {
         return closing
     }
 
-    /// Calls `visit` with each character outside JSON strings and the bracket depth after it,
+    /// Calls `visit` with each scalar outside JSON strings and the bracket depth after it,
     /// until it returns false.
-    private static func scan(_ text: String, from start: String.Index, _ visit: (String.Index, Character, Int) -> Bool) {
+    private static func scan(_ text: String, from start: String.Index, _ visit: (String.Index, Unicode.Scalar, Int) -> Bool) {
+        let scalars = text.unicodeScalars
         var depth = 0
         var inString = false
         var escaped = false
         var index = start
-        while index < text.endIndex {
-            let character = text[index]
+        while index < scalars.endIndex {
+            let character = scalars[index]
             if inString {
                 if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
             } else if character == "\"" {
@@ -39,7 +42,7 @@ public enum EmbeddedJSONScanner {
                 if character == "[" { depth += 1 } else if character == "]" { depth = max(0, depth - 1) }
                 guard visit(index, character, depth) else { return }
             }
-            index = text.index(after: index)
+            index = scalars.index(after: index)
         }
     }
 }

@@ -12,11 +12,11 @@ enum PathSyntax {
     /// `("/App/Container.loginVM", "em")` for `/App/Container.loginVM.em`; nil without a dot.
     static func splitLastMember(_ path: String) -> (base: String, member: String)? {
         guard let dot = topLevelIndices(of: ".", in: path).last else { return nil }
-        return (String(path[..<dot]), String(path[path.index(after: dot)...]))
+        return (String(path[..<dot]), String(path[path.unicodeScalars.index(after: dot)...]))
     }
 
     /// Where `separator` occurs outside brackets and JSON strings.
-    static func topLevelIndices(of separator: Character, in path: String) -> [String.Index] {
+    static func topLevelIndices(of separator: Unicode.Scalar, in path: String) -> [String.Index] {
         EmbeddedJSONScanner.topLevelIndices(of: separator, in: path)
     }
 }

@@ -120,6 +120,18 @@ import Testing
         expectError(.unknownPath) { _ = try graph.get("/App/V[unclosed").wire }
     }
 
+    /// A view id whose text begins with a combining mark: after the opening quote of the id, the
+    /// mark and the quote make one Character, but the quote still opens the id's string.
+    @Test func aViewIdThatBeginsWithACombiningMarkIsReachedByItsPath() throws {
+        let graph = try makeGraph()
+        try graph.mount(["parent": "/App", "name": "V", "id": "\u{301}x]", "state": ["n": 1]])
+        let path = "/App/V[\"\u{301}x]\"]"
+        #expect(graph.viewPaths.contains(path))
+        #expect(try graph.get("\(path).n").wire == 1)
+        try graph.set("\(path).n", 2)
+        #expect(try graph.get(path).wire["state"] == ["n": 2])
+    }
+
     @Test func watchTargetsResolveThroughBindingsToTheirSource() throws {
         let graph = try makeGraph()
         try graph.mount(["parent": "/App", "name": "P", "state": ["on": false], "environment": ["login": ["type": "Login"]]])
