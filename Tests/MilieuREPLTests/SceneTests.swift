@@ -267,7 +267,7 @@ struct SwiftSourceSceneTests {
         let all = every.stdout.split(separator: "\n").filter { $0.hasPrefix("CounterView:") || $0.hasPrefix("Label:") }
         #expect(
             all == [
-                "CounterView: @self, @identity, _tally, _note changed.", "Label: @self, @identity changed.",
+                "CounterView: @self, @identity, _tally, _note changed.", "Label: @self changed.",
                 "CounterView: _note changed.", "Label: @self changed.",
             ], "\(every.stdout)")
     }

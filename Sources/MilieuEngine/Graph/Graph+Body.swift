@@ -350,8 +350,11 @@ extension Graph {
     /// lists `@self`, `@identity` and every dynamic property, as SwiftUI's first update does.
     static func printChangesLine(_ declaration: ViewDeclaration, reasons: [String], isNew: Bool, fields: [String]) -> String {
         var parts: [String] = []
+        // A view with no dynamic property has a static body in SwiftUI, whose only meta property
+        // is `@self`: it never prints `@identity` (OpenSwiftUI's StaticBody and DynamicBody).
+        let hasIdentity = !declaration.dynamicProperties.isEmpty
         if isNew {
-            parts = [UpdateReason.parent, UpdateReason.identity] + fields.map(UpdateReason.variable)
+            parts = [UpdateReason.parent] + (hasIdentity ? [UpdateReason.identity] : []) + fields.map(UpdateReason.variable)
         } else {
             var changed: Set<String> = []
             var dependencies = false
@@ -366,7 +369,7 @@ extension Graph {
                 }
             }
             if reasons.contains(UpdateReason.parent) { parts.append(UpdateReason.parent) }
-            if reasons.contains(UpdateReason.identity) { parts.append(UpdateReason.identity) }
+            if hasIdentity, reasons.contains(UpdateReason.identity) { parts.append(UpdateReason.identity) }
             for field in fields where changed.contains(field) { parts.append(UpdateReason.variable(field)) }
             for name in changed.sorted() where !fields.contains(name) { parts.append(UpdateReason.variable(name)) }
             if dependencies { parts.append("@dependencies") }
