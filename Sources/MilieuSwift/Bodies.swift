@@ -438,7 +438,9 @@ struct BodyTranslator {
         return elements
     }
 
-    /// Adds `modifiers` to each view written in `element`, inside branches and rows too.
+    /// Adds `modifiers` to each view written in `element`, inside branches and rows too. They come
+    /// from further out than what the view has already (its own modifiers, or a container's
+    /// nearer it): an environment value it has already is nearer, and wins (rule 7).
     private static func apply(_ modifiers: JSONObject, to element: JSON, applied: inout Bool) -> JSON {
         guard case .object(var object) = element else { return element }
         if case .object(var child)? = object["view"] {
@@ -447,7 +449,7 @@ struct BodyTranslator {
                 switch (merged[key], value) {
                 case (.array(let old)?, .array(let new)): merged[key] = .array(old + new)
                 case (.object(var old)?, .object(let new)):
-                    for (k, v) in new { old[k] = v }
+                    for (k, v) in new where old[k] == nil { old[k] = v }
                     merged[key] = .object(old)
                 default: merged[key] = value
                 }

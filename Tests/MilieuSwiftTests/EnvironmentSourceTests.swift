@@ -87,4 +87,38 @@ import Testing
         #expect(dark.updates["/App/Panel/Reader"] == ["env.colorScheme"])
         #expect(dark.printed == ["Reader: _scheme changed."])
     }
+
+    /// Two `.environment` values for one key, one around the other: the one nearest the view
+    /// wins, as everywhere in SwiftUI's environment (rule 7), on a view and on a container alike.
+    @Test func theEnvironmentModifierNearestTheViewWins() throws {
+        let program = try LoadedProgram([
+            Seeds.source(
+                "Nearest.swift",
+                """
+                import SwiftUI
+                struct Screen: View {
+                    var body: some View {
+                        VStack {
+                            Reader().environment(\\.colorScheme, .dark)
+                            Reader()
+                        }
+                        .environment(\\.colorScheme, .light)
+                        Reader().environment(\\.colorScheme, .dark).environment(\\.colorScheme, .light)
+                    }
+                }
+                struct Reader: View {
+                    @Environment(\\.colorScheme) private var scheme
+                    var body: some View { Text("\\(scheme)") }
+                }
+                #Preview { Screen() }
+                """)
+        ])
+        #expect(program.translation.diagnostics.isEmpty, "\(program.translation.printed)")
+        let readers = program.mount.changes.compactMap { change -> [String]? in
+            guard case .viewMounted(let view, _, let body, _) = change, view.split(separator: "/").last?.hasPrefix("Reader") == true
+            else { return nil }
+            return Array(body)
+        }
+        #expect(readers == [["dark"], ["light"], ["dark"]])
+    }
 }
