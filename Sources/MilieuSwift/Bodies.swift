@@ -406,9 +406,11 @@ struct BodyTranslator {
                 return elements
             }
             let key = keyPath.components.trimmedDescription.trimmingPrefix(".").description
-            if let value = translator.literal(arguments[1].expression)
-                ?? arguments[1].expression.as(MemberAccessExprSyntax.self).map({ JSON.string($0.declName.baseName.text) })
-            {
+            // `.dark` is an enum case, written by its name; `settings.scheme` is a value the body reads.
+            let enumCase = arguments[1].expression.as(MemberAccessExprSyntax.self).flatMap { access in
+                access.base == nil ? JSON.string(access.declName.baseName.text) : nil
+            }
+            if let value = translator.literal(arguments[1].expression) ?? enumCase {
                 modifiers["environment"] = [key: value]
             } else if let value = translator.expression(arguments[1].expression) {
                 // A value the body computes (`dark ? .dark : .light`): what the content inherits,

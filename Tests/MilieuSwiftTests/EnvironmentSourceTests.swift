@@ -121,4 +121,29 @@ import Testing
         }
         #expect(readers == [["dark"], ["light"], ["dark"]])
     }
+
+    /// `.environment(\.key, settings.member)` passes the member's value; only a member with no
+    /// base (`.dark`) is an enum case, written by its name.
+    @Test func anEnvironmentValueReadFromAVariablesMemberIsItsValue() throws {
+        let program = try LoadedProgram([
+            Seeds.source(
+                "Member.swift",
+                """
+                import SwiftUI
+                struct Settings { var scheme: ColorScheme = .dark }
+                struct Screen: View {
+                    @State private var settings = Settings()
+                    var body: some View {
+                        Reader().environment(\\.colorScheme, settings.scheme)
+                    }
+                }
+                struct Reader: View {
+                    @Environment(\\.colorScheme) private var scheme
+                    var body: some View { Text("\\(scheme)") }
+                }
+                #Preview { Screen() }
+                """)
+        ])
+        #expect(program.mount.body(of: "/App/Screen/Reader") == ["dark"], "\(program.translation.printed)")
+    }
 }
