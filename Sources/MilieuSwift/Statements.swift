@@ -192,6 +192,10 @@ extension ExpressionTranslator {
         switch (name, arguments.count) {
         case ("toggle", 0):
             return target(base).map { [["toggle": .string($0)]] } ?? []
+        case ("append", 1) where arguments[0].label?.text == "contentsOf":
+            // Each element, where an action step appends one value: not modelled.
+            program.unsupported(place(call), "append(contentsOf:)")
+            return []
         case ("append", 1):
             guard let target = target(base), let element = value(0) else { return [] }
             return [["append": .string(target), "value": element]]

@@ -242,4 +242,24 @@ import Testing
         #expect(program.translation.printed.isEmpty, "\(program.translation.printed)")
         #expect(try program.tap("/App/Screen", "+").body(of: "/App/Screen")?.first == "1")
     }
+
+    /// `append(contentsOf:)` adds each element; Milieu's actions have no step for it, so the
+    /// translation says it leaves the call out rather than appending the array as one element.
+    @Test func appendContentsOfIsLeftOutAndSaidSoNotAppendedWhole() throws {
+        let source = """
+            import SwiftUI
+            struct Numbers: View {
+                @State private var items: [Int] = [1]
+                var body: some View {
+                    Text("\\(items.count)")
+                    Button("more") { items.append(contentsOf: [2, 3]) }
+                }
+            }
+            #Preview { Numbers() }
+            """
+        let program = try LoadedProgram([Seeds.source("Numbers.swift", source)])
+        #expect(program.translation.printed.contains { $0.contains("append(contentsOf:)") }, "\(program.translation.printed)")
+        _ = try program.tap("/App/Numbers", "more")
+        #expect(try program.get("/App/Numbers.items") == [1])
+    }
 }
