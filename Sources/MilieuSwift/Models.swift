@@ -24,7 +24,12 @@ struct ModelTranslator {
             if let variable = member.decl.as(VariableDeclSyntax.self) {
                 for binding in variable.bindings {
                     guard let property = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { continue }
-                    if binding.accessorBlock != nil {
+                    if let observers = Self.observers(binding) {
+                        // `var x = 0 { didSet { … } }` is stored; what its observers do is not run.
+                        for observer in observers {
+                            program.unsupported(Place(unit, binding), "the \(observer) of \(name).\(property)")
+                        }
+                    } else if binding.accessorBlock != nil {
                         names.insert(property)
                         if let type = binding.typeAnnotation?.type {
                             getters.append((property, binding, type))
@@ -160,6 +165,14 @@ struct ModelTranslator {
         return forwarded
     }
 
+    /// The observers (`didSet`, `willSet`) of a stored property; nil when `binding` has none or
+    /// has a getter (a computed property).
+    static func observers(_ binding: PatternBindingSyntax) -> [String]? {
+        guard case .accessors(let accessors)? = binding.accessorBlock?.accessors else { return nil }
+        let names = accessors.map(\.accessorSpecifier.text)
+        return names.allSatisfy { $0 == "didSet" || $0 == "willSet" } ? names : nil
+    }
+
     /// A computed property's getter: one expression, or `return` after `let`s, written out.
     private func getter(_ binding: PatternBindingSyntax, scope: NameScope) -> JSON? {
         let translator = ExpressionTranslator(program: program, unit: unit, scope: scope)
@@ -287,7 +300,7 @@ struct TypeMapper {
                 guard let variable = member.decl.as(VariableDeclSyntax.self),
                     !variable.modifiers.contains(where: { $0.name.text == "static" })
                 else { continue }
-                for binding in variable.bindings where binding.accessorBlock == nil {
+                for binding in variable.bindings where binding.accessorBlock == nil || ModelTranslator.observers(binding) != nil {
                     guard let field = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { return "json" }
                     // A field without an annotation has its initial value's type. One whose value is
                     // not a constant (`let id = UUID()`) cannot be filled in where the struct is

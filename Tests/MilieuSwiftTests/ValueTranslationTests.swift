@@ -262,4 +262,30 @@ import Testing
         _ = try program.tap("/App/Numbers", "more")
         #expect(try program.get("/App/Numbers.items") == [1])
     }
+
+    /// A stored property with a `didSet` or `willSet` is a stored property all the same; the
+    /// observer is not run, and the translation says so.
+    @Test func aPropertyWithAnObserverIsStoredAndTheObserverSaidToBeLeftOut() throws {
+        let source = """
+            import SwiftUI
+            final class Form: ObservableObject {
+                @Published var username: String = "" {
+                    didSet { edits += 1 }
+                }
+                @Published var edits = 0
+            }
+            struct Screen: View {
+                @StateObject private var form = Form()
+                var body: some View {
+                    TextField("Name", text: $form.username)
+                    Text(form.username)
+                }
+            }
+            #Preview { Screen() }
+            """
+        let program = try LoadedProgram([Seeds.source("Observer.swift", source)])
+        #expect(program.translation.printed.contains { $0.contains("didSet") }, "\(program.translation.printed)")
+        let typed = try program.input("/App/Screen", "Name", "kim")
+        #expect(typed.body(of: "/App/Screen") == [#"TextField("Name")"#, "kim"])
+    }
 }
