@@ -84,7 +84,7 @@ final class Link {
     private func resumeWatches(restarted: Bool) throws -> Resumption {
         var report = Resumption(restarted: restarted)
         for record in watches.records {
-            let since = restarted ? nil : record.lastShown
+            let since = restarted ? nil : record.resumeFrom()
             do {
                 try attach(record, record.request(sinceVersion: since))
                 report.resumed.append((record, since))
@@ -105,7 +105,7 @@ final class Link {
     private func attach(_ record: WatchRecord, _ watch: WatchRequest) throws {
         let result = try request(watch)
         record.daemonID = result.watch
-        if watch.sinceVersion == nil { record.lastShown = result.version }
+        if watch.sinceVersion == nil { record.restart(at: result.version) }
     }
 
     private func drop(_ record: WatchRecord, _ error: RPCError, into report: inout Resumption) {
@@ -186,8 +186,7 @@ final class Link {
         } else if client.isConnected {
             _ = try? client.receiveAvailable()
         }
-        let notifications = client.takeNotifications()
-        for notification in notifications { watches.noteShown(notification) }
+        let notifications = client.takeNotifications().filter(watches.admit)
         if let caughtUp { watches.caughtUp(to: caughtUp) }
         return notifications
     }

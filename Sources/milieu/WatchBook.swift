@@ -25,6 +25,12 @@ final class WatchRecord {
     var daemonID: Int?
     /// Every notification of this watch up to this version has been shown.
     var lastShown: Int
+    /// The version after `lastShown` whose notifications are being shown (a version's come one
+    /// after another), and how many of them have been: a connection that breaks in the middle
+    /// of it resumes from `lastShown`, and the replay's first `shown` of it are not shown again.
+    private(set) var partial: (version: Int, shown: Int)?
+    /// What the replay of a resumed watch repeats: that many notifications of that version.
+    private var repeated: (version: Int, count: Int)?
 
     init(
         number: Int, paths: [String], views: [String], lifecycle: Bool, commits: Bool, printChanges: Bool, console: Bool,
@@ -39,6 +45,47 @@ final class WatchRecord {
         self.console = console
         self.daemonID = daemonID
         self.lastShown = version
+    }
+
+    /// The version to resume from after a break (`sinceVersion`): the last one shown whole. What
+    /// was shown of the next is left out of the replay.
+    func resumeFrom() -> Int {
+        repeated = partial.map { ($0.version, $0.shown) }
+        partial = nil
+        return lastShown
+    }
+
+    /// The watch starts again from what the daemon has now, not from a replay.
+    func restart(at version: Int) {
+        lastShown = version
+        partial = nil
+        repeated = nil
+    }
+
+    /// Whether `version`'s next notification is to be shown, noting it as shown if it is: not
+    /// when the replay of a resumed watch repeats what was shown before the break.
+    func admit(version: Int) -> Bool {
+        if let (repeatedVersion, count) = repeated {
+            repeated = nil
+            if version == repeatedVersion, count > 0 {
+                if count > 1 { repeated = (version, count - 1) }
+                return false
+            }
+        }
+        if let partial, partial.version == version {
+            self.partial = (version, partial.shown + 1)
+        } else if version > lastShown {
+            // A version's notifications come together: the one before it was shown whole.
+            if let partial { lastShown = max(lastShown, partial.version) }
+            partial = (version, 1)
+        }
+        return true
+    }
+
+    /// Every notification up to `version` has been received and shown.
+    func caughtUp(to version: Int) {
+        lastShown = max(lastShown, version)
+        if let partial, partial.version <= version { self.partial = nil }
     }
 
     /// A `watch` request for the same targets, resumed after `sinceVersion` if given.
@@ -89,16 +136,16 @@ final class WatchBook {
 
     func remove(_ record: WatchRecord) { records.removeAll { $0 === record } }
 
-    /// Marks a notification as shown: its watch has now shown everything up to its version.
-    func noteShown(_ notification: ClientNotification) {
-        guard let record = record(daemonID: notification.watch), let version = notification.version else { return }
-        record.lastShown = max(record.lastShown, version)
+    /// Whether `notification` is to be shown, noting it as shown if it is (`WatchRecord.admit`).
+    func admit(_ notification: ClientNotification) -> Bool {
+        guard let record = record(daemonID: notification.watch), let version = notification.version else { return true }
+        return record.admit(version: version)
     }
 
     /// Every notification up to `version` has been received and shown, for every watch
     /// on the current connection.
     func caughtUp(to version: Int) {
-        for record in records where record.daemonID != nil { record.lastShown = max(record.lastShown, version) }
+        for record in records where record.daemonID != nil { record.caughtUp(to: version) }
     }
 
     /// The connection is gone, and with it the daemon's ids.
