@@ -397,6 +397,12 @@ struct ExpressionTranslator {
             } else if let initial = property.initial.flatMap(constant) {
                 members.append((property.name, initial))
             } else {
+                if let initial = property.initial {
+                    // `let id = UUID()`: each value would get one of its own, which no step makes.
+                    let type = node.name.text
+                    let what = "\(type).\(property.name) = \(initial.trimmedDescription), a value made anew for each \(type),"
+                    program.unsupported(place(call), what)
+                }
                 return record(arguments, call)
             }
         }

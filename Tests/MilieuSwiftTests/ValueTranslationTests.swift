@@ -187,7 +187,8 @@ import Testing
 
     /// A struct made memberwise takes its properties' defaults for what it does not pass, so that
     /// it fits its record (`var done = false`); a struct with a default that is not a constant
-    /// (`let id = UUID()`) cannot be filled in, and is `json`.
+    /// (`let id = UUID()`) cannot be filled in, and is `json`, and the translation says which
+    /// property is left out where such a value is made (each `Note` would get its own id).
     @Test func aStructsDefaultsFillWhatItsInitializerDoesNotPass() throws {
         let source = """
             import SwiftUI
@@ -219,6 +220,7 @@ import Testing
         #expect(try program.get("/App/Screen.items") == [["id": 2, "done": false]])
         try program.tap("/App/Screen", "note")
         #expect(try program.get("/App/Screen.notes") == [["text": "a"]])
+        #expect(program.translation.printed.contains { $0.contains("Note.id") && $0.contains("UUID()") }, "\(program.translation.printed)")
     }
 
     /// `Button("+", action: vm.add)`: a method of an object the view holds, as `{ vm.add() }`.
