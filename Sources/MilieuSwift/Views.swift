@@ -179,7 +179,7 @@ struct ViewInstantiator {
         let shape = ViewShape(declared, program: program)
         var declaration = DeclarationBuilder(name: name)
         let given = bind(arguments, to: shape, caller: caller, at: place, lifted: callerLifted)
-        let (initialized, initArguments) = initializerEffects(shape, given: given, caller: caller)
+        let (initialized, initArguments, keptInitial) = initializerEffects(shape, given: given, caller: caller)
         declaration.arguments = initArguments
         var fields: [String] = []
         let mapper = TypeMapper(program: program, unit: shape.unit)
@@ -202,7 +202,7 @@ struct ViewInstantiator {
                     program.report(place, .error, "\(name)(…) does not pass \(property.name), which \(name) needs")
                 }
             case .state:
-                if let value = argument ?? initialized[property.name] {
+                if !keptInitial.contains(property.name), let value = argument ?? initialized[property.name] {
                     declaration.state.append((property.name, value))
                     if let type = property.type.flatMap(mapper.knownType), !Self.isReference(type) {
                         declaration.stateTypes.append((property.name, type))
@@ -476,9 +476,9 @@ struct ViewInstantiator {
     private func initializerEffects(
         _ shape: ViewShape, given: [String: JSON], caller: ExpressionTranslator?
     ) -> (
-        [String: JSON], [(String, JSON)]
+        [String: JSON], [(String, JSON)], keptInitial: Set<String>
     ) {
-        guard let initializer = shape.initializer, let body = initializer.body else { return ([:], []) }
+        guard let initializer = shape.initializer, let body = initializer.body else { return ([:], [], []) }
         let parameters = initializer.signature.parameterClause.parameters.map {
             (label: $0.firstName.text, name: ($0.secondName ?? $0.firstName).text)
         }
@@ -488,6 +488,8 @@ struct ViewInstantiator {
             if let value = given[parameter.label] { arguments.append((parameter.name, value)) }
         }
         var effects: [String: JSON] = [:]
+        // The @State properties init writes through their value, which SwiftUI drops.
+        var keptInitial: Set<String> = []
         var made: [String: JSON] = [:]
         let wrappers = Dictionary(shape.properties.map { ($0.name, $0.wrapper) }) { first, _ in first }
         for statement in body.statements {
@@ -529,6 +531,16 @@ struct ViewInstantiator {
                 }
                 continue
             }
+            if wrappers[target] == .state, shape.properties.contains(where: { $0.name == target && $0.initial != nil }) {
+                // The State is made from its initial value before init runs, and a write through its
+                // value before the view is installed is dropped: SwiftUI keeps the initial value.
+                program.report(
+                    Place(shape.unit, infix), .warning,
+                    "self.\(target) = … in \(shape.name).init changes nothing: SwiftUI keeps \(target)'s initial value (and warns at run time); write _\(target) = State(initialValue: …)"
+                )
+                keptInitial.insert(target)
+                continue
+            }
             if let construction = objectConstruction(value, in: shape, parameters: names) {
                 if wrappers[target] == .observedObject, var object = construction.objectValue {
                     object["construct"] = object["type"]
@@ -544,7 +556,7 @@ struct ViewInstantiator {
             }
         }
         _ = caller
-        return (effects, arguments)
+        return (effects, arguments, keptInitial)
     }
 }
 

@@ -290,4 +290,35 @@ import Testing
         let typed = try program.input("/App/Screen", "Name", "kim")
         #expect(typed.body(of: "/App/Screen") == [#"TextField("Name")"#, "kim"])
     }
+
+    /// `self.count = count` in `init` writes a `@State` through its value before the view is
+    /// installed: SwiftUI ignores it when the property has an initial value (`= 0`), keeping that,
+    /// and warns at run time; without one, Swift makes it `_count = State(initialValue:)`.
+    @Test func anInitWritingAStateThatHasAnInitialValueKeepsTheInitialValue() throws {
+        let source = """
+            import SwiftUI
+            struct Counter: View {
+                @State private var count = 0
+                init(count: Int) { self.count = count }
+                var body: some View { Text("\\(count)") }
+            }
+            struct Started: View {
+                @State private var count: Int
+                init(count: Int) { self.count = count }
+                var body: some View { Text("\\(count)") }
+            }
+            struct Screen: View {
+                var body: some View {
+                    Counter(count: 5)
+                    Started(count: 5)
+                }
+            }
+            #Preview { Screen() }
+            """
+        let program = try LoadedProgram([Seeds.source("Counter.swift", source)])
+        #expect(program.mount.body(of: "/App/Screen/Counter") == ["0"])
+        #expect(program.mount.body(of: "/App/Screen/Started") == ["5"])
+        let warned = program.translation.printed.contains { $0.contains("self.count") && $0.contains("State(initialValue:") }
+        #expect(warned, "\(program.translation.printed)")
+    }
 }
