@@ -58,6 +58,15 @@ struct ViewShape {
                         continue
                     }
                     let wrapper = Self.wrapper(variable.attributes, type: binding.typeAnnotation?.type)
+                    for attribute in variable.attributes {
+                        guard case .attribute(let named) = attribute else { continue }
+                        let wrapperName = named.attributeName.trimmedDescription
+                        guard Self.unmodelledWrappers.contains(wrapperName) else { continue }
+                        program.report(
+                            Place(declared.unit, binding), .warning,
+                            "@\(wrapperName) on \(name).\(property) is not modelled: \(property) is read as a plain property, without what @\(wrapperName) keeps or updates"
+                        )
+                    }
                     properties.append(
                         Property(
                             name: property, wrapper: wrapper, type: binding.typeAnnotation?.type, initial: binding.initializer?.value,
@@ -70,6 +79,14 @@ struct ViewShape {
             }
         }
     }
+
+    /// SwiftUI's dynamic properties Milieu does not model: a property with one is read as a
+    /// plain one, and the translation says so.
+    static let unmodelledWrappers: Set<String> = [
+        "AppStorage", "SceneStorage", "FocusState", "AccessibilityFocusState", "GestureState", "Namespace", "FetchRequest",
+        "SectionedFetchRequest", "Query", "ScaledMetric", "FocusedValue", "FocusedBinding", "FocusedObject",
+        "UIApplicationDelegateAdaptor", "NSApplicationDelegateAdaptor",
+    ]
 
     private static func wrapper(_ attributes: AttributeListSyntax, type: TypeSyntax?) -> Wrapper {
         for element in attributes {

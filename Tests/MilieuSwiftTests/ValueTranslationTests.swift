@@ -321,4 +321,20 @@ import Testing
         let warned = program.translation.printed.contains { $0.contains("self.count") && $0.contains("State(initialValue:") }
         #expect(warned, "\(program.translation.printed)")
     }
+
+    /// A dynamic property Milieu does not model (`@AppStorage`) is read as a plain property, and
+    /// the translation says so rather than leaving it to be found.
+    @Test func aDynamicPropertyMilieuDoesNotModelIsNamed() throws {
+        let source = """
+            import SwiftUI
+            struct Launches: View {
+                @AppStorage("launches") private var launches = 0
+                var body: some View { Text("\\(launches)") }
+            }
+            #Preview { Launches() }
+            """
+        let program = try LoadedProgram([Seeds.source("Launches.swift", source)])
+        #expect(program.translation.printed.contains { $0.contains("@AppStorage on Launches.launches") }, "\(program.translation.printed)")
+        #expect(program.mount.body(of: "/App/Launches") == ["0"])
+    }
 }
