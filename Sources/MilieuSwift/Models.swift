@@ -81,7 +81,9 @@ struct ModelTranslator {
         let place = Place(unit, binding)
         let published = Program.hasAttribute(variable.attributes, "Published")
         let ignored = Program.hasAttribute(variable.attributes, "ObservationIgnored")
-        let initializer = binding.initializer?.value
+        // `init(name: String = "Guest") { self.name = name }`: made without the argument, the object
+        // starts with the parameter's default, whatever the declaration starts it with.
+        let initializer = initDefaults[name] ?? binding.initializer?.value
         // `var cancellable: AnyCancellable?`: the subscription `init` makes (see `forwardedProperties`), no data.
         if let annotation = binding.typeAnnotation?.type, annotation.trimmedDescription.contains("AnyCancellable") { return nil }
         // `@Published var inner = Inner()`: a new object of a class of the source, made with each object.
@@ -136,6 +138,28 @@ struct ModelTranslator {
         if !observable && !published { declaration["published"] = false }
         if observable && ignored { declaration["observationIgnored"] = true }
         return .object(declaration)
+    }
+
+    /// The default of the `init` parameter each property is assigned from (`self.name = name` with
+    /// `name: String = "Guest"`), when the class has one `init`.
+    private var initDefaults: [String: ExprSyntax] {
+        let initializers = node.memberBlock.members.compactMap { $0.decl.as(InitializerDeclSyntax.self) }
+        guard initializers.count == 1, let initializer = initializers.first, let body = initializer.body else { return [:] }
+        var defaults: [String: ExprSyntax] = [:]
+        for parameter in initializer.signature.parameterClause.parameters {
+            guard let value = parameter.defaultValue?.value else { continue }
+            defaults[(parameter.secondName ?? parameter.firstName).text] = value
+        }
+        var assigned: [String: ExprSyntax] = [:]
+        for statement in body.statements {
+            guard let infix = statement.item.as(InfixOperatorExprSyntax.self), infix.operator.is(AssignmentExprSyntax.self),
+                let target = infix.leftOperand.as(MemberAccessExprSyntax.self)?.declName.baseName.text
+                    ?? infix.leftOperand.as(DeclReferenceExprSyntax.self)?.baseName.text,
+                let source = infix.rightOperand.as(DeclReferenceExprSyntax.self)?.baseName.text, let value = defaults[source]
+            else { continue }
+            assigned[target] = value
+        }
+        return assigned
     }
 
     /// The properties whose object's `objectWillChange` an `init` forwards: `inner.objectWillChange

@@ -337,4 +337,27 @@ import Testing
         #expect(program.translation.printed.contains { $0.contains("@AppStorage on Launches.launches") }, "\(program.translation.printed)")
         #expect(program.mount.body(of: "/App/Launches") == ["0"])
     }
+
+    /// `init(name: String = "Guest") { self.name = name }`: an object made without the argument
+    /// starts with the parameter's default, as Swift runs `init` with it.
+    @Test func aModelInitsDefaultArgumentIsThePropertysStart() throws {
+        let source = """
+            import SwiftUI
+            final class Profile: ObservableObject {
+                @Published var name: String
+                init(name: String = "Guest") { self.name = name }
+            }
+            struct Screen: View {
+                @StateObject private var guest = Profile()
+                @StateObject private var kim = Profile(name: "Kim")
+                var body: some View {
+                    Text(guest.name)
+                    Text(kim.name)
+                }
+            }
+            #Preview { Screen() }
+            """
+        let program = try LoadedProgram([Seeds.source("Profile.swift", source)])
+        #expect(program.mount.body(of: "/App/Screen") == ["Guest", "Kim"], "\(program.translation.printed)")
+    }
 }
