@@ -22,6 +22,12 @@ struct ModelTranslator {
         var getters: [(String, PatternBindingSyntax, TypeSyntax)] = []
         for member in node.memberBlock.members {
             if let variable = member.decl.as(VariableDeclSyntax.self) {
+                if variable.modifiers.contains(where: { $0.name.text == "static" }) {
+                    // `static let shared = Store()`: one value for the type, not a property of each object.
+                    let names = variable.bindings.map { "\(name).\($0.pattern.trimmedDescription)" }.joined(separator: ", ")
+                    program.unsupported(Place(unit, variable), "static \(names)")
+                    continue
+                }
                 for binding in variable.bindings {
                     guard let property = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { continue }
                     if let observers = Self.observers(binding) {

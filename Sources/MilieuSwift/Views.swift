@@ -248,7 +248,12 @@ struct ViewInstantiator {
                 if let effect = initialized[property.name] {
                     declaration.stateObjects.append((property.name, effect))
                 } else if let initial = property.initial {
-                    if let made = objectConstruction(initial, in: shape) { declaration.stateObjects.append((property.name, made)) }
+                    if let made = objectConstruction(initial, in: shape) {
+                        declaration.stateObjects.append((property.name, made))
+                    } else {
+                        let what = "@StateObject \(property.name) = \(initial.trimmedDescription) (only a new object is made)"
+                        program.unsupported(Place(shape.unit, property.node), what)
+                    }
                 } else {
                     program.report(Place(shape.unit, property.node), .error, "@StateObject \(property.name) is never made")
                 }
@@ -262,6 +267,9 @@ struct ViewInstantiator {
                         made["construct"] = made["type"]
                         made["type"] = nil
                         declaration.observedObjects.append((property.name, .object(made)))
+                    } else {
+                        let what = "@ObservedObject \(property.name) = \(initial.trimmedDescription) (only a new object is made)"
+                        program.unsupported(Place(shape.unit, property.node), what)
                     }
                 } else {
                     let type = typeName(property.type)

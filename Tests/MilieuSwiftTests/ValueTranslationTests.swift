@@ -360,4 +360,30 @@ import Testing
         let program = try LoadedProgram([Seeds.source("Profile.swift", source)])
         #expect(program.mount.body(of: "/App/Screen") == ["Guest", "Kim"], "\(program.translation.printed)")
     }
+
+    /// `static let shared = Store()` and `@StateObject var store = Store.shared`: a shared instance
+    /// is not modelled, and both places say so, instead of a nested object made with every
+    /// `Store` and a wrapper dropped without a word.
+    @Test func aSharedInstanceIsSaidToBeLeftOutWhereItIsDeclaredAndUsed() throws {
+        let translation = SwiftTranslator.translate([
+            Seeds.source(
+                "Shared.swift",
+                """
+                import SwiftUI
+                final class Store: ObservableObject {
+                    static let shared = Store()
+                    @Published var count = 0
+                }
+                struct Screen: View {
+                    @StateObject private var store = Store.shared
+                    var body: some View { Text("\\(store.count)") }
+                }
+                #Preview { Screen() }
+                """)
+        ])
+        let type = try #require(translation.scene["types"]?.arrayValue?.first)
+        #expect(type["properties"]?["shared"] == nil)
+        #expect(translation.printed.contains { $0.contains("static") && $0.contains("Store.shared") }, "\(translation.printed)")
+        #expect(translation.printed.contains { $0.contains("@StateObject store") }, "\(translation.printed)")
+    }
 }
