@@ -61,6 +61,25 @@ def test_a_replay_that_differs_is_delivered() -> None:
     assert len(deliver(state, [("graph/didChange", other)])) == 1
 
 
+def test_a_replay_that_only_lost_what_a_restart_forgets_is_not_delivered_again() -> None:
+    # A commit read back from the log after a restart keeps its changes but not its cause
+    # (SPEC 9.19), and a replayed view's _printChanges line is its line as it is now (9.12):
+    # the same notification, not a new one.
+    state = WatchState([], ["/App"], False)
+    state.bound("a", 3)
+    cause = {"method": "graph/set", "connection": 2, "ops": [{"method": "graph/set", "path": "login.email"}]}
+    counts = {"values": 1, "rendered": 0, "mounted": 0, "unmounted": 0, "objectsCreated": 0, "objectsDestroyed": 0, "diagnostics": 0}
+    update = {"watch": 1, "version": 4, "path": "/App", "reasons": ["login.email"], "body": ["x"], "printChanges": "App: @dependencies changed."}
+    deliver(state, [("graph/didCommit", {"watch": 1, "version": 4, "cause": cause, "counts": counts}), ("view/didUpdate", update)])
+    state.resumed(state.resume_point()[1])
+    replay = [
+        ("graph/didCommit", {"watch": 2, "version": 4, "cause": None, "counts": counts}),
+        ("view/didUpdate", {**update, "watch": 2, "printChanges": "App: @self changed."}),
+        ("graph/didChange", renumbered(CHANGE_5, 2)),
+    ]
+    assert [n.version for n in deliver(state, replay)] == [5]
+
+
 def test_unknown_methods_are_counted_but_not_delivered() -> None:
     state = WatchState(["login"], [], False)
     state.bound("a", 1)
