@@ -92,9 +92,10 @@ struct BodyTranslator {
         return content(body, &translator)
     }
 
-    /// Whether the body calls `Self._printChanges()` (as `let _ = Self._printChanges()`).
+    /// Whether the body calls `Self._printChanges()` (as `let _ = Self._printChanges()`), or
+    /// `Self._logChanges()`, which logs the same line (iOS 17).
     func printsChanges(_ body: CodeBlockItemListSyntax?) -> Bool {
-        body.map { $0.description.contains("Self._printChanges()") } ?? false
+        body.map { $0.description.contains("Self._printChanges()") || $0.description.contains("Self._logChanges()") } ?? false
     }
 
     /// `$isOn`, `$vm.email`, `self.$state.favoritePrimes`, `$user.name`, `$items[0]` as the key

@@ -386,4 +386,23 @@ import Testing
         #expect(translation.printed.contains { $0.contains("static") && $0.contains("Store.shared") }, "\(translation.printed)")
         #expect(translation.printed.contains { $0.contains("@StateObject store") }, "\(translation.printed)")
     }
+
+    /// `Self._logChanges()` (iOS 17) logs what `_printChanges()` prints: Milieu prints it alike.
+    @Test func logChangesPrintsAsPrintChangesDoes() throws {
+        let source = """
+            import SwiftUI
+            struct Tally: View {
+                @State private var count = 0
+                var body: some View {
+                    let _ = Self._logChanges()
+                    Button("+") { count += 1 }
+                    Text("\\(count)")
+                }
+            }
+            #Preview { Tally() }
+            """
+        let program = try LoadedProgram([Seeds.source("Tally.swift", source)])
+        #expect(program.mount.printed == ["Tally: @self, @identity, _count changed."])
+        #expect(try program.tap("/App/Tally", "+").printed == ["Tally: _count changed."])
+    }
 }
