@@ -40,6 +40,10 @@ public final class MilieuClient {
     /// client only polls it, its owner reads it. milieu's prompt gives its signal pipe, so that
     /// Ctrl-C abandons a request a stopped daemon will not answer. -1: none.
     public var interruption: Int32 = -1
+    /// The longest line the daemon takes (`maxLineBytes`, from `initialize`), once known: a longer
+    /// request is refused here, not sent, since the daemon would close the connection over it. A
+    /// raw line (`sendLine`) goes as it is.
+    public var daemonMaxLineBytes: Int?
     /// Responses read for awaited ids, not yet collected with `result(of:)`.
     private var answers: [Int: JSONObject] = [:]
     /// Responses whose id is not one this client assigned (answers to `sendLine`), in order.
@@ -158,7 +162,14 @@ public final class MilieuClient {
         let id = nextID
         nextID += 1
         let message: JSON = ["jsonrpc": "2.0", "id": .int(id), "method": .string(method), "params": .object(params)]
-        try sendLine(message.jsonText)
+        let line = message.jsonText
+        if let limit = daemonMaxLineBytes, line.utf8.count > limit {
+            let size = line.utf8.count
+            throw MilieuClientError(
+                .lineTooLong, "the request to \(method) would be a line of \(size) bytes, longer than milieud's limit of \(limit); not sent"
+            )
+        }
+        try sendLine(line)
         awaited.insert(id)
         return id
     }

@@ -60,6 +60,7 @@ final class Link {
         let hello = try client.request(InitializeRequest(client: ["name": "milieu"]), timeout: requestTimeout)
         let newInstance = hello.instance
         let previous = instance
+        client.daemonMaxLineBytes = hello.maxLineBytes
         self.client = client
         instance = newInstance
         restore = hello.restore

@@ -33,6 +33,23 @@ struct ScriptModeTests {
 
     /// A socket straight in /tmp is fine when its owner is you (issue #30 item 7): milieu refused it
     /// and advised `chmod go-w /tmp`.
+    /// A command whose request would be longer than the daemon takes (`maxLineBytes`, which
+    /// `initialize` gives) is refused here and not sent: sent, it would make the daemon close the
+    /// connection, and with it go the views the session mounted.
+    @Test func aRequestLongerThanTheDaemonTakesIsRefusedAndNotSent() throws {
+        let daemon = try Daemon(arguments: ["--max-line", "300"])
+        defer { daemon.stop() }
+        let long = String(repeating: "x", count: 400)
+        let run = try MilieuRun.run([
+            "--socket", daemon.socketPath, "-c", #"set theme.accentColor "teal""#, "-c", "set theme.accentColor \"\(long)\"",
+        ])
+        #expect(run.status == 1, "the command failed: \(run.stdout)")
+        #expect(run.stderr.contains("longer than milieud's limit of 300; not sent"), "\(run.stderr)")
+        #expect(!run.stderr.contains("MessageTooLarge") && !run.stdout.contains("MessageTooLarge"), "\(run.stdout)\(run.stderr)")
+        daemon.terminate()
+        #expect(!daemon.stderrText().contains("over 300; closing it"), "nothing that long reached the daemon")
+    }
+
     @Test func aSocketOfOnesOwnInTmpIsUsedAsIs() throws {
         let path = "/tmp/milieu-script-\(getpid()).sock"
         defer { unlink(path + ".lock") }
