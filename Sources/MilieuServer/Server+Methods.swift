@@ -316,8 +316,9 @@ extension Server {
                 throw RPCError.invalidParams(field: "/sinceVersion", "version \(sinceVersion) has not happened yet (now \(graph.version))")
             }
             // This turn's commits go into the history only as the turn ends: the history holds
-            // what came before the first of them.
-            let waiting = turn.unpublished(after: sinceVersion)
+            // what came before the first of them. A commit at a version it holds already (a closed
+            // connection's, which unmounted nothing) is no later one.
+            let waiting = turn.unpublished(after: max(sinceVersion, history.newest ?? sinceVersion))
             let published = waiting.first.map { Version($0.commit.version.rawValue - 1) } ?? graph.version
             guard let missed = history.entries(after: sinceVersion, current: published) else {
                 throw RPCError.compacted(oldest: (history.oldest ?? graph.version).rawValue, requested: requested)
