@@ -180,10 +180,27 @@ final class WatchRegistry {
         for change in commit.changes {
             switch change {
             case .objectDestroyed(let object, _, _, _): byObject[object] = nil
-            case .viewUnmounted(let view, _): byState[view] = nil
+            case .viewUnmounted(let view, _): forgetState(of: view, unmountedAt: commit.version.rawValue)
             default: continue
             }
         }
+    }
+
+    /// Takes the watches of `view`'s @State out of the index, but those made later in the turn
+    /// than its unmount (`heldBack` through its version or after): they resolved to the view
+    /// mounted at its path since.
+    private func forgetState(of view: String, unmountedAt version: Int) {
+        guard !heldBack.isEmpty, let groups = byState[view] else {
+            byState[view] = nil
+            return
+        }
+        for (variable, group) in groups {
+            var ended: [WatchKey] = []
+            group.forEach { key, _ in if (heldBack[key] ?? 0) < version { ended.append(key) } }
+            for key in ended { byState[view]?[variable]?.remove(key) }
+            if byState[view]?[variable]?.isEmpty == true { byState[view]?[variable] = nil }
+        }
+        if byState[view]?.isEmpty == true { byState[view] = nil }
     }
 
     func removeAll(connection: Int) {

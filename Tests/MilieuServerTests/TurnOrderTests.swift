@@ -65,6 +65,41 @@ import Glibc
         #expect(try both.read() == expected)
     }
 
+    /// A connection that closes puts a commit in its turn though it unmounts nothing, at the
+    /// version the history holds already: a watch resumed in that turn still gets what it
+    /// missed from the history, not a false Compacted or a replay of nothing.
+    @Test func aWatchResumedInTheTurnOfAClosingConnectionGetsWhatItMissed() throws {
+        let embedded = try EmbeddedServer()
+        let writer = embedded.connect()
+        let leaving = embedded.connect()
+        embedded.receive(request(1, "graph/set", ["path": "login.email", "value": "a@b.c"]), from: writer)
+        embedded.endTurn()
+        embedded.hangUp(leaving)
+        let resuming = embedded.connect()
+        embedded.receive(request(1, "watch", ["paths": ["login.email"], "sinceVersion": 1]), from: resuming)
+        embedded.endTurn()
+        let lines = try resuming.read()
+        #expect(lines.map { $0["result"]?["version"] ?? $0["params"]?["version"] ?? .null } == [2, 2], "\(lines)")
+    }
+
+    /// A `@State` watch made in the turn that unmounted the view at its path and mounted another
+    /// there resolves to the new view, and stays with it when the unmount is published.
+    @Test func aStateWatchMadeAfterARemountInItsTurnStaysWithTheNewView() throws {
+        let embedded = try EmbeddedServer()
+        let client = embedded.connect()
+        let panel: JSON = ["parent": "/App", "name": "Panel", "state": ["n": 0]]
+        embedded.receive(request(1, "view/mount", panel), from: client)
+        embedded.endTurn()
+        embedded.receive(request(2, "view/unmount", ["path": "/App/Panel"]), from: client)
+        embedded.receive(request(3, "view/mount", panel), from: client)
+        embedded.receive(request(4, "watch", ["paths": ["/App/Panel.n"]]), from: client)
+        embedded.endTurn()
+        _ = try client.read()
+        embedded.receive(request(5, "graph/set", ["path": "/App/Panel.n", "value": 1]), from: client)
+        embedded.endTurn()
+        #expect(try client.read().last?["params"]?["changes"] == [["path": "/App/Panel.n", "value": 1]])
+    }
+
     @Test func writesFromManyConnectionsInOneTurnTakeVersionsInArrivalOrder() throws {
         let embedded = try EmbeddedServer()
         let watcher = embedded.connect()
