@@ -188,22 +188,26 @@ public final class Server: ConnectionHandler {
         // hold more than the limits allow before then. So each line's answer is counted at once,
         // with what the client has not read yet, against the hard limit, and with every client's
         // unsent output against the budget.
+        // A client dropped here is sent none of them: what it was answered in this read is let go.
         let limits = configuration.outputLimits
-        let unread = connection.pendingOutputBytes - turn.responses.count - turn.followUps.count
+        let queued = connection.pendingOutputBytes
+        let readStart = turn.start
         session.framer.feed(bytes) { frame in
             guard !stopping, !session.dropped else { return }
             switch frame {
             case .line(let line):
                 handleLine(line, session: session)
-                let answers = turn.responses.count + turn.followUps.count
-                if unread + answers > limits.hard {
-                    let reason = "its answers to one read passed the hard limit of \(limits.hard) bytes"
-                    drop(session, because: reason, pending: unread + answers)
-                } else if bufferedOutput.total + answers > limits.budget {
-                    drop(
-                        session, because: "its answers took the unsent output of all clients past \(limits.budget) bytes",
-                        pending: unread + answers)
+                let answered = turn.answerBytes(since: readStart)
+                let reason: String
+                if queued + answered > limits.hard {
+                    reason = "its answers to one read passed the hard limit of \(limits.hard) bytes"
+                } else if bufferedOutput.total + turn.answerBytes(since: nil) > limits.budget {
+                    reason = "its answers took the unsent output of all clients past \(limits.budget) bytes"
+                } else {
+                    return
                 }
+                turn.discardAnswers(since: readStart)
+                drop(session, because: reason, pending: queued + answered)
             case .tooLarge(let size):
                 log.warning("connection \(connection.id) sent a line of \(size)+ bytes, over \(configuration.maxLineBytes); closing it")
                 closeAfter(.messageTooLarge(limit: configuration.maxLineBytes), to: session)

@@ -96,6 +96,20 @@ struct Turn {
     /// commit is published once.
     mutating func takeCommit(_ index: Int) -> Made? { commits[index].take() }
 
+    /// The bytes of the answers and follow-ups written since `start` (nil: this turn's all).
+    func answerBytes(since start: Start?) -> Int {
+        responses.count + followUps.count - (start.map { $0.response + $0.followUps } ?? 0)
+    }
+
+    /// Lets go of the answers and follow-ups written since `start`, those of a client dropped
+    /// before they were sent: its lines stay, so that their commits are published, but they are
+    /// never sent (`Server.loopTurnEnded` skips a dropped client's lines).
+    mutating func discardAnswers(since start: Start) {
+        responses.truncate(to: start.response)
+        followUps.truncate(to: start.followUps)
+        batchAnswers.removeAll { $0.bytes.lowerBound >= start.response }
+    }
+
     /// Where a line answered from now on begins.
     var start: Start { Start(response: responses.count, followUps: followUps.count, commits: commits.count, ids: ids.count) }
 
