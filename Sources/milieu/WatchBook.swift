@@ -50,7 +50,8 @@ final class WatchRecord {
     /// The version to resume from after a break (`sinceVersion`): the last one shown whole. What
     /// was shown of the next is left out of the replay.
     func resumeFrom() -> Int {
-        repeated = partial.map { ($0.version, $0.shown) }
+        // A try that broke before its replay leaves `repeated` as it set it, for the next.
+        if let partial { repeated = (partial.version, partial.shown) }
         partial = nil
         return lastShown
     }

@@ -26,6 +26,18 @@ struct WatchBookTests {
         #expect(record.lastShown == 8)
     }
 
+    /// A resume that fails and is tried again still leaves out what was shown before the break.
+    @Test func aSecondTryAtResumingStillLeavesOutWhatWasShown() {
+        let book = WatchBook()
+        let record = book.add(paths: [], views: ["/App"], lifecycle: false, commits: false, daemonID: 1, version: 6)
+        _ = book.admit(note(1, 7, "/App"))
+        book.detachAll()
+        #expect(record.resumeFrom() == 6)
+        #expect(record.resumeFrom() == 6, "the first try broke before its replay")
+        record.daemonID = 2
+        #expect([note(2, 7, "/App"), note(2, 7, "/App/A")].filter(book.admit).map { $0.params["path"] } == ["/App/A"])
+    }
+
     /// Versions shown whole count as shown: a later version's first notification closes the
     /// one before it.
     @Test func aVersionIsShownWholeOnceTheNextOneBegins() {
