@@ -407,9 +407,12 @@ struct BodyTranslator {
                 return elements
             }
             let key = keyPath.components.trimmedDescription.trimmingPrefix(".").description
-            // `.dark` is an enum case, written by its name; `settings.scheme` is a value the body reads.
-            let enumCase = arguments[1].expression.as(MemberAccessExprSyntax.self).flatMap { access in
-                access.base == nil ? JSON.string(access.declName.baseName.text) : nil
+            // `.dark` and `ColorScheme.dark` are enum cases, written by their names; `settings.scheme`
+            // is a value the body reads.
+            let enumCase = arguments[1].expression.as(MemberAccessExprSyntax.self).flatMap { access -> JSON? in
+                let base = access.base?.as(DeclReferenceExprSyntax.self)?.baseName.text
+                let isType = base.map { $0.first?.isUppercase == true && !shape.variableNames.contains($0) } ?? false
+                return access.base == nil || isType ? JSON.string(access.declName.baseName.text) : nil
             }
             if let value = translator.literal(arguments[1].expression) ?? enumCase {
                 modifiers["environment"] = [key: value]

@@ -122,8 +122,8 @@ import Testing
         #expect(readers == [["dark"], ["light"], ["dark"]])
     }
 
-    /// `.environment(\.key, settings.member)` passes the member's value; only a member with no
-    /// base (`.dark`) is an enum case, written by its name.
+    /// `.environment(\.key, settings.member)` passes the member's value; a member with no base
+    /// (`.dark`) or a type's (`ColorScheme.dark`) is an enum case, written by its name.
     @Test func anEnvironmentValueReadFromAVariablesMemberIsItsValue() throws {
         let program = try LoadedProgram([
             Seeds.source(
@@ -135,6 +135,7 @@ import Testing
                     @State private var settings = Settings()
                     var body: some View {
                         Reader().environment(\\.colorScheme, settings.scheme)
+                        Reader().environment(\\.colorScheme, ColorScheme.dark)
                     }
                 }
                 struct Reader: View {
@@ -144,6 +145,11 @@ import Testing
                 #Preview { Screen() }
                 """)
         ])
-        #expect(program.mount.body(of: "/App/Screen/Reader") == ["dark"], "\(program.translation.printed)")
+        let readers = program.mount.changes.compactMap { change -> [String]? in
+            guard case .viewMounted(let view, _, let body, _) = change, view.split(separator: "/").last?.hasPrefix("Reader") == true
+            else { return nil }
+            return Array(body)
+        }
+        #expect(readers == [["dark"], ["dark"]], "\(program.translation.printed)")
     }
 }
