@@ -24,7 +24,8 @@ public struct MilieuClientError: Error, Sendable, Hashable, CustomStringConverti
         public static let invalidMessage = Code(.invalidMessage)
         /// A line too long: the daemon sent one longer than the client takes (`maxLineBytes` of
         /// `MilieuClient.init`), and the client closed the connection; or a request would have been
-        /// longer than the daemon takes, and was not sent (`send(method:paramsText:limit:)`).
+        /// longer than the daemon takes, and was not sent (`send(method:params:)` once
+        /// `daemonMaxLineBytes` is known, `send(method:paramsText:limit:)`).
         public static let lineTooLong = Code(.lineTooLong)
         /// A system call failed; `message` names it and the errno text.
         public static let systemError = Code(.systemError)

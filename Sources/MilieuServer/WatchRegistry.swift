@@ -352,7 +352,8 @@ final class WatchRegistry {
         // takes the tail from here: through the encoding's and the tails' memos it cost a delivery
         // some 90 instructions of copies and comparisons (callgrind).
         // Told apart with `==` only when both are ASCII: comparing bytes cost a delivery some 130
-        // instructions more (callgrind).
+        // instructions more (callgrind). A whole object's watch is told its spelling with the
+        // property after it, which is ASCII too (a property's name is an identifier).
         var told: (path: String, tail: SharedBytes, isASCII: Bool)?
         func tell(_ key: WatchKey, _ entry: PropertyWatch) {
             guard entry.covers(property) else { return }

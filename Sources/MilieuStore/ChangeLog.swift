@@ -31,7 +31,7 @@ final class ChangeLog {
 
     init(
         directory: String, logID: UInt64, policy: FsyncPolicy, segmentBytes: Int, segments: [Segment],
-        sync: @escaping @Sendable (Int32) -> Int32 = { fdatasync($0) }
+        sync: @escaping @Sendable (Int32) -> Int32
     ) {
         self.directory = directory
         self.logID = logID

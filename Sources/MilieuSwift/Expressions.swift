@@ -400,8 +400,8 @@ struct ExpressionTranslator {
                 if let initial = property.initial {
                     // `let id = UUID()`: each value would get one of its own, which no step makes.
                     let type = node.name.text
-                    let what = "\(type).\(property.name) = \(initial.trimmedDescription), a value made anew for each \(type),"
-                    program.unsupported(place(call), what)
+                    let kind = initial.is(FunctionCallExprSyntax.self) ? "a value made anew for each \(type)" : "not a constant"
+                    program.unsupported(place(call), "\(type).\(property.name) = \(initial.trimmedDescription), \(kind),")
                 }
                 return record(arguments, call)
             }

@@ -31,8 +31,6 @@ struct ScriptModeTests {
         #expect(whole, "printed \(run.stdout.utf8.count) bytes, not the \(long.utf8.count + 3) of the value's line")
     }
 
-    /// A socket straight in /tmp is fine when its owner is you (issue #30 item 7): milieu refused it
-    /// and advised `chmod go-w /tmp`.
     /// A command whose request would be longer than the daemon takes (`maxLineBytes`, which
     /// `initialize` gives) is refused here and not sent: sent, it would make the daemon close the
     /// connection, and with it go the views the session mounted.
@@ -50,6 +48,8 @@ struct ScriptModeTests {
         #expect(!daemon.stderrText().contains("over 300; closing it"), "nothing that long reached the daemon")
     }
 
+    /// A socket straight in /tmp is fine when its owner is you (issue #30 item 7): milieu refused it
+    /// and advised `chmod go-w /tmp`.
     @Test func aSocketOfOnesOwnInTmpIsUsedAsIs() throws {
         let path = "/tmp/milieu-script-\(getpid()).sock"
         defer { unlink(path + ".lock") }
