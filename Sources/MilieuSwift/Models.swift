@@ -150,22 +150,30 @@ struct ModelTranslator {
     /// `name: String = "Guest"`), when the class has one `init`.
     private var initDefaults: [String: ExprSyntax] {
         let initializers = node.memberBlock.members.compactMap { $0.decl.as(InitializerDeclSyntax.self) }
-        guard initializers.count == 1, let initializer = initializers.first, let body = initializer.body else { return [:] }
-        var defaults: [String: ExprSyntax] = [:]
-        for parameter in initializer.signature.parameterClause.parameters {
-            guard let value = parameter.defaultValue?.value else { continue }
-            defaults[(parameter.secondName ?? parameter.firstName).text] = value
-        }
+        guard initializers.count == 1, let initializer = initializers.first else { return [:] }
         var assigned: [String: ExprSyntax] = [:]
+        for (property, parameter) in Self.parameterAssignments(initializer) {
+            if let value = parameter.defaultValue?.value { assigned[property] = value }
+        }
+        return assigned
+    }
+
+    /// The statements `self.x = p` (or `x = p`) of `initializer` that assign a property one of
+    /// its parameters, each as the property and the parameter.
+    static func parameterAssignments(_ initializer: InitializerDeclSyntax) -> [(property: String, parameter: FunctionParameterSyntax)] {
+        guard let body = initializer.body else { return [] }
+        let parameters = initializer.signature.parameterClause.parameters
+        var found: [(property: String, parameter: FunctionParameterSyntax)] = []
         for statement in body.statements {
             guard let infix = statement.item.as(InfixOperatorExprSyntax.self), infix.operator.is(AssignmentExprSyntax.self),
                 let target = infix.leftOperand.as(MemberAccessExprSyntax.self)?.declName.baseName.text
                     ?? infix.leftOperand.as(DeclReferenceExprSyntax.self)?.baseName.text,
-                let source = infix.rightOperand.as(DeclReferenceExprSyntax.self)?.baseName.text, let value = defaults[source]
+                let source = infix.rightOperand.as(DeclReferenceExprSyntax.self)?.baseName.text,
+                let parameter = parameters.first(where: { ($0.secondName ?? $0.firstName).text == source })
             else { continue }
-            assigned[target] = value
+            found.append((target, parameter))
         }
-        return assigned
+        return found
     }
 
     /// The properties whose object's `objectWillChange` an `init` forwards: `inner.objectWillChange

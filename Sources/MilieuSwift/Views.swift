@@ -381,19 +381,8 @@ struct ViewInstantiator {
     static func initializerLabels(_ model: ClassDeclSyntax) -> [String: String] {
         var labels: [String: String] = [:]
         for member in model.memberBlock.members {
-            guard let initializer = member.decl.as(InitializerDeclSyntax.self), let body = initializer.body else { continue }
-            var parameterByName: [String: String] = [:]
-            for parameter in initializer.signature.parameterClause.parameters {
-                parameterByName[(parameter.secondName ?? parameter.firstName).text] = parameter.firstName.text
-            }
-            for statement in body.statements {
-                guard let infix = statement.item.as(InfixOperatorExprSyntax.self), infix.operator.is(AssignmentExprSyntax.self),
-                    let target = infix.leftOperand.as(MemberAccessExprSyntax.self)?.declName.baseName.text
-                        ?? infix.leftOperand.as(DeclReferenceExprSyntax.self)?.baseName.text,
-                    let source = infix.rightOperand.as(DeclReferenceExprSyntax.self)?.baseName.text, let label = parameterByName[source]
-                else { continue }
-                labels[label] = target
-            }
+            guard let initializer = member.decl.as(InitializerDeclSyntax.self) else { continue }
+            for (property, parameter) in ModelTranslator.parameterAssignments(initializer) { labels[parameter.firstName.text] = property }
         }
         return labels
     }
