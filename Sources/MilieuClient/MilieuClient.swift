@@ -163,12 +163,7 @@ public final class MilieuClient {
         nextID += 1
         let message: JSON = ["jsonrpc": "2.0", "id": .int(id), "method": .string(method), "params": .object(params)]
         let line = message.jsonText
-        if let limit = daemonMaxLineBytes, line.utf8.count > limit {
-            let size = line.utf8.count
-            throw MilieuClientError(
-                .lineTooLong, "the request to \(method) would be a line of \(size) bytes, longer than milieud's limit of \(limit); not sent"
-            )
-        }
+        if let limit = daemonMaxLineBytes { try Self.refuse(method, length: line.utf8.count, over: limit) }
         try sendLine(line)
         awaited.insert(id)
         return id
@@ -182,16 +177,19 @@ public final class MilieuClient {
     public func send(method: String, paramsText: [UInt8], limit: Int) throws(MilieuClientError) -> Int {
         let id = nextID
         let head = Array(#"{"jsonrpc":"2.0","id":\#(id),"method":\#(JSON.string(method).jsonText),"params":"#.utf8)
-        let length = head.count + paramsText.count + 1
-        guard length <= limit else {
-            throw MilieuClientError(
-                .lineTooLong,
-                "the request to \(method) would be a line of \(length) bytes, longer than milieud's limit of \(limit); not sent")
-        }
+        try Self.refuse(method, length: head.count + paramsText.count + 1, over: limit)
         nextID += 1
         try write(head + paramsText + Array("}\n".utf8))
         awaited.insert(id)
         return id
+    }
+
+    /// Throws `.lineTooLong` when a request to `method` would be a line of `length` bytes, longer
+    /// than the daemon takes (`limit`): sent, it would make the daemon close the connection.
+    private static func refuse(_ method: String, length: Int, over limit: Int) throws(MilieuClientError) {
+        guard length > limit else { return }
+        throw MilieuClientError(
+            .lineTooLong, "the request to \(method) would be a line of \(length) bytes, longer than milieud's limit of \(limit); not sent")
     }
 
     /// The response to request `id` as it arrived (`result` or `error`, untouched), if an
