@@ -95,7 +95,8 @@ struct BodyTranslator {
     /// Whether the body calls `Self._printChanges()` (as `let _ = Self._printChanges()`), or
     /// `Self._logChanges()`, which logs the same line (iOS 17).
     func printsChanges(_ body: CodeBlockItemListSyntax?) -> Bool {
-        body.map { $0.description.contains("Self._printChanges()") || $0.description.contains("Self._logChanges()") } ?? false
+        guard let text = body?.description else { return false }
+        return text.contains("Self._printChanges()") || text.contains("Self._logChanges()")
     }
 
     /// `$isOn`, `$vm.email`, `self.$state.favoritePrimes`, `$user.name`, `$items[0]` as the key

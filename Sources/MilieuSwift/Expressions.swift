@@ -265,7 +265,7 @@ struct ExpressionTranslator {
         for member in node.memberBlock.members {
             guard let variable = member.decl.as(VariableDeclSyntax.self), !variable.modifiers.contains(where: { $0.name.text == "static" })
             else { continue }
-            for binding in variable.bindings where binding.accessorBlock == nil || ModelTranslator.observers(binding) != nil {
+            for binding in variable.bindings where binding.isStored {
                 guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { return nil }
                 let parameter = variable.bindingSpecifier.text == "var" || binding.initializer == nil
                 properties.append((name, parameter, binding.initializer?.value))

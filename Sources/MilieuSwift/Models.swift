@@ -20,6 +20,7 @@ struct ModelTranslator {
         var names: Set<String> = []
         var methods: [String: FunctionDeclSyntax] = [:]
         var getters: [(String, PatternBindingSyntax, TypeSyntax)] = []
+        let defaults = initDefaults
         for member in node.memberBlock.members {
             if let variable = member.decl.as(VariableDeclSyntax.self) {
                 if variable.modifiers.contains(where: { $0.name.text == "static" }) {
@@ -30,12 +31,8 @@ struct ModelTranslator {
                 }
                 for binding in variable.bindings {
                     guard let property = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { continue }
-                    if let observers = Self.observers(binding) {
-                        // `var x = 0 { didSet { … } }` is stored; what its observers do is not run.
-                        for observer in observers {
-                            program.unsupported(Place(unit, binding), "the \(observer) of \(name).\(property)")
-                        }
-                    } else if binding.accessorBlock != nil {
+                    program.reportObservers(of: binding, "\(name).\(property)", in: unit)
+                    if !binding.isStored {
                         names.insert(property)
                         if let type = binding.typeAnnotation?.type {
                             getters.append((property, binding, type))
@@ -44,7 +41,7 @@ struct ModelTranslator {
                         }
                         continue
                     }
-                    if let declaration = storedProperty(property, binding, variable, observable: observable) {
+                    if let declaration = storedProperty(property, binding, variable, observable: observable, defaults: defaults) {
                         properties.append((property, declaration))
                         names.insert(property)
                     }
@@ -81,15 +78,17 @@ struct ModelTranslator {
 
     /// A stored property: its type (from the annotation, else the literal it starts from), default,
     /// and whether its writes are announced.
+    /// `defaults` are the class's `initDefaults`.
     private func storedProperty(
-        _ name: String, _ binding: PatternBindingSyntax, _ variable: VariableDeclSyntax, observable: Bool
+        _ name: String, _ binding: PatternBindingSyntax, _ variable: VariableDeclSyntax, observable: Bool,
+        defaults: [String: ExprSyntax]
     ) -> JSON? {
         let place = Place(unit, binding)
         let published = Program.hasAttribute(variable.attributes, "Published")
         let ignored = Program.hasAttribute(variable.attributes, "ObservationIgnored")
         // `init(name: String = "Guest") { self.name = name }`: made without the argument, the object
         // starts with the parameter's default, whatever the declaration starts it with.
-        let initializer = initDefaults[name] ?? binding.initializer?.value
+        let initializer = defaults[name] ?? binding.initializer?.value
         // `var cancellable: AnyCancellable?`: the subscription `init` makes (see `forwardedProperties`), no data.
         if let annotation = binding.typeAnnotation?.type, annotation.trimmedDescription.contains("AnyCancellable") { return nil }
         // `@Published var inner = Inner()`: a new object of a class of the source, made with each object.
@@ -201,14 +200,6 @@ struct ModelTranslator {
             }
         }
         return forwarded
-    }
-
-    /// The observers (`didSet`, `willSet`) of a stored property; nil when `binding` has none or
-    /// has a getter (a computed property).
-    static func observers(_ binding: PatternBindingSyntax) -> [String]? {
-        guard case .accessors(let accessors)? = binding.accessorBlock?.accessors else { return nil }
-        let names = accessors.map(\.accessorSpecifier.text)
-        return names.allSatisfy { $0 == "didSet" || $0 == "willSet" } ? names : nil
     }
 
     /// A computed property's getter: one expression, or `return` after `let`s, written out.
@@ -338,7 +329,7 @@ struct TypeMapper {
                 guard let variable = member.decl.as(VariableDeclSyntax.self),
                     !variable.modifiers.contains(where: { $0.name.text == "static" })
                 else { continue }
-                for binding in variable.bindings where binding.accessorBlock == nil || ModelTranslator.observers(binding) != nil {
+                for binding in variable.bindings where binding.isStored {
                     guard let field = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { return "json" }
                     // A field without an annotation has its initial value's type. One whose value is
                     // not a constant (`let id = UUID()`) cannot be filled in where the struct is
@@ -381,4 +372,17 @@ private final class ForwardingFinder: SyntaxVisitor {
         }
         return .visitChildren
     }
+}
+
+extension PatternBindingSyntax {
+    /// The observers (`didSet`, `willSet`) of a stored property; nil when it has none, or has a
+    /// getter (a computed property).
+    var observers: [String]? {
+        guard case .accessors(let accessors)? = accessorBlock?.accessors else { return nil }
+        let names = accessors.map(\.accessorSpecifier.text)
+        return names.allSatisfy { $0 == "didSet" || $0 == "willSet" } ? names : nil
+    }
+
+    /// Whether it is a stored property: no accessors, or observers only, which are not run.
+    var isStored: Bool { accessorBlock == nil || observers != nil }
 }

@@ -46,6 +46,12 @@ final class Program {
         report(place, .warning, "\(what) is not modelled and is left out (\(place.text))")
     }
 
+    /// Each observer (`didSet`, `willSet`) of the stored property `member` (`Type.name`), which
+    /// `binding` declares, as not modelled: the property is kept, what the observer does is not run.
+    func reportObservers(of binding: PatternBindingSyntax, _ member: String, in unit: SourceUnit) {
+        for observer in binding.observers ?? [] { unsupported(Place(unit, binding), "the \(observer) of \(member)") }
+    }
+
     // MARK: - Collecting
 
     func collect() {

@@ -44,10 +44,8 @@ struct ViewShape {
             if let variable = member.decl.as(VariableDeclSyntax.self) {
                 for binding in variable.bindings {
                     guard let property = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { continue }
-                    for observer in ModelTranslator.observers(binding) ?? [] {
-                        program.unsupported(Place(unit, binding), "the \(observer) of \(name).\(property)")
-                    }
-                    if let accessors = binding.accessorBlock, ModelTranslator.observers(binding) == nil {
+                    program.reportObservers(of: binding, "\(name).\(property)", in: unit)
+                    if let accessors = binding.accessorBlock, !binding.isStored {
                         let statements: CodeBlockItemListSyntax? =
                             switch accessors.accessors {
                             case .getter(let body): body
