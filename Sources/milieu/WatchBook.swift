@@ -28,8 +28,8 @@ final class WatchRecord {
     /// The version after `lastShown` whose notifications are being shown (a version's come one
     /// after another), and how many of them have been: a connection that breaks in the middle
     /// of it resumes from `lastShown`, and the replay's first `shown` of it are not shown again.
-    private(set) var partial: (version: Int, shown: Int)?
-    /// What the replay of a resumed watch repeats: that many notifications of that version.
+    private var partial: (version: Int, shown: Int)?
+    /// What the replay of a resumed watch repeats: that many notifications (at least one) of that version.
     private var repeated: (version: Int, count: Int)?
 
     init(
@@ -68,7 +68,7 @@ final class WatchRecord {
     func admit(version: Int) -> Bool {
         if let (repeatedVersion, count) = repeated {
             repeated = nil
-            if version == repeatedVersion, count > 0 {
+            if version == repeatedVersion {
                 if count > 1 { repeated = (version, count - 1) }
                 return false
             }
