@@ -136,7 +136,7 @@ export class Client extends EventEmitter {
     return this.request('watch', params, {
       ...options,
       onResult: (result) => {
-        const watch = new Watch((w) => this.unwatch(w), targets, result, sinceVersion);
+        const watch = new Watch((w) => this.unwatch(w), targets, result, this.instance, sinceVersion);
         this.#watches.set(result.watch, watch);
         this.#liveWatches.add(watch);
         return watch;
@@ -430,13 +430,11 @@ export class Client extends EventEmitter {
 
   // ---- Connections
 
-  /** Connects a socket and sends `initialize`; resolves to true when the daemon is a new instance. */
+  /** Connects a socket and sends `initialize`. */
   async #open() {
     await this.#connectSocket();
-    const previous = this.#info?.instance;
-    let info;
     try {
-      info = await this.initialize(undefined, { internal: true });
+      await this.initialize(undefined, { internal: true });
     } catch (error) {
       // A daemon that refuses the connection (another user's: Forbidden) writes why, then
       // closes; when the close came before initialize was written, the write failed (EPIPE)
@@ -444,7 +442,6 @@ export class Client extends EventEmitter {
       if (error instanceof ConnectionLost) throw (await this.#refusal()) ?? error;
       throw error;
     }
-    return previous !== undefined && info.instance !== previous;
   }
 
   /**
@@ -554,6 +551,7 @@ export class Client extends EventEmitter {
 
   async #reconnectLoop(lastError) {
     const { initialDelay, maxDelay, maxAttempts } = this.#reconnect;
+    const previous = this.instance;
     let delay = 0;
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       if (delay > 0) await new Promise((resolve) => {
@@ -562,10 +560,9 @@ export class Client extends EventEmitter {
       this.#sleep = null;
       if (this.#state !== 'reconnecting') return;
       delay = delay === 0 ? initialDelay : Math.min(delay * 2, maxDelay);
-      let restarted;
       try {
-        restarted = await this.#open();
-        await this.#resumeWatches(restarted);
+        await this.#open();
+        await this.#resumeWatches();
       } catch (error) {
         lastError = error;
         if (this.#state !== 'reconnecting') return;
@@ -578,7 +575,7 @@ export class Client extends EventEmitter {
       this.#outbox = [];
       for (const { line, ids } of outbox) this.#send(line, ids, false);
       for (const waiter of this.#openWaiters.splice(0)) waiter.resolve();
-      this.emit('reconnect', { attempt, instance: this.instance, restarted, restore: this.restore });
+      this.emit('reconnect', { attempt, instance: this.instance, restarted: this.instance !== previous, restore: this.restore });
       return;
     }
     const error = new ConnectionLost(`Could not reconnect to milieud at ${this.#socketPath} in ${maxAttempts} attempts`, lastError);
@@ -586,15 +583,16 @@ export class Client extends EventEmitter {
   }
 
   /**
-   * Re-makes every live watch on the new connection: with `sinceVersion` on the same
-   * daemon, afresh (and 'resync') on a new instance or when the history is compacted.
-   * A watch whose targets are gone ends with that error.
+   * Re-makes every live watch on the new connection: with `sinceVersion` on the instance
+   * it was last made on, afresh (and 'resync') on another instance or when the history is
+   * compacted. Each watch keeps its own instance, so an attempt cut short after resyncing
+   * some watches resyncs the rest on the next. A watch whose targets are gone ends with that error.
    */
-  async #resumeWatches(restarted) {
+  async #resumeWatches() {
     for (const watch of [...this.#liveWatches]) {
       if (!this.#liveWatches.has(watch)) continue;
       try {
-        if (restarted) {
+        if (watch._instance !== this.instance) {
           await this.#rewatch(watch, { reason: 'restarted', instance: this.instance });
           continue;
         }
@@ -618,7 +616,7 @@ export class Client extends EventEmitter {
       internal: true,
       onResult: (result) => {
         this.#watches.set(result.watch, watch);
-        watch._resync(result, info);
+        watch._resync(result, this.instance, info);
       },
     });
   }

@@ -41,6 +41,8 @@ export class Watch extends EventEmitter {
   #params;
   #id;
   #notMounted;
+  /** The daemon instance the watch was last made on: its versions are that instance's. */
+  #instance;
   /** Every version up to this one has been delivered in full. */
   #since;
   /** The latest version delivered, perhaps in part, and how many of its notifications. */
@@ -62,13 +64,15 @@ export class Watch extends EventEmitter {
    * @param {(watch: Watch) => Promise<object>} unwatch
    * @param {object} params the watch's targets, without `sinceVersion`
    * @param {{watch: number, version: number, notMounted?: string[]}} result the response to `watch`
+   * @param {string} instance the daemon instance that answered
    * @param {number} [sinceVersion] the `sinceVersion` it was made with
    */
-  constructor(unwatch, params, result, sinceVersion) {
+  constructor(unwatch, params, result, instance, sinceVersion) {
     super();
     this.#unwatch = unwatch;
     this.#params = Object.freeze({ ...params });
     this.#id = result.watch;
+    this.#instance = instance;
     this.#notMounted = Object.freeze([...(result.notMounted ?? [])]);
     this.#since = sinceVersion ?? result.version;
     this.on('newListener', (event) => {
@@ -133,6 +137,11 @@ export class Watch extends EventEmitter {
 
   // The methods below are the client's side of the watch; they are not public API.
 
+  /** The daemon instance whose versions this watch counts in. */
+  get _instance() {
+    return this.#instance;
+  }
+
   /** A notification addressed to this watch arrived. */
   _receive(method, params) {
     if (this.#ended) return;
@@ -178,9 +187,10 @@ export class Watch extends EventEmitter {
     this.#skip = skip === null ? null : { ...skip };
   }
 
-  /** The watch was made afresh (history compacted, or a new daemon); what it had delivered may be stale. */
-  _resync(result, info) {
+  /** The watch was made afresh on `instance` (history compacted, or a new daemon); what it had delivered may be stale. */
+  _resync(result, instance, info) {
     this.#id = result.watch;
+    this.#instance = instance;
     this.#notMounted = Object.freeze([...(result.notMounted ?? [])]);
     this.#since = result.version;
     this.#partialVersion = 0;

@@ -92,6 +92,49 @@ test('a drop in the middle of a version: the replay drops what was delivered bef
   assert.equal(watch.version, 4);
 });
 
+test('an attempt cut short on a new instance: the watches it did not resync are resynced on the next, not resumed', async (t) => {
+  const server = await fakeServer(t);
+  const connecting = connect({ socketPath: server.socketPath, reconnect: FAST });
+  const first = await server.accept();
+  await first.handshake({ instance: 'old' });
+  const client = await connecting;
+  t.after(() => client.close());
+  const answer = async (peer, watch, version) => {
+    const request = await peer.read();
+    await peer.write(`{"jsonrpc":"2.0","id":${request.id},"result":{"watch":${watch},"version":${version}}}\n`);
+    return request.params;
+  };
+  const watching = [client.watch({ paths: ['theme'] }), client.watch({ paths: ['login'] })];
+  await answer(first, 1, 7);
+  await answer(first, 2, 7);
+  const [theme, login] = await Promise.all(watching);
+  const resyncs = [];
+  theme.on('resync', (info) => resyncs.push(['theme', info]));
+  login.on('resync', (info) => resyncs.push(['login', info]));
+  first.socket.destroy();
+
+  // A new daemon: the first watch is made afresh on it, then the connection breaks.
+  const second = await server.accept();
+  await second.handshake({ instance: 'new' });
+  assert.deepEqual(await answer(second, 1, 1), { paths: ['theme'] });
+  await second.read(); // the login watch, never answered
+  second.socket.destroy();
+
+  // The same new daemon: the theme watch resumes where it was made afresh; the login watch,
+  // still counting the old daemon's versions, is made afresh too.
+  const third = await server.accept();
+  await third.handshake({ instance: 'new' });
+  const reconnected = once(client, 'reconnect', within());
+  assert.deepEqual(await answer(third, 1, 1), { paths: ['theme'], sinceVersion: 1 });
+  assert.deepEqual(await answer(third, 2, 1), { paths: ['login'] });
+  const [info] = await reconnected;
+  assert.equal(info.restarted, true);
+  assert.deepEqual(resyncs, [
+    ['theme', { reason: 'restarted', instance: 'new', version: 1 }],
+    ['login', { reason: 'restarted', instance: 'new', version: 1 }],
+  ]);
+});
+
 test('requests in flight when the connection drops fail with ConnectionLost; later ones go through', async (t) => {
   const server = await fakeServer(t);
   const connecting = connect({ socketPath: server.socketPath, reconnect: FAST });
