@@ -12,8 +12,7 @@ final class Link {
     /// Seconds to wait for any one response before giving up on it.
     let requestTimeout: Double
     private(set) var client: MilieuClient?
-    /// The daemon instance last connected to; another one means the daemon restarted and
-    /// its versions started again.
+    /// The daemon instance of the current connection (each watch keeps the one its versions are of).
     private(set) var instance: String?
     /// What the daemon could not restore when it started, as its last `initialize` told; nil
     /// when it dropped nothing.
@@ -39,7 +38,8 @@ final class Link {
 
     /// What happened to the watches on connecting again.
     struct Resumption {
-        /// The daemon is a new instance: its versions restarted, and its state is fresh.
+        /// The daemon is not the instance some watch was last made on, or the link last
+        /// connected to: its versions restarted, and its state is fresh.
         var restarted = false
         /// Watches established again: from the version they had shown (everything since
         /// then follows as notifications), or from now on (`since` nil) after a restart.
@@ -65,8 +65,9 @@ final class Link {
         instance = newInstance
         restore = hello.restore
         guard previous != nil || !watches.isEmpty else { return nil }
+        let restarted = previous != newInstance || watches.records.contains { $0.instance != newInstance }
         do {
-            var resumption = try resumeWatches(restarted: previous != newInstance)
+            var resumption = try resumeWatches(on: newInstance, restarted: restarted)
             resumption.version = hello.version
             return resumption
         } catch {
@@ -82,16 +83,16 @@ final class Link {
     }
 
     /// Throws only when the connection breaks again; a watch the daemon refuses is dropped.
-    private func resumeWatches(restarted: Bool) throws -> Resumption {
+    private func resumeWatches(on daemon: String, restarted: Bool) throws -> Resumption {
         var report = Resumption(restarted: restarted)
         for record in watches.records {
-            let since = restarted ? nil : record.resumeFrom()
+            let since = record.resumeFrom(on: daemon)
             do {
-                try attach(record, record.request(sinceVersion: since))
+                try attach(record, record.request(sinceVersion: since), on: daemon)
                 report.resumed.append((record, since))
             } catch let error as RPCError where error.errorKind == .compacted {
                 do {
-                    try attach(record, record.request())
+                    try attach(record, record.request(), on: daemon)
                     report.compacted.append((record, error.data["oldest"]?.intValue ?? 0))
                 } catch let refusal as RPCError {
                     drop(record, refusal, into: &report)
@@ -103,10 +104,10 @@ final class Link {
         return report
     }
 
-    private func attach(_ record: WatchRecord, _ watch: WatchRequest) throws {
+    private func attach(_ record: WatchRecord, _ watch: WatchRequest, on daemon: String) throws {
         let result = try request(watch)
         record.daemonID = result.watch
-        if watch.sinceVersion == nil { record.restart(at: result.version) }
+        if watch.sinceVersion == nil { record.restart(at: result.version, on: daemon) }
     }
 
     private func drop(_ record: WatchRecord, _ error: RPCError, into report: inout Resumption) {
@@ -144,10 +145,12 @@ final class Link {
         let paths = targets.filter { !PathSyntax.isViewPath($0) }
         let request = WatchRequest(
             paths: paths, views: views, lifecycle: lifecycle, commits: commits, printChanges: printsEveryChange, sinceVersion: since)
+        guard let instance else { throw notConnected() }
         let result = try self.request(request)
+        // A replay of what followed `since` is still to come: only up to `since` is shown.
         let record = watches.add(
             paths: paths, views: views, lifecycle: lifecycle, commits: commits, printChanges: printsEveryChange,
-            daemonID: result.watch, version: result.version)
+            daemonID: result.watch, version: since ?? result.version, instance: instance)
         record.notMounted = result.notMounted
         return record
     }
@@ -160,10 +163,11 @@ final class Link {
         let covered = watches.records.filter(\.console).flatMap(\.views)
         let wanted = views.filter { view in !covered.contains { view == $0 || view.hasPrefix($0 + "/") } }
         guard !wanted.isEmpty else { return }
+        guard let instance else { throw notConnected() }
         let result = try request(WatchRequest(views: wanted, printChanges: printsEveryChange))
         let record = watches.add(
             paths: [], views: wanted, lifecycle: false, commits: false, printChanges: printsEveryChange, console: true,
-            daemonID: result.watch, version: result.version)
+            daemonID: result.watch, version: result.version, instance: instance)
         record.notMounted = result.notMounted
     }
 

@@ -3,7 +3,8 @@ import MilieuJSON
 import MilieuProtocol
 
 /// A watch the user made, kept across reconnects: its targets, its id on the current
-/// connection, and the last version shown for it (where a resumed watch starts again).
+/// connection, and the last version shown for it (where a resumed watch starts again) with
+/// the daemon instance that version is of.
 final class WatchRecord {
     /// The number the user sees (`w1`), stable across reconnects, unlike the daemon's id.
     let number: Int
@@ -25,6 +26,8 @@ final class WatchRecord {
     var daemonID: Int?
     /// Every notification of this watch up to this version has been shown.
     var lastShown: Int
+    /// The daemon instance whose versions `lastShown` counts in: the one the watch was last made on.
+    private(set) var instance: String
     /// The version after `lastShown` whose notifications are being shown (a version's come one
     /// after another), and how many of them have been: a connection that breaks in the middle
     /// of it resumes from `lastShown`, and the replay's first `shown` of it are not shown again.
@@ -34,7 +37,7 @@ final class WatchRecord {
 
     init(
         number: Int, paths: [String], views: [String], lifecycle: Bool, commits: Bool, printChanges: Bool, console: Bool,
-        daemonID: Int, version: Int
+        daemonID: Int, version: Int, instance: String
     ) {
         self.number = number
         self.paths = paths
@@ -45,20 +48,26 @@ final class WatchRecord {
         self.console = console
         self.daemonID = daemonID
         self.lastShown = version
+        self.instance = instance
     }
 
-    /// The version to resume from after a break (`sinceVersion`): the last one shown whole. What
-    /// was shown of the next is left out of the replay.
-    func resumeFrom() -> Int {
+    /// The version to resume from after a break on `daemon` (`sinceVersion`): the last one shown
+    /// whole, with what was shown of the next left out of the replay. Nil when `daemon` is not the
+    /// instance the watch was last made on: its versions are not this watch's, so it starts again.
+    /// Each watch keeps its own instance, so a reconnect cut short after some watches started
+    /// again on a new daemon starts the rest again on the next try.
+    func resumeFrom(on daemon: String) -> Int? {
+        guard daemon == instance else { return nil }
         // A try that broke before its replay leaves `repeated` as it set it, for the next.
         if let partial { repeated = (partial.version, partial.shown) }
         partial = nil
         return lastShown
     }
 
-    /// The watch starts again from what the daemon has now, not from a replay.
-    func restart(at version: Int) {
+    /// The watch starts again from what `daemon` has now, not from a replay.
+    func restart(at version: Int, on daemon: String) {
         lastShown = version
+        instance = daemon
         partial = nil
         repeated = nil
     }
@@ -118,11 +127,11 @@ final class WatchBook {
 
     func add(
         paths: [String], views: [String], lifecycle: Bool, commits: Bool, printChanges: Bool = false, console: Bool = false,
-        daemonID: Int, version: Int
+        daemonID: Int, version: Int, instance: String
     ) -> WatchRecord {
         let record = WatchRecord(
             number: nextNumber, paths: paths, views: views, lifecycle: lifecycle, commits: commits, printChanges: printChanges,
-            console: console, daemonID: daemonID, version: version)
+            console: console, daemonID: daemonID, version: version, instance: instance)
         nextNumber += 1
         records.append(record)
         return record
