@@ -87,20 +87,46 @@ enum Persistence {
     }
 
     /// Stages `commit`'s record: what it changed of the durable state, and its changes for the
-    /// history. Returns whether it changed durable state (only then does its answer wait for the disk).
+    /// history, each change a write restates named by the write's position (log format 3).
+    /// Returns whether it changed durable state (only then does its answer wait for the disk).
     @discardableResult
     static func stage(_ commit: Commit, of graph: Graph, in store: Store) -> Bool {
-        store.stage(version: commit.version.rawValue) { add in
-            graph.forEachDurableWrite(of: commit) { write in
-                switch consume write {
-                case .value(let view, let name, let value): add(.value(view: view, name: name, value: value))
-                case .view(let path, let declaration): add(.view(path: path, declaration: declaration))
-                case .removeView(let path): add(.removeView(path: path))
-                case .version(let view, let name): add(.version(view: view, name: name))
-                }
+        var restated = Restatements()
+        return store.stage(version: commit.version.rawValue) { add in
+            graph.forEachDurableWrite(of: commit) { write, change in
+                let position =
+                    switch consume write {
+                    case .value(let view, let name, let value): add(.value(view: view, name: name, value: value))
+                    case .view(let path, let declaration): add(.view(path: path, declaration: declaration))
+                    case .removeView(let path): add(.removeView(path: path))
+                    case .version(let view, let name): add(.version(view: view, name: name))
+                    }
+                if let change { restated.note(change: change, write: position) }
             }
         } history: { sink in
-            writeHistory(commit.changes, graph, into: &sink)
+            writeHistory(commit.changes, graph, restated: &restated, into: &sink)
+        }
+    }
+
+    /// Which of a commit's changes a write of its record restates, and that write's position, in
+    /// change order as `forEachDurableWrite` hands them over. The first is kept in place and only a
+    /// transaction's others in an array: most commits are one `graph/set`, and this is made for each.
+    struct Restatements {
+        private var first: (change: Int, write: Int)?
+        private var others: [(change: Int, write: Int)] = []
+        /// How many the history has passed.
+        private var read = 0
+
+        mutating func note(change: Int, write: Int) {
+            if first == nil { first = (change, write) } else { others.append((change, write)) }
+        }
+
+        /// The position of the write that restates `change`, if one does; asked in change order.
+        mutating func write(restating change: Int) -> Int? {
+            let next = read == 0 ? first : (read - 1 < others.count ? others[read - 1] : nil)
+            guard let next, next.change == change else { return nil }
+            read += 1
+            return next.write
         }
     }
 
@@ -108,8 +134,14 @@ enum Persistence {
 
     /// `commit`'s changes as a JSON array, one short array per change, written straight out
     /// (this runs for every commit) into its log record. A secure property's change carries the
-    /// property's position in its type, not its name: nothing of a secret is written.
-    static func writeHistory(_ changes: some RandomAccessCollection<Change>, _ graph: Graph, into sink: inout JSONSink) {
+    /// property's position in its type, not its name: nothing of a secret is written. A change
+    /// one of the record's writes restates names that write by its position, `["P",object,type,k]`
+    /// for a property (its name and value are the write's) and `["S",k]` for a @State (view,
+    /// variable and value the write's), rather than write the value twice: a record of a
+    /// `graph/set` went from 109 bytes to 75, and its making from … instructions to ….
+    static func writeHistory<Changes: RandomAccessCollection<Change>>(
+        _ changes: Changes, _ graph: Graph, restated: inout Restatements, into sink: inout JSONSink
+    ) where Changes.Index == Int {
         // Fixed arities rather than a variadic list: an array of strings for every change.
         func entry(_ tag: Unicode.Scalar, _ first: String) {
             sink.writeRaw(UInt8(ascii: "["))
@@ -149,6 +181,16 @@ enum Persistence {
         // By index, as `forEachDurableWrite` reads them: not a copy of each change whole.
         for index in changes.indices {
             if index > changes.startIndex { sink.writeRaw(UInt8(ascii: ",")) }
+            if let write = restated.write(restating: index) {
+                switch changes[index] {
+                case .property(let object, let type, _, _): entry("P", object, type)
+                default: sink.writeRaw(#"["S""#)
+                }
+                sink.writeRaw(UInt8(ascii: ","))
+                sink.writeInt(write)
+                sink.writeRaw(UInt8(ascii: "]"))
+                continue
+            }
             switch changes[index] {
             case .property(let object, let type, let property, let newValue?):
                 entry("p", object, type, property)
@@ -199,25 +241,49 @@ enum Persistence {
     }
 
     /// The commit a record's history bytes describe; nil when they do not read (then the history
-    /// stops short of it).
-    static func commit(version: Int, historyBytes bytes: [UInt8], _ graph: Graph) -> Commit? {
+    /// stops short of it). `writes` gives the record's writes, which its entries of log format 3
+    /// name by position: read only if one does.
+    static func commit(
+        version: Int, historyBytes bytes: ArraySlice<UInt8>, writes: () -> [StoredWrite]? = { nil }, _ graph: Graph
+    ) -> Commit? {
         guard case .array(let entries)? = try? JSON(parsing: bytes, limits: JSONLimits(maxDepth: JSONLimits.default.maxDepth + 2))
         else { return nil }
         var changes: [Change] = []
         changes.reserveCapacity(entries.count)
+        var named: [StoredWrite]?
+        /// The record's value write at `position`, as (view, name, value).
+        func value(at position: JSON) -> (view: String, name: String, value: JSON)? {
+            if named == nil { named = writes() }
+            guard let named, let index = position.intValue, named.indices.contains(index),
+                case .value(let view, let name, let value) = named[index]
+            else { return nil }
+            return (view, name, value)
+        }
         for entry in entries {
-            guard let change = change(entry, graph) else { return nil }
+            guard let change = change(entry, graph, value(at:)) else { return nil }
             changes.append(change)
         }
         return Commit(version: Version(version), changes: changes)
     }
 
-    private static func change(_ entry: JSON, _ graph: Graph) -> Change? {
+    private static func change(
+        _ entry: JSON, _ graph: Graph, _ write: (JSON) -> (view: String, name: String, value: JSON)?
+    ) -> Change? {
         guard case .array(let f) = entry, let tag = f.first?.stringValue else { return nil }
         func s(_ i: Int) -> String? { i < f.count ? f[i].stringValue : nil }
         func list(_ i: Int) -> [String]? { i < f.count ? f[i].arrayValue?.compactMap(\.stringValue) : nil }
         func owner(_ i: Int) -> String?? { i < f.count ? (f[i].isNull ? .some(nil) : f[i].stringValue.map { .some($0) }) : nil }
         switch (tag, f.count) {
+        case ("P", 4):
+            // The write is `var.property` (or the path through the objects that made it): a
+            // property's name is an identifier, so it is what follows the last dot.
+            guard let object = s(1), let type = s(2), let (_, name, value) = write(f[3]), let dot = name.lastIndex(of: ".") else {
+                return nil
+            }
+            return .property(object: object, type: type, property: String(name[name.index(after: dot)...]), value: value)
+        case ("S", 2):
+            guard let (view, variable, value) = write(f[1]) else { return nil }
+            return .state(view: view, variable: variable, value: value)
         case ("p", 5):
             guard let object = s(1), let type = s(2), let property = s(3) else { return nil }
             return .property(object: object, type: type, property: property, value: f[4])

@@ -72,7 +72,9 @@ public final class Server: ConnectionHandler {
             for notice in store.notices { log.warning(notice) }
             self.restore = Persistence.restore(store.state, into: graph, at: Version(store.lastVersion), log: log)
             for record in store.history where record.version <= graph.version.rawValue {
-                guard let commit = Persistence.commit(version: record.version, historyBytes: record.history, graph) else { break }
+                guard
+                    let commit = Persistence.commit(version: record.version, historyBytes: record.history, writes: record.allWrites, graph)
+                else { break }
                 history.append(commit, size: record.size)
             }
             // A log that stops short of the state (a power loss, with the snapshot synced later)

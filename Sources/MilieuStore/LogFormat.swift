@@ -3,16 +3,19 @@ import MilieuJSON
 
 /// The bytes of `milieu-<first version>.log`, the change log's segment files (SPEC §12.3):
 /// a 32-byte header — magic `MILIEULG`, format (u32), 4 zero bytes, the log id (u64) and the
-/// first version the file holds (u64) — then records, little-endian. Format 2, written now:
+/// first version the file holds (u64) — then records, little-endian. Formats 2 and 3:
 /// `[length u32][header crc32c u32][version u64][payload crc32c u32][payload]`, the header CRC
 /// covering the length, the version and the payload CRC, so that a damaged length is known
 /// for damage and never trusted to find the next record. Format 1, still read:
 /// `[length u32][crc32c u32][version u64][payload]`, the CRC covering the version and the
 /// payload only. The payload is `[u32 n][n bytes of the writes as JSON][the server's history bytes]`.
+/// Format 3, written now, frames records as format 2 does; its history may name one of the
+/// record's writes by its position in the list (`LogRecord.allWrites`), where format 2's
+/// repeated the value: an older milieud, which would not read those, refuses the file.
 enum LogFormat {
     static let magic = Array("MILIEULG".utf8)
     /// The format this build writes.
-    static let format: UInt32 = 2
+    static let format: UInt32 = 3
     static let headerSize = 32
     /// A record larger than this is damage, not a record: no turn writes 1 GiB.
     static let maxPayload = 1 << 30
@@ -77,7 +80,7 @@ enum LogFormat {
         case whole(version: Int, payload: Range<Int>)
         /// The file ends inside the record: its header, or the payload its length gives.
         case cut
-        /// Its header is wrong (format 2: it fails its CRC; format 1: a length no record has):
+        /// Its header is wrong (formats 2 and 3: it fails its CRC; format 1: a length no record has):
         /// its length cannot be trusted to find where it ends.
         case badHeader
         /// Its header is right but its payload fails its CRC.
@@ -106,7 +109,7 @@ enum LogFormat {
         return .whole(version: Int(load(UInt64.self, bytes, at: offset + 8)), payload: (offset + size)..<(offset + size + length))
     }
 
-    /// Format 2's header CRC: over the length, the version and the payload CRC.
+    /// The header CRC of formats 2 and 3: over the length, the version and the payload CRC.
     private static func headerCRC(_ bytes: [UInt8], at offset: Int) -> UInt32 {
         bytes.withUnsafeBytes { raw in
             milieu_crc32c(milieu_crc32c(0, raw.baseAddress! + offset, 4), raw.baseAddress! + offset + 8, 12)

@@ -19,10 +19,16 @@ public struct LogRecord: Sendable {
     /// The writes to fold; empty for versions at or before `checkpointed`, which the snapshot's
     /// main file holds.
     public let writes: [StoredWrite]
+    /// The record's list of writes as the log holds it, read only when asked (`allWrites`).
+    let writeList: ArraySlice<UInt8>
     /// The server's bytes for this version, as it gave them to `stage`.
-    public let history: [UInt8]
+    public let history: ArraySlice<UInt8>
     /// The record's size in the file.
     public let size: Int
+
+    /// Every write of the record, those the start does not fold too, in the order `Store.stage`
+    /// was given them: what the history names by position (log format 3). Nil when they do not read.
+    public func allWrites() -> [StoredWrite]? { StoredWrite.decode(writeList) }
 }
 
 /// Damage in the log: where it starts, what is wrong, and what lies after it.
@@ -149,7 +155,9 @@ struct LogScan {
                         break
                     }
                     scan.records.append(
-                        LogRecord(version: version, writes: writes, history: Array(bytes[writesEnd..<end]), size: end - offset))
+                        LogRecord(
+                            version: version, writes: writes, writeList: bytes[(payload.lowerBound + 4)..<writesEnd],
+                            history: bytes[writesEnd..<end], size: end - offset))
                     previous = version
                     segment.lastVersion = version
                     offset = end
@@ -172,7 +180,7 @@ struct LogScan {
     /// The whole records after the bad bytes at `offset`: how many, and the newest version among
     /// them. Once a header is damaged its length cannot say where the next record starts, so
     /// every later byte is tried. A false match needs a 32-bit header CRC to come out right
-    /// (format 2), or a version that can follow `previous` — no further on than one per header's
+    /// (formats 2 and 3), or a version that can follow `previous` — no further on than one per header's
     /// worth of bytes — and then a CRC over the length it gives (format 1).
     static func wholeRecords(
         _ bytes: [UInt8], after offset: Int, format: UInt32, following previous: Int

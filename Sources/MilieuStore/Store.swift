@@ -258,11 +258,12 @@ public final class Store {
     /// Adds version `version`'s record to this turn: the writes to fold into the snapshot, which
     /// `writes` hands to the function it is given (after the types staged since the last
     /// record), each moved into the turn's batch rather than copied, and what `history` writes
-    /// into the record, which comes back in `history` at the next start. A version already
-    /// staged is not staged again. Returns whether the record changes the snapshot.
+    /// into the record, which comes back in `history` at the next start. `add` returns the
+    /// write's position in the record's list, by which the history may name it (`LogRecord.writes(at:)`).
+    /// A version already staged is not staged again. Returns whether the record changes the snapshot.
     @discardableResult
     public func stage(
-        version: Int, writes: (_ add: (consuming StoredWrite) -> Void) -> Void, history: (inout JSONSink) -> Void
+        version: Int, writes: (_ add: (consuming StoredWrite) -> Int) -> Void, history: (inout JSONSink) -> Void
     ) -> Bool {
         // A commit comes once, in version order; one that made no version comes with the last.
         assert(version >= stagedThrough, "version \(version) staged after \(stagedThrough): its record would be lost")
@@ -276,13 +277,15 @@ public final class Store {
             writes: { sink in
                 // Each write encoded while it is still the caller's, then moved into the batch.
                 sink.writeRaw(UInt8(ascii: "["))
-                func add(_ write: consuming StoredWrite) {
-                    if turnRecords.appended > start { sink.writeRaw(UInt8(ascii: ",")) }
+                func add(_ write: consuming StoredWrite) -> Int {
+                    let position = turnRecords.appended - start
+                    if position > 0 { sink.writeRaw(UInt8(ascii: ",")) }
                     StoredWrite.encode(write, into: &sink)
                     turnRecords.append(write)
+                    return position
                 }
                 if !pendingTypes.isEmpty {
-                    for type in pendingTypes { add(type) }
+                    for type in pendingTypes { _ = add(type) }
                     pendingTypes.removeAll()
                 }
                 writes(add)

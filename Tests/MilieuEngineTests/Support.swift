@@ -175,7 +175,7 @@ extension Graph {
     /// What `commit` changes of the durable state, as a list.
     func durableWrites(for commit: Commit) -> [DurableWrite] {
         var writes: [DurableWrite] = []
-        forEachDurableWrite(of: commit) { writes.append($0) }
+        forEachDurableWrite(of: commit) { write, _ in writes.append(write) }
         return writes
     }
 }

@@ -214,7 +214,7 @@ import Testing
 
 /// Where each record of a log segment's bytes starts, and its version: its length is its first
 /// u32 in every log format (SPEC §12.3), its version the u64 at byte 8; its header is 16 bytes in
-/// format 1, 20 in 2. Tests that damage or cut a segment find their records with it.
+/// format 1, 20 in 2 and 3. Tests that damage or cut a segment find their records with it.
 func segmentRecords(_ bytes: Data) -> [(offset: Int, version: Int)] {
     func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
     func u64(_ at: Int) -> Int { (0..<8).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }

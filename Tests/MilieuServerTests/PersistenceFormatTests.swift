@@ -6,9 +6,10 @@ import Testing
 @testable import MilieuStore
 
 /// A data directory an older milieud wrote — log format 1, whose record CRC leaves the length
-/// out, and a snapshot of format 2, which kept no versions of objects and views — is read and
-/// continued in the new formats, its damage is told from a torn tail as the new format's is,
-/// and a stale `ifVersion` stays stale (SPEC §8.1, §12.3).
+/// out, log format 2, whose history repeats the values its writes carry, and a snapshot of
+/// format 2, which kept no versions of objects and views — is read and continued in the new
+/// formats, its damage is told from a torn tail as the new format's is, and a stale
+/// `ifVersion` stays stale (SPEC §8.1, §12.3).
 @Suite(.serialized) struct PersistenceFormatTests {
     private func u32(_ bytes: [UInt8], _ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
 
@@ -17,10 +18,47 @@ import Testing
             .map { "\(data)/\($0)" }
     }
 
-    /// Rewrites a segment of format 2 as format 1 wrote it: `[length][crc of version and
-    /// payload][version][payload]`; returns where each record starts.
+    /// Rewrites a segment of format 3 as format 2 wrote it: framed alike, but each change of the
+    /// history that names a write of its record (`["P",object,type,k]`, `["S",k]`) written
+    /// out whole (`["p",object,type,property,value]`, `["s",view,variable,value]`).
+    private func rewriteInFormat2(_ path: String) throws {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(u32(bytes, 8) == 3)
+        var old = JSONWriter()
+        old.writeRaw(Array(bytes[0..<32]))
+        var offset = 32
+        var named = 0
+        while offset + 20 <= bytes.count {
+            let length = u32(bytes, offset)
+            let version = Int(LogFormat.load(UInt64.self, bytes, at: offset + 8))
+            let payload = Array(bytes[offset + 20..<offset + 20 + length])
+            let writesEnd = 4 + u32(payload, 0)
+            let writes = try #require(try JSON(parsing: payload[4..<writesEnd]).arrayValue)
+            let history = try #require(try JSON(parsing: payload[writesEnd...]).arrayValue).map { entry -> JSON in
+                guard let fields = entry.arrayValue, let tag = fields.first?.stringValue, tag == "P" || tag == "S",
+                    let write = fields.last?.intValue.flatMap({ writes[$0].arrayValue })
+                else { return entry }
+                named += 1
+                // The write is ["s", view, name, value].
+                guard tag == "P" else { return .array(["s", write[1], write[2], write[3]]) }
+                let property = String(write[2].stringValue?.split(separator: ".").last ?? "")
+                return .array(["p", fields[1], fields[2], .string(property), write[3]])
+            }
+            LogFormat.appendRecord(
+                version: version, to: &old, writes: { $0.write(.array(writes)) }, history: { $0.write(.array(history)) })
+            offset += 20 + length
+        }
+        #expect(named > 0, "the log named writes: it is format 3's")
+        var rewritten = old.bytes
+        rewritten[8] = 2
+        try Data(rewritten).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// Rewrites a segment of format 3 as format 1 wrote it: `[length][crc of version and
+    /// payload][version][payload]`, the history as format 2's; returns where each record starts.
     @discardableResult
     private func rewriteInFormat1(_ path: String) throws -> [Int] {
+        try rewriteInFormat2(path)
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         #expect(u32(bytes, 8) == 2)
         var old = Array(bytes[0..<32])
@@ -40,13 +78,17 @@ import Testing
         return starts
     }
 
-    /// A data directory with `/App/Notes.text` written `count` times, its log in format 1.
-    private func formerStore(writes count: Int) throws -> (data: String, version: Int, starts: [Int]) {
+    /// A data directory with `/App/Notes.text` and `theme.accentColor` written `count` times
+    /// each, its log in format 1 (or 2).
+    private func formerStore(writes count: Int, format: Int = 1) throws -> (data: String, version: Int, starts: [Int]) {
         let data = try Daemon.makeDirectory()
         let daemon = try Daemon(arguments: ["--data-dir", data])
         let client = try daemon.connect()
         _ = try client.call("view/mount", ["parent": "/App", "name": "Notes", "retain": true, "state": ["text": ""]])
-        for n in 1...count { _ = try client.call("graph/set", ["path": "/App/Notes.text", "value": .string("note \(n)")]) }
+        for n in 1...count {
+            _ = try client.call("graph/set", ["path": "/App/Notes.text", "value": .string("note \(n)")])
+            _ = try client.call("graph/set", ["path": "theme.accentColor", "value": .string("colour \(n)")])
+        }
         let version = try #require(try client.call("initialize")["version"]?.intValue)
         // Killed, so that the records after the last fold are only in the log.
         kill(daemon.process.processIdentifier, SIGKILL)
@@ -54,28 +96,74 @@ import Testing
         daemon.stop()
         let files = try logFiles(data)
         #expect(files.count == 1)
-        return (data, version, try rewriteInFormat1(try #require(files.first)))
+        let file = try #require(files.first)
+        guard format == 1 else {
+            try rewriteInFormat2(file)
+            return (data, version, [])
+        }
+        return (data, version, try rewriteInFormat1(file))
     }
 
-    @Test func aLogOfFormat1IsReadAndContinuedInFormat2() throws {
+    @Test func aLogOfFormat1IsReadAndContinuedInTheNewFormat() throws {
         let (data, version, _) = try formerStore(writes: 20)
         defer { try? FileManager.default.removeItem(atPath: data) }
         let daemon = try Daemon(arguments: ["--data-dir", data])
         let client = try daemon.connect()
         #expect(try client.call("initialize")["version"]?.intValue == version)
         #expect(try client.call("graph/get", ["path": "/App/Notes.text"]) == "note 20")
-        _ = try client.call("watch", ["paths": ["/App/Notes.text"], "sinceVersion": .int(version - 1)])
+        _ = try client.call("watch", ["paths": ["/App/Notes.text"], "sinceVersion": .int(version - 2)])
         #expect(try client.nextNotification()["params"]?["changes"] == [["path": "/App/Notes.text", "value": "note 20"]])
         _ = try client.call("graph/set", ["path": "/App/Notes.text", "value": "next"])
         daemon.stop()
         let files = try logFiles(data)
         #expect(files.count == 2, "the new records go to a new file: \(files)")
         let newest = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try #require(files.last))))
-        #expect(u32(newest, 8) == 2)
+        #expect(u32(newest, 8) == Int(LogFormat.format))
 
         let again = try Daemon(arguments: ["--data-dir", data])
         defer { again.stop() }
         #expect(try again.connect().call("graph/get", ["path": "/App/Notes.text"]) == "next")
+    }
+
+    /// A log of format 2, continued in format 3: a watch resumed from before both reads the
+    /// changes of each, the values format 2 repeated and those format 3 names in its writes.
+    @Test func aWatchResumesAcrossALogOfFormat2AndTheNewFormat() throws {
+        let (data, version, _) = try formerStore(writes: 3, format: 2)
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        var daemon = try Daemon(arguments: ["--data-dir", data])
+        _ = try daemon.connect().call("graph/set", ["path": "theme.accentColor", "value": "after"])
+        daemon.stop()
+        let files = try logFiles(data)
+        #expect(try files.map { u32([UInt8](try Data(contentsOf: URL(fileURLWithPath: $0))), 8) } == [2, 3], "\(files)")
+
+        daemon = try Daemon(arguments: ["--data-dir", data])
+        defer { daemon.stop() }
+        let client = try daemon.connect()
+        _ = try client.call("watch", ["paths": ["theme.accentColor", "/App/Notes.text"], "sinceVersion": .int(version - 2)])
+        var changes: [JSON] = []
+        for _ in 0..<3 { changes += try client.nextNotification()["params"]?["changes"]?.arrayValue ?? [] }
+        #expect(
+            changes == [
+                ["path": "/App/Notes.text", "value": "note 3"], ["path": "theme.accentColor", "value": "colour 3"],
+                ["path": "theme.accentColor", "value": "after"],
+            ])
+    }
+
+    /// A segment of a log format newer than this build's is refused, named, and left as it is:
+    /// what an older milieud does with this build's format 3.
+    @Test func aLogOfANewerFormatIsRefused() throws {
+        let (data, _, _) = try formerStore(writes: 1, format: 2)
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let file = try #require(try logFiles(data).first)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+        bytes[8] = UInt8(LogFormat.format + 1)
+        try bytes.write(to: URL(fileURLWithPath: file))
+        let daemon = try Daemon(arguments: ["--data-dir", data], wait: false)
+        defer { daemon.stop() }
+        #expect(daemon.waitForExit() == 1)
+        let log = daemon.stderrText()
+        #expect(log.contains(file) && log.contains("newer milieud (log format \(LogFormat.format + 1))"), "\(log)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == bytes, "a refused start changes nothing")
     }
 
     @Test func aSnapshotOfFormat2IsUpgradedAndAStaleIfVersionStaysStale() throws {

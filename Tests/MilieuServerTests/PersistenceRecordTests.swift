@@ -1,8 +1,11 @@
+import Foundation
 import MilieuEngine
 import MilieuJSON
+import MilieuTestSupport
 import Testing
 
 @testable import MilieuServer
+@testable import MilieuStore
 
 /// What a log record says of a commit's changes reads back as the same changes, so that a
 /// watch resumed after a restart gets the notifications it would have had.
@@ -23,11 +26,43 @@ import Testing
             .diagnostic(kind: "StateObjectInitIgnored", message: "m", view: "/App/Form", variable: "cart", ignored: ["x": 1], hint: "h"),
         ]
         var writer = JSONWriter()
-        writer.withSink { Persistence.writeHistory(changes, graph, into: &$0) }
+        var restated = Persistence.Restatements()
+        writer.withSink { Persistence.writeHistory(changes, graph, restated: &restated, into: &$0) }
         let bytes = writer.bytes
         #expect(!String(decoding: bytes, as: UTF8.self).contains("password"), "a secure property is not named")
-        let commit = try #require(Persistence.commit(version: 7, historyBytes: bytes, graph))
+        let commit = try #require(Persistence.commit(version: 7, historyBytes: bytes[...], graph))
         #expect(commit.version == Version(7))
         #expect(Array(commit.changes) == changes)
+    }
+
+    /// A property change and a @State change whose values the record's writes carry name those
+    /// writes instead of repeating them (log format 3), and read back from the log as they were.
+    @Test func aChangeAWriteRestatesNamesItAndReadsBackFromTheLog() throws {
+        let directory = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let graph = try Graph()
+        _ = try graph.apply([.mount(declaration: ["parent": "/App", "name": "Form", "state": ["n": ""]], owner: nil)])
+        let (_, commit) = try graph.apply([
+            .set(path: "theme.accentColor", value: "a long colour name, written once", ifVersion: nil),
+            .set(path: "/App/Form.n", value: "a note, written once too", ifVersion: nil),
+            .set(path: "login.password", value: "secret", ifVersion: nil),
+        ])
+        let store = try Store(directory: directory, options: StoreOptions())
+        try store.start(nextVersion: commit.version.rawValue)
+        Persistence.stage(commit, of: graph, in: store)
+        try store.commit()
+        store.close()
+
+        let again = try Store(directory: directory, options: StoreOptions())
+        defer { again.close() }
+        let record = try #require(again.history.last)
+        let history = String(decoding: record.history, as: UTF8.self)
+        #expect(history.contains(#"["P","Theme#2","Theme","#), "\(history)")
+        #expect(history.contains(#"["S","#), "\(history)")
+        #expect(!history.contains("written once") && !history.contains("note"), "no value twice: \(history)")
+        #expect(!history.contains("password") && !history.contains("secret"), "\(history)")
+        let read = try #require(
+            Persistence.commit(version: record.version, historyBytes: record.history, writes: record.allWrites, graph))
+        #expect(Array(read.changes) == Array(commit.changes))
     }
 }

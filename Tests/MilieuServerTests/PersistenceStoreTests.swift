@@ -13,7 +13,7 @@ import Testing
     private func commitVersions(_ versions: ClosedRange<Int>, to store: Store) throws {
         for version in versions {
             store.stage(
-                version: version, writes: { $0(.value(view: "/App", name: "n", value: .int(version))) }, history: { $0.writeRaw("[]") })
+                version: version, writes: { _ = $0(.value(view: "/App", name: "n", value: .int(version))) }, history: { $0.writeRaw("[]") })
             try store.commit()
         }
     }
@@ -72,7 +72,7 @@ import Testing
         let store = try Store(directory: directory, options: options)
         try store.start(nextVersion: 1)
         try commitVersions(1...1, to: store)
-        store.stage(version: 2, writes: { $0(.value(view: "/App", name: "n", value: 2)) }, history: { $0.writeRaw("[]") })
+        store.stage(version: 2, writes: { _ = $0(.value(view: "/App", name: "n", value: 2)) }, history: { $0.writeRaw("[]") })
         #expect(throws: StoreError.self) { try store.commit() }
         #expect(store.hasBacklog)
         #expect(try store.writeBacklog(maxBytes: 1 << 20))
@@ -121,7 +121,7 @@ import Testing
     private func commit(_ writes: [StoredWrite], from first: Int, to store: Store) throws {
         try store.start(nextVersion: first)
         for (offset, write) in writes.enumerated() {
-            store.stage(version: first + offset, writes: { $0(write) }, history: { $0.writeRaw("[]") })
+            store.stage(version: first + offset, writes: { _ = $0(write) }, history: { $0.writeRaw("[]") })
             try store.commit()
         }
     }
@@ -318,22 +318,23 @@ import Testing
         options.foldInterval = 3600
         let store = try Store(directory: directory, options: options)
         try store.start(nextVersion: 1)
-        store.stage(version: 1, writes: { $0(.value(view: "/App", name: "a", value: 1)) }, history: { $0.writeRaw("[1]") })
+        store.stage(version: 1, writes: { _ = $0(.value(view: "/App", name: "a", value: 1)) }, history: { $0.writeRaw("[1]") })
         store.stageType(name: "Pet", declaration: ["name": "Pet", "properties": [:]])
         store.stage(
             version: 2,
             writes: { add in
-                add(.value(view: "/App", name: "b", value: 2))
-                add(.value(view: "/App", name: "c", value: 3))
+                _ = add(.value(view: "/App", name: "b", value: 2))
+                _ = add(.value(view: "/App", name: "c", value: 3))
             }, history: { $0.writeRaw("[2]") })
         #expect(!store.stage(version: 3, writes: { _ in }, history: { $0.writeRaw("[3]") }))
         let wroteTwice = store.stage(
             version: 4,
             writes: { add in
-                add(.value(view: "/App", name: "a", value: 4))
-                add(.value(view: "/App", name: "a", value: 5))
+                _ = add(.value(view: "/App", name: "a", value: 4))
+                _ = add(.value(view: "/App", name: "a", value: 5))
             }, history: { $0.writeRaw("[4]") })
-        let wroteAgain = store.stage(version: 5, writes: { $0(.value(view: "/App", name: "a", value: 6)) }, history: { $0.writeRaw("[5]") })
+        let wroteAgain = store.stage(
+            version: 5, writes: { _ = $0(.value(view: "/App", name: "a", value: 6)) }, history: { $0.writeRaw("[5]") })
         #expect(wroteTwice && wroteAgain)
         try store.commit()
         // What a crash leaves: the log written, the snapshot not folded, no lock released in order.

@@ -95,8 +95,12 @@ extension Graph {
     /// What `commit` changes of the durable state, each handed to `write` in order: the log
     /// record is built from them as they come, without a list of its own (an array made and
     /// freed for every commit, about 200 instructions with its copies). Each write is handed over
-    /// to be consumed: the log's batch keeps it without a copy.
-    public func forEachDurableWrite(of commit: Commit, _ write: (consuming DurableWrite) -> Void) {
+    /// to be consumed: the log's batch keeps it without a copy. With it comes the index of the
+    /// change it restates, if any: a `value` that carries a property change's new value (under
+    /// `var.property`, or the path through the objects that made it), or a @State change's
+    /// (view and variable the same), so that the change's entry in the record's history can name
+    /// the write instead of writing the value again.
+    public func forEachDurableWrite(of commit: Commit, _ write: (consuming DurableWrite, _ restating: Int?) -> Void) {
         // By index, and a property change read in place (`Commit.Changes.property(at:)`): a
         // switch on the element copied it whole, some 310 instructions a write.
         for index in commit.changes.indices {
@@ -106,10 +110,10 @@ extension Graph {
                     let slot = record.type.slots[property], slot < record.type.storedCount, record.type.model.stored[slot].makes == nil
                 else { continue }
                 if let value {
-                    write(.value(view: view.path, name: record.durableName(of: slot, owner: variable), value: value))
+                    write(.value(view: view.path, name: record.durableName(of: slot, owner: variable), value: value), index)
                 } else {
                     // A secret is never written, but that it changed the object's version is.
-                    write(.version(view: view.path, name: variable))
+                    write(.version(view: view.path, name: variable), nil)
                 }
                 continue
             }
@@ -119,35 +123,35 @@ extension Graph {
                 if case .object(let id, let wrapper)? = node.variables[variable] {
                     // A @State given a new object (`vm = Model()`): its id means nothing at a
                     // restart, where the declaration makes the object again; its values are kept.
-                    write(.version(view: path, name: ""))
+                    write(.version(view: path, name: ""), nil)
                     guard wrapper.owns, let record = objects[id], record.ownerView === node else { continue }
-                    durableValues(of: record, at: path, name: variable).forEach(write)
+                    for value in durableValues(of: record, at: path, name: variable) { write(value, nil) }
                     continue
                 }
-                write(.value(view: path, name: variable, value: value))
+                write(.value(view: path, name: variable, value: value), index)
             case .viewMounted(let path, _, _, _):
                 guard let node = views[path], isDurable(node) else { continue }
                 if let declaration = node.durableDeclaration {
-                    write(.view(path: path, declaration: declaration))
-                    durableValues(of: node).forEach(write)
+                    write(.view(path: path, declaration: declaration), nil)
+                    for value in durableValues(of: node) { write(value, nil) }
                 } else {
                     // A view its parent's body or the scene declares: it comes back with them,
                     // and only its version and its objects' need keeping.
-                    write(.version(view: path, name: ""))
+                    write(.version(view: path, name: ""), nil)
                     for (name, variable) in node.variables {
                         guard case .object(let id, let wrapper) = variable, wrapper.owns, objects[id]?.ownerView === node else { continue }
-                        write(.version(view: path, name: name))
+                        write(.version(view: path, name: name), nil)
                     }
                 }
             case .viewUnmounted(let path, _):
-                write(.removeView(path: path))
+                write(.removeView(path: path), nil)
             default: continue
             }
         }
         // `objectWillChange.send` changes an object's version and no value.
         for id in commit.announced.isEmpty ? [] : commit.announced.sorted() {
             guard let record = objects[id], let (view, variable) = durableOwner(of: record) else { continue }
-            write(.version(view: view.path, name: variable))
+            write(.version(view: view.path, name: variable), nil)
         }
     }
 
