@@ -48,7 +48,7 @@ export class Client extends EventEmitter {
   #watches = new Map();
   /** The watches to resume after a reconnection, in the order they were made. */
   #liveWatches = new Set();
-  /** An error the daemon sent with `id: null` before closing (MessageTooLarge, a refused peer). */
+  /** Why the daemon closed the connection, if its last line said so: an error with `id: null` (MessageTooLarge, a refused peer) or `connection/dropped`. */
   #lastWord = null;
   #info = null;
   #stopping = false;
@@ -389,7 +389,11 @@ export class Client extends EventEmitter {
       for (const response of message) this.#onResponse(response);
     } else if (message !== null && typeof message === 'object') {
       if (typeof message.method === 'string') {
-        if (!('id' in message)) this.#onNotification(message);
+        if (message.method === 'connection/dropped' && !('id' in message)) {
+          // The daemon's last line before it closes the connection for not reading (SPEC §10.8).
+          const { message: said = 'the daemon dropped the connection', reason } = message.params ?? {};
+          this.#lastWord = new ConnectionLost(`${said} (${reason})`);
+        } else if (!('id' in message)) this.#onNotification(message);
       } else {
         this.#onResponse(message);
       }

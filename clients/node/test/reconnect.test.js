@@ -135,6 +135,25 @@ test('an attempt cut short on a new instance: the watches it did not resync are 
   ]);
 });
 
+test('connection/dropped is the reason a dropped connection gives', async (t) => {
+  const server = await fakeServer(t);
+  const connecting = connect({ socketPath: server.socketPath, reconnect: FAST });
+  const first = await server.accept();
+  await first.handshake();
+  const client = await connecting;
+  t.after(() => client.close());
+  const inFlight = client.get('login.email');
+  await first.read();
+  const disconnected = once(client, 'disconnect', within());
+  const said = 'dropped: its unsent output passed the hard limit of 33554432 bytes';
+  await first.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'connection/dropped', params: { reason: 'slowConsumer', message: said, pendingBytes: 1 } })}\n`);
+  first.socket.destroy();
+  const [lost] = await disconnected;
+  assert.ok(lost instanceof ConnectionLost);
+  assert.equal(lost.message, `The connection to milieud was lost: ${said} (slowConsumer)`);
+  await assert.rejects(inFlight, (error) => error instanceof ConnectionLost && error.message.includes(said));
+});
+
 test('requests in flight when the connection drops fail with ConnectionLost; later ones go through', async (t) => {
   const server = await fakeServer(t);
   const connecting = connect({ socketPath: server.socketPath, reconnect: FAST });

@@ -189,3 +189,17 @@ def test_unwatch_names_the_watch_by_its_id_on_the_connection_it_is_sent_on() -> 
     assert sent is not None and json.loads(sent)["params"] == {"watch": 1}
     core.receive(line({"id": pending.id, "result": {}}))
     assert watch._finished and watch.error is None and core._watches == []
+
+
+@pytest.mark.parametrize("policy", [None, ReconnectPolicy()], ids=["no policy", "reconnecting"])
+def test_connection_dropped_is_the_reason_the_connection_was_lost(policy: ReconnectPolicy | None) -> None:
+    core = connected(policy)
+    pending = FakePending(Call("graph/get", {"path": "login.email"}))
+    core.start(pending)
+    message = "dropped: its unsent output passed the hard limit of 33554432 bytes"
+    core.receive(line({"method": "connection/dropped", "params": {"reason": "slowConsumer", "message": message, "pendingBytes": 1}}))
+    assert core.lost(core.generation) is (policy is not None)
+    assert pending.outcome is not None and isinstance(pending.outcome[1], milieu.ConnectionLost)
+    assert f"milieud said {message} (slowConsumer)" in str(pending.outcome[1])
+    if policy is None:
+        assert f"milieud said {message}" in str(core.failure)

@@ -111,7 +111,20 @@ class Note:
     params: Dict[str, Any]
 
 
-Incoming = Union[Response, Note, None]
+@dataclass(frozen=True)
+class Dropped:
+    """``connection/dropped`` (SPEC §10.8): the daemon's last line before it closes the
+    connection for not reading what it was sent; ``params`` says which limit it passed."""
+
+    params: Dict[str, Any]
+
+    def error(self) -> ConnectionLost:
+        """Why the connection went, as the error the daemon's reason becomes."""
+        reason = self.params.get("reason")
+        return ConnectionLost(f"{self.params.get('message', 'the daemon dropped the connection')} ({reason})")
+
+
+Incoming = Union[Response, Note, Dropped, None]
 
 
 def classify(line: bytes) -> Incoming:
@@ -127,6 +140,8 @@ def classify(line: bytes) -> Incoming:
         return Response(message.get("id"), message.get("result"), error)
     params = message.get("params")
     method = message.get("method")
+    if method == "connection/dropped" and isinstance(params, dict):
+        return Dropped(params)
     if isinstance(method, str) and isinstance(params, dict):
         watch = params.get("watch")
         version = params.get("version")
@@ -527,8 +542,8 @@ class Connection(Generic[W]):
 
     @property
     def last_word(self) -> MilieuError | None:
-        """The error with id null the daemon sent as its last line on this connection, if its
-        last line was one: why it closed the connection (``Forbidden``, ``LimitExceeded``)."""
+        """Why the daemon closed this connection, if its last line said so: an error with id
+        null (``Forbidden``, ``LimitExceeded``), or ``connection/dropped`` (a slow consumer)."""
         return self._last_unsolicited
 
     def has_lost(self, generation: int) -> bool:
@@ -578,6 +593,8 @@ class Connection(Generic[W]):
             watch = self._bound.get(message.watch)
             if watch is not None:
                 watch._receive(message.method, message.params)
+        elif isinstance(message, Dropped):
+            self._last_unsolicited = message.error()
 
     def _respond(self, response: Response) -> None:
         if response.id is None:
