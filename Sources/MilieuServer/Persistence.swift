@@ -89,19 +89,24 @@ enum Persistence {
     /// Stages `commit`'s record: what it changed of the durable state, and its changes for the
     /// history, each change a write restates named by the write's position (log format 3).
     /// Returns whether it changed durable state (only then does its answer wait for the disk).
+    ///
+    /// Never inlined: inlined into the request path, its two closures sharing `restated` kept the
+    /// optimizer from moving a `graph/set`'s path and value into the write, which copied them
+    /// instead (some 190 instructions a request, callgrind).
     @discardableResult
+    @inline(never)
     static func stage(_ commit: Commit, of graph: Graph, in store: Store) -> Bool {
         var restated = Restatements()
         return store.stage(version: commit.version.rawValue) { add in
             graph.forEachDurableWrite(of: commit) { write, change in
-                let position =
-                    switch consume write {
-                    case .value(let view, let name, let value): add(.value(view: view, name: name, value: value))
-                    case .view(let path, let declaration): add(.view(path: path, declaration: declaration))
-                    case .removeView(let path): add(.removeView(path: path))
-                    case .version(let view, let name): add(.version(view: view, name: name))
-                    }
-                if let change { restated.note(change: change, write: position) }
+                switch consume write {
+                case .value(let view, let name, let value):
+                    let position = add(.value(view: view, name: name, value: value))
+                    if let change { restated.note(change: change, write: position) }
+                case .view(let path, let declaration): _ = add(.view(path: path, declaration: declaration))
+                case .removeView(let path): _ = add(.removeView(path: path))
+                case .version(let view, let name): _ = add(.version(view: view, name: name))
+                }
             }
         } history: { sink in
             writeHistory(commit.changes, graph, restated: &restated, into: &sink)
@@ -135,13 +140,12 @@ enum Persistence {
     /// `commit`'s changes as a JSON array, one short array per change, written straight out
     /// (this runs for every commit) into its log record. A secure property's change carries the
     /// property's position in its type, not its name: nothing of a secret is written. A change
-    /// one of the record's writes restates names that write by its position, `["P",object,type,k]`
-    /// for a property (its name and value are the write's) and `["S",k]` for a @State (view,
-    /// variable and value the write's), rather than write the value twice: a record of a
-    /// `graph/set` went from 109 bytes to 75, and its making from … instructions to ….
-    static func writeHistory<Changes: RandomAccessCollection<Change>>(
-        _ changes: Changes, _ graph: Graph, restated: inout Restatements, into sink: inout JSONSink
-    ) where Changes.Index == Int {
+    /// one of the record's writes restates names that write by its position, `["P",object,k]`
+    /// for a property (its type is the object's id up to its `#`, as ids are `Type#n`; its name and value are
+    /// the write's) and `["S",k]` for a @State (view, variable and value the write's), rather than
+    /// say the change twice: a `graph/set`'s record went from 113 bytes to 85, and making it
+    /// from 8,550 instructions a pipelined request to 8,364 (issue #31, docs/benchmarks.md).
+    static func writeHistory(_ changes: Commit.Changes, _ graph: Graph, restated: inout Restatements, into sink: inout JSONSink) {
         // Fixed arities rather than a variadic list: an array of strings for every change.
         func entry(_ tag: Unicode.Scalar, _ first: String) {
             sink.writeRaw(UInt8(ascii: "["))
@@ -182,10 +186,9 @@ enum Persistence {
         for index in changes.indices {
             if index > changes.startIndex { sink.writeRaw(UInt8(ascii: ",")) }
             if let write = restated.write(restating: index) {
-                switch changes[index] {
-                case .property(let object, let type, _, _): entry("P", object, type)
-                default: sink.writeRaw(#"["S""#)
-                }
+                // The object and type read in place: a switch on the change here copied it whole
+                // (some 170 instructions a write).
+                if let object = changes.propertyObject(at: index) { entry("P", object) } else { sink.writeRaw(#"["S""#) }
                 sink.writeRaw(UInt8(ascii: ","))
                 sink.writeInt(write)
                 sink.writeRaw(UInt8(ascii: "]"))
@@ -274,13 +277,15 @@ enum Persistence {
         func list(_ i: Int) -> [String]? { i < f.count ? f[i].arrayValue?.compactMap(\.stringValue) : nil }
         func owner(_ i: Int) -> String?? { i < f.count ? (f[i].isNull ? .some(nil) : f[i].stringValue.map { .some($0) }) : nil }
         switch (tag, f.count) {
-        case ("P", 4):
-            // The write is `var.property` (or the path through the objects that made it): a
-            // property's name is an identifier, so it is what follows the last dot.
-            guard let object = s(1), let type = s(2), let (_, name, value) = write(f[3]), let dot = name.lastIndex(of: ".") else {
-                return nil
-            }
-            return .property(object: object, type: type, property: String(name[name.index(after: dot)...]), value: value)
+        case ("P", 3):
+            // An object's id is its type, `#` and a number. The write is `var.property` (or the
+            // path through the objects that made it): a property's name is an identifier, so it
+            // is what follows the last dot.
+            guard let object = s(1), let hash = object.firstIndex(of: "#"), let (_, name, value) = write(f[2]),
+                let dot = name.lastIndex(of: ".")
+            else { return nil }
+            return .property(
+                object: object, type: String(object[..<hash]), property: String(name[name.index(after: dot)...]), value: value)
         case ("S", 2):
             guard let (view, variable, value) = write(f[1]) else { return nil }
             return .state(view: view, variable: variable, value: value)

@@ -19,7 +19,7 @@ import Testing
     }
 
     /// Rewrites a segment of format 3 as format 2 wrote it: framed alike, but each change of the
-    /// history that names a write of its record (`["P",object,type,k]`, `["S",k]`) written
+    /// history that names a write of its record (`["P",object,k]`, `["S",k]`) written
     /// out whole (`["p",object,type,property,value]`, `["s",view,variable,value]`).
     private func rewriteInFormat2(_ path: String) throws {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
@@ -42,7 +42,8 @@ import Testing
                 // The write is ["s", view, name, value].
                 guard tag == "P" else { return .array(["s", write[1], write[2], write[3]]) }
                 let property = String(write[2].stringValue?.split(separator: ".").last ?? "")
-                return .array(["p", fields[1], fields[2], .string(property), write[3]])
+                let type = String(fields[1].stringValue?.split(separator: "#").first ?? "")
+                return .array(["p", fields[1], .string(type), .string(property), write[3]])
             }
             LogFormat.appendRecord(
                 version: version, to: &old, writes: { $0.write(.array(writes)) }, history: { $0.write(.array(history)) })

@@ -39,6 +39,11 @@ extension Change {
         if case .property(let object, _, let property, let value) = self { (object, property, value) } else { nil }
     }
 
+    /// A property change's object; nil for another change.
+    var propertyObject: String? {
+        if case .property(let object, _, _, _) = self { object } else { nil }
+    }
+
     /// Where a change's kind comes in a version's notifications (SPEC §8.3): property changes,
     /// creations, unmounts, mounts, updates, diagnostics, destructions.
     private var protocolRank: Int {
@@ -175,6 +180,13 @@ public struct Commit: @unchecked Sendable {
         func property(at position: Int) -> (object: String, property: String, value: JSON?)? {
             precondition(position >= 0 && position < storage.header.count, "change \(position) of \(storage.header.count)")
             return storage.withUnsafeMutablePointerToElements { $0[position].propertyParts }
+        }
+
+        /// The object of the change at `position` if it is a property change, read in place as
+        /// `property(at:)` reads.
+        public func propertyObject(at position: Int) -> String? {
+            precondition(position >= 0 && position < storage.header.count, "change \(position) of \(storage.header.count)")
+            return storage.withUnsafeMutablePointerToElements { $0[position].propertyObject }
         }
     }
 }
