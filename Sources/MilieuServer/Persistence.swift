@@ -140,11 +140,12 @@ enum Persistence {
     /// `commit`'s changes as a JSON array, one short array per change, written straight out
     /// (this runs for every commit) into its log record. A secure property's change carries the
     /// property's position in its type, not its name: nothing of a secret is written. A change
-    /// one of the record's writes restates names that write by its position, `["P",object,k]`
-    /// for a property (its type is the object's id up to its `#`, as ids are `Type#n`; its name and value are
-    /// the write's) and `["S",k]` for a @State (view, variable and value the write's), rather than
-    /// say the change twice: a `graph/set`'s record went from 113 bytes to 85, and making it
-    /// from 8,550 instructions a pipelined request to 8,364 (issue #31, docs/benchmarks.md).
+    /// whose own durable write restates it names that write by its position, `["P",object,k]` for
+    /// a property (its type is the object's id up to its `#`, as ids are `Type#n`; its name what
+    /// follows the write's last dot, its value the write's) and `["S",k]` for a @State (view,
+    /// variable and value the write's), rather than say the change twice: a `graph/set`'s record
+    /// went from 113 bytes to 85, and making it from 8,550 instructions a pipelined request to
+    /// 8,364 (issue #31, docs/benchmarks.md).
     static func writeHistory(_ changes: Commit.Changes, _ graph: Graph, restated: inout Restatements, into sink: inout JSONSink) {
         // Fixed arities rather than a variadic list: an array of strings for every change.
         func entry(_ tag: Unicode.Scalar, _ first: String) {
@@ -186,7 +187,7 @@ enum Persistence {
         for index in changes.indices {
             if index > changes.startIndex { sink.writeRaw(UInt8(ascii: ",")) }
             if let write = restated.write(restating: index) {
-                // The object and type read in place: a switch on the change here copied it whole
+                // The object read in place: a switch on the change here copied it whole
                 // (some 170 instructions a write).
                 if let object = changes.propertyObject(at: index) { entry("P", object) } else { sink.writeRaw(#"["S""#) }
                 sink.writeRaw(UInt8(ascii: ","))
@@ -247,7 +248,7 @@ enum Persistence {
     /// stops short of it). `writes` gives the record's writes, which its entries of log format 3
     /// name by position: read only if one does.
     static func commit(
-        version: Int, historyBytes bytes: ArraySlice<UInt8>, writes: () -> [StoredWrite]? = { nil }, _ graph: Graph
+        version: Int, historyBytes bytes: [UInt8], writes: () -> [StoredWrite]? = { nil }, _ graph: Graph
     ) -> Commit? {
         guard case .array(let entries)? = try? JSON(parsing: bytes, limits: JSONLimits(maxDepth: JSONLimits.default.maxDepth + 2))
         else { return nil }

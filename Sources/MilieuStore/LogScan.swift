@@ -19,16 +19,17 @@ public struct LogRecord: Sendable {
     /// The writes to fold; empty for versions at or before `checkpointed`, which the snapshot's
     /// main file holds.
     public let writes: [StoredWrite]
-    /// The record's list of writes as the log holds it, read only when asked (`allWrites`).
-    let writeList: ArraySlice<UInt8>
+    /// For those versions, the record's list of writes as the log holds it, read only when asked
+    /// (`allWrites`); nil when `writes` holds them.
+    let writeList: [UInt8]?
     /// The server's bytes for this version, as it gave them to `stage`.
-    public let history: ArraySlice<UInt8>
+    public let history: [UInt8]
     /// The record's size in the file.
     public let size: Int
 
-    /// Every write of the record, those the start does not fold too, in the order `Store.stage`
-    /// was given them: what the history names by position (log format 3). Nil when they do not read.
-    public func allWrites() -> [StoredWrite]? { StoredWrite.decode(writeList) }
+    /// Every write of the record, in the order `Store.stage` was given them, those the start does
+    /// not fold too: what the history names by position (log format 3). Nil when they do not read.
+    public func allWrites() -> [StoredWrite]? { writeList.map { StoredWrite.decode($0[...]) } ?? writes }
 }
 
 /// Damage in the log: where it starts, what is wrong, and what lies after it.
@@ -94,7 +95,13 @@ struct LogScan {
             } else if LogFormat.load(UInt32.self, bytes, at: 8) == 0 {
                 found = damage(0, "its header names log format 0, which no milieud writes")
             } else if LogFormat.load(UInt32.self, bytes, at: 8) > LogFormat.format {
-                found = damage(0, "it was written by a newer milieud (log format \(LogFormat.load(UInt32.self, bytes, at: 8)))")
+                // Not damage: --recover, which drops damage and all after it, would drop what the
+                // newer milieud wrote, though it reads well.
+                let format = LogFormat.load(UInt32.self, bytes, at: 8)
+                throw StoreError(
+                    path: path,
+                    "it was written by a newer milieud (log format \(format); this one reads formats 1–\(LogFormat.format)). Nothing was changed, and --recover does not change that: start the milieud that wrote it, or move \(directory) away to start afresh"
+                )
             } else if let logID, LogFormat.load(UInt64.self, bytes, at: 16) != logID {
                 let id = String(LogFormat.load(UInt64.self, bytes, at: 16), radix: 16)
                 found = damage(0, "it belongs to another log (id \(id), milieu.db expects \(String(logID, radix: 16)))")
@@ -144,20 +151,25 @@ struct LogScan {
                         let from = max(previous ?? folded, folded) + 1
                         found = damage(offset, "versions \(from)–\(version - 1) are missing before version \(version)")
                     }
-                    let writesLength = payload.count >= 4 ? Int(LogFormat.load(UInt32.self, bytes, at: payload.lowerBound)) : Int.max
                     guard found == nil else { break }
-                    let writesEnd = payload.lowerBound + 4 + writesLength
-                    // The snapshot holds the writes of checkpointed versions already: only later ones are read.
+                    // The list's length first: a payload too short to hold it, or a length past the
+                    // payload's end, is a record that does not read.
+                    let writesLength = payload.count >= 4 ? Int(LogFormat.load(UInt32.self, bytes, at: payload.lowerBound)) : Int.max
+                    let list = payload.lowerBound + 4
+                    // The snapshot holds the writes of checkpointed versions already: only later ones
+                    // are read now, and the others' bytes kept for the history that may name them.
                     guard writesLength <= payload.count - 4,
-                        let writes = version <= writesAfter ? [] : StoredWrite.decode(bytes[(payload.lowerBound + 4)..<writesEnd])
+                        let writes = version <= writesAfter ? [] : StoredWrite.decode(bytes[list..<(list + writesLength)])
                     else {
                         found = damage(offset, "the record of version \(version) does not read")
                         break
                     }
+                    let writesEnd = list + writesLength
+                    // Copied, so that no file's bytes outlive its scan.
                     scan.records.append(
                         LogRecord(
-                            version: version, writes: writes, writeList: bytes[(payload.lowerBound + 4)..<writesEnd],
-                            history: bytes[writesEnd..<end], size: end - offset))
+                            version: version, writes: writes, writeList: version <= writesAfter ? Array(bytes[list..<writesEnd]) : nil,
+                            history: Array(bytes[writesEnd..<end]), size: end - offset))
                     previous = version
                     segment.lastVersion = version
                     offset = end

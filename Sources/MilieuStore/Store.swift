@@ -259,7 +259,7 @@ public final class Store {
     /// `writes` hands to the function it is given (after the types staged since the last
     /// record), each moved into the turn's batch rather than copied, and what `history` writes
     /// into the record, which comes back in `history` at the next start. `add` returns the
-    /// write's position in the record's list, by which the history may name it (`LogRecord.writes(at:)`).
+    /// write's position in the record's list, by which the history may name it (`LogRecord.allWrites`).
     /// A version already staged is not staged again. Returns whether the record changes the snapshot.
     @discardableResult
     public func stage(

@@ -150,21 +150,53 @@ import Testing
             ])
     }
 
-    /// A segment of a log format newer than this build's is refused, named, and left as it is:
-    /// what an older milieud does with this build's format 3.
-    @Test func aLogOfANewerFormatIsRefused() throws {
+    /// A segment of a log format newer than this build's is refused, named, and left as it is,
+    /// `--recover` or not: it is not damage, and recovering would drop what it holds. What an
+    /// older milieud does with this build's format 3, if it is one that knows to.
+    @Test(arguments: [false, true]) func aLogOfANewerFormatIsRefused(recover: Bool) throws {
         let (data, _, _) = try formerStore(writes: 1, format: 2)
         defer { try? FileManager.default.removeItem(atPath: data) }
         let file = try #require(try logFiles(data).first)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: file))
         bytes[8] = UInt8(LogFormat.format + 1)
         try bytes.write(to: URL(fileURLWithPath: file))
-        let daemon = try Daemon(arguments: ["--data-dir", data], wait: false)
+        let daemon = try Daemon(arguments: ["--data-dir", data] + (recover ? ["--recover"] : []), wait: false)
         defer { daemon.stop() }
         #expect(daemon.waitForExit() == 1)
         let log = daemon.stderrText()
-        #expect(log.contains(file) && log.contains("newer milieud (log format \(LogFormat.format + 1))"), "\(log)")
+        #expect(log.contains(file) && log.contains("newer milieud (log format \(LogFormat.format + 1);"), "\(log)")
+        #expect(try logFiles(data) == [file])
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == bytes, "a refused start changes nothing")
+    }
+
+    /// A record whose checksums are right but whose payload is too short to hold its list's
+    /// length is a record that does not read: refused as damage, where the length's arithmetic
+    /// used to overflow and crash the start.
+    @Test func aRecordTooShortForItsListIsDamageNotACrash() throws {
+        let data = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let daemon = try Daemon(arguments: ["--data-dir", data])
+        let version = try #require(
+            try daemon.connect().call("graph/set", ["path": "theme.accentColor", "value": "teal"])["version"]?.intValue)
+        daemon.stop()
+        let file = try #require(try logFiles(data).last)
+        let payload = Array("[]".utf8)
+        var record: [UInt8] = []
+        LogFormat.append(UInt32(payload.count), to: &record)
+        LogFormat.append(UInt64(version + 1), to: &record)
+        LogFormat.append(LogFormat.crc(payload, from: 0, count: payload.count), to: &record)
+        // The header's CRC covers the length, the version and the payload's CRC, in that order.
+        let header = LogFormat.crc(record, from: 0, count: 16)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+        bytes += record[0..<4]
+        LogFormat.append(header, to: &bytes)
+        bytes += record[4...] + payload
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
+
+        let again = try Daemon(arguments: ["--data-dir", data], wait: false)
+        defer { again.stop() }
+        #expect(again.waitForExit() == 1)
+        #expect(again.stderrText().contains("the record of version \(version + 1) does not read"), "\(again.stderrText())")
     }
 
     @Test func aSnapshotOfFormat2IsUpgradedAndAStaleIfVersionStaysStale() throws {

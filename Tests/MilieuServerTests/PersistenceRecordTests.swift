@@ -32,25 +32,28 @@ import Testing
         }
         let bytes = writer.bytes
         #expect(!String(decoding: bytes, as: UTF8.self).contains("password"), "a secure property is not named")
-        let commit = try #require(Persistence.commit(version: 7, historyBytes: bytes[...], graph))
+        let commit = try #require(Persistence.commit(version: 7, historyBytes: bytes, graph))
         #expect(commit.version == Version(7))
         #expect(Array(commit.changes) == changes)
     }
 
     /// A property change and a @State change whose values the record's writes carry name those
-    /// writes instead of repeating them (log format 3), and read back from the log as they were.
+    /// writes instead of repeating them (log format 3), and read back from the log as they were:
+    /// after a registered type's write, which comes first, and with one property set twice.
     @Test func aChangeAWriteRestatesNamesItAndReadsBackFromTheLog() throws {
         let directory = try Daemon.makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let graph = try Graph()
         _ = try graph.apply([.mount(declaration: ["parent": "/App", "name": "Form", "state": ["n": ""]], owner: nil)])
         let (_, commit) = try graph.apply([
+            .set(path: "theme.accentColor", value: "an earlier colour", ifVersion: nil),
             .set(path: "theme.accentColor", value: "a long colour name, written once", ifVersion: nil),
             .set(path: "/App/Form.n", value: "a note, written once too", ifVersion: nil),
             .set(path: "login.password", value: "secret", ifVersion: nil),
         ])
         let store = try Store(directory: directory, options: StoreOptions())
         try store.start(nextVersion: commit.version.rawValue)
+        store.stageType(name: "Pet", declaration: ["name": "Pet", "properties": [:]])
         Persistence.stage(commit, of: graph, in: store)
         try store.commit()
         store.close()
@@ -59,9 +62,9 @@ import Testing
         defer { again.close() }
         let record = try #require(again.history.last)
         let history = String(decoding: record.history, as: UTF8.self)
-        // The @State's change and the property's name the writes that carry their values; the
-        // secure property's names only its position in its type.
-        #expect(history == #"[["S",0],["P","Theme#2",1],["q","Login#3","Login",1]]"#)
+        // The @State's change and the property's name the writes that carry their values, after
+        // the type's write at 0; the secure property's names only its position in its type.
+        #expect(history == #"[["S",1],["P","Theme#2",2],["q","Login#3","Login",1]]"#)
         let read = try #require(
             Persistence.commit(version: record.version, historyBytes: record.history, writes: record.allWrites, graph))
         #expect(Array(read.changes) == Array(commit.changes))

@@ -392,7 +392,7 @@ export class Client extends EventEmitter {
         if (message.method === 'connection/dropped' && !('id' in message)) {
           // The daemon's last line before it closes the connection for not reading (SPEC §10.8).
           const { message: said = 'the daemon dropped the connection', reason } = message.params ?? {};
-          this.#lastWord = new ConnectionLost(`${said} (${reason})`);
+          this.#lastWord = new ConnectionLost(typeof reason === 'string' ? `${said} (${reason})` : said);
         } else if (!('id' in message)) this.#onNotification(message);
       } else {
         this.#onResponse(message);

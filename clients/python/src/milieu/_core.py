@@ -120,8 +120,9 @@ class Dropped:
 
     def error(self) -> ConnectionLost:
         """Why the connection went, as the error the daemon's reason becomes."""
+        said = str(self.params.get("message", "the daemon dropped the connection"))
         reason = self.params.get("reason")
-        return ConnectionLost(f"{self.params.get('message', 'the daemon dropped the connection')} ({reason})")
+        return ConnectionLost(f"{said} ({reason})" if isinstance(reason, str) else said)
 
 
 Incoming = Union[Response, Note, Dropped, None]
