@@ -24,6 +24,20 @@ async function dropAndHold(client, daemon) {
   return () => renameSync(`${daemon.socketPath}.away`, daemon.socketPath);
 }
 
+/**
+ * A client that reconnects (FAST) to a fake server for test `t`, connected: the server, its
+ * first connection (the handshake answered with `handshake`'s options) and the client.
+ */
+async function reconnectingToFake(t, handshake) {
+  const server = await fakeServer(t);
+  const connecting = connect({ socketPath: server.socketPath, reconnect: FAST });
+  const first = await server.accept();
+  await first.handshake(handshake);
+  const client = await connecting;
+  t.after(() => client.close());
+  return { server, first, client };
+}
+
 test('a dropped connection resumes its watches: what changed meanwhile arrives once, in order', needsDaemon, async (t) => {
   const daemon = await daemonFor(t);
   const client = await clientFor(t, daemon, { reconnect: FAST });
@@ -60,12 +74,7 @@ test('a dropped connection resumes its watches: what changed meanwhile arrives o
 });
 
 test('a drop in the middle of a version: the replay drops what was delivered before', async (t) => {
-  const server = await fakeServer(t);
-  const connecting = connect({ socketPath: server.socketPath, reconnect: FAST });
-  const first = await server.accept();
-  await first.handshake();
-  const client = await connecting;
-  t.after(() => client.close());
+  const { server, first, client } = await reconnectingToFake(t);
   const watching = client.watch({ views: ['/App'] });
   const request = await first.read();
   assert.deepEqual(request.params, { views: ['/App'] });
@@ -93,12 +102,7 @@ test('a drop in the middle of a version: the replay drops what was delivered bef
 });
 
 test('an attempt cut short on a new instance: the watches it did not resync are resynced on the next, not resumed', async (t) => {
-  const server = await fakeServer(t);
-  const connecting = connect({ socketPath: server.socketPath, reconnect: FAST });
-  const first = await server.accept();
-  await first.handshake({ instance: 'old' });
-  const client = await connecting;
-  t.after(() => client.close());
+  const { server, first, client } = await reconnectingToFake(t, { instance: 'old' });
   const answer = async (peer, watch, version) => {
     const request = await peer.read();
     await peer.write(`{"jsonrpc":"2.0","id":${request.id},"result":{"watch":${watch},"version":${version}}}\n`);
@@ -136,12 +140,7 @@ test('an attempt cut short on a new instance: the watches it did not resync are 
 });
 
 test('connection/dropped is the reason a dropped connection gives', async (t) => {
-  const server = await fakeServer(t);
-  const connecting = connect({ socketPath: server.socketPath, reconnect: FAST });
-  const first = await server.accept();
-  await first.handshake();
-  const client = await connecting;
-  t.after(() => client.close());
+  const { first, client } = await reconnectingToFake(t);
   const inFlight = client.get('login.email');
   await first.read();
   const disconnected = once(client, 'disconnect', within());
@@ -155,12 +154,7 @@ test('connection/dropped is the reason a dropped connection gives', async (t) =>
 });
 
 test('requests in flight when the connection drops fail with ConnectionLost; later ones go through', async (t) => {
-  const server = await fakeServer(t);
-  const connecting = connect({ socketPath: server.socketPath, reconnect: FAST });
-  const first = await server.accept();
-  await first.handshake();
-  const client = await connecting;
-  t.after(() => client.close());
+  const { server, first, client } = await reconnectingToFake(t);
   const inFlight = assert.rejects(client.get('login.email'), ConnectionLost);
   await first.read();
   first.socket.destroy();
@@ -324,12 +318,7 @@ test('reconnecting gives up after maxAttempts: pending calls and watches fail, c
 });
 
 test('a watch unwatched while reconnecting is not resumed, and its iterator ends', async (t) => {
-  const server = await fakeServer(t);
-  const connecting = connect({ socketPath: server.socketPath, reconnect: FAST });
-  const first = await server.accept();
-  await first.handshake();
-  const client = await connecting;
-  t.after(() => client.close());
+  const { server, first, client } = await reconnectingToFake(t);
   const watching = client.watch({ lifecycle: true });
   const request = await first.read();
   await first.write(`{"jsonrpc":"2.0","id":${request.id},"result":{"watch":1,"version":1}}\n`);
