@@ -145,7 +145,7 @@ enum Persistence {
     /// follows the write's last dot, its value the write's) and `["S",k]` for a @State (view,
     /// variable and value the write's), rather than say the change twice: a `graph/set`'s record
     /// went from 113 bytes to 85, and making it from 8,550 instructions a pipelined request to
-    /// 8,364 (issue #31, docs/benchmarks.md).
+    /// 8,363 (issue #31, docs/benchmarks.md).
     static func writeHistory(_ changes: Commit.Changes, _ graph: Graph, restated: inout Restatements, into sink: inout JSONSink) {
         // Fixed arities rather than a variadic list: an array of strings for every change.
         func entry(_ tag: Unicode.Scalar, _ first: String) {
@@ -248,7 +248,7 @@ enum Persistence {
     /// stops short of it). `writes` gives the record's writes, which its entries of log format 3
     /// name by position: read only if one does.
     static func commit(
-        version: Int, historyBytes bytes: [UInt8], writes: () -> [StoredWrite]? = { nil }, _ graph: Graph
+        version: Int, historyBytes bytes: [UInt8], writes: () -> [StoredWrite]?, _ graph: Graph
     ) -> Commit? {
         guard case .array(let entries)? = try? JSON(parsing: bytes, limits: JSONLimits(maxDepth: JSONLimits.default.maxDepth + 2))
         else { return nil }

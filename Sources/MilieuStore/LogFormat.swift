@@ -11,7 +11,8 @@ import MilieuJSON
 /// payload only. The payload is `[u32 n][n bytes of the writes as JSON][the server's history bytes]`.
 /// Format 3, written now, frames records as format 2 does; its history may name one of the
 /// record's writes by its position in the list (`LogRecord.allWrites`), where format 2's
-/// repeated the value: an older milieud, which would not read those, refuses the file.
+/// repeated the value. An older milieud takes a file of format 3 for damage (and its
+/// `--recover` drops it); this one refuses a file of a newer format, `--recover` or not.
 enum LogFormat {
     static let magic = Array("MILIEULG".utf8)
     /// The format this build writes.

@@ -73,6 +73,7 @@ struct LogScan {
     static func read(directory: String, logID: UInt64?, folded: Int, writesAfter: Int) throws(StoreError) -> LogScan {
         var scan = LogScan()
         let names = try segmentNames(in: directory)
+        try refuseNewerFormats(names.map { directory + "/" + $0.name }, directory: directory)
         var previous: Int?
         for (index, entry) in names.enumerated() {
             let path = directory + "/" + entry.name
@@ -94,14 +95,6 @@ struct LogScan {
                 found = damage(0, "it is not a milieu log (no MILIEULG header)")
             } else if LogFormat.load(UInt32.self, bytes, at: 8) == 0 {
                 found = damage(0, "its header names log format 0, which no milieud writes")
-            } else if LogFormat.load(UInt32.self, bytes, at: 8) > LogFormat.format {
-                // Not damage: --recover, which drops damage and all after it, would drop what the
-                // newer milieud wrote, though it reads well.
-                let format = LogFormat.load(UInt32.self, bytes, at: 8)
-                throw StoreError(
-                    path: path,
-                    "it was written by a newer milieud (log format \(format); this one reads formats 1–\(LogFormat.format)). Nothing was changed, and --recover does not change that: start the milieud that wrote it, or move \(directory) away to start afresh"
-                )
             } else if let logID, LogFormat.load(UInt64.self, bytes, at: 16) != logID {
                 let id = String(LogFormat.load(UInt64.self, bytes, at: 16), radix: 16)
                 found = damage(0, "it belongs to another log (id \(id), milieu.db expects \(String(logID, radix: 16)))")
@@ -187,6 +180,26 @@ struct LogScan {
             scan.segments.append(segment)
         }
         return scan
+    }
+
+    /// Throws for the first of `paths` a newer milieud wrote (a log format past this build's),
+    /// before any file is read for damage: such a file is not damage, and `--recover`, which
+    /// drops damage and every file after it, would drop what the newer milieud wrote.
+    static func refuseNewerFormats(_ paths: [String], directory: String) throws(StoreError) {
+        for path in paths {
+            let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            guard fd >= 0 else { continue }  // read, and its problem told, with the rest
+            var header = [UInt8](repeating: 0, count: 12)
+            let count = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 12, 0) }
+            close(fd)
+            guard count == 12, Array(header[0..<8]) == LogFormat.magic else { continue }
+            let format = LogFormat.load(UInt32.self, header, at: 8)
+            guard format > LogFormat.format else { continue }
+            throw StoreError(
+                path: path,
+                "it was written by a newer milieud (log format \(format); this one reads formats 1–\(LogFormat.format)). Nothing was changed, and --recover does not change that: start the milieud that wrote it, or move \(directory) away to start afresh"
+            )
+        }
     }
 
     /// The whole records after the bad bytes at `offset`: how many, and the newest version among

@@ -12,7 +12,8 @@ final class Link {
     /// Seconds to wait for any one response before giving up on it.
     let requestTimeout: Double
     private(set) var client: MilieuClient?
-    /// The daemon instance of the current connection (each watch keeps the one its versions are of).
+    /// The daemon instance of the last connection that was made (each watch keeps the one its
+    /// versions are of); it stays when that connection breaks.
     private(set) var instance: String?
     /// What the daemon could not restore when it started, as its last `initialize` told; nil
     /// when it dropped nothing.

@@ -169,6 +169,37 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == bytes, "a refused start changes nothing")
     }
 
+    /// A newer segment after a damaged one: refused for the newer format before the damage is
+    /// looked at, so `--recover` drops neither.
+    @Test func aLogOfANewerFormatAfterDamageIsRefusedAndKept() throws {
+        let data = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        for round in 0..<2 {
+            let daemon = try Daemon(arguments: ["--data-dir", data])
+            let client = try daemon.connect()
+            for n in 0..<5 { _ = try client.call("graph/set", ["path": "theme.accentColor", "value": .string("c\(round)\(n)")]) }
+            daemon.stop()
+        }
+        let files = try logFiles(data)
+        #expect(files.count == 2, "each start begins a segment: \(files)")
+        let (older, newer) = (files[0], files[1])
+        var damaged = try Data(contentsOf: URL(fileURLWithPath: older))
+        let records = segmentRecords(damaged)
+        damaged[records[records.count / 2].offset + 25] ^= 0x01
+        try damaged.write(to: URL(fileURLWithPath: older))
+        var later = try Data(contentsOf: URL(fileURLWithPath: newer))
+        later[8] = UInt8(LogFormat.format + 1)
+        try later.write(to: URL(fileURLWithPath: newer))
+
+        let daemon = try Daemon(arguments: ["--data-dir", data, "--recover"], wait: false)
+        defer { daemon.stop() }
+        #expect(daemon.waitForExit() == 1)
+        #expect(daemon.stderrText().contains("\(newer): it was written by a newer milieud"), "\(daemon.stderrText())")
+        #expect(try logFiles(data) == files)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: older)) == damaged)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: newer)) == later)
+    }
+
     /// A record whose checksums are right but whose payload is too short to hold its list's
     /// length is a record that does not read: refused as damage, where the length's arithmetic
     /// used to overflow and crash the start.

@@ -32,7 +32,7 @@ import Testing
         }
         let bytes = writer.bytes
         #expect(!String(decoding: bytes, as: UTF8.self).contains("password"), "a secure property is not named")
-        let commit = try #require(Persistence.commit(version: 7, historyBytes: bytes, graph))
+        let commit = try #require(Persistence.commit(version: 7, historyBytes: bytes, writes: { nil }, graph))
         #expect(commit.version == Version(7))
         #expect(Array(commit.changes) == changes)
     }

@@ -564,9 +564,10 @@ export class Client extends EventEmitter {
       this.#sleep = null;
       if (this.#state !== 'reconnecting') return;
       delay = delay === 0 ? initialDelay : Math.min(delay * 2, maxDelay);
+      let resynced;
       try {
         await this.#open();
-        await this.#resumeWatches();
+        resynced = await this.#resumeWatches();
       } catch (error) {
         lastError = error;
         if (this.#state !== 'reconnecting') return;
@@ -579,7 +580,8 @@ export class Client extends EventEmitter {
       this.#outbox = [];
       for (const { line, ids } of outbox) this.#send(line, ids, false);
       for (const waiter of this.#openWaiters.splice(0)) waiter.resolve();
-      this.emit('reconnect', { attempt, instance: this.instance, restarted: this.instance !== previous, restore: this.restore });
+      const restarted = this.instance !== previous || resynced;
+      this.emit('reconnect', { attempt, instance: this.instance, restarted, restore: this.restore });
       return;
     }
     const error = new ConnectionLost(`Could not reconnect to milieud at ${this.#socketPath} in ${maxAttempts} attempts`, lastError);
@@ -591,12 +593,15 @@ export class Client extends EventEmitter {
    * it was last made on, afresh (and 'resync') on another instance or when the history is
    * compacted. Each watch keeps its own instance, so an attempt cut short after resyncing
    * some watches resyncs the rest on the next. A watch whose targets are gone ends with that error.
+   * Resolves to whether some watch was made afresh because its instance was not this one.
    */
   async #resumeWatches() {
+    let restarted = false;
     for (const watch of [...this.#liveWatches]) {
       if (!this.#liveWatches.has(watch)) continue;
       try {
         if (watch._instance !== this.instance) {
+          restarted = true;
           await this.#rewatch(watch, { reason: 'restarted', instance: this.instance });
           continue;
         }
@@ -613,6 +618,7 @@ export class Client extends EventEmitter {
         watch._end(error);
       }
     }
+    return restarted;
   }
 
   #rewatch(watch, info) {

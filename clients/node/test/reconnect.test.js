@@ -101,43 +101,52 @@ test('a drop in the middle of a version: the replay drops what was delivered bef
   assert.equal(watch.version, 4);
 });
 
-test('an attempt cut short on a new instance: the watches it did not resync are resynced on the next, not resumed', async (t) => {
-  const { server, first, client } = await reconnectingToFake(t, { instance: 'old' });
-  const answer = async (peer, watch, version) => {
-    const request = await peer.read();
-    await peer.write(`{"jsonrpc":"2.0","id":${request.id},"result":{"watch":${watch},"version":${version}}}\n`);
-    return request.params;
-  };
-  const watching = [client.watch({ paths: ['theme'] }), client.watch({ paths: ['login'] })];
-  await answer(first, 1, 7);
-  await answer(first, 2, 7);
-  const [theme, login] = await Promise.all(watching);
-  const resyncs = [];
-  theme.on('resync', (info) => resyncs.push(['theme', info]));
-  login.on('resync', (info) => resyncs.push(['login', info]));
-  first.socket.destroy();
+// A reconnect attempt to a new daemon resyncs the theme watch, then breaks; the next attempt
+// reaches that new daemon, or the old one back again.
+for (const third of ['new', 'old']) {
+  test(`an attempt cut short on a new instance, then the ${third} one: each watch resumes only on its own instance`, async (t) => {
+    const { server, first, client } = await reconnectingToFake(t, { instance: 'old' });
+    const answer = async (peer, watch, version) => {
+      const request = await peer.read();
+      await peer.write(`{"jsonrpc":"2.0","id":${request.id},"result":{"watch":${watch},"version":${version}}}\n`);
+      return request.params;
+    };
+    const watching = [client.watch({ paths: ['theme'] }), client.watch({ paths: ['login'] })];
+    await answer(first, 1, 7);
+    await answer(first, 2, 7);
+    const [theme, login] = await Promise.all(watching);
+    const resyncs = [];
+    theme.on('resync', (info) => resyncs.push(['theme', info]));
+    login.on('resync', (info) => resyncs.push(['login', info]));
+    first.socket.destroy();
 
-  // A new daemon: the first watch is made afresh on it, then the connection breaks.
-  const second = await server.accept();
-  await second.handshake({ instance: 'new' });
-  assert.deepEqual(await answer(second, 1, 1), { paths: ['theme'] });
-  await second.read(); // the login watch, never answered
-  second.socket.destroy();
+    const second = await server.accept();
+    await second.handshake({ instance: 'new' });
+    assert.deepEqual(await answer(second, 1, 1), { paths: ['theme'] });
+    await second.read(); // the login watch, never answered
+    second.socket.destroy();
 
-  // The same new daemon: the theme watch resumes where it was made afresh; the login watch,
-  // still counting the old daemon's versions, is made afresh too.
-  const third = await server.accept();
-  await third.handshake({ instance: 'new' });
-  const reconnected = once(client, 'reconnect', within());
-  assert.deepEqual(await answer(third, 1, 1), { paths: ['theme'], sinceVersion: 1 });
-  assert.deepEqual(await answer(third, 2, 1), { paths: ['login'] });
-  const [info] = await reconnected;
-  assert.equal(info.restarted, true);
-  assert.deepEqual(resyncs, [
-    ['theme', { reason: 'restarted', instance: 'new', version: 1 }],
-    ['login', { reason: 'restarted', instance: 'new', version: 1 }],
-  ]);
-});
+    // The theme watch counts the new daemon's versions now, the login watch still the old one's.
+    const last = await server.accept();
+    await last.handshake({ instance: third });
+    const reconnected = once(client, 'reconnect', within());
+    if (third === 'new') {
+      assert.deepEqual(await answer(last, 1, 1), { paths: ['theme'], sinceVersion: 1 });
+      assert.deepEqual(await answer(last, 2, 1), { paths: ['login'] });
+    } else {
+      assert.deepEqual(await answer(last, 1, 7), { paths: ['theme'] });
+      assert.deepEqual(await answer(last, 2, 7), { paths: ['login'], sinceVersion: 7 });
+    }
+    const [info] = await reconnected;
+    assert.equal(info.restarted, true, 'a watch was made afresh');
+    assert.deepEqual(resyncs, [
+      ['theme', { reason: 'restarted', instance: 'new', version: 1 }],
+      third === 'new'
+        ? ['login', { reason: 'restarted', instance: 'new', version: 1 }]
+        : ['theme', { reason: 'restarted', instance: 'old', version: 7 }],
+    ]);
+  });
+}
 
 test('connection/dropped is the reason a dropped connection gives', async (t) => {
   const { first, client } = await reconnectingToFake(t);

@@ -129,8 +129,9 @@ Incoming = Union[Response, Note, Dropped, None]
 
 
 def classify(line: bytes) -> Incoming:
-    """What a line from the daemon is; None for blank lines, batches (never sent by this client)
-    and notifications this library cannot route."""
+    """What a line from the daemon is: a response, a watch's notification, ``connection/dropped``;
+    None for blank lines, batches (never sent by this client) and notifications this library
+    cannot route."""
     if not line.strip():
         return None
     message = json.loads(line)
@@ -626,7 +627,7 @@ class Connection(Generic[W]):
         self._bound.clear()
         for p in failed:
             if cause is not None and self.state != READY:
-                p.complete(None, cause)  # the daemon refused the connection: its error is the answer
+                p.complete(None, cause)  # the daemon refused (or dropped) the connection: its reason is the answer
                 continue
             error = ConnectionLost(f"the connection was lost before the response arrived{said}")
             error.__cause__ = cause
