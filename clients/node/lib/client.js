@@ -48,6 +48,8 @@ export class Client extends EventEmitter {
   #watches = new Map();
   /** The watches to resume after a reconnection, in the order they were made. */
   #liveWatches = new Set();
+  /** Ids of `watch` requests sent, then given up on: a late answer's watch is ended. */
+  #abandonedWatches = new Set();
   /** Why the daemon closed the connection, if its last line said so: an error with `id: null` (MessageTooLarge, a refused peer) or `connection/dropped`. */
   #lastWord = null;
   #info = null;
@@ -317,14 +319,14 @@ export class Client extends EventEmitter {
       const entry = { resolve, reject, onResult, sent: false };
       if (timeout > 0 && Number.isFinite(timeout)) {
         entry.timer = setTimeout(() => {
-          this.#settle(id, entry);
+          this.#giveUp(id, entry, method);
           reject(new TimeoutError(method, timeout));
         }, timeout);
       }
       if (signal) {
         entry.signal = signal;
         entry.onAbort = () => {
-          this.#settle(id, entry);
+          this.#giveUp(id, entry, method);
           reject(signal.reason);
         };
         signal.addEventListener('abort', entry.onAbort, { once: true });
@@ -337,6 +339,15 @@ export class Client extends EventEmitter {
     this.#pending.delete(id);
     clearTimeout(entry.timer);
     entry.signal?.removeEventListener('abort', entry.onAbort);
+  }
+
+  /**
+   * Stops waiting for request `id` (timed out, aborted). A `watch` already sent may still be
+   * made: its late answer is remembered, to end the watch nobody holds (`#onResponse`).
+   */
+  #giveUp(id, entry, method) {
+    this.#settle(id, entry);
+    if (method === 'watch' && entry.sent) this.#abandonedWatches.add(id);
   }
 
   /** A `MessageTooLarge` when `line` is over the daemon's line limit (SPEC §1.3), which would cost the connection. */
@@ -407,7 +418,15 @@ export class Client extends EventEmitter {
       return;
     }
     const entry = this.#pending.get(response.id);
-    if (entry === undefined) return; // timed out or aborted: nobody waits for it any more
+    if (entry === undefined) {
+      // Timed out or aborted: nobody waits for it any more. A watch made all the same would send
+      // notifications nobody sees until the connection closes: it is ended.
+      const watch = response.result?.watch;
+      if (this.#abandonedWatches.delete(response.id) && Number.isInteger(watch)) {
+        this.request('unwatch', { watch }, { internal: true }).catch(() => {});
+      }
+      return;
+    }
     this.#settle(response.id, entry);
     if (response.error !== undefined) {
       entry.reject(errorFromWire(response.error));
@@ -532,6 +551,7 @@ export class Client extends EventEmitter {
   #onDisconnect(socketError) {
     this.#socket = null;
     this.#watches.clear();
+    this.#abandonedWatches.clear(); // the daemon ends a connection's watches with it
     const cause = this.#lastWord ?? socketError ?? undefined;
     const lost = new ConnectionLost(cause ? `The connection to milieud was lost: ${cause.message}` : 'The connection to milieud was lost', cause);
     // While connecting, a daemon's last word (Forbidden) is the answer to the handshake itself.

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { connect, ConnectionLost, UnknownPath } from '../index.js';
+import { connect, ConnectionLost, TimeoutError, UnknownPath } from '../index.js';
 import { clientFor, daemonFor, needsDaemon, take } from '../testing/helpers.js';
 import { fakeServer } from '../testing/fake-server.js';
 
@@ -147,6 +147,21 @@ for (const third of ['new', 'old']) {
     ]);
   });
 }
+
+test('a watch whose answer comes after it timed out is ended, not left sending', async (t) => {
+  const { first, client } = await reconnectingToFake(t);
+  const watching = assert.rejects(client.watch({ paths: ['theme'] }, { timeout: 20 }), TimeoutError);
+  const request = await first.read();
+  await watching;
+  await first.write(`{"jsonrpc":"2.0","id":${request.id},"result":{"watch":4,"version":1}}\n`);
+  let timer;
+  const unwatch = await Promise.race([
+    first.read(),
+    new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('no unwatch came')), 3000))),
+  ]).finally(() => clearTimeout(timer));
+  assert.equal(unwatch.method, 'unwatch');
+  assert.deepEqual(unwatch.params, { watch: 4 });
+});
 
 test('connection/dropped is the reason a dropped connection gives', async (t) => {
   const { first, client } = await reconnectingToFake(t);

@@ -203,3 +203,21 @@ def test_connection_dropped_is_the_reason_the_connection_was_lost(policy: Reconn
     assert f"milieud said {message} (slowConsumer)" in str(pending.outcome[1])
     if policy is None:
         assert f"milieud said {message}" in str(core.failure)
+
+
+def test_a_watch_answered_after_it_was_given_up_on_is_ended() -> None:
+    core = connected()
+    watch = FakePending(Call("watch", {"paths": ["login"]}))
+    get = FakePending(Call("graph/get", {"path": "login.email"}))
+    core.start(watch)
+    core.start(get)
+    assert core.abandon(watch) and core.abandon(get)
+    core.receive(line({"id": get.id, "result": "late"}))
+    assert core.take_outgoing() == [], "only a watch is ended"
+    core.receive(line({"id": watch.id, "result": {"watch": 5, "version": 2}}))
+    (unwatch,) = core.take_outgoing()
+    sent = json.loads(unwatch)
+    assert (sent["method"], sent["params"]) == ("unwatch", {"watch": 5})
+    assert core.take_outgoing() == []
+    core.receive(line({"id": sent["id"], "result": {}}))
+    assert watch.outcome is None and get.outcome is None, "nobody waits for those answers"

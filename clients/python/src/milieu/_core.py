@@ -450,6 +450,10 @@ class Connection(Generic[W]):
         """The watches to make again on the next connection, in the order they were made."""
         self._last_unsolicited: MilieuError | None = None
         self._lost_generation = 0
+        self._abandoned_watches: set[int] = set()
+        """Ids of ``watch`` requests given up on, on the current connection: a late answer's
+        watch is ended (:meth:`take_outgoing`)."""
+        self._outgoing: List[bytes] = []
 
     @property
     def instance(self) -> str | None:
@@ -575,8 +579,18 @@ class Connection(Generic[W]):
 
     def abandon(self, pending: Pending) -> bool:
         """The caller stops waiting for ``pending`` (not sent, timed out, cancelled); returns whether
-        it was still waiting. A late response to it is then dropped."""
-        return self._pending.pop(pending.id, None) is not None
+        it was still waiting. A late response to it is then dropped; one to a ``watch`` ends the
+        watch it made, which nobody holds."""
+        waiting = self._pending.pop(pending.id, None) is not None
+        if waiting and pending.call.method == "watch":
+            self._abandoned_watches.add(pending.id)
+        return waiting
+
+    def take_outgoing(self) -> List[bytes]:
+        """Lines the client sends of its own accord, for the driver to write after :meth:`receive`:
+        the ``unwatch`` of a watch whose answer came after it was given up on."""
+        lines, self._outgoing = self._outgoing, []
+        return lines
 
     # --- receiving ---------------------------------------------------------------------
 
@@ -603,6 +617,12 @@ class Connection(Generic[W]):
             self._last_unsolicited = response.error  # the daemon's last word before closing
         pending = self._pending.pop(response.id, None) if isinstance(response.id, int) else None
         if pending is None:
+            if response.id in self._abandoned_watches:
+                self._abandoned_watches.discard(response.id)
+                watch = response.result.get("watch") if isinstance(response.result, dict) else None
+                if isinstance(watch, int):
+                    self._next_id += 1  # its answer, to an id nobody waits for, is dropped
+                    self._outgoing.append(encode_request(self._next_id, "unwatch", {"watch": watch}, None))
             return
         error = response.error
         if error is None and pending.call.hook is not None:
@@ -625,6 +645,8 @@ class Connection(Generic[W]):
         for p in failed:
             del self._pending[p.id]
         self._bound.clear()
+        self._abandoned_watches.clear()  # the daemon ends a connection's watches with it
+        self._outgoing.clear()
         for p in failed:
             if cause is not None and self.state != READY:
                 p.complete(None, cause)  # the daemon refused (or dropped) the connection: its reason is the answer

@@ -64,10 +64,19 @@ class _Protocol(asyncio.Protocol):
         self._generation = generation
         self._framer = Framer()
         self._sock = sock
+        self._transport: asyncio.BaseTransport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._transport = transport
 
     def data_received(self, data: bytes) -> None:
+        core = self._client._core
         for line in self._framer.feed(data):
-            self._client._core.receive(line)
+            core.receive(line)
+        outgoing = core.take_outgoing()
+        transport = self._transport
+        if outgoing and isinstance(transport, asyncio.WriteTransport) and not transport.is_closing():
+            transport.write(b"".join(outgoing))
 
     def connection_lost(self, exc: Exception | None) -> None:
         if exc is not None:

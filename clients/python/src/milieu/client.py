@@ -254,6 +254,10 @@ class Client(ClientBase[Watch]):
                 with self._lock:
                     for line in lines:
                         self._core.receive(line)
+                    outgoing = self._core.take_outgoing()
+                if outgoing:
+                    with self._write_lock:
+                        sock.sendall(b"".join(outgoing))
         except OSError:
             pass
         finally:
