@@ -102,6 +102,8 @@ struct LogScan {
                 found = damage(0, "its header names first version \(LogFormat.load(UInt64.self, bytes, at: 24)), not its file name's")
             } else {
                 let format = LogFormat.load(UInt32.self, bytes, at: 8)
+                // Checked before the scan (`refuseNewerFormats`); again, for a file changed since.
+                try refuseNewer(format: format, of: path, directory: directory)
                 segment.format = format
                 var offset = LogFormat.headerSize
                 records: while offset < bytes.count, found == nil {
@@ -187,19 +189,27 @@ struct LogScan {
     /// drops damage and every file after it, would drop what the newer milieud wrote.
     static func refuseNewerFormats(_ paths: [String], directory: String) throws(StoreError) {
         for path in paths {
+            // A file that cannot be read stops the start, as `readAll` would: skipped here, it
+            // might lie after damage, never be read, and go with `--recover`.
             let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-            guard fd >= 0 else { continue }  // read, and its problem told, with the rest
+            guard fd >= 0 else { throw StoreError(path: path, "cannot open the log: \(String(cString: strerror(errno)))") }
             var header = [UInt8](repeating: 0, count: 12)
             let count = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 12, 0) }
+            let code = errno
             close(fd)
+            guard count >= 0 else { throw StoreError(path: path, "cannot read the log: \(String(cString: strerror(code)))") }
             guard count == 12, Array(header[0..<8]) == LogFormat.magic else { continue }
-            let format = LogFormat.load(UInt32.self, header, at: 8)
-            guard format > LogFormat.format else { continue }
-            throw StoreError(
-                path: path,
-                "it was written by a newer milieud (log format \(format); this one reads formats 1–\(LogFormat.format)). Nothing was changed, and --recover does not change that: start the milieud that wrote it, or move \(directory) away to start afresh"
-            )
+            try refuseNewer(format: LogFormat.load(UInt32.self, header, at: 8), of: path, directory: directory)
         }
+    }
+
+    /// Throws when `format` is a newer milieud's.
+    static func refuseNewer(format: UInt32, of path: String, directory: String) throws(StoreError) {
+        guard format > LogFormat.format else { return }
+        throw StoreError(
+            path: path,
+            "it was written by a newer milieud (log format \(format); this one reads formats 1–\(LogFormat.format)). Nothing was changed, and --recover does not change that: start the milieud that wrote it, or move \(directory) away to start afresh"
+        )
     }
 
     /// The whole records after the bad bytes at `offset`: how many, and the newest version among

@@ -169,11 +169,9 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == bytes, "a refused start changes nothing")
     }
 
-    /// A newer segment after a damaged one: refused for the newer format before the damage is
-    /// looked at, so `--recover` drops neither.
-    @Test func aLogOfANewerFormatAfterDamageIsRefusedAndKept() throws {
-        let data = try Daemon.makeDirectory()
-        defer { try? FileManager.default.removeItem(atPath: data) }
+    /// A data directory with two segments, the first with a damaged record in its middle: its
+    /// files, and the first's bytes as damaged.
+    private func twoSegmentsTheFirstDamaged(_ data: String) throws -> (older: String, newer: String, damaged: Data) {
         for round in 0..<2 {
             let daemon = try Daemon(arguments: ["--data-dir", data])
             let client = try daemon.connect()
@@ -181,12 +179,22 @@ import Testing
             daemon.stop()
         }
         let files = try logFiles(data)
-        #expect(files.count == 2, "each start begins a segment: \(files)")
+        try #require(files.count == 2, "each start begins a segment: \(files)")
         let (older, newer) = (files[0], files[1])
         var damaged = try Data(contentsOf: URL(fileURLWithPath: older))
         let records = segmentRecords(damaged)
         damaged[records[records.count / 2].offset + 25] ^= 0x01
         try damaged.write(to: URL(fileURLWithPath: older))
+        return (older, newer, damaged)
+    }
+
+    /// A newer segment after a damaged one: refused for the newer format before the damage is
+    /// looked at, so `--recover` drops neither.
+    @Test func aLogOfANewerFormatAfterDamageIsRefusedAndKept() throws {
+        let data = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let (older, newer, damaged) = try twoSegmentsTheFirstDamaged(data)
+        let files = [older, newer]
         var later = try Data(contentsOf: URL(fileURLWithPath: newer))
         later[8] = UInt8(LogFormat.format + 1)
         try later.write(to: URL(fileURLWithPath: newer))
@@ -198,6 +206,21 @@ import Testing
         #expect(try logFiles(data) == files)
         #expect(try Data(contentsOf: URL(fileURLWithPath: older)) == damaged)
         #expect(try Data(contentsOf: URL(fileURLWithPath: newer)) == later)
+    }
+
+    /// A segment that cannot be opened (a symbolic link, never followed) after a damaged one
+    /// stops the start, `--recover` or not: it is never taken for what the damage drops.
+    @Test func aSegmentThatCannotBeOpenedAfterDamageStopsTheStart() throws {
+        let data = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let (_, newer, _) = try twoSegmentsTheFirstDamaged(data)
+        try FileManager.default.moveItem(atPath: newer, toPath: "\(data)/elsewhere")
+        try FileManager.default.createSymbolicLink(atPath: newer, withDestinationPath: "\(data)/elsewhere")
+        let daemon = try Daemon(arguments: ["--data-dir", data, "--recover"], wait: false)
+        defer { daemon.stop() }
+        #expect(daemon.waitForExit() == 1)
+        #expect(daemon.stderrText().contains("\(newer): cannot open the log"), "\(daemon.stderrText())")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: newer) == "\(data)/elsewhere")
     }
 
     /// A record whose checksums are right but whose payload is too short to hold its list's

@@ -221,3 +221,10 @@ def test_a_watch_answered_after_it_was_given_up_on_is_ended() -> None:
     assert core.take_outgoing() == []
     core.receive(line({"id": sent["id"], "result": {}}))
     assert watch.outcome is None and get.outcome is None, "nobody waits for those answers"
+
+
+def test_a_response_whose_id_is_not_a_number_is_ignored() -> None:
+    core = connected()
+    core.receive(line({"id": [1], "result": 1}))
+    core.receive(line({"id": {"a": 1}, "error": {"code": -32600, "message": "m"}}))
+    assert core.state == READY and core.take_outgoing() == []

@@ -617,7 +617,7 @@ class Connection(Generic[W]):
             self._last_unsolicited = response.error  # the daemon's last word before closing
         pending = self._pending.pop(response.id, None) if isinstance(response.id, int) else None
         if pending is None:
-            if response.id in self._abandoned_watches:
+            if isinstance(response.id, int) and response.id in self._abandoned_watches:
                 self._abandoned_watches.discard(response.id)
                 watch = response.result.get("watch") if isinstance(response.result, dict) else None
                 if isinstance(watch, int):

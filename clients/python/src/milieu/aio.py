@@ -332,7 +332,9 @@ class AsyncClient(ClientBase[AsyncWatch]):
         except asyncio.TimeoutError:
             if not future.done() or future.cancelled():
                 raise deadline.no_response() from None
-            raise
+            # The answer came in the same turn as the timeout (Python 3.12's wait_for may then
+            # raise): it is the call's, and a watch it made is held by the caller.
+            return future.result()
         finally:
             self._core.abandon(pending)
 
