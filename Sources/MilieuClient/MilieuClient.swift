@@ -34,8 +34,11 @@ public final class MilieuClient {
     private var nextID = 1
     /// Ids of requests sent with `send` whose responses have not been read yet.
     private var awaited: Set<Int> = []
-    /// Ids of requests whose wait was interrupted: their answers are dropped when they come.
+    /// Ids of requests whose wait was interrupted or ran out: their answers are dropped when they come.
     private var abandoned: Set<Int> = []
+    /// Ids of the `watch` requests among those two: a watch made after its wait was given up on
+    /// would send notifications nobody asked for, and is ended when its answer comes.
+    private var watchRequests: Set<Int> = []
     /// A descriptor that, once readable, interrupts a wait for a response (`.cancelled`); the
     /// client only polls it, its owner reads it. milieu's prompt gives its signal pipe, so that
     /// Ctrl-C abandons a request a stopped daemon will not answer. -1: none.
@@ -165,7 +168,7 @@ public final class MilieuClient {
         let line = message.jsonText
         if let limit = daemonMaxLineBytes { try Self.refuse(method, length: line.utf8.count, over: limit) }
         try sendLine(line)
-        awaited.insert(id)
+        expect(id, method: method)
         return id
     }
 
@@ -180,8 +183,14 @@ public final class MilieuClient {
         try Self.refuse(method, length: head.count + paramsText.count + 1, over: limit)
         nextID += 1
         try write(head + paramsText + Array("}\n".utf8))
-        awaited.insert(id)
+        expect(id, method: method)
         return id
+    }
+
+    /// Request `id`, to `method`, was sent: its answer is awaited.
+    private func expect(_ id: Int, method: String) {
+        awaited.insert(id)
+        if method == WatchRequest.name { watchRequests.insert(id) }
     }
 
     /// Throws `.lineTooLong` when a request to `method` would be a line of `length` bytes, longer
@@ -227,7 +236,7 @@ public final class MilieuClient {
             do {
                 try receive(until: deadline, waitingFor: "response to request \(id)")
             } catch {
-                if error.code == .cancelled { abandon(id) }
+                if error.code == .cancelled || error.code == .timedOut { abandon(id) }
                 throw error
             }
             answer = answers.removeValue(forKey: id)
@@ -345,13 +354,22 @@ public final class MilieuClient {
             guard case .string(let method)? = object["method"] else { return message.jsonText }
             notifications.append(ClientNotification(method: method, params: object["params"]?.objectValue ?? [:]))
         } else if case .int(let id)? = object["id"], awaited.remove(id) != nil {
+            watchRequests.remove(id)
             answers[id] = object
         } else if case .int(let id)? = object["id"], abandoned.remove(id) != nil {
-            return nil  // the answer to a request whose wait was interrupted: nobody wants it now
+            // The answer to a request whose wait was given up on: nobody wants it now.
+            if watchRequests.remove(id) != nil, case .int(let watch)? = object["result"]?["watch"] { endAbandoned(watch: watch) }
+            return nil
         } else {
             unmatched.append(message)
         }
         return nil
+    }
+
+    /// Ends daemon watch `watch`, which a `watch` request given up on made; the answer is dropped.
+    private func endAbandoned(watch: Int) {
+        guard let id = try? send(method: UnwatchRequest.name, params: ["watch": .int(watch)]) else { return }
+        abandon(id)
     }
 
     /// Stops waiting for request `id`: its answer is dropped when it comes.

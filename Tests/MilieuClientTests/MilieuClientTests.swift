@@ -9,6 +9,31 @@ import Testing
 /// order, pipelining, raw lines, and what happens when the daemon goes.
 @Suite(.serialized)
 struct MilieuClientTests {
+    /// A `watch` whose wait ran out (the daemon was stopped) may still be made when the daemon
+    /// goes on: its late answer ends it, where it used to send notifications nobody asked for
+    /// for as long as the connection lived (the REPL showed them under no watch).
+    @Test func aWatchAnsweredAfterItsTimeoutIsEnded() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let client = try MilieuClient(socketPath: daemon.socketPath)
+        _ = try client.request(InitializeRequest(), timeout: 5)
+        let pid = daemon.process.processIdentifier
+        kill(pid, SIGSTOP)
+        // A signal is delivered, not done, when kill returns: wait until the daemon is stopped.
+        let stat = "/proc/\(pid)/stat"
+        let deadline = Date.now.addingTimeInterval(10)
+        while (try? String(contentsOfFile: stat, encoding: .utf8))?.split(separator: " ")[2] != "T", Date.now < deadline {
+            usleep(1000)
+        }
+        #expect(throws: MilieuClientError.self) { try client.request(WatchRequest(paths: ["theme"]), timeout: 0.2) }
+        kill(pid, SIGCONT)
+        // The first answer read is the watch's, which sends the unwatch; the second request is
+        // answered after the daemon has read that.
+        for _ in 0..<2 { _ = try client.request(InitializeRequest(), timeout: 5) }
+        let info = try MilieuClient(socketPath: daemon.socketPath).request(DaemonInfoRequest(), timeout: 5)
+        #expect(info.watches == 0)
+    }
+
     @Test func aRequestReturnsItsResult() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }
