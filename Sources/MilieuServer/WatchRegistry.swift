@@ -154,11 +154,7 @@ final class WatchRegistry {
             removalSteps += 1
             switch target {
             case .object(let object), .property(let object, _): Self.remove(key, from: object, in: &byObject)
-            case .state(let view, let variable):
-                // A view that went took the group with it.
-                guard byState[view]?[variable]?.remove(key) == true, byState[view]?[variable]?.isEmpty == true else { continue }
-                byState[view]?[variable] = nil
-                if byState[view]?.isEmpty == true { byState[view] = nil }
+            case .state(let view, let variable): removeState(key, of: view, variable)
             case .view(let path): Self.remove(key, from: path, in: &byView)
             }
         }
@@ -197,9 +193,16 @@ final class WatchRegistry {
         for (variable, group) in groups {
             var ended: [WatchKey] = []
             group.forEach { key, _ in if (heldBack[key] ?? 0) < version { ended.append(key) } }
-            for key in ended { byState[view]?[variable]?.remove(key) }
-            if byState[view]?[variable]?.isEmpty == true { byState[view]?[variable] = nil }
+            for key in ended { removeState(key, of: view, variable) }
         }
+    }
+
+    /// Takes `key` out of the watches of `view`'s @State `variable`, and the group and the view's
+    /// entry with it once empty. A watch lists a target once per spelling, and a view that went
+    /// took its groups with it: the group may already be gone.
+    private func removeState(_ key: WatchKey, of view: String, _ variable: String) {
+        guard byState[view]?[variable]?.remove(key) == true, byState[view]?[variable]?.isEmpty == true else { return }
+        byState[view]?[variable] = nil
         if byState[view]?.isEmpty == true { byState[view] = nil }
     }
 
