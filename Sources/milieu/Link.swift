@@ -144,14 +144,21 @@ final class Link {
     func watch(targets: [String], lifecycle: Bool, commits: Bool = false, since: Int? = nil) throws -> WatchRecord {
         let views = targets.filter(PathSyntax.isViewPath)
         let paths = targets.filter { !PathSyntax.isViewPath($0) }
-        let request = WatchRequest(
-            paths: paths, views: views, lifecycle: lifecycle, commits: commits, printChanges: printsEveryChange, sinceVersion: since)
+        return try open(
+            WatchRequest(
+                paths: paths, views: views, lifecycle: lifecycle, commits: commits, printChanges: printsEveryChange, sinceVersion: since))
+    }
+
+    /// Makes the watch `request` asks for and keeps it in the book (a `console` one shows
+    /// `_printChanges` lines only). A replay of what followed its `sinceVersion` is still to come:
+    /// only up to that version is shown.
+    private func open(_ request: WatchRequest, console: Bool = false) throws -> WatchRecord {
         guard let instance else { throw notConnected() }
         let result = try self.request(request)
-        // A replay of what followed `since` is still to come: only up to `since` is shown.
         let record = watches.add(
-            paths: paths, views: views, lifecycle: lifecycle, commits: commits, printChanges: printsEveryChange,
-            daemonID: result.watch, version: since ?? result.version, instance: instance)
+            paths: request.paths, views: request.views, lifecycle: request.lifecycle, commits: request.commits,
+            printChanges: request.printChanges, console: console, daemonID: result.watch,
+            version: request.sinceVersion ?? result.version, instance: instance)
         record.notMounted = result.notMounted
         return record
     }
@@ -164,12 +171,7 @@ final class Link {
         let covered = watches.records.filter(\.console).flatMap(\.views)
         let wanted = views.filter { view in !covered.contains { view == $0 || view.hasPrefix($0 + "/") } }
         guard !wanted.isEmpty else { return }
-        guard let instance else { throw notConnected() }
-        let result = try request(WatchRequest(views: wanted, printChanges: printsEveryChange))
-        let record = watches.add(
-            paths: [], views: wanted, lifecycle: false, commits: false, printChanges: printsEveryChange, console: true,
-            daemonID: result.watch, version: result.version, instance: instance)
-        record.notMounted = result.notMounted
+        _ = try open(WatchRequest(views: wanted, printChanges: printsEveryChange), console: true)
     }
 
     /// Ends a watch, on the daemon too while connected.
