@@ -552,8 +552,13 @@ public struct JSONSink: ~Copyable {
         }
         // Swift's description has the shortest digits that read back as the same double; they
         // are laid out as ECMAScript's Number.prototype.toString lays them out (SPEC §1.4), which
-        // `description` does not (`1e-05`, `1e+16`).
+        // `description` does only without an exponent (not `1e-05`, `1e+16`): only then are they
+        // laid out again, where the layout makes two arrays.
         var text = value.description
+        guard text.utf8.contains(UInt8(ascii: "e")) else {
+            text.withUTF8 { writeRaw($0) }
+            return
+        }
         let laidOut = text.withUTF8 { ECMAScriptNumber.text(fromSwiftDescription: $0) }
         laidOut.withUnsafeBufferPointer { writeRaw($0) }
     }
