@@ -51,6 +51,10 @@ public final class MilieuClient {
     private var answers: [Int: JSONObject] = [:]
     /// Responses whose id is not one this client assigned (answers to `sendLine`), in order.
     private var unmatched: [JSON] = []
+    /// How many of the next unmatched responses answer raw lines whose wait was given up on
+    /// (`nextUnmatchedReply`): they are dropped when they come. The daemon answers a
+    /// connection's lines in order (SPEC §2.3), so they are the next ones.
+    private var unmatchedGivenUp = 0
     /// The error with id null the daemon sent as its last line, if the last line was one: why it
     /// closed the connection (`Forbidden`, `LimitExceeded`, `MessageTooLarge`, SPEC §1.2, §1.3).
     private var lastWord: RPCError?
@@ -275,10 +279,21 @@ public final class MilieuClient {
     }
 
     /// The next response whose id this client did not assign — the answer to a line sent
-    /// with `sendLine`, a batch's array, or an error with id null — in arrival order.
+    /// with `sendLine`, a batch's array, or an error with id null — in arrival order. A wait
+    /// that runs out or is interrupted gives that response up, as `result(of:)` gives up an
+    /// answer: it is dropped when it comes, and the next call waits for the one after it.
     public func nextUnmatchedReply(timeout: Double? = nil) throws(MilieuClientError) -> JSON {
         let deadline = Deadline(timeout)
-        while unmatched.isEmpty { try receive(until: deadline, waitingFor: "response") }
+        while unmatched.isEmpty {
+            do {
+                try receive(until: deadline, waitingFor: "response")
+            } catch {
+                guard error.code == .cancelled || error.code == .timedOut else { throw error }
+                unmatchedGivenUp += 1
+                guard error.code == .cancelled else { throw error }
+                throw MilieuClientError(.cancelled, "cancelled: no response from milieud at \(socketPath) yet")
+            }
+        }
         return unmatched.removeFirst()
     }
 
@@ -346,7 +361,7 @@ public final class MilieuClient {
         lastWord = nil
         guard case .object(let object) = message else {
             guard case .array = message else { return message.jsonText }
-            unmatched.append(message)
+            fileUnmatched(message)
             return nil
         }
         if object["id"] == .null, let error = object["error"] { lastWord = RPCError(wire: error) }
@@ -361,9 +376,18 @@ public final class MilieuClient {
             if watchRequests.remove(id) != nil, case .int(let watch)? = object["result"]?["watch"] { endAbandoned(watch: watch) }
             return nil
         } else {
-            unmatched.append(message)
+            fileUnmatched(message)
         }
         return nil
+    }
+
+    /// Keeps `reply` for `nextUnmatchedReply`, unless it answers a raw line given up on.
+    private func fileUnmatched(_ reply: JSON) {
+        guard unmatchedGivenUp == 0 else {
+            unmatchedGivenUp -= 1
+            return
+        }
+        unmatched.append(reply)
     }
 
     /// Ends daemon watch `watch`, which a `watch` request given up on made; the answer is dropped.

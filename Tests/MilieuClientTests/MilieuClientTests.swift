@@ -17,14 +17,7 @@ struct MilieuClientTests {
         defer { daemon.stop() }
         let client = try MilieuClient(socketPath: daemon.socketPath)
         _ = try client.request(InitializeRequest(), timeout: 5)
-        let pid = daemon.process.processIdentifier
-        kill(pid, SIGSTOP)
-        // A signal is delivered, not done, when kill returns: wait until the daemon is stopped.
-        let stat = "/proc/\(pid)/stat"
-        let deadline = Date.now.addingTimeInterval(10)
-        while (try? String(contentsOfFile: stat, encoding: .utf8))?.split(separator: " ")[2] != "T", Date.now < deadline {
-            usleep(1000)
-        }
+        let pid = stop(daemon)
         #expect(throws: MilieuClientError.self) { try client.request(WatchRequest(paths: ["theme"]), timeout: 0.2) }
         kill(pid, SIGCONT)
         // The first answer read is the watch's, which sends the unwatch; the second request is
@@ -32,6 +25,34 @@ struct MilieuClientTests {
         for _ in 0..<2 { _ = try client.request(InitializeRequest(), timeout: 5) }
         let info = try MilieuClient(socketPath: daemon.socketPath).request(DaemonInfoRequest(), timeout: 5)
         #expect(info.watches == 0)
+    }
+
+    /// A raw line whose wait ran out (the daemon was stopped) gives its reply up: the next raw
+    /// line gets its own, where it used to be handed the late reply to the line before.
+    @Test func aRawLineWhoseWaitRanOutDoesNotAnswerTheNextOne() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let client = try MilieuClient(socketPath: daemon.socketPath)
+        _ = try client.request(InitializeRequest(), timeout: 5)
+        let pid = stop(daemon)
+        try client.sendLine(#"{"jsonrpc":"2.0","id":"first","method":"graph/get","params":{"path":"theme.colorScheme"}}"#)
+        #expect(throws: MilieuClientError.self) { try client.nextUnmatchedReply(timeout: 0.2) }
+        kill(pid, SIGCONT)
+        try client.sendLine(#"{"jsonrpc":"2.0","id":"second","method":"graph/get","params":{"path":"theme.fontScale"}}"#)
+        #expect(try client.nextUnmatchedReply(timeout: 5) == ["jsonrpc": "2.0", "id": "second", "result": 1.0])
+    }
+
+    /// Stops `daemon` with SIGSTOP and returns its pid once it is stopped: a signal is
+    /// delivered, not done, when `kill` returns.
+    private func stop(_ daemon: Daemon) -> pid_t {
+        let pid = daemon.process.processIdentifier
+        kill(pid, SIGSTOP)
+        let stat = "/proc/\(pid)/stat"
+        let deadline = Date.now.addingTimeInterval(10)
+        while (try? String(contentsOfFile: stat, encoding: .utf8))?.split(separator: " ")[2] != "T", Date.now < deadline {
+            usleep(1000)
+        }
+        return pid
     }
 
     @Test func aRequestReturnsItsResult() throws {

@@ -202,6 +202,28 @@ struct InteractiveTests {
         #expect(try terminal.exitStatus() == nil)
     }
 
+    /// A raw line given up on with Ctrl-C does not answer the next raw line: its late reply is
+    /// dropped, where it used to be printed as the next line's.
+    @Test func ctrlCCancelsARawLineAndItsLateReplyDoesNotAnswerTheNext() throws {
+        let daemon = try Daemon()
+        defer {
+            kill(daemon.process.processIdentifier, SIGCONT)
+            daemon.stop()
+        }
+        let terminal = try repl(daemon)
+        kill(daemon.process.processIdentifier, SIGSTOP)
+        try enter(terminal, #"{"jsonrpc":"2.0","id":"first","method":"graph/get","params":{"path":"login.email"}}"#)
+        usleep(300_000)
+        try terminal.press("C-c")
+        try terminal.waitFor("the cancellation") { $0.contains("^C") && $0.hasSuffix("milieu>") }
+        kill(daemon.process.processIdentifier, SIGCONT)
+        try enter(terminal, #"{"jsonrpc":"2.0","id":"second","method":"graph/get","params":{"path":"theme.colorScheme"}}"#)
+        let screen = try terminal.waitFor("the next reply") { $0.contains("\"light\"") && $0.hasSuffix("milieu>") }
+        #expect(screen.contains("cancelled: no response from milieud at \(daemon.socketPath) yet"))
+        #expect(screen.contains(#""id": "second""#))
+        #expect(!screen.contains(#""id": "first""#), "the late reply to the first line is not printed")
+    }
+
     @Test func jsonWithOpenBracketsContinuesAtADotsPromptAndIsOneHistoryEntry() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }
