@@ -39,6 +39,9 @@ public final class MilieuClient {
     /// Ids of the `watch` requests among those two: a watch made after its wait was given up on
     /// would send notifications nobody asked for, and is ended when its answer comes.
     private var watchRequests: Set<Int> = []
+    /// Watches this client ends itself (`endAbandoned`), by the id of the `unwatch` that ends
+    /// each: until its answer, what they send is dropped (nobody asked for it).
+    private var endingWatches: [Int: Int] = [:]
     /// A descriptor that, once readable, interrupts a wait for a response (`.cancelled`); the
     /// client only polls it, its owner reads it. milieu's prompt gives its signal pipe, so that
     /// Ctrl-C abandons a request a stopped daemon will not answer. -1: none.
@@ -367,12 +370,16 @@ public final class MilieuClient {
         if object["id"] == .null, let error = object["error"] { lastWord = RPCError(wire: error) }
         if object["id"] == nil {
             guard case .string(let method)? = object["method"] else { return message.jsonText }
-            notifications.append(ClientNotification(method: method, params: object["params"]?.objectValue ?? [:]))
+            let notification = ClientNotification(method: method, params: object["params"]?.objectValue ?? [:])
+            if let watch = notification.watch, endingWatches.values.contains(watch) { return nil }
+            notifications.append(notification)
         } else if case .int(let id)? = object["id"], awaited.remove(id) != nil {
             watchRequests.remove(id)
             answers[id] = object
         } else if case .int(let id)? = object["id"], abandoned.remove(id) != nil {
-            // The answer to a request whose wait was given up on: nobody wants it now.
+            // The answer to a request whose wait was given up on: nobody wants it now. After an
+            // `unwatch`'s, its watch sends nothing more.
+            endingWatches[id] = nil
             if watchRequests.remove(id) != nil, case .int(let watch)? = object["result"]?["watch"] { endAbandoned(watch: watch) }
             return nil
         } else {
@@ -394,6 +401,7 @@ public final class MilieuClient {
     private func endAbandoned(watch: Int) {
         guard let id = try? send(method: UnwatchRequest.name, params: ["watch": .int(watch)]) else { return }
         abandon(id)
+        endingWatches[id] = watch
     }
 
     /// Stops waiting for request `id`: its answer is dropped when it comes.

@@ -27,6 +27,25 @@ struct MilieuClientTests {
         #expect(info.watches == 0)
     }
 
+    /// What a watch the client ended itself (answered after its wait ran out) sends before the
+    /// daemon reads the `unwatch` is dropped: nobody asked for it, and the REPL showed it under
+    /// no watch.
+    @Test func aWatchEndedForItsLateAnswerDeliversNothing() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let client = try MilieuClient(socketPath: daemon.socketPath)
+        _ = try client.request(InitializeRequest(), timeout: 5)
+        let pid = stop(daemon)
+        #expect(throws: MilieuClientError.self) { try client.request(WatchRequest(paths: ["theme.accentColor"]), timeout: 0.2) }
+        // Read after the watch is made and before the unwatch, which goes only once its answer is read.
+        let set = try client.send(GraphSetRequest(path: "theme.accentColor", value: "teal"))
+        kill(pid, SIGCONT)
+        #expect(try client.result(of: set, as: GraphSetRequest.self, timeout: 5).version == 2)
+        // Answered after the daemon has read the unwatch, and the notifications before it read.
+        _ = try client.request(InitializeRequest(), timeout: 5)
+        #expect(client.takeNotifications().map(\.method) == [])
+    }
+
     /// A raw line whose wait ran out (the daemon was stopped) gives its reply up: the next raw
     /// line gets its own, where it used to be handed the late reply to the line before.
     @Test func aRawLineWhoseWaitRanOutDoesNotAnswerTheNextOne() throws {
