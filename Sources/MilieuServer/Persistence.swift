@@ -95,7 +95,7 @@ enum Persistence {
     /// instead (some 190 instructions a request, callgrind).
     @discardableResult
     @inline(never)
-    static func stage(_ commit: Commit, of graph: Graph, in store: Store) -> Bool {
+    static func stage(_ commit: Commit, of graph: Graph, in store: Store, objectHead: inout WrittenMemo) -> Bool {
         var restated = Restatements()
         return store.stage(version: commit.version.rawValue) { add in
             graph.forEachDurableWrite(of: commit) { write, change in
@@ -109,7 +109,7 @@ enum Persistence {
                 }
             }
         } history: { sink in
-            writeHistory(commit.changes, graph, restated: &restated, into: &sink)
+            writeHistory(commit.changes, graph, restated: &restated, objectHead: &objectHead, into: &sink)
         }
     }
 
@@ -146,7 +146,11 @@ enum Persistence {
     /// variable and value the write's), rather than say the change twice: a `graph/set`'s record
     /// went from 113 bytes to 85, and making it from 8,550 instructions a pipelined request to
     /// 8,363 (issue #31, docs/benchmarks.md).
-    static func writeHistory(_ changes: Commit.Changes, _ graph: Graph, restated: inout Restatements, into sink: inout JSONSink) {
+    /// A `P` entry's head, its tag and object, comes from `objectHead` when the one before it was
+    /// of the same object.
+    static func writeHistory(
+        _ changes: Commit.Changes, _ graph: Graph, restated: inout Restatements, objectHead: inout WrittenMemo, into sink: inout JSONSink
+    ) {
         // Fixed arities rather than a variadic list: an array of strings for every change.
         func entry(_ tag: Unicode.Scalar, _ first: String) {
             sink.writeRaw(UInt8(ascii: "["))
@@ -189,7 +193,14 @@ enum Persistence {
             if let write = restated.write(restating: index) {
                 // The object read in place: a switch on the change here copied it whole
                 // (some 170 instructions a write).
-                if let object = changes.propertyObject(at: index) { entry("P", object) } else { sink.writeRaw(#"["S""#) }
+                if let object = changes.propertyObject(at: index) {
+                    sink.write(memo: &objectHead, object, "") { sink in
+                        sink.writeRaw(#"["P","#)
+                        sink.writeString(object)
+                    }
+                } else {
+                    sink.writeRaw(#"["S""#)
+                }
                 sink.writeRaw(UInt8(ascii: ","))
                 sink.writeInt(write)
                 sink.writeRaw(UInt8(ascii: "]"))

@@ -34,6 +34,8 @@ public final class Server: ConnectionHandler {
     let startedAt = ContinuousClock.now
     /// The durable state; nil with --ephemeral.
     let store: Store?
+    /// The head of the last `P` entry written into a record's history (`Persistence.writeHistory`).
+    private var objectHead = WrittenMemo()
     /// What the restore at start brought back and dropped; nil without a data directory.
     let restore: RestoreReport?
     /// What this loop turn will send once its changes are committed to the store.
@@ -245,7 +247,7 @@ public final class Server: ConnectionHandler {
     /// turns that follow, each share one commit.
     private func unmountViews(of connection: ConnectionID) {
         let commit = graph.connectionClosed(connection, upTo: Self.viewsUnmountedPerTurn)
-        if let store, !commit.isEmpty { Persistence.stage(commit, of: graph, in: store) }
+        if let store, !commit.isEmpty { Persistence.stage(commit, of: graph, in: store, objectHead: &objectHead) }
         let start = turn.start
         turn.append(commit, cause: StoredCause(closing: connection.rawValue), printLines: printLines(of: commit))
         turn.endLine(from: start, connection: nil, wrote: true)
@@ -483,7 +485,7 @@ public final class Server: ConnectionHandler {
         guard case .success(let done) = consume reply else { return false }
         if let extra = done.followUps { turn.followUps.writeRaw(extra) }
         guard let commit = done.commit else { return false }
-        let wrote = store.map { Persistence.stage(commit, of: graph, in: $0) } ?? false
+        let wrote = store.map { Persistence.stage(commit, of: graph, in: $0, objectHead: &objectHead) } ?? false
         let lines = printLines(of: commit)
         turn.append(commit, cause: cause(), printLines: lines)
         return wrote

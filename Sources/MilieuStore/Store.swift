@@ -63,6 +63,8 @@ public final class Store {
     // The turn being staged, and earlier turns that could not be written yet, oldest first.
     private var turn = JSONWriter(capacity: 0)
     private var turnRecords = FoldBatch()
+    /// The head of the last `value` write staged (`StoredWrite.encode`).
+    private var valueHead = WrittenMemo()
     private var backlog: [Pending] = []
     private var pendingTypes: [StoredWrite] = []
     /// The last version staged: commits that took no new version are not logged twice.
@@ -280,7 +282,7 @@ public final class Store {
                 func add(_ write: consuming StoredWrite) -> Int {
                     let position = turnRecords.appended - start
                     if position > 0 { sink.writeRaw(UInt8(ascii: ",")) }
-                    StoredWrite.encode(write, into: &sink)
+                    StoredWrite.encode(write, into: &sink, valueHead: &valueHead)
                     turnRecords.append(write)
                     return position
                 }

@@ -38,7 +38,10 @@ extension StoredWrite {
     /// nothing of it is copied: the store encodes each write as it is handed over, before moving it
     /// into the turn's batch, where a switch on the batch's element copied every field first (its
     /// strings retained and released, some 130 instructions a write).
-    static func encode(_ write: borrowing StoredWrite, into sink: inout JSONSink) {
+    ///
+    /// A `value` write's head, its tag, view and name, comes from `valueHead` when the write before
+    /// it that had one was to the same place.
+    static func encode(_ write: borrowing StoredWrite, into sink: inout JSONSink, valueHead: inout WrittenMemo) {
         switch write {
         case .type(let name, let declaration):
             sink.writeRaw(#"["t","#)
@@ -51,11 +54,13 @@ extension StoredWrite {
             sink.writeRaw(UInt8(ascii: ","))
             sink.write(declaration)
         case .value(let view, let name, let value):
-            sink.writeRaw(#"["s","#)
-            sink.writeString(view)
-            sink.writeRaw(UInt8(ascii: ","))
-            sink.writeString(name)
-            sink.writeRaw(UInt8(ascii: ","))
+            sink.write(memo: &valueHead, view, name) { sink in
+                sink.writeRaw(#"["s","#)
+                sink.writeString(view)
+                sink.writeRaw(UInt8(ascii: ","))
+                sink.writeString(name)
+                sink.writeRaw(UInt8(ascii: ","))
+            }
             sink.write(value)
         case .removeView(let path):
             sink.writeRaw(#"["r","#)

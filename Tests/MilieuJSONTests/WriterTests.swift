@@ -190,6 +190,41 @@ import Testing
         #expect(writer.text == #""""#)
     }
 
+    /// A memo writes again what was written for the same two strings, without calling the
+    /// writer; another pair, or a write too long to keep, is written afresh.
+    @Test func aMemoWritesTheSameBytesAndCallsTheWriterOnlyForANewPair() {
+        var memo = WrittenMemo()
+        var writer = JSONWriter()
+        var calls = 0
+        func head(_ view: String, _ name: String) {
+            writer.withSink { sink in
+                sink.write(memo: &memo, view, name) { sink in
+                    calls += 1
+                    sink.writeString(view)
+                    sink.writeRaw(UInt8(ascii: ","))
+                    sink.writeString(name)
+                }
+                sink.writeRaw(UInt8(ascii: ";"))
+            }
+        }
+        let long = String(repeating: "x", count: 300)
+        let equal = String("theme.accentColor".reversed().reversed())
+        head("/App", "theme.accentColor")
+        head("/App", "theme.accentColor")
+        head("/App", equal)
+        head("/App", "theme.fontScale")
+        head("/Other", "theme.fontScale")
+        head("/App", long)
+        head("/App", long)
+        head("/App", "theme.fontScale")
+        let pairs = [
+            ("/App", "theme.accentColor"), ("/App", "theme.accentColor"), ("/App", "theme.accentColor"), ("/App", "theme.fontScale"),
+            ("/Other", "theme.fontScale"), ("/App", long), ("/App", long), ("/App", "theme.fontScale"),
+        ]
+        #expect(writer.text == pairs.map { "\"\($0)\",\"\($1)\";" }.joined())
+        #expect(calls == 6, "the second and third heads came from the memo; the long one was not kept")
+    }
+
     @Test func writerStringsMatchTheValueWriterWhereverAnEscapeFalls() throws {
         // The writer writes a string needing no escape where it lands and gives any other to the
         // value writer: under four bytes, four to seven (two halves), and over several 8-byte

@@ -27,8 +27,10 @@ import Testing
         ]
         var writer = JSONWriter()
         var restated = Persistence.Restatements()
+        var objectHead = WrittenMemo()
         writer.withSink {
-            Persistence.writeHistory(Commit(version: Version(7), changes: changes).changes, graph, restated: &restated, into: &$0)
+            Persistence.writeHistory(
+                Commit(version: Version(7), changes: changes).changes, graph, restated: &restated, objectHead: &objectHead, into: &$0)
         }
         let bytes = writer.bytes
         #expect(!String(decoding: bytes, as: UTF8.self).contains("password"), "a secure property is not named")
@@ -54,19 +56,26 @@ import Testing
         let store = try Store(directory: directory, options: StoreOptions())
         try store.start(nextVersion: commit.version.rawValue)
         store.stageType(name: "Pet", declaration: ["name": "Pet", "properties": [:]])
-        Persistence.stage(commit, of: graph, in: store)
+        var objectHead = WrittenMemo()
+        Persistence.stage(commit, of: graph, in: store, objectHead: &objectHead)
+        // The same property again: its write's head and its entry's come from the memos.
+        let (_, next) = try graph.apply([.set(path: "theme.accentColor", value: "teal", ifVersion: nil)])
+        Persistence.stage(next, of: graph, in: store, objectHead: &objectHead)
         try store.commit()
         store.close()
 
         let again = try Store(directory: directory, options: StoreOptions())
         defer { again.close() }
-        let record = try #require(again.history.last)
-        let history = String(decoding: record.history, as: UTF8.self)
+        let records = again.history.suffix(2)
+        let histories = records.map { String(decoding: $0.history, as: UTF8.self) }
         // The @State's change and the property's name the writes that carry their values, after
         // the type's write at 0; the secure property's names only its position in its type.
-        #expect(history == #"[["S",1],["P","Theme#2",2],["q","Login#3","Login",1]]"#)
-        let read = try #require(
-            Persistence.commit(version: record.version, historyBytes: record.history, writes: record.allWrites, graph))
-        #expect(Array(read.changes) == Array(commit.changes))
+        #expect(histories == [#"[["S",1],["P","Theme#2",2],["q","Login#3","Login",1]]"#, #"[["P","Theme#2",0]]"#])
+        #expect(try #require(records.last).allWrites() == [.value(view: "/App", name: "theme.accentColor", value: "teal")])
+        for (record, made) in zip(records, [commit, next]) {
+            let read = try #require(
+                Persistence.commit(version: record.version, historyBytes: record.history, writes: record.allWrites, graph))
+            #expect(Array(read.changes) == Array(made.changes))
+        }
     }
 }
