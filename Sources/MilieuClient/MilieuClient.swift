@@ -54,10 +54,11 @@ public final class MilieuClient {
     private var answers: [Int: JSONObject] = [:]
     /// Responses whose id is not one this client assigned (answers to `sendLine`), in order.
     private var unmatched: [JSON] = []
-    /// How many of the next unmatched responses answer raw lines whose wait was given up on
-    /// (`nextUnmatchedReply`): they are dropped when they come. The daemon answers a
-    /// connection's lines in order (SPEC §2.3), so they are the next ones.
-    private var unmatchedGivenUp = 0
+    /// The raw lines (`sendLine`) whose answers have not come yet, oldest first. The daemon
+    /// answers a connection's lines in order (SPEC §2.3), so the next unmatched response is the
+    /// first one's; it is dropped if the caller gave up on it (`giveUpRawReply`). While one is
+    /// owed, its integer id is given to none of the client's own requests.
+    private var rawOwed: [(id: Int?, givenUp: Bool)] = []
     /// The error with id null the daemon sent as its last line, if the last line was one: why it
     /// closed the connection (`Forbidden`, `LimitExceeded`, `MessageTooLarge`, SPEC §1.2, §1.3).
     private var lastWord: RPCError?
@@ -169,12 +170,11 @@ public final class MilieuClient {
     /// Sends a request by its wire name, for tools that pass on requests they have no type
     /// for (`milieu inspect`); returns its id, for `takeResponse(to:)` or `result(of:as:)`.
     public func send(method: String, params: JSONObject) throws(MilieuClientError) -> Int {
-        let id = nextID
-        nextID += 1
+        let id = newID()
         let message: JSON = ["jsonrpc": "2.0", "id": .int(id), "method": .string(method), "params": .object(params)]
         let line = message.jsonText
         if let limit = daemonMaxLineBytes { try Self.refuse(method, length: line.utf8.count, over: limit) }
-        try sendLine(line)
+        try write(Array((line + "\n").utf8))
         expect(id, method: method)
         return id
     }
@@ -185,13 +185,19 @@ public final class MilieuClient {
     /// Throws `.lineTooLong`, sending nothing and keeping the connection, when the line would be
     /// longer than `limit` bytes (the daemon's `maxLineBytes`, which would close the connection).
     public func send(method: String, paramsText: [UInt8], limit: Int) throws(MilieuClientError) -> Int {
-        let id = nextID
+        let id = newID()
         let head = Array(#"{"jsonrpc":"2.0","id":\#(id),"method":\#(JSON.string(method).jsonText),"params":"#.utf8)
         try Self.refuse(method, length: head.count + paramsText.count + 1, over: limit)
-        nextID += 1
         try write(head + paramsText + Array("}\n".utf8))
         expect(id, method: method)
         return id
+    }
+
+    /// The id of the client's next request: none a raw line's answer still owed carries.
+    private func newID() -> Int {
+        while rawOwed.contains(where: { $0.id == nextID }) { nextID += 1 }
+        defer { nextID += 1 }
+        return nextID
     }
 
     /// Request `id`, to `method`, was sent: its answer is awaited.
@@ -218,7 +224,7 @@ public final class MilieuClient {
     /// Sends a request as a JSON-RPC notification: the daemon runs it and never answers.
     public func notify(_ method: some RPCMethod) throws(MilieuClientError) {
         let message: JSON = ["jsonrpc": "2.0", "method": .string(type(of: method).name), "params": .object(method.params)]
-        try sendLine(message.jsonText)
+        try write(Array((message.jsonText + "\n").utf8))
     }
 
     /// Waits for the response to the request `id` (from `send`) and returns its typed result,
@@ -260,9 +266,31 @@ public final class MilieuClient {
     // MARK: Raw lines
 
     /// Sends one line as it is (a request, a batch, anything): for tools that let a person
-    /// type JSON-RPC. Its response, if any, comes back through `nextUnmatchedReply`.
-    public func sendLine(_ line: String) throws(MilieuClientError) {
+    /// type JSON-RPC. Returns whether the daemon answers it (`RawLine`); the answer comes back
+    /// through `nextUnmatchedReply`. A line whose answer would carry the id of one of the
+    /// client's own requests still unanswered is not sent (`.idInUse`): the answer would be
+    /// taken for that request's.
+    @discardableResult
+    public func sendLine(_ line: String) throws(MilieuClientError) -> Bool {
+        let raw = RawLine(line)
+        if let id = raw.id, awaited.contains(id) || abandoned.contains(id) {
+            throw MilieuClientError(
+                .idInUse, "id \(id) is this client's, for a request milieud has not answered yet; give the line another id")
+        }
         try write(Array((line + "\n").utf8))
+        if raw.expectsResponse { rawOwed.append((raw.id, false)) }
+        return raw.expectsResponse
+    }
+
+    /// Gives up the answer to the oldest raw line not yet taken, for a caller whose wait for it
+    /// ran out or was cancelled: it is dropped if it has come, else when it comes, so that it is
+    /// not taken for the next line's.
+    public func giveUpRawReply() {
+        if !unmatched.isEmpty {
+            unmatched.removeFirst()
+        } else if let oldest = rawOwed.firstIndex(where: { !$0.givenUp }) {
+            rawOwed[oldest].givenUp = true
+        }
     }
 
     /// Writes `bytes`, one or more whole lines.
@@ -282,17 +310,14 @@ public final class MilieuClient {
     }
 
     /// The next response whose id this client did not assign — the answer to a line sent
-    /// with `sendLine`, a batch's array, or an error with id null — in arrival order. A wait
-    /// that runs out or is interrupted gives that response up, as `result(of:)` gives up an
-    /// answer: it is dropped when it comes, and the next call waits for the one after it.
+    /// with `sendLine`, a batch's array, or an error with id null — in arrival order. A caller
+    /// that stops waiting for it calls `giveUpRawReply`.
     public func nextUnmatchedReply(timeout: Double? = nil) throws(MilieuClientError) -> JSON {
         let deadline = Deadline(timeout)
         while unmatched.isEmpty {
             do {
                 try receive(until: deadline, waitingFor: "response")
             } catch {
-                guard error.code == .cancelled || error.code == .timedOut else { throw error }
-                unmatchedGivenUp += 1
                 guard error.code == .cancelled else { throw error }
                 throw MilieuClientError(.cancelled, "cancelled: no response from milieud at \(socketPath) yet")
             }
@@ -390,10 +415,7 @@ public final class MilieuClient {
 
     /// Keeps `reply` for `nextUnmatchedReply`, unless it answers a raw line given up on.
     private func fileUnmatched(_ reply: JSON) {
-        guard unmatchedGivenUp == 0 else {
-            unmatchedGivenUp -= 1
-            return
-        }
+        if !rawOwed.isEmpty, rawOwed.removeFirst().givenUp { return }
         unmatched.append(reply)
     }
 

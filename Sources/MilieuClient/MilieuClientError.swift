@@ -6,6 +6,7 @@ public struct MilieuClientError: Error, Sendable, Hashable, CustomStringConverti
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
             case notListening, connectionClosed, timedOut, cancelled, invalidMessage, lineTooLong, systemError, untrustedSocket
+            case idInUse
         }
 
         private let base: Base
@@ -33,6 +34,9 @@ public struct MilieuClientError: Error, Sendable, Hashable, CustomStringConverti
         /// the socket file (`SocketTrust`), or the process serving it runs as another uid. Nothing
         /// was sent.
         public static let untrustedSocket = Code(.untrustedSocket)
+        /// A raw line (`sendLine`) carries the id of one of the client's own requests still
+        /// unanswered, and was not sent: its answer would be taken for that request's.
+        public static let idInUse = Code(.idInUse)
 
         public var description: String { base.rawValue }
     }

@@ -135,9 +135,13 @@ final class Link {
     /// notification (which gets none).
     func exchange(rawLine line: String) throws -> JSON? {
         guard let client, client.isConnected else { throw notConnected() }
-        try client.sendLine(line)
-        guard RawLine.expectsResponse(line) else { return nil }
-        return try client.nextUnmatchedReply(timeout: requestTimeout)
+        guard try client.sendLine(line) else { return nil }
+        do throws(MilieuClientError) {
+            return try client.nextUnmatchedReply(timeout: requestTimeout)
+        } catch {
+            if error.code == .timedOut || error.code == .cancelled { client.giveUpRawReply() }
+            throw error
+        }
     }
 
     /// Starts a watch on `targets` (view paths go in `views`, key paths in `paths`).
@@ -201,28 +205,5 @@ final class Link {
 
     private func notConnected() -> MilieuClientError {
         MilieuClientError(.notListening, "not connected: no milieud is answering at \(socketPath)")
-    }
-}
-
-/// What a typed JSON-RPC line will get back.
-enum RawLine {
-    /// False only for a JSON-RPC notification, or a batch of nothing else: the daemon
-    /// answers every other line, even one that is not JSON.
-    static func expectsResponse(_ line: String) -> Bool {
-        guard let json = try? JSON(parsing: line) else { return true }
-        switch json {
-        case .object(let object): return !isNotification(object)
-        case .array(let elements):
-            return elements.isEmpty || !elements.allSatisfy { $0.objectValue.map(isNotification) ?? false }
-        default: return true
-        }
-    }
-
-    private static func isNotification(_ object: JSONObject) -> Bool {
-        guard object["id"] == nil, object["jsonrpc"] == "2.0", case .string? = object["method"] else { return false }
-        switch object["params"] {
-        case nil, .object?, .array?: return true
-        default: return false
-        }
     }
 }

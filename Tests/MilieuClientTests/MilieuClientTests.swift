@@ -46,8 +46,8 @@ struct MilieuClientTests {
         #expect(client.takeNotifications().map(\.method) == [])
     }
 
-    /// A raw line whose wait ran out (the daemon was stopped) gives its reply up: the next raw
-    /// line gets its own, where it used to be handed the late reply to the line before.
+    /// A raw line whose wait ran out (the daemon was stopped) and was given up on: the next raw
+    /// line gets its own reply, where it used to be handed the late reply to the line before.
     @Test func aRawLineWhoseWaitRanOutDoesNotAnswerTheNextOne() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }
@@ -56,9 +56,65 @@ struct MilieuClientTests {
         let pid = stop(daemon)
         try client.sendLine(#"{"jsonrpc":"2.0","id":"first","method":"graph/get","params":{"path":"theme.colorScheme"}}"#)
         #expect(throws: MilieuClientError.self) { try client.nextUnmatchedReply(timeout: 0.2) }
+        client.giveUpRawReply()
         kill(pid, SIGCONT)
         try client.sendLine(#"{"jsonrpc":"2.0","id":"second","method":"graph/get","params":{"path":"theme.fontScale"}}"#)
         #expect(try client.nextUnmatchedReply(timeout: 5) == ["jsonrpc": "2.0", "id": "second", "result": 1.0])
+    }
+
+    /// Waits that run out give nothing up by themselves: a poll loop gets its reply late.
+    @Test func aRawReplyWaitedForTwiceInVainStillComes() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let client = try MilieuClient(socketPath: daemon.socketPath)
+        _ = try client.request(InitializeRequest(), timeout: 5)
+        let pid = stop(daemon)
+        try client.sendLine(#"{"jsonrpc":"2.0","id":"late","method":"graph/get","params":{"path":"theme.colorScheme"}}"#)
+        for _ in 0..<2 { #expect(throws: MilieuClientError.self) { try client.nextUnmatchedReply(timeout: 0.05) } }
+        kill(pid, SIGCONT)
+        #expect(try client.nextUnmatchedReply(timeout: 5) == ["jsonrpc": "2.0", "id": "late", "result": "light"])
+    }
+
+    /// A raw line's integer id is given to none of the client's own requests while its answer is
+    /// owed, where the client's next request used to take that answer for its own; and a raw line
+    /// with the id of the client's own request still unanswered is not sent.
+    @Test func aRawLinesIDAndTheClientsOwnNeverShareAnAnswer() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let client = try MilieuClient(socketPath: daemon.socketPath)
+        _ = try client.request(InitializeRequest(), timeout: 5)  // id 1; the client's next is 2
+        let pid = stop(daemon)
+        try client.sendLine(#"{"jsonrpc":"2.0","id":2,"method":"graph/get","params":{"path":"login.email"}}"#)
+        #expect(throws: MilieuClientError.self) { try client.nextUnmatchedReply(timeout: 0.05) }
+        client.giveUpRawReply()
+        // The client's own request, unanswered while the daemon is stopped, takes id 3.
+        #expect(throws: MilieuClientError.self) { try client.request(GraphGetRequest(path: "login.email"), timeout: 0.05) }
+        let refused = #expect(throws: MilieuClientError.self) {
+            try client.sendLine(#"{"jsonrpc":"2.0","id":3,"method":"graph/get","params":{"path":"login.email"}}"#)
+        }
+        #expect(refused?.code == .idInUse)
+        kill(pid, SIGCONT)
+        #expect(try client.request(GraphGetRequest(path: "theme.colorScheme"), timeout: 5) == "light")
+    }
+
+    @Test func onlyJSONRPCNotificationsGetNoResponse() {
+        #expect(!RawLine(#"{"jsonrpc":"2.0","method":"graph/set","params":{"path":"x","value":1}}"#).expectsResponse)
+        #expect(!RawLine(#"[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"b"}]"#).expectsResponse)
+        #expect(RawLine(#"{"jsonrpc":"2.0","id":1,"method":"graph/get","params":{"path":"x"}}"#).expectsResponse)
+        #expect(RawLine(#"{"jsonrpc":"1.0","method":"a"}"#).expectsResponse)
+        // The daemon refuses a member it does not know, with an error of id null.
+        #expect(RawLine(#"{"jsonrpc":"2.0","method":"graph/get","x":1}"#).expectsResponse)
+        #expect(RawLine(#"[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"b","x":1}]"#).expectsResponse)
+        #expect(RawLine("[]").expectsResponse)
+        #expect(RawLine("not json").expectsResponse)
+    }
+
+    @Test func aRawLinesAnswerCarriesItsIntegerID() {
+        #expect(RawLine(#"{"jsonrpc":"2.0","id":7,"method":"graph/get"}"#).id == 7)
+        #expect(RawLine(#"{"jsonrpc":"2.0","id":7,"method":"graph/get","x":1}"#).id == 7, "refused, with its id")
+        #expect(RawLine(#"{"jsonrpc":"2.0","id":"7","method":"graph/get"}"#).id == nil)
+        #expect(RawLine(#"{"jsonrpc":"2.0","id":1e400,"method":"graph/get"}"#).id == nil)
+        #expect(RawLine(#"[{"jsonrpc":"2.0","id":7,"method":"graph/get"}]"#).id == nil, "a batch is answered with a list")
     }
 
     /// Stops `daemon` with SIGSTOP and returns its pid once it is stopped: a signal is

@@ -133,15 +133,6 @@ struct TextDecisionTests {
         #expect(SyntaxHint.hint(for: "settle") == nil)
     }
 
-    @Test func onlyJSONRPCNotificationsGetNoResponse() {
-        #expect(!RawLine.expectsResponse(#"{"jsonrpc":"2.0","method":"graph/set","params":{"path":"x","value":1}}"#))
-        #expect(!RawLine.expectsResponse(#"[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"b"}]"#))
-        #expect(RawLine.expectsResponse(#"{"jsonrpc":"2.0","id":1,"method":"graph/get","params":{"path":"x"}}"#))
-        #expect(RawLine.expectsResponse(#"{"jsonrpc":"1.0","method":"a"}"#))
-        #expect(RawLine.expectsResponse("[]"))
-        #expect(RawLine.expectsResponse("not json"))
-    }
-
     @Test func completionListsShowTheLastSegment() {
         #expect(LineEditor.lastSegment("/App/Container/LoginView1.loginVM.email") == "email")
         #expect(LineEditor.lastSegment("/App/Container/LoginView1") == "LoginView1")

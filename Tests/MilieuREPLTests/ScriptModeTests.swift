@@ -451,6 +451,20 @@ struct ScriptModeTests {
         #expect(run.stderr.contains("MethodNotFound"))
     }
 
+    /// A notification with a member the daemon does not know is refused, with an error of id
+    /// null: milieu waits for it and shows it, where it took it for the next raw line's answer.
+    @Test func aNotificationTheDaemonRefusesShowsItsErrorNotTheNextLines() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let run = try MilieuRun.run([
+            "--socket", daemon.socketPath, "--keep-going", "-c", #"{"jsonrpc":"2.0","method":"graph/get","extra":1}"#, "-c",
+            #"{"jsonrpc":"2.0","id":"second","method":"graph/get","params":{"path":"theme.colorScheme"}}"#,
+        ])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains(#"unknown member \"extra\""#), "\(run.stderr)")
+        #expect(run.stdout.contains(#""id": "second""#) && run.stdout.contains(#""result": "light""#), "\(run.stdout)")
+    }
+
     @Test func withoutADaemonItSaysHowToStartOneAndExitsThree() throws {
         let directory = try Daemon.makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
