@@ -315,15 +315,14 @@ enum JSONOutput {
     }
 }
 
-/// JSON text written through a raw pointer, so that encoding costs no per-byte bounds or
-/// uniqueness checks: into a `JSONWriter`'s storage (`JSONWriter.withSink`), or into memory of
-/// its own that starts on the stack and moves to the heap if it outgrows it (a value's
-/// `jsonText`). Punctuation is the caller's, as with `JSONWriter`.
 /// What a sink last wrote for a pair of strings (`JSONSink.write(memo:_:_:_:)`): a log record
 /// names the same view and property write after write, and writing them again from here costs
 /// two comparisons and a copy, where escaping and quoting each string cost some 90 instructions
 /// (callgrind). The strings are compared with `==`, which answers at once for the same string,
-/// as the engine hands over a view's path and an object's durable names.
+/// as the engine hands over a view's path and an object's durable names. `==` is Swift's
+/// canonical equivalence, by which the engine also tells paths and names apart: a spelling
+/// equivalent to the memo's (`é` composed or not) names the same view, and is written as the
+/// memo spelled it.
 public struct WrittenMemo {
     /// Longer writes are not kept: a memo holds a few names, not a client's long path.
     static let maxBytes = 256
@@ -334,6 +333,10 @@ public struct WrittenMemo {
     public init() {}
 }
 
+/// JSON text written through a raw pointer, so that encoding costs no per-byte bounds or
+/// uniqueness checks: into a `JSONWriter`'s storage (`JSONWriter.withSink`), or into memory of
+/// its own that starts on the stack and moves to the heap if it outgrows it (a value's
+/// `jsonText`). Punctuation is the caller's, as with `JSONWriter`.
 public struct JSONSink: ~Copyable {
     /// Where the bytes live.
     private enum Home {
@@ -578,16 +581,16 @@ public struct JSONSink: ~Copyable {
         laidOut.withUnsafeBufferPointer { writeRaw($0) }
     }
 
-    /// Writes what `write` writes, which must depend on `first` and `second` alone: copied from
+    /// Writes what `encode` writes, which must depend on `first` and `second` alone: copied from
     /// `memo` if it holds what was written for the same two strings, else written and kept there
     /// (up to `WrittenMemo.maxBytes`).
-    public mutating func write(memo: inout WrittenMemo, _ first: String, _ second: String, _ write: (inout JSONSink) -> Void) {
+    public mutating func write(memo: inout WrittenMemo, _ first: String, _ second: String, _ encode: (inout JSONSink) -> Void) {
         if !memo.bytes.isEmpty, memo.first == first, memo.second == second {
             memo.bytes.withUnsafeBufferPointer { writeRaw($0) }
             return
         }
         let start = count
-        write(&self)
+        encode(&self)
         memo.bytes.removeAll(keepingCapacity: true)
         guard count - start <= WrittenMemo.maxBytes else { return }
         memo.first = first

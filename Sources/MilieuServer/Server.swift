@@ -34,7 +34,8 @@ public final class Server: ConnectionHandler {
     let startedAt = ContinuousClock.now
     /// The durable state; nil with --ephemeral.
     let store: Store?
-    /// The head of the last `P` entry written into a record's history (`Persistence.writeHistory`).
+    /// The head of the last `P` entry written into a record's history that was short enough to
+    /// keep (`Persistence.writeHistory`).
     private var objectHead = WrittenMemo()
     /// What the restore at start brought back and dropped; nil without a data directory.
     let restore: RestoreReport?

@@ -63,7 +63,7 @@ public final class Store {
     // The turn being staged, and earlier turns that could not be written yet, oldest first.
     private var turn = JSONWriter(capacity: 0)
     private var turnRecords = FoldBatch()
-    /// The head of the last `value` write staged (`StoredWrite.encode`).
+    /// The head of the last `value` write staged that was short enough to keep (`StoredWrite.encode`).
     private var valueHead = WrittenMemo()
     private var backlog: [Pending] = []
     private var pendingTypes: [StoredWrite] = []

@@ -165,12 +165,12 @@ public struct Commit: @unchecked Sendable {
         }
 
         /// The parts of the change at `position` if it is a property change, read in place: a
-        /// switch on `self[position]` copied every field of the change (about 310 instructions
-        /// with the copy's destruction) to bind the three it reads. A `switch` on the element
-        /// where it lies, not an `if case` (nor a property of `Change` doing one): `if case`
-        /// copied the whole change there too, then let go of what it did not bind (callgrind:
-        /// three string retains, a value's copy and destruction, two releases; some 120
-        /// instructions a call).
+        /// switch on `self[position]`, which returns a copy, copied every field of the change
+        /// (about 310 instructions with the copy's destruction) to bind the three it reads. In
+        /// place, a `switch` on the element where it lies, not an `if case` (nor a property of
+        /// `Change` doing one): `if case` copied the whole change there too, then let go of what
+        /// it did not bind (callgrind: three string retains, a value's copy and destruction, two
+        /// releases; some 120 instructions a call).
         func property(at position: Int) -> (object: String, property: String, value: JSON?)? {
             precondition(position >= 0 && position < storage.header.count, "change \(position) of \(storage.header.count)")
             return storage.withUnsafeMutablePointerToElements { changes in
