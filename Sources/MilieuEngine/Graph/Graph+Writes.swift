@@ -173,15 +173,16 @@ extension Graph {
         guard slot < record.type.storedCount else {
             throw .readOnly(path, .computed, "\(record.type.propertyName(slot)) is computed from other properties")
         }
-        let conformed = try checked(value, forSlot: slot, of: record.type, path: path)
-        let old = record.values[slot]
-        let changed = Self.isChange(from: old, to: conformed, secure: record.type.isSecure(slot))
+        var conformed = try checked(value, forSlot: slot, of: record.type, path: path)
+        let changed = Self.isChange(from: record.values[slot], to: conformed, secure: record.type.isSecure(slot))
         guard changed || record.type.announcesEveryWrite(slot) else { return }
+        // The new value in and the old one out, each moved rather than copied.
+        swap(&record.values[slot], &conformed)
+        let old = consume conformed
+        if changed, record.type.referencedType(slot) != nil { referenceRewritten(record, slot: slot, old: old) }
         // Touched places keep the value from before the transaction: a rollback puts it back, so
         // the journal keeps no step of its own (about 130 instructions a write, callgrind).
         pending.touch(.property(object: record.serial, slot: slot), original: old, changed: changed)
-        record.values[slot] = conformed
-        if changed, record.type.referencedType(slot) != nil { referenceRewritten(record, slot: slot, old: old) }
     }
 }
 

@@ -44,7 +44,7 @@ struct PendingTransaction: ~Copyable {
         if !disowned.isEmpty { disowned = [:] }
     }
 
-    mutating func touch(_ location: Location, original: JSON, changed: Bool) {
+    mutating func touch(_ location: Location, original: consuming JSON, changed: Bool) {
         touched.touch(location, original: original, changed: changed)
     }
 }
@@ -78,7 +78,8 @@ struct TouchedPlaces {
     func contains(_ location: Location) -> Bool { table.position(of: location) != nil }
 
     /// Records a write of `location`, whose value before it was `original` if this is the first.
-    mutating func touch(_ location: Location, original: JSON, changed: Bool) {
+    /// Consumed, so that the first write's original is moved in, not copied.
+    mutating func touch(_ location: Location, original: consuming JSON, changed: Bool) {
         guard let position = table.position(of: location) else {
             table.append(location, Original(value: original, changed: changed))
             return

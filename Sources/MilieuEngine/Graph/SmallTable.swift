@@ -17,7 +17,7 @@ struct SmallTable<Key: Hashable, Value> {
     }
 
     /// Adds an entry for a key the table does not hold.
-    mutating func append(_ key: Key, _ value: Value) {
+    mutating func append(_ key: Key, _ value: consuming Value) {
         entries.append((key, value))
         guard entries.count > Self.scanLimit else { return }
         if index.isEmpty {
