@@ -267,17 +267,27 @@ public final class MilieuClient {
 
     /// Sends one line as it is (a request, a batch, anything): for tools that let a person
     /// type JSON-RPC. Returns whether the daemon answers it (`RawLine`); the answer comes back
-    /// through `nextUnmatchedReply`. A line whose answer would carry the id of one of the
-    /// client's own requests still unanswered is not sent (`.idInUse`): the answer would be
-    /// taken for that request's.
+    /// through `nextUnmatchedReply`. A line break in it goes as a space, so that it stays one
+    /// line on the wire (JSON allows one only as whitespace between tokens). Not sent: a line
+    /// longer than the daemon takes (`.lineTooLong`), which would make it close the connection;
+    /// and one whose answer would carry the id of one of the client's own requests still
+    /// unanswered (`.idInUse`), since the answer would be taken for that request's.
     @discardableResult
     public func sendLine(_ line: String) throws(MilieuClientError) -> Bool {
-        let raw = RawLine(line)
+        var bytes = Array(line.utf8)
+        for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") || bytes[index] == UInt8(ascii: "\r") {
+            bytes[index] = UInt8(ascii: " ")
+        }
+        if let limit = daemonMaxLineBytes, bytes.count > limit {
+            throw MilieuClientError(.lineTooLong, "the line is \(bytes.count) bytes, longer than milieud's limit of \(limit); not sent")
+        }
+        let raw = bytes.withUnsafeBytes { RawLine($0) }
         if let id = raw.id, awaited.contains(id) || abandoned.contains(id) {
             throw MilieuClientError(
                 .idInUse, "id \(id) is this client's, for a request milieud has not answered yet; give the line another id")
         }
-        try write(Array((line + "\n").utf8))
+        bytes.append(UInt8(ascii: "\n"))
+        try write(bytes)
         if raw.expectsResponse { rawOwed.append((raw.id, false)) }
         return raw.expectsResponse
     }
@@ -299,7 +309,9 @@ public final class MilieuClient {
         do {
             try UnixSocket.writeAll(fileDescriptor, bytes, timeout: 10)
         } catch let error as TransportError where error.code == .timedOut {
-            throw MilieuClientError(.timedOut, "milieud at \(socketPath) is not reading")
+            // Part of the line may have gone: what follows would be read as its rest.
+            markClosed()
+            throw MilieuClientError(.timedOut, "milieud at \(socketPath) is not reading; the connection is closed")
         } catch {
             // The daemon may have written why before it closed (another user's daemon says
             // Forbidden): read it, so that the error says so rather than EPIPE.

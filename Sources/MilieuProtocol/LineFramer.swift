@@ -77,11 +77,15 @@ public struct LineFramer: Sendable {
     }
 
     private func emit(_ line: UnsafeRawBufferPointer, _ handle: (Frame) -> Void) {
-        let length = Self.contentLength(line)
-        // JSON whitespace alone (RFC 8259: space, tab, CR, LF) is no message.
-        guard line[0..<length].contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "\r") })
-        else { return }
-        handle(.line(UnsafeRawBufferPointer(rebasing: line[0..<length])))
+        let content = UnsafeRawBufferPointer(rebasing: line[0..<Self.contentLength(line)])
+        guard !Self.isBlank(content) else { return }
+        handle(.line(content))
+    }
+
+    /// Whether `line` (without its `\n`) is JSON whitespace alone (RFC 8259: space, tab, CR),
+    /// which is no message: it gets no response (SPEC §1.3).
+    public static func isBlank(_ line: UnsafeRawBufferPointer) -> Bool {
+        !line.contains { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "\r") }
     }
 
     private mutating func overflow(_ size: Int, _ handle: (Frame) -> Void) {

@@ -76,9 +76,8 @@ struct MilieuClientTests {
     }
 
     /// A raw line's integer id is given to none of the client's own requests while its answer is
-    /// owed, where the client's next request used to take that answer for its own; and a raw line
-    /// with the id of the client's own request still unanswered is not sent.
-    @Test func aRawLinesIDAndTheClientsOwnNeverShareAnAnswer() throws {
+    /// owed: the client's next request took that id, and the raw line's late answer for its own.
+    @Test func aRawLinesIDIsNotGivenToTheClientsNextRequest() throws {
         let daemon = try Daemon()
         defer { daemon.stop() }
         let client = try MilieuClient(socketPath: daemon.socketPath)
@@ -87,14 +86,59 @@ struct MilieuClientTests {
         try client.sendLine(#"{"jsonrpc":"2.0","id":2,"method":"graph/get","params":{"path":"login.email"}}"#)
         #expect(throws: MilieuClientError.self) { try client.nextUnmatchedReply(timeout: 0.05) }
         client.giveUpRawReply()
-        // The client's own request, unanswered while the daemon is stopped, takes id 3.
-        #expect(throws: MilieuClientError.self) { try client.request(GraphGetRequest(path: "login.email"), timeout: 0.05) }
+        kill(pid, SIGCONT)
+        #expect(try client.request(GraphGetRequest(path: "theme.colorScheme"), timeout: 5) == "light")
+    }
+
+    /// A raw line with the id of the client's own request still unanswered is not sent: its
+    /// answer would be taken for that request's.
+    @Test func aRawLineWithTheIDOfAnUnansweredRequestIsNotSent() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let client = try MilieuClient(socketPath: daemon.socketPath)
+        _ = try client.request(InitializeRequest(), timeout: 5)  // id 1
+        let pid = stop(daemon)
+        #expect(throws: MilieuClientError.self) { try client.request(GraphGetRequest(path: "login.email"), timeout: 0.05) }  // id 2
         let refused = #expect(throws: MilieuClientError.self) {
-            try client.sendLine(#"{"jsonrpc":"2.0","id":3,"method":"graph/get","params":{"path":"login.email"}}"#)
+            try client.sendLine(#"{"jsonrpc":"2.0","id":2,"method":"graph/get","params":{"path":"theme.colorScheme"}}"#)
         }
         #expect(refused?.code == .idInUse)
         kill(pid, SIGCONT)
-        #expect(try client.request(GraphGetRequest(path: "theme.colorScheme"), timeout: 5) == "light")
+        try client.sendLine(#"{"jsonrpc":"2.0","id":"after","method":"graph/get","params":{"path":"theme.colorScheme"}}"#)
+        #expect(try client.nextUnmatchedReply(timeout: 5)["id"] == "after")
+    }
+
+    /// A raw line written over several lines (a pretty-printed request) goes as one: the daemon
+    /// answered each of its lines with a parse error, and the later ones answered the lines after.
+    @Test func aRawLineWithLineBreaksGoesAsOneLine() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let client = try MilieuClient(socketPath: daemon.socketPath)
+        let pretty = [
+            "{", #"  "jsonrpc": "2.0","#, #"  "id": "pretty","#, #"  "method": "graph/get","#,
+            #"  "params": {"path": "theme.colorScheme"}"#, "}",
+        ]
+        try client.sendLine(pretty[..<2].joined(separator: "\n") + "\r\n" + pretty[2...].joined(separator: "\n"))
+        #expect(try client.nextUnmatchedReply(timeout: 5) == ["jsonrpc": "2.0", "id": "pretty", "result": "light"])
+        try client.sendLine(#"{"jsonrpc":"2.0","id":"next","method":"graph/get","params":{"path":"theme.fontScale"}}"#)
+        #expect(try client.nextUnmatchedReply(timeout: 5)["id"] == "next")
+    }
+
+    /// A raw line longer than the daemon takes is not sent, where the daemon closed the
+    /// connection over it; whitespace alone is sent and awaits nothing.
+    @Test func aRawLineTooLongIsNotSentAndABlankOneAwaitsNothing() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let client = try MilieuClient(socketPath: daemon.socketPath)
+        client.daemonMaxLineBytes = 200
+        let value = String(repeating: "x", count: 200)
+        let long = #"{"jsonrpc":"2.0","method":"graph/set","params":{"path":"login.email","value":""# + value + #""}}"#
+        let refused = #expect(throws: MilieuClientError.self) { try client.sendLine(long) }
+        #expect(refused?.code == .lineTooLong)
+        #expect(try client.sendLine(" \t ") == false)
+        try client.sendLine(#"{"jsonrpc":"2.0","id":"after","method":"graph/get","params":{"path":"theme.colorScheme"}}"#)
+        #expect(try client.nextUnmatchedReply(timeout: 5) == ["jsonrpc": "2.0", "id": "after", "result": "light"])
+        #expect(client.isConnected)
     }
 
     @Test func onlyJSONRPCNotificationsGetNoResponse() {
@@ -107,6 +151,9 @@ struct MilieuClientTests {
         #expect(RawLine(#"[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"b","x":1}]"#).expectsResponse)
         #expect(RawLine("[]").expectsResponse)
         #expect(RawLine("not json").expectsResponse)
+        // JSON whitespace alone is no message (SPEC §1.3).
+        #expect(!RawLine("").expectsResponse)
+        #expect(!RawLine(" \t\r").expectsResponse)
     }
 
     @Test func aRawLinesAnswerCarriesItsIntegerID() {

@@ -397,44 +397,58 @@ struct InteractiveTests {
         try terminal.waitFor("info's restored row") { $0.contains("0 types, 0 retained views, 0 values at start; dropped 1:") }
     }
 
-    /// Makes the daemon drop the REPL's connection, and lives on: a line over its limit
-    /// (the daemon runs with --max-line 256).
-    private func dropConnection(_ terminal: Terminal) throws {
-        try enter(
-            terminal, #"{"jsonrpc":"2.0","id":1,"method":"graph/get","params":{"path":""# + String(repeating: "x", count: 300) + #""}}"#)
+    /// Takes the daemon away from the REPL while `meanwhile` changes the state, and brings it
+    /// back where the REPL looks: stopped, started on another socket with the same data directory
+    /// for `meanwhile`, stopped, and started again on its socket. With a data directory a daemon
+    /// keeps its instance and its history across restarts, so the REPL resumes its watches. (A
+    /// line over the daemon's limit made it drop the connection, but milieu no longer sends one.)
+    private func restart(
+        _ daemon: Daemon, data: String, arguments: [String], terminal: Terminal, meanwhile: (MilieuClient) throws -> Void
+    ) throws -> Daemon {
+        _ = daemon.terminate()
         try terminal.waitFor("lost milieud")
-        #expect(try terminal.screen().contains("MessageTooLarge"))
+        let aside = try Daemon(arguments: ["--data-dir", data] + arguments)
+        defer { aside.stop() }
+        try meanwhile(try MilieuClient(socketPath: aside.socketPath))
+        _ = aside.terminate()
+        return try Daemon(arguments: ["--data-dir", data] + arguments, socketPath: daemon.socketPath)
     }
 
     @Test func aResumedWatchShowsWhatChangedWhileDisconnected() throws {
-        let daemon = try Daemon(arguments: ["--max-line", "256"])
+        let data = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let daemon = try Daemon(arguments: ["--data-dir", data])
         defer { daemon.stop() }
         let terminal = try repl(daemon)
         try enter(terminal, "watch login")
         try terminal.waitFor("w1 watching login  from version 1")
-        try dropConnection(terminal)
-        try MilieuClient(socketPath: daemon.socketPath).request(
-            GraphSetRequest(path: "login.email", value: "meanwhile@example.com"), timeout: 5)
+        let back = try restart(daemon, data: data, arguments: [], terminal: terminal) { client in
+            try client.request(GraphSetRequest(path: "login.email", value: "meanwhile@example.com"), timeout: 5)
+        }
+        defer { back.stop() }
         let screen = try terminal.waitFor("the replay") { $0.contains(#"v2  login.email = "meanwhile@example.com""#) }
         #expect(screen.contains("w1 resumed from version 1"))
     }
 
     @Test func aWatchWhoseHistoryWasCompactedSaysSoAndWatchesAgain() throws {
-        let daemon = try Daemon(arguments: ["--max-line", "256", "--history", "1"])
+        let data = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let daemon = try Daemon(arguments: ["--data-dir", data, "--history", "1"])
         defer { daemon.stop() }
         let terminal = try repl(daemon)
         try enter(terminal, "watch login")
         try terminal.waitFor("w1 watching login  from version 1")
-        try dropConnection(terminal)
-        let client = try MilieuClient(socketPath: daemon.socketPath)
-        for email in ["a@example.com", "b@example.com", "c@example.com"] {
-            try client.request(GraphSetRequest(path: "login.email", value: .string(email)), timeout: 5)
+        let back = try restart(daemon, data: data, arguments: ["--history", "1"], terminal: terminal) { client in
+            for email in ["a@example.com", "b@example.com", "c@example.com"] {
+                try client.request(GraphSetRequest(path: "login.email", value: .string(email)), timeout: 5)
+            }
         }
+        defer { back.stop() }
         try terminal.waitFor("the reconnection") { $0.hasSuffix("milieu>") && $0.contains("connected to milieud") }
         #expect(
             try terminal.screen().contains(
                 "w1: history before version 4 was compacted, so changes in between are not shown; watching again from now"))
-        try client.request(GraphSetRequest(path: "login.email", value: "d@example.com"), timeout: 5)
+        try MilieuClient(socketPath: back.socketPath).request(GraphSetRequest(path: "login.email", value: "d@example.com"), timeout: 5)
         try terminal.waitFor(#"v5  login.email = "d@example.com""#)
     }
 
