@@ -181,6 +181,18 @@ struct InteractiveTests {
         try terminal.waitFor("milieu to leave") { _ in (try? terminal.exitStatus()) == 0 }
     }
 
+    /// Enters `line` while `daemon` is stopped, cancels the wait for its answer with Ctrl-C, and
+    /// lets the daemon go on; returns the screen once the prompt is back.
+    private func enterAndCancel(_ line: String, _ terminal: Terminal, stopping daemon: Daemon) throws -> String {
+        kill(daemon.process.processIdentifier, SIGSTOP)
+        try enter(terminal, line)
+        usleep(300_000)
+        try terminal.press("C-c")
+        let screen = try terminal.waitFor("the cancellation") { $0.contains("^C") && $0.hasSuffix("milieu>") }
+        kill(daemon.process.processIdentifier, SIGCONT)
+        return screen
+    }
+
     @Test func ctrlCCancelsARequestTheDaemonDoesNotAnswerAndItsLateAnswerIsDropped() throws {
         let daemon = try Daemon()
         defer {
@@ -188,14 +200,8 @@ struct InteractiveTests {
             daemon.stop()
         }
         let terminal = try repl(daemon)
-        kill(daemon.process.processIdentifier, SIGSTOP)
-        try enter(terminal, "get login.email")
-        usleep(300_000)
-        try terminal.press("C-c")
-        try terminal.waitFor("the cancellation") {
-            $0.contains("cancelled: no answer to graph/get from milieud at \(daemon.socketPath) yet") && $0.hasSuffix("milieu>")
-        }
-        kill(daemon.process.processIdentifier, SIGCONT)
+        let cancelled = try enterAndCancel("get login.email", terminal, stopping: daemon)
+        #expect(cancelled.contains("cancelled: no answer to graph/get from milieud at \(daemon.socketPath) yet"))
         try enter(terminal, "get theme.colorScheme")
         let screen = try terminal.waitFor("the next answer") { $0.hasSuffix("\"light\"\nmilieu>") }
         #expect(!screen.contains("\"\"\nmilieu>"), "the late answer to get login.email is not printed")
@@ -211,15 +217,11 @@ struct InteractiveTests {
             daemon.stop()
         }
         let terminal = try repl(daemon)
-        kill(daemon.process.processIdentifier, SIGSTOP)
-        try enter(terminal, #"{"jsonrpc":"2.0","id":"first","method":"graph/get","params":{"path":"login.email"}}"#)
-        usleep(300_000)
-        try terminal.press("C-c")
-        try terminal.waitFor("the cancellation") { $0.contains("^C") && $0.hasSuffix("milieu>") }
-        kill(daemon.process.processIdentifier, SIGCONT)
+        let first = #"{"jsonrpc":"2.0","id":"first","method":"graph/get","params":{"path":"login.email"}}"#
+        let cancelled = try enterAndCancel(first, terminal, stopping: daemon)
+        #expect(cancelled.contains("cancelled: no response from milieud at \(daemon.socketPath) yet"))
         try enter(terminal, #"{"jsonrpc":"2.0","id":"second","method":"graph/get","params":{"path":"theme.colorScheme"}}"#)
         let screen = try terminal.waitFor("the next reply") { $0.contains("\"light\"") && $0.hasSuffix("milieu>") }
-        #expect(screen.contains("cancelled: no response from milieud at \(daemon.socketPath) yet"))
         #expect(screen.contains(#""id": "second""#))
         #expect(!screen.contains(#""id": "first""#), "the late reply to the first line is not printed")
     }
