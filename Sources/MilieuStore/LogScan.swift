@@ -191,8 +191,7 @@ struct LogScan {
         for path in paths {
             // A file that cannot be read stops the start, as `readAll` would: skipped here, it
             // might lie after damage, never be read, and go with `--recover`.
-            let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-            guard fd >= 0 else { throw StoreError(path: path, "cannot open the log: \(String(cString: strerror(errno)))") }
+            let fd = try openToRead(path)
             var header = [UInt8](repeating: 0, count: 12)
             let count = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 12, 0) }
             let code = errno
@@ -201,6 +200,20 @@ struct LogScan {
             guard count == 12, Array(header[0..<8]) == LogFormat.magic else { continue }
             try refuseNewer(format: LogFormat.load(UInt32.self, header, at: 8), of: path, directory: directory)
         }
+    }
+
+    /// Opens segment `path` to read it: never through a symbolic link, and only a regular file. A
+    /// FIFO named like a segment blocked the start in its `open` for good; opened without
+    /// blocking, it and any other file that is not a regular one stop the start with the reason.
+    static func openToRead(_ path: String) throws(StoreError) -> Int32 {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else { throw StoreError(path: path, "cannot open the log: \(String(cString: strerror(errno)))") }
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw StoreError(path: path, "cannot read the log: it is not a regular file; move it out of the data directory")
+        }
+        return fd
     }
 
     /// Throws when `format` is a newer milieud's.
@@ -260,8 +273,7 @@ struct LogScan {
     }
 
     static func readAll(_ path: String) throws(StoreError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { throw StoreError(path: path, "cannot open the log: \(String(cString: strerror(errno)))") }
+        let fd = try openToRead(path)
         defer { close(fd) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 20)

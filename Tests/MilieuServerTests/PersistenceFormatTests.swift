@@ -223,6 +223,19 @@ import Testing
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: newer) == "\(data)/elsewhere")
     }
 
+    /// A FIFO named like a segment stops the start with the reason, where the start blocked in
+    /// its `open` for good.
+    @Test func aFIFONamedLikeASegmentStopsTheStartWithoutBlocking() throws {
+        let data = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let fifo = "\(data)/milieu-00000000000000009999.log"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let daemon = try Daemon(arguments: ["--data-dir", data], wait: false)
+        defer { daemon.stop() }
+        #expect(daemon.waitForExit() == 1)
+        #expect(daemon.stderrText().contains("\(fifo): cannot read the log: it is not a regular file"), "\(daemon.stderrText())")
+    }
+
     /// A record whose checksums are right but whose payload is too short to hold its list's
     /// length is a record that does not read: refused as damage, where the length's arithmetic
     /// used to overflow and crash the start.
