@@ -223,17 +223,19 @@ import Testing
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: newer) == "\(data)/elsewhere")
     }
 
-    /// A FIFO named like a segment stops the start with the reason, where the start blocked in
-    /// its `open` for good.
-    @Test func aFIFONamedLikeASegmentStopsTheStartWithoutBlocking() throws {
+    /// A FIFO named like a segment stops the start with the reason, `--recover` or not, and is
+    /// left where it is: the start blocked in its `open` for good.
+    @Test(arguments: [false, true]) func aFIFONamedLikeASegmentStopsTheStartWithoutBlocking(recover: Bool) throws {
         let data = try Daemon.makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: data) }
         let fifo = "\(data)/milieu-00000000000000009999.log"
         #expect(mkfifo(fifo, 0o600) == 0)
-        let daemon = try Daemon(arguments: ["--data-dir", data], wait: false)
+        let daemon = try Daemon(arguments: ["--data-dir", data] + (recover ? ["--recover"] : []), wait: false)
         defer { daemon.stop() }
         #expect(daemon.waitForExit() == 1)
         #expect(daemon.stderrText().contains("\(fifo): cannot read the log: it is not a regular file"), "\(daemon.stderrText())")
+        var status = stat()
+        #expect(lstat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
     }
 
     /// A record whose checksums are right but whose payload is too short to hold its list's
