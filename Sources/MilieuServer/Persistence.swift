@@ -146,6 +146,7 @@ enum Persistence {
     /// variable and value the write's), rather than say the change twice: a `graph/set`'s record
     /// went from 113 bytes to 85, and making it from 8,550 instructions a pipelined request to
     /// 8,363 (issue #31, docs/benchmarks.md).
+    ///
     /// A `P` entry's head, its tag and object, comes from `objectHead` when the one before it was
     /// of the same object.
     static func writeHistory(
