@@ -26,7 +26,11 @@ public final class SharedBytes: @unchecked Sendable {
 /// A connection's unsent output, in order: its own bytes, copied into one buffer, with
 /// `SharedBytes` spliced in between them by reference. Without splices (most output) it is the
 /// buffer alone, written with one iovec; with them, each run is an iovec, up to `maxVectors` a call.
-struct OutputQueue {
+///
+/// Not copyable: it owns its buffer, allocated by hand so that an append is a capacity check
+/// and a copy. `Array.append(contentsOf:)` cost a send some 90 instructions before the copy
+/// (callgrind), once for a request's answer and once for each watcher a fan-out reaches.
+struct OutputQueue: ~Copyable {
     /// Shared bytes that go before the own byte at `offset`, `start` of them written already.
     private struct Splice {
         let offset: Int
@@ -34,7 +38,9 @@ struct OutputQueue {
         var start = 0
     }
 
-    private var owned: [UInt8] = []
+    /// The own bytes' storage: `ownedCount` of its bytes are queued, the rest is room.
+    private var owned = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    private var ownedCount = 0
     /// Own bytes before this index have been written.
     private var ownedStart = 0
     private var splices: [Splice] = []
@@ -47,17 +53,36 @@ struct OutputQueue {
     static let maxVectors = 64
     /// Own storage larger than this is released once drained rather than kept.
     private static let retainedCapacity = 1 << 20
+    /// The first storage a connection's own bytes get: room for a few answers.
+    private static let initialCapacity = 512
+
+    init() {}
+
+    deinit { owned.deallocate() }
 
     var isEmpty: Bool { count == 0 }
 
     mutating func append(_ bytes: UnsafeRawBufferPointer) {
-        owned.append(contentsOf: bytes.bindMemory(to: UInt8.self))
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        let end = ownedCount + bytes.count
+        if end > owned.count { grow(toHold: end) }
+        (owned.baseAddress! + ownedCount).copyMemory(from: source, byteCount: bytes.count)
+        ownedCount = end
         count += bytes.count
+    }
+
+    /// Moves the own bytes to storage of at least `needed` bytes, twice the old at least.
+    private mutating func grow(toHold needed: Int) {
+        let larger = UnsafeMutableRawBufferPointer.allocate(
+            byteCount: max(needed, 2 * owned.count, Self.initialCapacity), alignment: 1)
+        if ownedCount > 0 { larger.baseAddress!.copyMemory(from: owned.baseAddress!, byteCount: ownedCount) }
+        owned.deallocate()
+        owned = larger
     }
 
     mutating func append(_ shared: SharedBytes) {
         guard shared.count > 0 else { return }
-        splices.append(Splice(offset: owned.count, bytes: shared))
+        splices.append(Splice(offset: ownedCount, bytes: shared))
         count += shared.count
     }
 
@@ -65,25 +90,24 @@ struct OutputQueue {
     /// reports written.
     mutating func write(_ write: (UnsafeMutableBufferPointer<iovec>) throws -> IOResult<Int>) rethrows -> IOResult<Int> {
         let vectors = min(2 * (splices.count - spliceHead) + 1, Self.maxVectors)
-        let ownedCount = owned.count
-        let result = try owned.withUnsafeMutableBytes { ownedBytes in
-            try withUnsafeTemporaryAllocation(of: iovec.self, capacity: vectors) { iovecs in
-                var used = 0
-                var position = ownedStart
-                func add(_ base: UnsafeMutableRawPointer?, _ length: Int) {
-                    guard length > 0, used < vectors else { return }
-                    iovecs[used] = iovec(iov_base: base, iov_len: length)
-                    used += 1
-                }
-                for splice in splices[spliceHead...] {
-                    guard used < vectors else { break }
-                    add(ownedBytes.baseAddress.map { $0 + position }, splice.offset - position)
-                    add(splice.bytes.storage.baseAddress! + splice.start, splice.bytes.count - splice.start)
-                    position = splice.offset
-                }
-                add(ownedBytes.baseAddress.map { $0 + position }, ownedCount - position)
-                return try write(UnsafeMutableBufferPointer(rebasing: iovecs[..<used]))
+        let base = owned.baseAddress
+        let ownedCount = ownedCount
+        let result = try withUnsafeTemporaryAllocation(of: iovec.self, capacity: vectors) { iovecs in
+            var used = 0
+            var position = ownedStart
+            func add(_ base: UnsafeMutableRawPointer?, _ length: Int) {
+                guard length > 0, used < vectors else { return }
+                iovecs[used] = iovec(iov_base: base, iov_len: length)
+                used += 1
             }
+            for splice in splices[spliceHead...] {
+                guard used < vectors else { break }
+                add(base.map { $0 + position }, splice.offset - position)
+                add(splice.bytes.storage.baseAddress! + splice.start, splice.bytes.count - splice.start)
+                position = splice.offset
+            }
+            add(base.map { $0 + position }, ownedCount - position)
+            return try write(UnsafeMutableBufferPointer(rebasing: iovecs[..<used]))
         }
         if case .processed(let written) = result { consume(written) }
         return result
@@ -98,7 +122,7 @@ struct OutputQueue {
         }
         var left = written
         while left > 0 {
-            let ownEnd = spliceHead < splices.count ? splices[spliceHead].offset : owned.count
+            let ownEnd = spliceHead < splices.count ? splices[spliceHead].offset : ownedCount
             let own = min(left, ownEnd - ownedStart)
             ownedStart += own
             left -= own
@@ -121,8 +145,10 @@ struct OutputQueue {
             splices.removeSubrange(0..<spliceHead)
             spliceHead = 0
         }
-        guard ownedStart >= 64 * 1024, ownedStart * 2 >= owned.count else { return }
-        owned.removeSubrange(0..<ownedStart)
+        guard ownedStart >= 64 * 1024, ownedStart * 2 >= ownedCount else { return }
+        let base = owned.baseAddress!
+        base.copyMemory(from: base + ownedStart, byteCount: ownedCount - ownedStart)  // memmove
+        ownedCount -= ownedStart
         for index in splices.indices {
             splices[index] = Splice(offset: splices[index].offset - ownedStart, bytes: splices[index].bytes, start: splices[index].start)
         }
@@ -130,7 +156,11 @@ struct OutputQueue {
     }
 
     mutating func removeAll() {
-        owned.removeAll(keepingCapacity: owned.capacity <= Self.retainedCapacity)
+        if owned.count > Self.retainedCapacity {
+            owned.deallocate()
+            owned = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+        }
+        ownedCount = 0
         ownedStart = 0
         if !splices.isEmpty { splices.removeAll(keepingCapacity: true) }
         spliceHead = 0
