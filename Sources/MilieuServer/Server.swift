@@ -543,20 +543,25 @@ public final class Server: ConnectionHandler {
         let fanOut = watches.notifications(for: commit, cause: cause.cause, printLines: printLines)
         watches.forgetEndedTargets(of: commit)
         // The parts come one connection after another: each session is looked up once, and its
-        // output limits checked once all of its share is queued.
-        var receiver: (connection: Int, session: ClientSession?)?
-        for delivery in fanOut.parts {
-            if receiver?.connection != delivery.connection {
-                if let previous = receiver?.session { enforceOutputLimits(previous) }
-                receiver = (delivery.connection, sessions[delivery.connection].flatMap { $0.dropped ? nil : $0 })
+        // output limits checked once all of its share is queued. Read by index, each part where
+        // it is: a session kept from one part to the next in an optional, and each part copied
+        // out, cost a delivery some 85 instructions of reference counting (callgrind).
+        var start = 0
+        while start < fanOut.parts.count {
+            let connection = fanOut.parts[start].connection
+            var end = start + 1
+            while end < fanOut.parts.count, fanOut.parts[end].connection == connection { end += 1 }
+            if let session = sessions[connection], !session.dropped {
+                for index in start..<end {
+                    switch fanOut.parts[index].part {
+                    case .text(let run): fanOut.text.withBytes(in: run) { session.connection.send($0) }
+                    case .shared(let bytes): session.connection.send(shared: bytes)
+                    }
+                }
+                enforceOutputLimits(session)
             }
-            guard let session = receiver?.session else { continue }
-            switch delivery.part {
-            case .text(let run): fanOut.text.withBytes(in: run) { session.connection.send($0) }
-            case .shared(let bytes): session.connection.send(shared: bytes)
-            }
+            start = end
         }
-        if let last = receiver?.session { enforceOutputLimits(last) }
     }
 
     /// Drops a client that does not read what it is sent (SPEC §1.5), with a last notice saying why,
