@@ -77,6 +77,30 @@ import Testing
         #expect(queue.count == 500)
     }
 
+    /// Own bytes alone go by one iovec from where the last write stopped, and the buffer grows
+    /// under them without losing what is queued.
+    @Test func ownBytesAloneComeOutInOrderAsTheBufferGrows() {
+        var queue = OutputQueue()
+        var expected: [UInt8] = []
+        var taken: [UInt8] = []
+        for index in 0..<300 {
+            let bytes = (0..<(index % 37)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }
+            expected += bytes
+            bytes.withUnsafeBytes { queue.append($0) }
+            if index % 3 == 0, !queue.isEmpty {
+                _ = queue.write { iovecs in
+                    #expect(iovecs.count == 1)
+                    let length = min(5, iovecs[0].iov_len)
+                    taken += UnsafeRawBufferPointer(start: iovecs[0].iov_base, count: length)
+                    return .processed(length)
+                }
+            }
+        }
+        #expect(queue.count == expected.count - taken.count)
+        taken += drain(&queue) { 11 }.bytes
+        #expect(taken == expected)
+    }
+
     @Test func compactingWhenTheReaderFallsBehindKeepsWhatIsLeftInOrder() {
         var queue = OutputQueue()
         let chunk = [UInt8](repeating: 1, count: 1024)
