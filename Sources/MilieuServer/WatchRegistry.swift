@@ -373,8 +373,7 @@ final class WatchRegistry {
                 let copied = tail.count < FanOut.sharedMinimum ? tail.count : 0
                 output = FanOut(watches: watches.count, textBytes: entry.head.count + copied)
             }
-            output.write(to: key.connection) { $0.writeRaw(entry.head) }
-            output.share(tail, to: key.connection)
+            output.write(to: key.connection, head: { $0.writeRaw(entry.head) }, tail: tail)
             reach += 1
         }
         if watches.isInKeyOrder {
@@ -449,8 +448,9 @@ final class WatchRegistry {
 
         func write(_ stamp: WatchStamp, tails: inout DidChangeTails, to connection: Int, into output: inout FanOut) {
             if !changes.isEmpty {
-                output.write(to: connection) { ServerNotification.writeDidChangeHead(watch: stamp.watch, into: &$0) }
-                output.share(tails.tail(for: changes), to: connection)
+                output.write(
+                    to: connection, head: { ServerNotification.writeDidChangeHead(watch: stamp.watch, into: &$0) },
+                    tail: tails.tail(for: changes))
             }
             guard !events.isEmpty else { return }
             output.write(to: connection) { text in for event in events { event.write(into: &text) } }
@@ -552,12 +552,15 @@ struct FanOut {
     /// docs/benchmarks.md), and a large one costs each watcher a copy and its memory.
     static let sharedMinimum = 1024
 
-    mutating func share(_ bytes: SharedBytes, to connection: Int) {
-        guard bytes.count >= Self.sharedMinimum else {
-            write(to: connection) { $0.writeRaw(bytes.bytes) }
-            return
+    /// Writes a line for `connection`: its head, written by `head`, and the shared `tail` after
+    /// it, copied into the head's run of text when shorter than `sharedMinimum`.
+    mutating func write(to connection: Int, head: (inout JSONWriter) -> Void, tail: SharedBytes) {
+        let copies = tail.count < Self.sharedMinimum
+        write(to: connection) { text in
+            head(&text)
+            if copies { text.writeRaw(tail.bytes) }
         }
-        parts.append(Delivery(connection: connection, part: .shared(bytes)))
+        if !copies { parts.append(Delivery(connection: connection, part: .shared(tail))) }
     }
 
     /// Everything sent to `connection`, as one line of bytes (a resumed watch's replay, tests).
