@@ -103,8 +103,11 @@ import Testing
 
     @Test func compactingWhenTheReaderFallsBehindKeepsWhatIsLeftInOrder() {
         var queue = OutputQueue()
-        let chunk = [UInt8](repeating: 1, count: 1024)
+        var expected: [UInt8] = []
         for index in 0..<200 {
+            // Each chunk its own bytes, so that a byte left behind or moved wrong shows.
+            let chunk = (0..<1024).map { UInt8(truncatingIfNeeded: $0 &+ 3 &* index) }
+            expected += chunk
             if index % 2 == 0 { chunk.withUnsafeBytes { queue.append($0) } } else { queue.append(SharedBytes(chunk)) }
         }
         // The kernel takes 150 KiB, then no more: the queue keeps only what is left.
@@ -118,6 +121,61 @@ import Testing
         }
         queue.compact()
         #expect(queue.count == 50 * 1024)
-        #expect(drain(&queue) { .max }.bytes == [UInt8](repeating: 1, count: 50 * 1024))
+        let more = Array("after\n".utf8)
+        more.withUnsafeBytes { queue.append($0) }
+        #expect(drain(&queue) { .max }.bytes == Array(expected[(150 * 1024)...]) + more)
+    }
+
+    /// Partial writes between appends, own bytes and shared ones mixed, as the buffer grows and
+    /// is compacted: what comes out is what went in.
+    @Test func writesBetweenAppendsKeepTheOrderAsTheBufferGrows() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<50 {
+            var queue = OutputQueue()
+            var expected: [UInt8] = []
+            var taken: [UInt8] = []
+            for index in 0..<Int.random(in: 1...400, using: &generator) {
+                let bytes = (0..<Int.random(in: 0...300, using: &generator)).map { UInt8(truncatingIfNeeded: $0 &+ index) }
+                expected += bytes
+                if Int.random(in: 0..<4, using: &generator) == 0 {
+                    queue.append(SharedBytes(bytes))
+                } else {
+                    bytes.withUnsafeBytes { queue.append($0) }
+                }
+                if !queue.isEmpty, Bool.random(using: &generator) {
+                    taken += drainOnce(&queue, upTo: Int.random(in: 1...200, using: &generator))
+                    if Int.random(in: 0..<8, using: &generator) == 0 { queue.compact() }
+                }
+            }
+            taken += drain(&queue) { .max }.bytes
+            #expect(taken == expected)
+        }
+    }
+
+    /// Storage over the kept size is let go once drained, and the queue goes on as new.
+    @Test func aDrainedLargeBufferIsLetGoAndTheQueueGoesOn() {
+        var queue = OutputQueue()
+        let large = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 % 253) }
+        large.withUnsafeBytes { queue.append($0) }
+        #expect(drain(&queue) { 1 << 20 }.bytes == large)
+        let small = Array("small\n".utf8)
+        small.withUnsafeBytes { queue.append($0) }
+        #expect(queue.count == small.count)
+        #expect(drain(&queue) { .max }.bytes == small)
+    }
+
+    /// One write of at most `limit` bytes; returns what it took.
+    private func drainOnce(_ queue: inout OutputQueue, upTo limit: Int) -> [UInt8] {
+        var taken: [UInt8] = []
+        _ = queue.write { iovecs in
+            var budget = limit
+            for vector in iovecs where budget > 0 {
+                let length = min(budget, vector.iov_len)
+                taken += UnsafeRawBufferPointer(start: vector.iov_base, count: length)
+                budget -= length
+            }
+            return .processed(taken.count)
+        }
+        return taken
     }
 }
