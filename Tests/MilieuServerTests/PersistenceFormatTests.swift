@@ -238,6 +238,26 @@ import Testing
         #expect(lstat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
     }
 
+    /// A FIFO or a directory named `milieu.db` stops the start with the reason and is left where
+    /// it is: SQLite opened the FIFO and said only "disk I/O error".
+    @Test(arguments: ["fifo", "directory"]) func aDatabaseThatIsNotARegularFileStopsTheStartWithTheReason(kind: String) throws {
+        let data = try Daemon.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let database = "\(data)/milieu.db"
+        if kind == "fifo" {
+            #expect(mkfifo(database, 0o600) == 0)
+        } else {
+            try FileManager.default.createDirectory(atPath: database, withIntermediateDirectories: false)
+        }
+        let daemon = try Daemon(arguments: ["--data-dir", data], wait: false)
+        defer { daemon.stop() }
+        #expect(daemon.waitForExit() == 1)
+        let reason = "cannot open the database: it is not a regular file; move it out of the data directory"
+        #expect(daemon.stderrText().contains("\(database): \(reason)"), "\(daemon.stderrText())")
+        var status = stat()
+        #expect(lstat(database, &status) == 0 && status.st_mode & S_IFMT == (kind == "fifo" ? S_IFIFO : S_IFDIR))
+    }
+
     /// A record whose checksums are right but whose payload is too short to hold its list's
     /// length is a record that does not read: refused as damage, where the length's arithmetic
     /// used to overflow and crash the start.
