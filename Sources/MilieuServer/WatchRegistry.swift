@@ -18,7 +18,10 @@ struct WatchKey: Hashable, Comparable {
 /// registered: many watches share one object or view, so each index keeps its watches in a
 /// `WatchGroups`, where one watch's entries come out in one step, whoever else is there.
 final class WatchRegistry {
-    private struct PropertyWatch {
+    /// A watch of an object's property or of all of them. A class, immutable: a fan-out hands each
+    /// watch's entry on, which copied a struct's two strings and its head (four reference counts
+    /// more a delivery; some 45 instructions, callgrind).
+    private final class PropertyWatch {
         /// nil: every property of the object.
         let property: String?
         /// The watched key path as the client spelled it.
