@@ -70,8 +70,8 @@ struct OutputQueue: ~Copyable {
     }
 
     /// Moves the own bytes to storage of at least `needed` bytes, twice the old at least. The
-    /// first storage is what the first output needs, as an `Array`'s was: 512 bytes for every
-    /// connection cost a thousand idle ones 0.5 MiB (`--rows memory`).
+    /// first storage is what the first output needs, as an `Array`'s was: 512 bytes at least
+    /// cost a thousand connections answered once some 0.4 MiB (`--rows memory`).
     private mutating func grow(toHold needed: Int) {
         let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: max(needed, 2 * owned.count), alignment: 1)
         if ownedCount > 0 { larger.baseAddress!.copyMemory(from: owned.baseAddress!, byteCount: ownedCount) }
