@@ -42,10 +42,13 @@ final class Snapshot: @unchecked Sendable {
     init(path: String) throws(StoreError) {
         self.path = path
         // SQLite opens a FIFO or a device as if it were the file, and then fails to read it
-        // with "disk I/O error": anything there but a regular file is refused with the reason.
-        var status = stat()
-        if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
-            throw StoreError(path: path, "cannot open the database: it is not a regular file; move it out of the data directory")
+        // with "disk I/O error": anything there but a regular file, the database or its WAL
+        // and shared-memory files, is refused with the reason.
+        for file in [path, path + "-wal", path + "-shm"] {
+            var status = stat()
+            if stat(file, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+                throw StoreError(path: file, "cannot open the database: it is not a regular file; move it out of the data directory")
+            }
         }
         var handle: OpaquePointer?
         let opened = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)

@@ -238,12 +238,14 @@ import Testing
         #expect(lstat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
     }
 
-    /// A FIFO or a directory named `milieu.db` stops the start with the reason and is left where
-    /// it is: SQLite opened the FIFO and said only "disk I/O error".
-    @Test(arguments: ["fifo", "directory"]) func aDatabaseThatIsNotARegularFileStopsTheStartWithTheReason(kind: String) throws {
+    /// A FIFO or a directory named `milieu.db`, or a FIFO named as its WAL, stops the start with
+    /// the reason and is left where it is. SQLite opened a FIFO `milieu.db` and said only "disk
+    /// I/O error"; it took a FIFO `milieu.db-wal` for an empty WAL, and deleted it.
+    @Test(arguments: [("fifo", ""), ("directory", ""), ("fifo", "-wal")])
+    func aDatabaseThatIsNotARegularFileStopsTheStartWithTheReason(kind: String, suffix: String) throws {
         let data = try Daemon.makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let database = "\(data)/milieu.db"
+        let database = "\(data)/milieu.db\(suffix)"
         if kind == "fifo" {
             #expect(mkfifo(database, 0o600) == 0)
         } else {
