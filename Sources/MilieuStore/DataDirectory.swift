@@ -41,7 +41,7 @@ enum DataDirectory {
 
     /// Whether milieud keeps a file of this name in its data directory.
     static func owns(_ name: String) -> Bool {
-        ["milieu.db", "milieu.db-wal", "milieu.db-shm", "milieu.lock"].contains(name) || LogFormat.firstVersion(fileName: name) != nil
+        Snapshot.files(of: "milieu.db").contains(name) || name == "milieu.lock" || LogFormat.firstVersion(fileName: name) != nil
     }
 
     /// Takes group and other access off the directory (0700) and off every file milieud keeps

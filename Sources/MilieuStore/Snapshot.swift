@@ -39,12 +39,15 @@ final class Snapshot: @unchecked Sendable {
     private var nextTypeSeq = 0
     private var nextViewSeq = 0
 
+    /// The files SQLite keeps for the database at `path`: itself, its WAL and its shared memory.
+    static func files(of path: String) -> [String] { [path, path + "-wal", path + "-shm"] }
+
     init(path: String) throws(StoreError) {
         self.path = path
         // SQLite opens a FIFO or a device as if it were the file, and then fails to read it
         // with "disk I/O error": anything there but a regular file, the database or its WAL
         // and shared-memory files, is refused with the reason.
-        for file in [path, path + "-wal", path + "-shm"] {
+        for file in Self.files(of: path) {
             var status = stat()
             if stat(file, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
                 throw StoreError(path: file, "cannot open the database: it is not a regular file; move it out of the data directory")
