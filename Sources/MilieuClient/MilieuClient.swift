@@ -174,7 +174,7 @@ public final class MilieuClient {
         let message: JSON = ["jsonrpc": "2.0", "id": .int(id), "method": .string(method), "params": .object(params)]
         let line = message.jsonText
         if let limit = daemonMaxLineBytes { try Self.refuse(method, length: line.utf8.count, over: limit) }
-        try write(Array((line + "\n").utf8))
+        try write(line: line)
         expect(id, method: method)
         return id
     }
@@ -224,7 +224,7 @@ public final class MilieuClient {
     /// Sends a request as a JSON-RPC notification: the daemon runs it and never answers.
     public func notify(_ method: some RPCMethod) throws(MilieuClientError) {
         let message: JSON = ["jsonrpc": "2.0", "method": .string(type(of: method).name), "params": .object(method.params)]
-        try write(Array((message.jsonText + "\n").utf8))
+        try write(line: message.jsonText)
     }
 
     /// Waits for the response to the request `id` (from `send`) and returns its typed result,
@@ -302,6 +302,9 @@ public final class MilieuClient {
             rawOwed[oldest].givenUp = true
         }
     }
+
+    /// Writes `line`, one JSON message the client made, and its line feed.
+    private func write(line: String) throws(MilieuClientError) { try write(Array((line + "\n").utf8)) }
 
     /// Writes `bytes`, one or more whole lines.
     private func write(_ bytes: [UInt8]) throws(MilieuClientError) {
