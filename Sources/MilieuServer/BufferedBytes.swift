@@ -13,6 +13,9 @@ struct BufferedBytes {
         total += bytes - (old ?? 0)
     }
 
+    /// Whether no session holds any bytes.
+    var isEmpty: Bool { bySession.isEmpty }
+
     /// The sessions that hold bytes, in no order.
     var sessions: [Int] { Array(bySession.keys) }
 

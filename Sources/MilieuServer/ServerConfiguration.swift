@@ -16,7 +16,8 @@ public struct OutputLimits: Sendable {
 
     /// The least unsent output a client is counted for against `budget`: below it, output is
     /// what one turn queued, written at the end of the turn, and counting it would cost every send.
-    var tracked: Int { min(64 << 10, soft) }
+    /// Never past either limit, so that output under it needs no check at all.
+    var tracked: Int { min(64 << 10, soft, hard) }
 }
 
 /// How a server runs: where it listens, what it loads, its limits.
