@@ -306,7 +306,9 @@ public final class Server: ConnectionHandler {
             for sent in position..<end {
                 for index in sending.lines[sent].commits {
                     guard let made = sending.takeCommit(index) else { continue }
-                    publish(made.commit, cause: made.cause, printLines: sending.printLines[index] ?? Dictionary())
+                    publish(
+                        made.commit, cause: made.cause, printLines: sending.printLines[index] ?? Dictionary(),
+                        last: index == sending.commits.count - 1)
                 }
             }
             position = end
@@ -529,17 +531,23 @@ public final class Server: ConnectionHandler {
 
     /// Sends each watcher its notifications of a commit, then records it. A commit with no
     /// changes (a registration, a change of what a view provides) took a version all the same.
-    func publish(_ commit: consuming Commit, cause: consuming StoredCause, printLines: [Int: String]) {
+    /// `last`: it is the turn's last commit, whose watchers' output is written as it is queued.
+    func publish(_ commit: consuming Commit, cause: consuming StoredCause, printLines: [Int: String], last: Bool) {
         guard commit.version > (history.newest ?? Version(0)) else { return }
         // With no watch at all, no fan-out is built and let go (some 190 instructions a commit).
-        if watches.count > 0, !commit.isEmpty || watches.watchesCommits { deliver(commit, cause: cause, printLines: printLines) }
+        if watches.count > 0, !commit.isEmpty || watches.watchesCommits {
+            deliver(commit, cause: cause, printLines: printLines, writeAhead: last)
+        }
         // Last, so that the commit and what made it are moved into the history, not copied.
         let size = store?.stagedSize(of: commit.version.rawValue) ?? 0
         history.append(commit, size: size, cause: cause) { graph.recycle($0) }
     }
 
-    /// Sends each watcher its notifications of `commit`.
-    private func deliver(_ commit: borrowing Commit, cause: StoredCause, printLines: [Int: String]) {
+    /// Sends each watcher its notifications of `commit`; with `writeAhead` (the turn's last
+    /// commit), each watcher's output is written as soon as its share is queued, not once every
+    /// share is: its client reads while the rest are queued. Earlier commits of the turn leave
+    /// theirs to go with the last one's, in one write a watcher.
+    private func deliver(_ commit: borrowing Commit, cause: StoredCause, printLines: [Int: String], writeAhead: Bool) {
         let fanOut = watches.notifications(for: commit, cause: cause.cause, printLines: printLines)
         watches.forgetEndedTargets(of: commit)
         // The parts come one connection after another: each session is looked up once, and its
@@ -559,6 +567,7 @@ public final class Server: ConnectionHandler {
                     }
                 }
                 enforceOutputLimits(session)
+                if writeAhead { session.connection.writeAhead() }
             }
             start = end
         }

@@ -29,6 +29,14 @@ package final class EmbeddedConnection: PeerConnection {
         output.append(contentsOf: bytes)
     }
 
+    /// How much had been sent at each `writeAhead`, the bytes before the end of the turn.
+    package private(set) var writtenAhead: [Int] = []
+
+    package func writeAhead() {
+        guard !closed else { return }
+        writtenAhead.append(output.count)
+    }
+
     package func close() {
         guard !closed else { return }
         closed = true

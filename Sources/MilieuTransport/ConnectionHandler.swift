@@ -11,6 +11,9 @@ public protocol PeerConnection: AnyObject {
     func send(_ bytes: UnsafeRawBufferPointer)
     /// Sends bytes shared with other connections; a connection may keep the reference instead of a copy.
     func send(shared bytes: SharedBytes)
+    /// Writes what is queued now instead of at the end of the loop turn, as far as the peer
+    /// takes it at once; what is left goes at the end of the turn, as ever.
+    func writeAhead()
     /// Closes now, dropping unsent output; the handler's `connectionClosed` follows.
     func close()
     /// Stops reading, writes what is buffered, then closes; gives up after `timeout` seconds.

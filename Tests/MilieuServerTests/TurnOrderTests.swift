@@ -25,6 +25,28 @@ import Glibc
         #expect(lines[2]["params"] == ["watch": 1, "version": 2, "changes": [["path": "login.email", "value": "kim@example.com"]]])
     }
 
+    /// The turn's last commit has each of its watchers' output written as soon as it is queued
+    /// (`writeAhead`), with what the turn's earlier commits queued for them: one write a watcher
+    /// a turn, ahead of the rest of the fan-out. A connection it does not reach is written at
+    /// the end of the turn, as ever.
+    @Test func theTurnsLastCommitWritesEachWatcherAheadOnceWithTheEarlierOnes() throws {
+        let embedded = try EmbeddedServer()
+        let watcher = embedded.connect()
+        let writer = embedded.connect()
+        embedded.receive(request(1, "watch", ["paths": ["login.email"]]), from: watcher)
+        embedded.endTurn()
+        _ = try watcher.read()
+        #expect(watcher.writtenAhead.isEmpty)
+        for (id, value) in ["a@b.c", "d@e.f", "g@h.i"].enumerated() {
+            embedded.receive(request(id + 1, "graph/set", ["path": "login.email", "value": .string(value)]), from: writer)
+        }
+        embedded.endTurn()
+        #expect(watcher.writtenAhead == [watcher.pendingOutputBytes])
+        #expect(try watcher.read().compactMap { $0["params"]?["version"] } == [2, 3, 4])
+        #expect(writer.writtenAhead.isEmpty)
+        #expect(try writer.read().count == 3)
+    }
+
     /// A watch made in the turn of a commit that came before it is not told of that commit: its
     /// response's version already holds it (SPEC §11.3), and nothing of a watch comes before its
     /// response. With `sinceVersion` the commit is in its replay, right after the response, once.

@@ -262,6 +262,93 @@ import Testing
         #expect(try BlockingLineReader(fd: client).readLine(timeout: 5)?.text == "committed")
     }
 
+    /// `writeAhead` writes before the handler returns: the peer has the line while the turn is
+    /// still being worked on (here, while the handler waits for the peer to say so).
+    @Test func writeAheadIsReadBeforeTheHandlerReturns() throws {
+        let directory = try TemporaryDirectory()
+        let listener = try UnixListener(path: directory.file("s.sock"))
+        let handler = RecordingHandler()
+        let peerHasIt = DispatchSemaphore(value: 0)
+        handler.onRead = { connection, _ in
+            connection.send(Array("early\n".utf8))
+            connection.writeAhead()
+            // Longer than the client waits: a line written at the end of the turn would come too late.
+            _ = peerHasIt.wait(timeout: .now() + 10)
+        }
+        let running = try RunningLoop { try $0.serve(listener: listener, handler: handler) }
+        defer { running.stop() }
+
+        let client = try UnixSocket.connect(path: listener.path ?? "")
+        defer { close(client) }
+        try UnixSocket.writeAll(client, Array("go\n".utf8))
+        let line = try BlockingLineReader(fd: client).readLine(timeout: 3)
+        peerHasIt.signal()
+        #expect(line?.text == "early")
+    }
+
+    /// What the socket does not take at once stays queued, and the turn's flush and EPOLLOUT
+    /// write it, own and shared bytes in the order they were sent.
+    @Test func writeAheadLeavesWhatTheSocketDoesNotTakeToTheFlush() throws {
+        let directory = try TemporaryDirectory()
+        let listener = try UnixListener(path: directory.file("s.sock"))
+        let tail = SharedBytes((0..<1000).map { UInt8(truncatingIfNeeded: $0 % 253) } + [10])
+        let handler = RecordingHandler()
+        handler.onRead = { connection, _ in
+            for index in 0..<3000 {
+                connection.send(Array("head \(index) ".utf8))
+                connection.send(shared: tail)
+                if index % 500 == 0 { connection.writeAhead() }
+            }
+        }
+        let running = try RunningLoop { try $0.serve(listener: listener, handler: handler) }
+        defer { running.stop() }
+
+        let slow = try UnixSocket.connect(path: listener.path ?? "")
+        defer { close(slow) }
+        try UnixSocket.writeAll(slow, Array("go\n".utf8))
+        var expected: [UInt8] = []
+        for index in 0..<3000 { expected += Array("head \(index) ".utf8) + Array(tail.bytes) }
+        var received: [UInt8] = []
+        while received.count < expected.count {
+            received += try readExactly(slow, min(128 * 1024, expected.count - received.count))
+            usleep(2_000)
+        }
+        #expect(received == expected)
+        let pending = handler.record.withLock { $0.pendingSeenAtTurnEnd }
+        #expect(pending.contains { $0 > 0 }, "the output waited for the reader over several turns")
+    }
+
+    /// A write ahead that fails closes nothing while the handler works: the connection stays
+    /// open until the turn's flush meets the error and closes it, telling the handler once.
+    @Test func writeAheadToAPeerThatStoppedReadingClosesOnlyAtTheFlush() throws {
+        let directory = try TemporaryDirectory()
+        let listener = try UnixListener(path: directory.file("s.sock"))
+        let handler = RecordingHandler()
+        let openAfterWriteAhead = Mutex<[Bool]>([])
+        handler.onRead = { [unowned handler] trigger, _ in
+            handler.forEachLiveConnection { connection in
+                guard connection !== trigger else { return }
+                connection.send(Array("nobody reads this\n".utf8))
+                connection.writeAhead()  // EPIPE: its peer shut its reading side
+                openAfterWriteAhead.withLock { $0.append(connection.isOpen) }
+            }
+        }
+        let running = try RunningLoop { try $0.serve(listener: listener, handler: handler) }
+        defer { running.stop() }
+
+        let deaf = try UnixSocket.connect(path: listener.path ?? "")
+        defer { close(deaf) }
+        #expect(eventually { handler.record.withLock { $0.opened.count } == 1 })
+        // The daemon's side learns nothing from this until it writes.
+        shutdown(deaf, Int32(SHUT_RD))
+        let trigger = try UnixSocket.connect(path: listener.path ?? "")
+        defer { close(trigger) }
+        try UnixSocket.writeAll(trigger, Array("go\n".utf8))
+        #expect(eventually { handler.record.withLock { $0.closed.count } == 1 })
+        #expect(openAfterWriteAhead.withLock { $0 } == [true])
+        #expect(handler.record.withLock { $0.closed.map(\.reason) } == [.peerClosed])
+    }
+
     @Test func peerCredentialsReportOurOwnProcess() throws {
         let directory = try TemporaryDirectory()
         let listener = try UnixListener(path: directory.file("s.sock"))
