@@ -546,7 +546,7 @@ public final class Server: ConnectionHandler {
     /// Sends each watcher its notifications of `commit`; with `writeAhead` (the turn's last
     /// commit), each watcher's output is written as soon as its share is queued, not once every
     /// share is: its client reads while the rest are queued. Earlier commits of the turn leave
-    /// theirs to go with the last one's, in one write a watcher.
+    /// theirs to go with the last one's, a watcher it reaches written with one call.
     private func deliver(_ commit: borrowing Commit, cause: StoredCause, printLines: [Int: String], writeAhead: Bool) {
         let fanOut = watches.notifications(for: commit, cause: cause.cause, printLines: printLines)
         watches.forgetEndedTargets(of: commit)
@@ -566,8 +566,9 @@ public final class Server: ConnectionHandler {
                     case .shared(let bytes): session.connection.send(shared: bytes)
                     }
                 }
-                enforceOutputLimits(session)
+                // Written first, so that the limits count what the socket did not take.
                 if writeAhead { session.connection.writeAhead() }
+                enforceOutputLimits(session)
             }
             start = end
         }

@@ -16,7 +16,8 @@ public struct OutputLimits: Sendable {
 
     /// The least unsent output a client is counted for against `budget`: below it, output is
     /// what one turn queued, written at the end of the turn, and counting it would cost every send.
-    /// Never past either limit, so that output under it needs no check at all.
+    /// Never past either limit, so that output under it, from a session not over the soft
+    /// limit while nobody is counted, needs no check (`Server.enforceOutputLimits`).
     var tracked: Int { min(64 << 10, soft, hard) }
 }
 

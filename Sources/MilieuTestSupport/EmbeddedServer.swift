@@ -33,7 +33,7 @@ package final class EmbeddedConnection: PeerConnection {
     package private(set) var writtenAhead: [Int] = []
 
     package func writeAhead() {
-        guard !closed else { return }
+        guard !closed, !closingAfterFlush else { return }
         writtenAhead.append(output.count)
     }
 

@@ -5,7 +5,8 @@ import Glibc
 ///
 /// Threading rule: use it only on its loop's thread (handler callbacks, timers and
 /// posted blocks run there); debug builds check. Output is buffered and written at
-/// the end of the loop turn, many messages per system call.
+/// the end of the loop turn, many messages per system call, or before it when the handler
+/// asks (`writeAhead`).
 public final class Connection: PeerConnection {
     /// Unique among the connections of its loop, never reused.
     public let id: Int
@@ -82,11 +83,12 @@ public final class Connection: PeerConnection {
         scheduleFlush()
     }
 
-    /// Writes what is queued now rather than at the end of the loop turn, as far as the socket
-    /// takes it at once: for output a peer waits on while the handler still works (a fan-out's
-    /// notifications, each client reading its own while the next are made). Whatever it leaves,
-    /// output the socket does not take now or an error, the turn's flush deals with as ever: a
-    /// close here would call the handler in the middle of its work.
+    /// Writes what is queued now rather than at the end of the loop turn, with one system call
+    /// (up to `OutputQueue.maxVectors` runs): for output a peer waits on while the handler
+    /// still works (a fan-out's notifications, each client reading its own while the next are
+    /// queued). Whatever it leaves, output the socket does not take now or an error, the
+    /// turn's flush deals with as ever: a close here would call the handler in the middle of
+    /// its work.
     public func writeAhead() {
         guard state == .open, !waitingForWritable, !parkedAfterHangUp, !output.isEmpty else { return }
         assertOnLoopThread()

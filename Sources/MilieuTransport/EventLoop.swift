@@ -276,8 +276,9 @@ public final class EventLoop: @unchecked Sendable {
             swap(&dirty, &flushing)
             // Taken from the end, each released as it is flushed: emptying the list afterwards
             // went through the runtime's generic array destroy, some 70 instructions a turn.
-            // Reversed first, so that they are written in the order they were queued: a
-            // request's answer, queued before the notifications it caused, goes out first.
+            // Reversed first, so that they are written in the order they were queued (the
+            // handler may have written some ahead, `Connection.writeAhead`; on one connection
+            // the order is its queue's, whatever is written when).
             flushing.reverse()
             while let connection = flushing.popLast() {
                 connection.isQueuedForFlush = false

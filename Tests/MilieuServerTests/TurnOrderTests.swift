@@ -26,23 +26,26 @@ import Glibc
     }
 
     /// The turn's last commit has each of its watchers' output written as soon as it is queued
-    /// (`writeAhead`), with what the turn's earlier commits queued for them: one write a watcher
-    /// a turn, ahead of the rest of the fan-out. A connection it does not reach is written at
-    /// the end of the turn, as ever.
+    /// (`writeAhead`), with what the turn's earlier commits queued for them: one call a watcher
+    /// a turn. A connection it does not reach is written at the end of the turn, as ever.
     @Test func theTurnsLastCommitWritesEachWatcherAheadOnceWithTheEarlierOnes() throws {
         let embedded = try EmbeddedServer()
-        let watcher = embedded.connect()
+        let watchers = [embedded.connect(), embedded.connect()]
         let writer = embedded.connect()
-        embedded.receive(request(1, "watch", ["paths": ["login.email"]]), from: watcher)
+        for watcher in watchers { embedded.receive(request(1, "watch", ["paths": ["login.email"]]), from: watcher) }
         embedded.endTurn()
-        _ = try watcher.read()
-        #expect(watcher.writtenAhead.isEmpty)
+        for watcher in watchers {
+            _ = try watcher.read()
+            #expect(watcher.writtenAhead.isEmpty)
+        }
         for (id, value) in ["a@b.c", "d@e.f", "g@h.i"].enumerated() {
             embedded.receive(request(id + 1, "graph/set", ["path": "login.email", "value": .string(value)]), from: writer)
         }
         embedded.endTurn()
-        #expect(watcher.writtenAhead == [watcher.pendingOutputBytes])
-        #expect(try watcher.read().compactMap { $0["params"]?["version"] } == [2, 3, 4])
+        for watcher in watchers {
+            #expect(watcher.writtenAhead == [watcher.pendingOutputBytes])
+            #expect(try watcher.read().compactMap { $0["params"]?["version"] } == [2, 3, 4])
+        }
         #expect(writer.writtenAhead.isEmpty)
         #expect(try writer.read().count == 3)
     }
