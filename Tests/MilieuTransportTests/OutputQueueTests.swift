@@ -14,18 +14,26 @@ import Testing
         var taken: [UInt8] = []
         var bases: [UnsafeMutableRawPointer] = []
         while !queue.isEmpty {
-            _ = queue.write { iovecs in
-                var budget = take()
-                var written = 0
-                for vector in iovecs where budget > 0 {
-                    bases.append(vector.iov_base!)
-                    let length = min(budget, vector.iov_len)
-                    taken += UnsafeRawBufferPointer(start: vector.iov_base, count: length)
-                    budget -= length
-                    written += length
-                }
-                return .processed(written)
+            let write = writeOnce(&queue, upTo: take())
+            taken += write.bytes
+            bases += write.bases
+        }
+        return (taken, bases)
+    }
+
+    /// One write that takes at most `limit` bytes: what it took, and where each run it was offered began.
+    private func writeOnce(_ queue: inout OutputQueue, upTo limit: Int) -> (bytes: [UInt8], bases: [UnsafeMutableRawPointer]) {
+        var taken: [UInt8] = []
+        var bases: [UnsafeMutableRawPointer] = []
+        _ = queue.write { iovecs in
+            var budget = limit
+            for vector in iovecs where budget > 0 {
+                bases.append(vector.iov_base!)
+                let length = min(budget, vector.iov_len)
+                taken += UnsafeRawBufferPointer(start: vector.iov_base, count: length)
+                budget -= length
             }
+            return .processed(taken.count)
         }
         return (taken, bases)
     }
@@ -143,7 +151,7 @@ import Testing
                     bytes.withUnsafeBytes { queue.append($0) }
                 }
                 if !queue.isEmpty, Bool.random(using: &generator) {
-                    taken += drainOnce(&queue, upTo: Int.random(in: 1...200, using: &generator))
+                    taken += writeOnce(&queue, upTo: Int.random(in: 1...200, using: &generator)).bytes
                     if Int.random(in: 0..<8, using: &generator) == 0 { queue.compact() }
                 }
             }
@@ -162,20 +170,5 @@ import Testing
         small.withUnsafeBytes { queue.append($0) }
         #expect(queue.count == small.count)
         #expect(drain(&queue) { .max }.bytes == small)
-    }
-
-    /// One write of at most `limit` bytes; returns what it took.
-    private func drainOnce(_ queue: inout OutputQueue, upTo limit: Int) -> [UInt8] {
-        var taken: [UInt8] = []
-        _ = queue.write { iovecs in
-            var budget = limit
-            for vector in iovecs where budget > 0 {
-                let length = min(budget, vector.iov_len)
-                taken += UnsafeRawBufferPointer(start: vector.iov_base, count: length)
-                budget -= length
-            }
-            return .processed(taken.count)
-        }
-        return taken
     }
 }
